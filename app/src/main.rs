@@ -1,0 +1,2 @@
+//! `banter`: the studio by default, plus CLI subcommands.
+fn main() {}

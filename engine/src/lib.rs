@@ -1,0 +1,21 @@
+//! Banter's embedded speech engine.
+//!
+//! Text goes in, audio comes out: phonemes through espeak-ng, then Kokoro-82M implemented
+//! natively in candle (CPU by default, CUDA behind the `cuda` feature). The engine knows
+//! nothing of windows, HTTP or sound cards; the `app` crate wires it to those.
+//!
+//! Layers, from the bottom:
+//! - [`assets`]: fetches, verifies and converts the model files into the user's data directory.
+//! - [`onnx`]: reads the int8 ONNX export and turns it into f32 weights named like PyTorch.
+//! - [`phonemes`]: text to Kokoro phoneme ids, with kokoro-onnx's espeak-ng settings.
+//! - [`kokoro`]: the neural model, stage by stage.
+//! - [`voice`]: stock voice tables and blends.
+//! - [`synth`]: the public entry point: load once, synthesize whole or as a stream of chunks.
+
+pub mod assets;
+pub mod audio;
+pub mod kokoro;
+pub mod onnx;
+pub mod phonemes;
+pub mod synth;
+pub mod voice;

@@ -1,0 +1,1 @@
+//! End-to-end tests of `banter` against the real, fetched model.
