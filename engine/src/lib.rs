@@ -14,6 +14,7 @@
 
 pub mod assets;
 pub mod audio;
+pub mod device;
 pub mod kokoro;
 pub mod onnx;
 pub mod phonemes;

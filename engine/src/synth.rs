@@ -1,1 +1,401 @@
-//! (being written)
+//! The engine's front door: load Kokoro once, then turn text into audio, whole or as a stream.
+//!
+//! Text is phonemized in one pass, then cut into *segments* (one Kokoro forward pass each) at
+//! sentence boundaries: the first segment is a single sentence so that the first audio comes
+//! early; later ones pack sentences up to [`PACK_PHONEMES`] for natural prosody and throughput.
+//! Each segment is encoded once and its audio is decoded in chunks ([`crate::kokoro::stream`]),
+//! so a long sentence starts sounding long before it is finished. `synthesize` is literally the
+//! concatenation of the stream's chunks, so whole and streamed audio are the same samples.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use candle_core::{Device, Tensor};
+
+use crate::assets::ModelStore;
+use crate::device::{DeviceChoice, DeviceError};
+use crate::kokoro::model::Kokoro;
+use crate::kokoro::stream::{ChunkPlan, SegmentDecoder};
+use crate::phonemes::{self, Language, PhonemeError, Phonemizer, Vocab};
+use crate::voice::{StockVoice, VoiceError, VoiceSpec, VoiceTable};
+
+pub use crate::kokoro::config::SAMPLE_RATE;
+
+/// Most phoneme ids Kokoro takes in one pass (512 with the two pads).
+pub const MAX_PHONEMES: usize = 510;
+/// Later segments pack whole sentences up to this many phoneme characters.
+pub const PACK_PHONEMES: usize = 400;
+/// Slowest and fastest speaking rate accepted (Kokoro's own limits).
+pub const SPEED_RANGE: (f32, f32) = (0.5, 2.0);
+
+/// Everything that can go wrong between text and audio.
+#[derive(Debug, thiserror::Error)]
+pub enum SynthError {
+    #[error("the text is empty; give some words to speak")]
+    EmptyText,
+    #[error("nothing to say: `{excerpt}` has no speakable symbols")]
+    NothingToSay { excerpt: String },
+    #[error("speed {value} is outside {}–{}; pick a value in that range", SPEED_RANGE.0, SPEED_RANGE.1)]
+    Speed { value: f32 },
+    #[error(transparent)]
+    Voice(#[from] VoiceError),
+    #[error(transparent)]
+    Phonemes(#[from] PhonemeError),
+    #[error(transparent)]
+    Device(#[from] DeviceError),
+    #[error("model files are missing or incomplete in {dir}; run `banter models fetch`")]
+    ModelMissing { dir: String },
+    #[error("loading the model from {path}: {source}")]
+    Load { path: String, source: candle_core::Error },
+    #[error("model inference failed: {0}")]
+    Inference(#[from] candle_core::Error),
+}
+
+impl SynthError {
+    /// True when the caller's input was at fault (exit status 2), false for internal faults.
+    #[must_use]
+    pub fn is_input_error(&self) -> bool {
+        matches!(
+            self,
+            Self::EmptyText | Self::NothingToSay { .. } | Self::Speed { .. } | Self::Voice(_) | Self::Device(_)
+        )
+    }
+}
+
+/// What to say and how.
+#[derive(Debug, Clone)]
+pub struct SpeechRequest {
+    pub voice: VoiceSpec,
+    pub speed: f32,
+    /// Overrides the language implied by the voice name (e.g. an American voice reading French).
+    pub language: Option<Language>,
+}
+
+impl SpeechRequest {
+    pub fn new(voice: &str, speed: f32) -> Result<Self, SynthError> {
+        Ok(Self { voice: VoiceSpec::parse(voice)?, speed, language: None })
+    }
+}
+
+/// One Kokoro pass: a sentence or a few, as phonemes and ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    pub phonemes: String,
+    pub ids: Vec<u32>,
+}
+
+/// A piece of audio as the decoder finishes it.
+#[derive(Debug, Clone)]
+pub struct Chunk {
+    /// 24 kHz mono samples.
+    pub samples: Vec<f32>,
+    /// Index of the segment this chunk belongs to.
+    pub segment: usize,
+    /// Position of the first sample in the whole utterance.
+    pub offset: usize,
+    /// True for the last chunk of its segment.
+    pub segment_end: bool,
+}
+
+/// The loaded model plus the voices it has used; shareable between threads.
+pub struct Synthesizer {
+    model: Kokoro,
+    device: Device,
+    store: ModelStore,
+    vocab: Vocab,
+    voices: Mutex<HashMap<String, Arc<VoiceTable>>>,
+    plan: ChunkPlan,
+}
+
+impl Synthesizer {
+    /// Loads the converted weights from `store` onto `device`.
+    pub fn load(store: &ModelStore, device: DeviceChoice) -> Result<Self, SynthError> {
+        if !store.is_ready() {
+            return Err(SynthError::ModelMissing { dir: store.root().display().to_string() });
+        }
+        let device = device.open()?;
+        let path = store.kokoro_weights();
+        let model = Kokoro::load(&path, &device)
+            .map_err(|source| SynthError::Load { path: path.display().to_string(), source })?;
+        Ok(Self {
+            model,
+            device,
+            store: store.clone(),
+            vocab: Vocab::kokoro(),
+            voices: Mutex::new(HashMap::new()),
+            plan: ChunkPlan::default(),
+        })
+    }
+
+    /// The device the model runs on.
+    #[must_use]
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// Changes how segments are cut into decoder chunks (both `stream` and `synthesize`).
+    pub fn set_chunk_plan(&mut self, plan: ChunkPlan) {
+        self.plan = plan;
+    }
+
+    /// The names of the stock voices in the model store, sorted.
+    #[must_use]
+    pub fn stock_voices(&self) -> Vec<StockVoice> {
+        stock_voices(&self.store)
+    }
+
+    /// Loads (once) the table of a stock voice or blend.
+    pub fn voice(&self, spec: &VoiceSpec) -> Result<Arc<VoiceTable>, SynthError> {
+        let key = spec.canonical();
+        if let Some(t) = self.voices.lock().map_err(|_| poisoned())?.get(&key) {
+            return Ok(Arc::clone(t));
+        }
+        let mut parts = Vec::with_capacity(spec.terms.len());
+        for term in &spec.terms {
+            let path = self.store.voice_table(&term.voice);
+            if StockVoice::from_name(&term.voice).is_none() || !path.is_file() {
+                let available = stock_voices(&self.store).into_iter().map(|v| v.name).collect::<Vec<_>>().join(", ");
+                return Err(VoiceError::Unknown { name: term.voice.clone(), available }.into());
+            }
+            parts.push((VoiceTable::read(&path)?, term.weight));
+        }
+        let table = Arc::new(VoiceTable::blend(&parts));
+        self.voices.lock().map_err(|_| poisoned())?.insert(key, Arc::clone(&table));
+        Ok(table)
+    }
+
+    /// Phonemizes `text` and cuts it into segments.
+    pub fn segments(&self, text: &str, request: &SpeechRequest) -> Result<Vec<Segment>, SynthError> {
+        if text.trim().is_empty() {
+            return Err(SynthError::EmptyText);
+        }
+        let language = request.language.unwrap_or_else(|| request.voice.language());
+        let phonemes = Phonemizer::global()?.phonemize(text, language)?;
+        let segments = self.segments_from_phonemes(&phonemes);
+        if segments.is_empty() {
+            let excerpt: String = text.chars().take(40).collect();
+            return Err(SynthError::NothingToSay { excerpt });
+        }
+        Ok(segments)
+    }
+
+    /// Cuts an already phonemized string into segments (see the module docs for the policy).
+    #[must_use]
+    pub fn segments_from_phonemes(&self, phonemes: &str) -> Vec<Segment> {
+        plan_segments(phonemes)
+            .into_iter()
+            .filter_map(|p| {
+                let ids = self.vocab.encode(&p);
+                (!ids.is_empty()).then_some(Segment { phonemes: p, ids })
+            })
+            .collect()
+    }
+
+    /// Starts a stream: call [`SpeechStream::next_chunk`] until it returns `None`.
+    pub fn stream(&self, text: &str, request: &SpeechRequest) -> Result<SpeechStream<'_>, SynthError> {
+        check_speed(request.speed)?;
+        let voice = self.voice(&request.voice)?;
+        let segments = self.segments(text, request)?;
+        Ok(SpeechStream { synth: self, voice, speed: request.speed, segments, next_segment: 0, current: None, offset: 0 })
+    }
+
+    /// Streams already-made segments (phoneme input, or a caller's own segmentation).
+    pub fn stream_segments(&self, segments: Vec<Segment>, request: &SpeechRequest) -> Result<SpeechStream<'_>, SynthError> {
+        check_speed(request.speed)?;
+        let voice = self.voice(&request.voice)?;
+        Ok(SpeechStream { synth: self, voice, speed: request.speed, segments, next_segment: 0, current: None, offset: 0 })
+    }
+
+    /// Renders `text` whole. Same samples as concatenating the stream's chunks.
+    pub fn synthesize(&self, text: &str, request: &SpeechRequest) -> Result<Vec<f32>, SynthError> {
+        let mut stream = self.stream(text, request)?;
+        let mut out = Vec::new();
+        while let Some(chunk) = stream.next_chunk()? {
+            out.extend_from_slice(&chunk.samples);
+        }
+        Ok(out)
+    }
+
+    fn style(&self, voice: &VoiceTable, ids: usize) -> Result<Tensor, SynthError> {
+        Ok(Tensor::from_slice(voice.style_for(ids), (1, crate::voice::STYLE_DIM), &self.device)?)
+    }
+}
+
+fn poisoned() -> SynthError {
+    SynthError::Inference(candle_core::Error::Msg("voice cache lock poisoned".into()))
+}
+
+fn check_speed(speed: f32) -> Result<(), SynthError> {
+    if speed.is_finite() && (SPEED_RANGE.0..=SPEED_RANGE.1).contains(&speed) {
+        Ok(())
+    } else {
+        Err(SynthError::Speed { value: speed })
+    }
+}
+
+/// Stock voices present in the store, sorted by name.
+#[must_use]
+pub fn stock_voices(store: &ModelStore) -> Vec<StockVoice> {
+    let mut voices: Vec<StockVoice> = std::fs::read_dir(store.voices_dir())
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            if path.extension()? != "bin" {
+                return None;
+            }
+            StockVoice::from_name(path.file_stem()?.to_str()?)
+        })
+        .collect();
+    voices.sort_by(|a, b| a.name.cmp(&b.name));
+    voices
+}
+
+/// Splits a phoneme string into segment strings: sentences, the first alone, later ones packed.
+#[must_use]
+pub fn plan_segments(phonemes: &str) -> Vec<String> {
+    let collapsed = phonemes.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut sentences: Vec<String> = Vec::new();
+    for sentence in split_sentences(&collapsed) {
+        if sentence.chars().count() > MAX_PHONEMES {
+            sentences.extend(phonemes::split_phonemes(sentence, MAX_PHONEMES));
+        } else {
+            sentences.push(sentence.to_owned());
+        }
+    }
+    let mut segments: Vec<String> = Vec::new();
+    for sentence in sentences {
+        let sentence = sentence.trim();
+        if sentence.is_empty() {
+            continue;
+        }
+        if segments.len() > 1 {
+            if let Some(last) = segments.last_mut() {
+                if last.chars().count() + 1 + sentence.chars().count() <= PACK_PHONEMES {
+                    last.push(' ');
+                    last.push_str(sentence);
+                    continue;
+                }
+            }
+        }
+        segments.push(sentence.to_owned());
+    }
+    segments
+}
+
+/// Sentence ends in phoneme space: `.`, `!`, `?` or `…` followed by a space.
+fn split_sentences(phonemes: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = phonemes.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if matches!(c, '.' | '!' | '?' | '…') && chars.peek().is_some_and(|&(_, n)| n == ' ') {
+            let end = i + c.len_utf8();
+            out.push(&phonemes[start..end]);
+            start = end;
+        }
+    }
+    if start < phonemes.len() {
+        out.push(&phonemes[start..]);
+    }
+    out
+}
+
+/// A stream being rendered: owns its position; the caller pulls chunks one by one.
+pub struct SpeechStream<'a> {
+    synth: &'a Synthesizer,
+    voice: Arc<VoiceTable>,
+    speed: f32,
+    segments: Vec<Segment>,
+    next_segment: usize,
+    current: Option<(usize, SegmentDecoder)>,
+    offset: usize,
+}
+
+impl SpeechStream<'_> {
+    /// The segments this stream will speak.
+    #[must_use]
+    pub fn segments(&self) -> &[Segment] {
+        &self.segments
+    }
+
+    /// Renders the next chunk, or returns `None` when everything has been said.
+    pub fn next_chunk(&mut self) -> Result<Option<Chunk>, SynthError> {
+        loop {
+            if let Some((index, decoder)) = &mut self.current {
+                if let Some(samples) = decoder.next_chunk()? {
+                    let segment = *index;
+                    let segment_end = decoder.is_done();
+                    let chunk = Chunk { offset: self.offset, samples, segment, segment_end };
+                    self.offset += chunk.samples.len();
+                    if segment_end {
+                        self.current = None;
+                    }
+                    return Ok(Some(chunk));
+                }
+                self.current = None;
+            }
+            let Some(segment) = self.segments.get(self.next_segment) else { return Ok(None) };
+            let style = self.synth.style(&self.voice, segment.ids.len())?;
+            let decoder = SegmentDecoder::new(&self.synth.model, &segment.ids, &style, self.speed, self.synth.plan)?;
+            self.current = Some((self.next_segment, decoder));
+            self.next_segment += 1;
+        }
+    }
+}
+
+impl Iterator for SpeechStream<'_> {
+    type Item = Result<Chunk, SynthError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_chunk().transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_sentence_is_alone_and_later_ones_are_packed() {
+        let s = plan_segments("ə. bˈi. sˈiː! dˈiː? ˈiː");
+        assert_eq!(s, vec!["ə.", "bˈi. sˈiː! dˈiː? ˈiː"]);
+    }
+
+    #[test]
+    fn long_sentences_are_split_under_the_limit() {
+        let word = "həlˈoʊ ";
+        let long: String = word.repeat(200);
+        let segs = plan_segments(&long);
+        assert!(segs.len() >= 3, "{}", segs.len());
+        assert!(segs.iter().all(|s| s.chars().count() <= MAX_PHONEMES));
+        let joined: String = segs.join(" ");
+        assert_eq!(joined.split_whitespace().count(), 200);
+    }
+
+    #[test]
+    fn packing_respects_the_pack_limit() {
+        let sentence = format!("{}.", "a".repeat(150));
+        let text = vec![sentence.as_str(); 6].join(" ");
+        let segs = plan_segments(&text);
+        assert_eq!(segs[0], sentence);
+        assert!(segs.iter().all(|s| s.chars().count() <= PACK_PHONEMES));
+        assert_eq!(segs.iter().map(|s| s.matches('.').count()).sum::<usize>(), 6);
+    }
+
+    #[test]
+    fn empty_and_whitespace_plan_nothing() {
+        assert!(plan_segments("").is_empty());
+        assert!(plan_segments("   \n ").is_empty());
+    }
+
+    #[test]
+    fn speed_limits() {
+        assert!(check_speed(1.0).is_ok());
+        assert!(check_speed(0.5).is_ok());
+        assert!(check_speed(2.0).is_ok());
+        for bad in [0.49, 2.01, f32::NAN, f32::INFINITY, -1.0] {
+            assert!(matches!(check_speed(bad), Err(SynthError::Speed { .. })));
+        }
+    }
+}

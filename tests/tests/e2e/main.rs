@@ -1,1 +1,6 @@
-//! End-to-end tests of `banter` against the real, fetched model.
+//! End-to-end tests: the `banter` binary as a user runs it, and the Kokoro port against the
+//! reference goldens. One test binary (as uv and ripgrep do); `support` holds the shared fixtures.
+
+mod support;
+
+mod cli;

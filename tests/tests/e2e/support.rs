@@ -1,0 +1,73 @@
+//! Shared fixtures: where the model store and the `banter` binary are, and how to skip politely.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use engine::assets::ModelStore;
+
+/// The repository root (tests read fixtures and assets from it).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+}
+
+/// The fetched model store, or `None` (test skipped) when it is missing outside CI.
+/// In CI (`CI` set) a missing model is a failure: the suite must not pass by skipping.
+pub fn model_store() -> Option<ModelStore> {
+    let store = ModelStore::open_default().expect("model store location");
+    if store.is_ready() {
+        return Some(store);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "model assets missing in {} (CI must fetch them first: `banter models fetch`)",
+        store.root().display()
+    );
+    eprintln!("skipped: model not fetched ({})", store.root().display());
+    None
+}
+
+/// The `banter` binary of this build profile (scripts/test.sh builds it before the tests).
+pub fn banter_path() -> PathBuf {
+    let exe = std::env::current_exe().expect("test executable path");
+    // target/<profile>/deps/e2e-<hash> → target/<profile>/banter
+    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
+    let bin = dir.join(format!("banter{}", std::env::consts::EXE_SUFFIX));
+    assert!(bin.is_file(), "{} is missing: run `cargo build --profile test -p app` first (scripts/test.sh does)", bin.display());
+    bin
+}
+
+/// Runs `banter ARGS` with `stdin` and returns its output.
+pub fn banter(args: &[&str], stdin: Option<&[u8]>) -> Output {
+    use std::io::Write;
+    let mut cmd = Command::new(banter_path());
+    cmd.args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
+    cmd.stdin(if stdin.is_some() { std::process::Stdio::piped() } else { std::process::Stdio::null() });
+    let mut child = cmd.spawn().expect("spawn banter");
+    if let Some(input) = stdin {
+        let mut pipe = child.stdin.take().expect("stdin pipe");
+        let input = input.to_vec();
+        std::thread::Builder::new()
+            .name("stdin-feeder".into())
+            .spawn(move || {
+                let _ = pipe.write_all(&input);
+            })
+            .expect("spawn stdin feeder");
+    }
+    child.wait_with_output().expect("wait for banter")
+}
+
+/// Reads a mono 16-bit or f32 WAV written by banter into f32 samples and its sample rate.
+pub fn read_wav(path: &Path) -> (Vec<f32>, u32) {
+    let b = std::fs::read(path).expect("read wav");
+    assert_eq!(&b[0..4], b"RIFF");
+    assert_eq!(&b[8..12], b"WAVE");
+    let rate = u32::from_le_bytes([b[24], b[25], b[26], b[27]]);
+    let bits = u16::from_le_bytes([b[34], b[35]]);
+    let data = &b[44..];
+    let samples = match bits {
+        16 => data.chunks_exact(2).map(|c| f32::from(i16::from_le_bytes([c[0], c[1]])) / 32767.0).collect(),
+        32 => data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+        other => panic!("unexpected bits per sample {other}"),
+    };
+    (samples, rate)
+}
