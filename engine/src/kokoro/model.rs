@@ -115,6 +115,12 @@ impl KokoroEncoder {
         &self.cfg
     }
 
+    /// The prosody predictor, for callers that time or probe its sub-steps.
+    #[must_use]
+    pub fn predictor(&self) -> &ProsodyPredictor {
+        &self.predictor
+    }
+
     #[must_use]
     pub fn device(&self) -> &Device {
         &self.device

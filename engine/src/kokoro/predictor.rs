@@ -139,10 +139,21 @@ impl ProsodyPredictor {
     }
 
     /// Step 4: `en` `[1, hidden + style_dim, F]` (frame-expanded `d`), `s` `[1, style_dim]` →
-    /// `(F0, N)`, each `[1, 2F]`. Also returns the `shared` LSTM output `[1, hidden, F]`.
+    /// `(F0, N)`, each `[1, 2F]`, plus the `shared` LSTM output.
     pub fn f0_n(&self, en: &Tensor, s: &Tensor) -> Result<F0N> {
+        let shared = self.shared_lstm(en)?;
+        let (f0, n) = self.f0_n_branches(&shared, s)?;
+        Ok(F0N { f0, n, shared })
+    }
+
+    /// Step 4a: the `shared` `BiLSTM` over frames: `[1, hidden + style_dim, F]` → `[1, hidden, F]`.
+    pub fn shared_lstm(&self, en: &Tensor) -> Result<Tensor> {
         let x = self.shared.forward(&en.squeeze(0)?.t()?.contiguous()?)?;
-        let shared = x.t()?.unsqueeze(0)?.contiguous()?;
+        x.t()?.unsqueeze(0)?.contiguous()
+    }
+
+    /// Step 4b: the F0 and N stacks on the `shared` output `[1, hidden, F]` → two `[1, 2F]`.
+    pub fn f0_n_branches(&self, shared: &Tensor, s: &Tensor) -> Result<(Tensor, Tensor)> {
         let run = |blocks: &[AdainResBlk1d], proj: &Conv1d| -> Result<Tensor> {
             let mut y = shared.clone();
             for block in blocks {
@@ -150,11 +161,7 @@ impl ProsodyPredictor {
             }
             proj.forward(&y)?.squeeze(1)
         };
-        Ok(F0N {
-            f0: run(&self.f0, &self.f0_proj)?,
-            n: run(&self.n, &self.n_proj)?,
-            shared,
-        })
+        Ok((run(&self.f0, &self.f0_proj)?, run(&self.n, &self.n_proj)?))
     }
 }
 
@@ -225,7 +232,7 @@ pub fn expand(x: &Tensor, frames: &[u32]) -> Result<Tensor> {
         frames.iter().map(|&n| n as usize).sum::<usize>(),
         x.device(),
     )?;
-    x.index_select(&index, 2)
+    x.contiguous()?.index_select(&index, 2)
 }
 
 #[cfg(test)]
