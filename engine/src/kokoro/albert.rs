@@ -1,1 +1,283 @@
-//! (being written)
+//! ALBERT, the phoneme-level language model ("PL-BERT") at the front of Kokoro's prosody path.
+//!
+//! Reference: `transformers.AlbertModel` as configured by kokoro 0.9.4 (`CustomAlbert`, which
+//! returns `last_hidden_state`). Factorised embeddings (128 wide) are mapped to the hidden size
+//! (768), then one shared transformer layer is applied `num_hidden_layers` (12) times: ALBERT's
+//! cross-layer parameter sharing, which is why the checkpoint has a single
+//! `albert_layer_groups.0.albert_layers.0`. Activation is `gelu_new` (tanh approximation), every
+//! `LayerNorm` uses eps 1e-12. The pooler is not loaded: Kokoro never uses it.
+
+// candle's convention is `new(cfg, vb: VarBuilder)`; the builder is cheap to clone and the
+// by-value signature keeps call sites as `Block::new(.., vb.pp("name"))`.
+#![allow(clippy::needless_pass_by_value)]
+
+use candle_core::{DType, Module, Result, Tensor};
+use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};
+
+use super::config::PlbertConfig;
+
+/// `bert.embeddings`: word + position + token-type embeddings, then `LayerNorm`.
+#[derive(Debug, Clone)]
+struct AlbertEmbeddings {
+    word: Embedding,
+    position: Embedding,
+    token_type: Embedding,
+    layer_norm: LayerNorm,
+}
+
+impl AlbertEmbeddings {
+    fn new(cfg: &PlbertConfig, vocab_size: usize, vb: VarBuilder) -> Result<Self> {
+        let e = cfg.embedding_size;
+        Ok(Self {
+            word: candle_nn::embedding(vocab_size, e, vb.pp("word_embeddings"))?,
+            position: candle_nn::embedding(
+                cfg.max_position_embeddings,
+                e,
+                vb.pp("position_embeddings"),
+            )?,
+            token_type: candle_nn::embedding(
+                cfg.type_vocab_size,
+                e,
+                vb.pp("token_type_embeddings"),
+            )?,
+            layer_norm: candle_nn::layer_norm(e, cfg.layer_norm_eps, vb.pp("LayerNorm"))?,
+        })
+    }
+
+    /// `ids` `[B, T]` (u32) → `[B, T, embedding_size]`; positions `0..T`, token type 0.
+    fn forward(&self, ids: &Tensor) -> Result<Tensor> {
+        let (_b, t) = ids.dims2()?;
+        let positions = Tensor::arange(0u32, t as u32, ids.device())?.unsqueeze(0)?;
+        let types = positions.zeros_like()?;
+        let x = self
+            .word
+            .forward(ids)?
+            .broadcast_add(&self.position.forward(&positions)?)?
+            .broadcast_add(&self.token_type.forward(&types)?)?;
+        self.layer_norm.forward(&x)
+    }
+}
+
+/// The shared layer `albert_layer_groups.0.albert_layers.0`: self-attention then feed-forward,
+/// each with a residual connection and a post-`LayerNorm`.
+#[derive(Debug, Clone)]
+struct AlbertLayer {
+    query: Linear,
+    key: Linear,
+    value: Linear,
+    dense: Linear,
+    attention_norm: LayerNorm,
+    ffn: Linear,
+    ffn_output: Linear,
+    full_layer_norm: LayerNorm,
+    num_heads: usize,
+    head_dim: usize,
+}
+
+impl AlbertLayer {
+    fn new(cfg: &PlbertConfig, vb: VarBuilder) -> Result<Self> {
+        let h = cfg.hidden_size;
+        if cfg.num_attention_heads == 0 || !h.is_multiple_of(cfg.num_attention_heads) {
+            candle_core::bail!(
+                "ALBERT hidden size {h} is not a multiple of {} heads",
+                cfg.num_attention_heads
+            );
+        }
+        let att = vb.pp("attention");
+        Ok(Self {
+            query: candle_nn::linear(h, h, att.pp("query"))?,
+            key: candle_nn::linear(h, h, att.pp("key"))?,
+            value: candle_nn::linear(h, h, att.pp("value"))?,
+            dense: candle_nn::linear(h, h, att.pp("dense"))?,
+            attention_norm: candle_nn::layer_norm(h, cfg.layer_norm_eps, att.pp("LayerNorm"))?,
+            ffn: candle_nn::linear(h, cfg.intermediate_size, vb.pp("ffn"))?,
+            ffn_output: candle_nn::linear(cfg.intermediate_size, h, vb.pp("ffn_output"))?,
+            full_layer_norm: candle_nn::layer_norm(
+                h,
+                cfg.layer_norm_eps,
+                vb.pp("full_layer_layer_norm"),
+            )?,
+            num_heads: cfg.num_attention_heads,
+            head_dim: h / cfg.num_attention_heads,
+        })
+    }
+
+    /// `[B, T, H]` → `[B, T, H]`; `mask_bias` is `[B, 1, 1, T]` (0 keep, very negative drop).
+    fn forward(&self, x: &Tensor, mask_bias: Option<&Tensor>) -> Result<Tensor> {
+        let (b, t, _) = x.dims3()?;
+        let heads = |lin: &Linear| -> Result<Tensor> {
+            lin.forward(x)?
+                .reshape((b, t, self.num_heads, self.head_dim))?
+                .transpose(1, 2)?
+                .contiguous()
+        };
+        let q = heads(&self.query)?;
+        let k = heads(&self.key)?;
+        let v = heads(&self.value)?;
+        let scale = 1.0 / (self.head_dim as f64).sqrt();
+        let mut scores = (q.matmul(&k.t()?)? * scale)?;
+        if let Some(mask) = mask_bias {
+            scores = scores.broadcast_add(mask)?;
+        }
+        let probs = candle_nn::ops::softmax_last_dim(&scores)?;
+        let context =
+            probs
+                .matmul(&v)?
+                .transpose(1, 2)?
+                .reshape((b, t, self.num_heads * self.head_dim))?;
+        let attended = self
+            .attention_norm
+            .forward(&(x + self.dense.forward(&context)?)?)?;
+        let ff = self
+            .ffn_output
+            .forward(&gelu_new(&self.ffn.forward(&attended)?)?)?;
+        self.full_layer_norm.forward(&(ff + attended)?)
+    }
+}
+
+/// The ALBERT encoder as Kokoro uses it (`bert.*`): ids → last hidden state.
+#[derive(Debug, Clone)]
+pub struct Albert {
+    embeddings: AlbertEmbeddings,
+    mapping_in: Linear,
+    layer: AlbertLayer,
+    num_hidden_layers: usize,
+    max_positions: usize,
+}
+
+impl Albert {
+    /// `vb` points at `bert`.
+    pub fn new(cfg: &PlbertConfig, vocab_size: usize, vb: VarBuilder) -> Result<Self> {
+        let enc = vb.pp("encoder");
+        Ok(Self {
+            embeddings: AlbertEmbeddings::new(cfg, vocab_size, vb.pp("embeddings"))?,
+            mapping_in: candle_nn::linear(
+                cfg.embedding_size,
+                cfg.hidden_size,
+                enc.pp("embedding_hidden_mapping_in"),
+            )?,
+            layer: AlbertLayer::new(cfg, enc.pp("albert_layer_groups.0").pp("albert_layers.0"))?,
+            num_hidden_layers: cfg.num_hidden_layers,
+            max_positions: cfg.max_position_embeddings,
+        })
+    }
+
+    /// `ids` `[B, T]` (u32) → `[B, T, hidden]`.
+    ///
+    /// `attention_mask` is `[B, T]` with 1 for real tokens and 0 for padding (any dtype), as in
+    /// `transformers`; `None` means every position is real (Kokoro's batch-1 case).
+    pub fn forward(&self, ids: &Tensor, attention_mask: Option<&Tensor>) -> Result<Tensor> {
+        let (_b, t) = ids.dims2()?;
+        if t > self.max_positions {
+            candle_core::bail!(
+                "ALBERT got {t} tokens, more than its {} positions",
+                self.max_positions
+            );
+        }
+        let mask_bias = attention_mask.map(mask_to_bias).transpose()?;
+        let mut x = self.mapping_in.forward(&self.embeddings.forward(ids)?)?;
+        for _ in 0..self.num_hidden_layers {
+            x = self.layer.forward(&x, mask_bias.as_ref())?;
+        }
+        Ok(x)
+    }
+}
+
+/// transformers' `gelu_new`: `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`.
+///
+/// On the CPU this is computed as the identical `x·σ(2z)` on a host slice: candle's `gelu` (same
+/// formula) calls `tanhf` per element and costs ~12× more, which made it a sixth of ALBERT's
+/// time. Elsewhere candle's own (tanh-approximation) `gelu` runs.
+fn gelu_new(x: &Tensor) -> Result<Tensor> {
+    // 2·√(2/π), because σ(2z) = (1 + tanh z) / 2.
+    const TWO_SQRT_2_OVER_PI: f32 = 1.595_769_2;
+    if !x.device().is_cpu() || x.dtype() != DType::F32 {
+        return x.gelu();
+    }
+    let mut v = x.flatten_all()?.to_vec1::<f32>()?;
+    for e in &mut v {
+        let z2 = TWO_SQRT_2_OVER_PI * *e * (1.0 + 0.044_715 * *e * *e);
+        *e /= 1.0 + (-z2).exp();
+    }
+    Tensor::from_vec(v, x.dims(), x.device())
+}
+
+/// `[B, T]` keep-mask → additive `[B, 1, 1, T]` bias: 0 where kept, `f32::MIN` where masked
+/// (transformers uses the dtype's minimum too).
+fn mask_to_bias(mask: &Tensor) -> Result<Tensor> {
+    let (b, t) = mask.dims2()?;
+    let min = f64::from(f32::MIN);
+    // (1 - keep) * MIN, written as one affine map: keep * (-MIN) + MIN.
+    mask.to_dtype(DType::F32)?
+        .affine(-min, min)?
+        .reshape((b, 1, 1, t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::Device;
+
+    fn tiny() -> PlbertConfig {
+        PlbertConfig {
+            hidden_size: 8,
+            num_attention_heads: 2,
+            intermediate_size: 16,
+            max_position_embeddings: 10,
+            num_hidden_layers: 3,
+            embedding_size: 4,
+            ..PlbertConfig::default()
+        }
+    }
+
+    /// A tiny ALBERT with random weights (a `VarMap` initialises variables on first use).
+    fn random_model(dev: &Device) -> Result<Albert> {
+        let map = candle_nn::VarMap::new();
+        Albert::new(&tiny(), 7, VarBuilder::from_varmap(&map, DType::F32, dev))
+    }
+
+    /// Masking the padded tail must leave the real positions exactly as an unpadded run.
+    #[test]
+    fn mask_hides_padding() -> Result<()> {
+        let dev = Device::Cpu;
+        let model = random_model(&dev)?;
+        let short = Tensor::new(&[[0u32, 3, 5, 0]], &dev)?;
+        let padded = Tensor::new(&[[0u32, 3, 5, 0, 0, 0]], &dev)?;
+        let mask = Tensor::new(&[[1u32, 1, 1, 1, 0, 0]], &dev)?;
+        let a = model.forward(&short, None)?;
+        let b = model.forward(&padded, Some(&mask))?.narrow(1, 0, 4)?;
+        let d = (a - b)?.abs()?.flatten_all()?.max(0)?.to_scalar::<f32>()?;
+        assert!(d < 1e-5, "max diff {d}");
+        // Without the mask the padding does leak into the real positions.
+        let c = model.forward(&padded, None)?.narrow(1, 0, 4)?;
+        let leak = (model.forward(&short, None)? - c)?
+            .abs()?
+            .flatten_all()?
+            .max(0)?;
+        assert!(leak.to_scalar::<f32>()? > 1e-4);
+        Ok(())
+    }
+
+    #[test]
+    fn host_gelu_equals_candle_gelu() -> Result<()> {
+        let dev = Device::Cpu;
+        let edges = Tensor::new(&[[-30f32, -10.0, 0.0, 1e-8, 10.0, 30.0]], &dev)?;
+        let x = Tensor::cat(&[Tensor::randn(0f32, 3.0, (1, 4000), &dev)?, edges], 1)?;
+        let d = (gelu_new(&x)? - x.gelu()?)?
+            .abs()?
+            .flatten_all()?
+            .max(0)?
+            .to_scalar::<f32>()?;
+        assert!(d < 1e-5, "max diff {d}");
+        Ok(())
+    }
+
+    #[test]
+    fn too_many_tokens_is_an_error() -> Result<()> {
+        let dev = Device::Cpu;
+        let model = random_model(&dev)?;
+        let ids = Tensor::zeros((1, 11), DType::U32, &dev)?;
+        assert!(model.forward(&ids, None).is_err());
+        Ok(())
+    }
+}

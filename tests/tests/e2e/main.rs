@@ -5,3 +5,4 @@ mod support;
 
 mod assets;
 mod cli;
+mod stages_encoder;
