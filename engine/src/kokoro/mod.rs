@@ -15,4 +15,6 @@ pub mod model;
 pub mod predictor;
 pub mod source;
 pub mod stft;
+pub mod stream;
 pub mod text_encoder;
+pub mod weights;

@@ -5,4 +5,5 @@ mod support;
 
 mod assets;
 mod cli;
+mod convert;
 mod stages_encoder;
