@@ -1,1 +1,3 @@
 //! End-to-end tests of `banter` against the real, fetched model.
+
+mod stages_decoder;
