@@ -8,13 +8,21 @@
 //!
 //! Because the statistics span the whole time axis, these blocks see an utterance at once;
 //! streaming has to run them over complete frame windows.
+//!
+//! Every `AdaIN` in the model is followed by a pointwise activation (`LeakyReLU` in these blocks,
+//! Snake in the generator's), so [`AdaIN1d::forward_act`] does both; on the CPU it runs the
+//! fused kernel of [`fused`], elsewhere the same arithmetic composed from candle ops.
 
 // candle's convention is `new(cfg, vb: VarBuilder)`; the builder is cheap to clone and the
 // by-value signature keeps call sites as `Block::new(.., vb.pp("name"))`.
 #![allow(clippy::needless_pass_by_value)]
 
-use candle_core::{Module, Result, Tensor, D};
-use candle_nn::{Conv1d, Conv1dConfig, Linear, VarBuilder};
+mod fused;
+
+use candle_core::{DType, Module, Result, Tensor, D};
+use candle_nn::{Linear, VarBuilder};
+
+use super::generator::conv::Conv1d;
 
 /// Epsilon of the instance norm (`nn.InstanceNorm1d` default).
 pub const INSTANCE_NORM_EPS: f64 = 1e-5;
@@ -54,9 +62,116 @@ impl AdaIN1d {
 
     /// `x` `[B, C, T]`, `s` `[B, style_dim]` → `[B, C, T]`.
     pub fn forward(&self, x: &Tensor, s: &Tensor) -> Result<Tensor> {
+        self.forward_act(x, s, &Activation::Identity)
+    }
+
+    /// `act(AdaIN(x, s))`; fused into one pass on the CPU.
+    pub fn forward_act(&self, x: &Tensor, s: &Tensor, act: &Activation) -> Result<Tensor> {
         let (gamma, beta) = self.style_affine(s)?;
+        if x.device().is_cpu() && x.dtype() == DType::F32 {
+            let gain = gamma.flatten_all()?.to_vec1::<f32>()?;
+            let shift = beta.flatten_all()?.to_vec1::<f32>()?;
+            let op = fused::AdaInAct {
+                gain: &gain,
+                shift: &shift,
+                act: act.host(),
+            };
+            return x.contiguous()?.apply_op1_no_bwd(&op);
+        }
         let norm = instance_norm(x)?;
-        norm.broadcast_mul(&gamma)?.broadcast_add(&beta)
+        act.forward(&norm.broadcast_mul(&gamma)?.broadcast_add(&beta)?)
+    }
+
+    /// Time-major `act(AdaIN(x, s))` for batch 1: `x` `[T, C]`, `s` `[1, style_dim]` →
+    /// `[pad + T + pad, C]`, the result framed by `pad` zero rows on each side (the padding of
+    /// the convolution that usually follows, so it needs no copy). Fused on the CPU.
+    pub fn forward_act_tm(
+        &self,
+        x: &Tensor,
+        s: &Tensor,
+        act: &Activation,
+        pad: usize,
+    ) -> Result<Tensor> {
+        let (gamma, beta) = self.style_affine(s)?;
+        if x.device().is_cpu() && x.dtype() == DType::F32 {
+            let gain = gamma.flatten_all()?.to_vec1::<f32>()?;
+            let shift = beta.flatten_all()?.to_vec1::<f32>()?;
+            let op = fused::AdaInActTm {
+                gain: &gain,
+                shift: &shift,
+                act: act.host(),
+                pad: (pad, pad),
+            };
+            return x.contiguous()?.apply_op1_no_bwd(&op);
+        }
+        let cm = x.t()?.unsqueeze(0)?;
+        let y = act.forward(
+            &instance_norm(&cm)?
+                .broadcast_mul(&gamma)?
+                .broadcast_add(&beta)?,
+        )?;
+        y.squeeze(0)?.t()?.pad_with_zeros(0, pad, pad)
+    }
+}
+
+/// A pointwise activation that follows an [`AdaIN1d`].
+#[derive(Debug, Clone)]
+pub enum Activation {
+    Identity,
+    /// Leaky `ReLU` with this negative slope (< 1).
+    LeakyRelu(f64),
+    Snake(Snake),
+}
+
+impl Activation {
+    /// The parameters as the fused kernels take them.
+    fn host(&self) -> fused::ActRef<'_> {
+        match self {
+            Self::Identity => fused::ActRef::Identity,
+            Self::LeakyRelu(slope) => fused::ActRef::Leaky(*slope as f32),
+            Self::Snake(snake) => fused::ActRef::Snake {
+                alpha: &snake.alpha_host,
+                inv_alpha: &snake.inv_alpha_host,
+            },
+        }
+    }
+
+    /// The activation alone, composed from candle ops.
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        match self {
+            Self::Identity => Ok(x.clone()),
+            Self::LeakyRelu(slope) => leaky_relu(x, *slope),
+            Self::Snake(snake) => snake.forward(x),
+        }
+    }
+}
+
+/// Snake activation `x + sin²(α·x)/α` with a learned α per channel (`alpha` `[1, C, 1]`).
+/// `1/α` is precomputed, as the export does.
+#[derive(Debug, Clone)]
+pub struct Snake {
+    alpha: Tensor,
+    inv_alpha: Tensor,
+    alpha_host: Vec<f32>,
+    inv_alpha_host: Vec<f32>,
+}
+
+impl Snake {
+    /// From `alpha` `[1, C, 1]`.
+    pub fn new(alpha: Tensor) -> Result<Self> {
+        let inv_alpha = alpha.recip()?;
+        Ok(Self {
+            alpha_host: alpha.flatten_all()?.to_vec1::<f32>()?,
+            inv_alpha_host: inv_alpha.flatten_all()?.to_vec1::<f32>()?,
+            alpha,
+            inv_alpha,
+        })
+    }
+
+    /// Composed from candle ops.
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let s = x.broadcast_mul(&self.alpha)?.sin()?.sqr()?;
+        x + s.broadcast_mul(&self.inv_alpha)?
     }
 }
 
@@ -81,6 +196,9 @@ pub struct DepthwiseUpsample {
     taps: [Tensor; 3],
     /// `[1, C, 1]`.
     bias: Tensor,
+    /// The same as `[1, C]` rows, for time-major data.
+    taps_tm: [Tensor; 3],
+    bias_tm: Tensor,
 }
 
 impl DepthwiseUpsample {
@@ -89,10 +207,26 @@ impl DepthwiseUpsample {
         let w = vb.get((channels, 1, 3), "weight")?;
         let bias = vb.get(channels, "bias")?.reshape((1, channels, 1))?;
         let tap = |k: usize| -> Result<Tensor> { w.narrow(2, k, 1)?.reshape((1, channels, 1)) };
+        let taps = [tap(0)?, tap(1)?, tap(2)?];
+        let row = |t: &Tensor| t.reshape((1, channels));
         Ok(Self {
-            taps: [tap(0)?, tap(1)?, tap(2)?],
+            taps_tm: [row(&taps[0])?, row(&taps[1])?, row(&taps[2])?],
+            bias_tm: row(&bias)?,
+            taps,
             bias,
         })
+    }
+
+    /// Time-major: `x` `[T, C]` → `[2T, C]`.
+    pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
+        let (t, c) = x.dims2()?;
+        let [w0, w1, w2] = &self.taps_tm;
+        let even = x.broadcast_mul(w1)?;
+        let next = x.narrow(0, 1, t - 1)?.pad_with_zeros(0, 0, 1)?;
+        let odd = (x.broadcast_mul(w2)? + next.broadcast_mul(w0)?)?;
+        // Interleave: [T, 2, C] → [2T, C].
+        let out = Tensor::stack(&[even, odd], 1)?.reshape((2 * t, c))?;
+        out.broadcast_add(&self.bias_tm)
     }
 
     /// `x` `[B, C, T]` → `[B, C, 2T]`.
@@ -131,22 +265,18 @@ impl AdainResBlk1d {
         upsample: bool,
         vb: VarBuilder,
     ) -> Result<Self> {
-        let k3 = Conv1dConfig {
-            padding: 1,
-            ..Conv1dConfig::default()
-        };
-        let conv1 = candle_nn::conv1d(dim_in, dim_out, 3, k3, vb.pp("conv1"))?;
-        let conv2 = candle_nn::conv1d(dim_out, dim_out, 3, k3, vb.pp("conv2"))?;
+        let conv1 = Conv1d::new(dim_in, dim_out, 3, 1, 1, 1, vb.pp("conv1"))?;
+        let conv2 = Conv1d::new(dim_out, dim_out, 3, 1, 1, 1, vb.pp("conv2"))?;
         let norm1 = AdaIN1d::new(style_dim, dim_in, vb.pp("norm1"))?;
         let norm2 = AdaIN1d::new(style_dim, dim_out, vb.pp("norm2"))?;
         let conv1x1 = if dim_in == dim_out {
             None
         } else {
-            Some(candle_nn::conv1d_no_bias(
+            Some(Conv1d::new_no_bias(
                 dim_in,
                 dim_out,
                 1,
-                Conv1dConfig::default(),
+                0,
                 vb.pp("conv1x1"),
             )?)
         };
@@ -172,32 +302,59 @@ impl AdainResBlk1d {
     }
 
     /// `x` `[B, dim_in, T]`, `s` `[B, style_dim]` → `[B, dim_out, T]` (or `2T` if upsampling).
+    ///
+    /// Runs time-major inside ([`Self::forward_tm`]), one batch item at a time.
     pub fn forward(&self, x: &Tensor, s: &Tensor) -> Result<Tensor> {
-        let mut r = leaky_relu(&self.norm1.forward(x, s)?, RES_BLK_LEAKY_SLOPE)?;
-        if let Some(pool) = &self.pool {
-            r = pool.forward(&r)?;
-        }
-        let r = self.conv1.forward(&r)?;
-        let r = leaky_relu(&self.norm2.forward(&r, s)?, RES_BLK_LEAKY_SLOPE)?;
-        let r = self.conv2.forward(&r)?;
+        let outs = (0..x.dim(0)?)
+            .map(|b| {
+                let xt = x.get(b)?.t()?.contiguous()?;
+                self.forward_tm(&xt, &s.narrow(0, b, 1)?)?.t()
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Tensor::stack(&outs, 0)?.contiguous()
+    }
+
+    /// Time-major, batch 1: `x` `[T, dim_in]`, `s` `[1, style_dim]` → `[T (or 2T), dim_out]`.
+    pub fn forward_tm(&self, x: &Tensor, s: &Tensor) -> Result<Tensor> {
+        let act = Activation::LeakyRelu(RES_BLK_LEAKY_SLOPE);
+        let r = match &self.pool {
+            // The transposed conv sits between the norm and conv1, so pad after it.
+            Some(pool) => {
+                let r = pool.forward_tm(&self.norm1.forward_act_tm(x, s, &act, 0)?)?;
+                r.pad_with_zeros(0, self.conv1.padding(), self.conv1.padding())?
+            }
+            None => self
+                .norm1
+                .forward_act_tm(x, s, &act, self.conv1.padding())?,
+        };
+        // conv1 feeds an instance norm, which cancels its bias exactly.
+        let r = self.conv1.forward_tm_padded(&r, false)?;
+        let r = self
+            .norm2
+            .forward_act_tm(&r, s, &act, self.conv2.padding())?;
+        let r = self.conv2.forward_tm_padded(&r, true)?;
 
         let mut sc = if self.pool.is_some() {
-            upsample_nearest2(x)?
+            upsample_nearest2_tm(x)?
         } else {
             x.clone()
         };
         if let Some(c) = &self.conv1x1 {
-            sc = c.forward(&sc)?;
+            sc = c.forward_tm_padded(&sc, false)?;
         }
         (r + sc)? * std::f64::consts::FRAC_1_SQRT_2
     }
 }
 
-/// Leaky `ReLU` with the given negative slope: `max(x, 0) + slope·min(x, 0)`.
+/// Leaky `ReLU` for a negative slope below 1: `max(x, slope·x)`.
 pub fn leaky_relu(x: &Tensor, slope: f64) -> Result<Tensor> {
-    let pos = x.relu()?;
-    let neg = (x - &pos)?;
-    pos + (neg * slope)?
+    x.maximum(&(x * slope)?)
+}
+
+/// Time-major nearest-neighbour ×2: `[T, C]` → `[2T, C]`.
+pub fn upsample_nearest2_tm(x: &Tensor) -> Result<Tensor> {
+    let (t, c) = x.dims2()?;
+    x.unsqueeze(1)?.broadcast_as((t, 2, c))?.reshape((2 * t, c))
 }
 
 /// Nearest-neighbour ×2 along time: `[B, C, T]` → `[B, C, 2T]`.
@@ -220,6 +377,16 @@ mod tests {
             .map(|i| ((i as f32 * 0.731).sin() * scale) + (i % 7) as f32 * 0.1)
             .collect();
         Tensor::from_vec(v, shape, &Device::Cpu).expect("shape matches the data length")
+    }
+
+    trait ExpectContiguous {
+        fn expect_contiguous(self) -> Tensor;
+    }
+
+    impl ExpectContiguous for Tensor {
+        fn expect_contiguous(self) -> Tensor {
+            self.contiguous().expect("contiguous copy")
+        }
     }
 
     fn max_abs_diff(a: &Tensor, b: &Tensor) -> f32 {
@@ -285,6 +452,69 @@ mod tests {
         );
         let ones = Tensor::ones_like(&var).expect("ones");
         assert!(max_abs_diff(&var, &ones) < 1e-3);
+    }
+
+    /// The fused CPU kernel against the same arithmetic composed from candle ops.
+    #[test]
+    fn fused_adain_matches_composed_ops() {
+        let dev = Device::Cpu;
+        let (c, t, sd) = (6, 37, 4);
+        let vm = VarMap::new();
+        {
+            let mut data = vm.data().lock().expect("fresh varmap lock");
+            for (name, shape, scale) in [
+                ("fc.weight", (1, 2 * c, sd), 0.3),
+                ("fc.bias", (1, 1, 2 * c), 0.2),
+            ] {
+                let v = ramp(shape, scale).flatten_all().expect("flat");
+                let v = if name == "fc.weight" {
+                    v.reshape((2 * c, sd))
+                } else {
+                    v.reshape(2 * c)
+                };
+                data.insert(
+                    name.into(),
+                    candle_core::Var::from_tensor(&v.expect("shape")).expect("var"),
+                );
+            }
+        }
+        let norm =
+            AdaIN1d::new(sd, c, VarBuilder::from_varmap(&vm, DType::F32, &dev)).expect("load");
+        let x = (ramp((2, c, t), 2.0) + 0.7).expect("x");
+        let s = ramp((1, 2, sd), 1.0).squeeze(0).expect("s");
+        let alpha = (ramp((1, c, 1), 0.4).abs().expect("abs") + 0.3).expect("alpha");
+        for act in [
+            Activation::Identity,
+            Activation::LeakyRelu(0.2),
+            Activation::Snake(Snake::new(alpha).expect("snake")),
+        ] {
+            let fused = norm.forward_act(&x, &s, &act).expect("fused");
+            let (gamma, beta) = norm.style_affine(&s).expect("affine");
+            let composed = act
+                .forward(
+                    &instance_norm(&x)
+                        .and_then(|n| n.broadcast_mul(&gamma))
+                        .and_then(|n| n.broadcast_add(&beta))
+                        .expect("composed"),
+                )
+                .expect("act");
+            assert!(max_abs_diff(&fused, &composed) < 2e-6, "{act:?}");
+            // Time-major kernel, with its zero frame, on the first batch item; long enough to
+            // be split across threads.
+            let long = ramp((1, c, 9000), 3.0).expect_contiguous();
+            let xt = long
+                .squeeze(0)
+                .and_then(|x| x.t()?.contiguous())
+                .expect("tm");
+            let s0 = s.narrow(0, 0, 1).expect("s0");
+            let tm = norm.forward_act_tm(&xt, &s0, &act, 3).expect("fused tm");
+            assert_eq!(tm.dims(), &[9006, c]);
+            let want = norm
+                .forward_act(&long, &s0, &act)
+                .and_then(|y| y.squeeze(0)?.t()?.pad_with_zeros(0, 3, 3))
+                .expect("want");
+            assert!(max_abs_diff(&tm, &want) < 2e-5, "tm {act:?}");
+        }
     }
 
     #[test]

@@ -6,4 +6,5 @@ mod support;
 mod assets;
 mod cli;
 mod convert;
+mod stages_decoder;
 mod stages_encoder;

@@ -1,0 +1,467 @@
+//! Convolutions on time-major activations (`[T, C]`, one row per time step), written as matrix
+//! products so they spend their time in candle's GEMM and run on any device.
+//!
+//! With time-major data, the im2col matrix of an undilated convolution needs no copy: row `t`
+//! of `unfold(x)` is the contiguous run `x[t·stride .. t·stride + K]` of rows, so
+//! `Tensor::unfold` on the flattened input gives an overlapping `[T_out, K·C_in]` view that the
+//! GEMM reads directly. A dilated convolution (dilation `d`) is `d` undilated ones over the
+//! input's `d` phases (rows `ρ, ρ+d, ρ+2d…`), so it costs one copy of the input and one of the
+//! output instead of a `K`-fold unfold. The products are split by rows over threads on the CPU
+//! (the GEMM does not parallelise the tall, 128-column shapes here by itself).
+//!
+//! candle 0.11's own CPU `conv1d` unfolds channel-major data with a scalar loop and its
+//! `conv_transpose1d` takes a direct loop whenever there is padding; at the generator's sizes
+//! these were about 1.5× and 4× slower (see the timing tests).
+
+// candle's convention is `new(cfg, vb: VarBuilder)` by value (see `adain.rs`).
+#![allow(clippy::needless_pass_by_value)]
+
+use candle_core::{Result, Tensor, D};
+use candle_nn::VarBuilder;
+
+/// Most output rows per matrix product: keeps each unfolded view's element count far below
+/// 2²⁴, where `Tensor::unfold` (which counts windows in f32) stays exact, and gives the threads
+/// several pieces to share.
+const ROWS_PER_PRODUCT: usize = 4096;
+
+/// 1-D convolution (`nn.Conv1d`, groups 1) with weights `[C_out, C_in, K]` and optional bias.
+#[derive(Debug, Clone)]
+pub struct Conv1d {
+    /// `[K·C_in, C_out]`: row `k·C_in + c` holds `weight[:, c, k]`.
+    weight_tm: Tensor,
+    /// `[1, C_out]`.
+    bias: Option<Tensor>,
+    c_in: usize,
+    kernel: usize,
+    padding: usize,
+    dilation: usize,
+    stride: usize,
+}
+
+impl Conv1d {
+    /// Loads `weight` `[C_out, C_in, K]` and `bias` `[C_out]` from `vb`.
+    pub fn new(
+        c_in: usize,
+        c_out: usize,
+        kernel: usize,
+        padding: usize,
+        dilation: usize,
+        stride: usize,
+        vb: VarBuilder,
+    ) -> Result<Self> {
+        let weight = vb.get((c_out, c_in, kernel), "weight")?;
+        let bias = vb.get(c_out, "bias")?;
+        Self::from_tensors(&weight, Some(&bias), padding, dilation, stride)
+    }
+
+    /// Loads `weight` only (a bias-free convolution).
+    pub fn new_no_bias(
+        c_in: usize,
+        c_out: usize,
+        kernel: usize,
+        padding: usize,
+        vb: VarBuilder,
+    ) -> Result<Self> {
+        let weight = vb.get((c_out, c_in, kernel), "weight")?;
+        Self::from_tensors(&weight, None, padding, 1, 1)
+    }
+
+    /// From `weight` `[C_out, C_in, K]` and an optional `bias` `[C_out]`.
+    pub fn from_tensors(
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        padding: usize,
+        dilation: usize,
+        stride: usize,
+    ) -> Result<Self> {
+        let (c_out, c_in, kernel) = weight.dims3()?;
+        if dilation > 1 && stride > 1 {
+            candle_core::bail!("conv1d: dilation and stride together are not supported");
+        }
+        let weight_tm = weight
+            .permute((2, 1, 0))?
+            .reshape((kernel * c_in, c_out))?
+            .contiguous()?;
+        let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
+        Ok(Self {
+            weight_tm,
+            bias,
+            c_in,
+            kernel,
+            padding,
+            dilation,
+            stride,
+        })
+    }
+
+    /// Zero rows this convolution expects on each side of its input.
+    #[must_use]
+    pub fn padding(&self) -> usize {
+        self.padding
+    }
+
+    /// Channel-major convenience: `[B, C_in, T]` → `[B, C_out, T_out]`.
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let outs = (0..x.dim(0)?)
+            .map(|b| self.forward_tm(&x.get(b)?.t()?.contiguous()?)?.t())
+            .collect::<Result<Vec<_>>>()?;
+        Tensor::stack(&outs, 0)?.contiguous()
+    }
+
+    /// `[T, C_in]` → `[T_out, C_out]`.
+    pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
+        let xp = x.pad_with_zeros(0, self.padding, self.padding)?;
+        self.forward_tm_padded(&xp, true)
+    }
+
+    /// Like [`Self::forward_tm`] on an input that already carries its `padding` zero rows on
+    /// each side (as [`crate::kokoro::adain::AdaIN1d::forward_act_tm`] can write it). With
+    /// `with_bias` false the bias is left out (for a convolution feeding an instance norm, which
+    /// removes any per-channel constant anyway).
+    pub fn forward_tm_padded(&self, xp: &Tensor, with_bias: bool) -> Result<Tensor> {
+        let (rows, c_in) = xp.dims2()?;
+        if c_in != self.c_in {
+            candle_core::bail!("conv1d: input has {c_in} channels, expected {}", self.c_in);
+        }
+        let span = self.dilation * (self.kernel - 1) + 1;
+        let Some(t_out) = rows.checked_sub(span).map(|r| r / self.stride + 1) else {
+            candle_core::bail!("conv1d: {rows} padded steps are fewer than the kernel span {span}");
+        };
+        let bias = if with_bias { self.bias.as_ref() } else { None };
+        let xp = xp.contiguous()?;
+        if self.dilation == 1 {
+            return self.undilated(&xp, t_out, bias);
+        }
+        // Phase ρ holds rows ρ, ρ+d, ρ+2d…; on it the kernel is undilated.
+        let d = self.dilation;
+        let per_phase = rows.div_ceil(d);
+        let phased = xp
+            .pad_with_zeros(0, 0, per_phase * d - rows)?
+            .reshape((per_phase, d, c_in))?
+            .transpose(0, 1)?
+            .contiguous()?;
+        let windows = per_phase - (self.kernel - 1);
+        let outs = (0..d)
+            .map(|rho| self.undilated(&phased.get(rho)?, windows, bias))
+            .collect::<Result<Vec<_>>>()?;
+        // [windows, d, C_out]: output step t = ρ + d·w.
+        let c_out = self.weight_tm.dim(1)?;
+        Tensor::stack(&outs, 1)?
+            .reshape((windows * d, c_out))?
+            .narrow(0, 0, t_out)
+    }
+
+    /// Undilated convolution of a contiguous `[rows, C_in]` input: `[t_out, C_out]`.
+    fn undilated(&self, xp: &Tensor, t_out: usize, bias: Option<&Tensor>) -> Result<Tensor> {
+        let (k, c, s) = (self.kernel, self.c_in, self.stride);
+        let pieces: Vec<(usize, usize)> = (0..t_out)
+            .step_by(ROWS_PER_PRODUCT)
+            .map(|start| (start, ROWS_PER_PRODUCT.min(t_out - start)))
+            .collect();
+        par_map(&pieces, |&(start, len)| {
+            // Input rows start·s .. (start+len−1)·s + k, flattened and viewed as overlapping
+            // windows of k rows, one every s rows.
+            let block = xp.narrow(0, start * s, (len - 1) * s + k)?.flatten_all()?;
+            let view = block.unfold(0, k * c, s * c)?;
+            let y = matmul_any_device(&view, &self.weight_tm)?;
+            match bias {
+                Some(b) => y.broadcast_add(b),
+                None => Ok(y),
+            }
+        })
+        .and_then(|parts| cat_rows(&parts))
+    }
+}
+
+/// Transposed 1-D convolution (`nn.ConvTranspose1d`, groups 1), weights `[C_in, C_out, K]`.
+#[derive(Debug, Clone)]
+pub struct ConvTranspose1d {
+    /// `[C_in, Q·stride·C_out]` (kernel zero-padded to `Q·stride` taps): column
+    /// `k·C_out + o` holds `weight[:, o, k]`.
+    weight_tm: Tensor,
+    /// `[1, C_out]`.
+    bias: Option<Tensor>,
+    c_out: usize,
+    kernel: usize,
+    stride: usize,
+    padding: usize,
+}
+
+impl ConvTranspose1d {
+    /// Loads `weight` and `bias` from `vb`.
+    pub fn new(
+        c_in: usize,
+        c_out: usize,
+        kernel: usize,
+        stride: usize,
+        padding: usize,
+        vb: VarBuilder,
+    ) -> Result<Self> {
+        let weight = vb.get((c_in, c_out, kernel), "weight")?;
+        let bias = vb.get(c_out, "bias")?;
+        Self::from_tensors(&weight, Some(&bias), stride, padding)
+    }
+
+    /// From `weight` `[C_in, C_out, K]` and an optional `bias` `[C_out]`.
+    pub fn from_tensors(
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: usize,
+        padding: usize,
+    ) -> Result<Self> {
+        let (c_in, c_out, kernel) = weight.dims3()?;
+        let taps = kernel.div_ceil(stride) * stride;
+        let weight_tm = weight
+            .pad_with_zeros(2, 0, taps - kernel)?
+            .transpose(1, 2)?
+            .reshape((c_in, taps * c_out))?
+            .contiguous()?;
+        let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
+        Ok(Self {
+            weight_tm,
+            bias,
+            c_out,
+            kernel,
+            stride,
+            padding,
+        })
+    }
+
+    /// Channel-major convenience: `[B, C_in, T]` → `[B, C_out, T_out]`.
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let outs = (0..x.dim(0)?)
+            .map(|b| self.forward_tm(&x.get(b)?.t()?.contiguous()?)?.t())
+            .collect::<Result<Vec<_>>>()?;
+        Tensor::stack(&outs, 0)?.contiguous()
+    }
+
+    /// `[T, C_in]` → `[(T−1)·stride + K − 2·padding, C_out]`.
+    ///
+    /// One product `x·W` gives, for every input step `t`, its `Q·stride` output taps; tap
+    /// `k = q·stride + r` lands on output step `(t+q)·stride + r − padding`. So the product,
+    /// seen as `Q` slabs of `[T, stride·C_out]`, is summed with slab `q` shifted down `q` rows,
+    /// and each row of the sum unrolls into `stride` output steps.
+    pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
+        let t = x.dim(0)?;
+        let x = x.contiguous()?;
+        let pieces: Vec<(usize, usize)> = (0..t)
+            .step_by(ROWS_PER_PRODUCT)
+            .map(|start| (start, ROWS_PER_PRODUCT.min(t - start)))
+            .collect();
+        let taps = par_map(&pieces, |&(start, len)| {
+            matmul_any_device(&x.narrow(0, start, len)?, &self.weight_tm)
+        })
+        .and_then(|parts| cat_rows(&parts))?;
+        let (s, c) = (self.stride, self.c_out);
+        let q = self.weight_tm.dim(1)? / (s * c);
+        let mut sum: Option<Tensor> = None;
+        for j in 0..q {
+            let slab = taps
+                .narrow(1, j * s * c, s * c)?
+                .pad_with_zeros(0, j, q - 1 - j)?;
+            sum = Some(match sum {
+                None => slab,
+                Some(acc) => (acc + slab)?,
+            });
+        }
+        let Some(sum) = sum else {
+            candle_core::bail!("conv_transpose1d: empty kernel");
+        };
+        let Some(len) = ((t - 1) * s + self.kernel).checked_sub(2 * self.padding) else {
+            candle_core::bail!(
+                "conv_transpose1d: padding {} exceeds the output",
+                self.padding
+            );
+        };
+        let y = sum
+            .reshape(((t + q - 1) * s, c))?
+            .narrow(0, self.padding, len)?;
+        match &self.bias {
+            Some(b) => y.broadcast_add(b),
+            None => Ok(y),
+        }
+    }
+}
+
+/// `lhs · rhs`; on devices other than the CPU an overlapping `unfold` view is first made
+/// contiguous (their GEMMs need a plain leading dimension).
+fn matmul_any_device(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+    if lhs.device().is_cpu() {
+        lhs.matmul(rhs)
+    } else {
+        lhs.contiguous()?.matmul(rhs)
+    }
+}
+
+/// Concatenates row blocks (no copy for a single block).
+fn cat_rows(parts: &[Tensor]) -> Result<Tensor> {
+    match parts {
+        [one] => Ok(one.clone()),
+        _ => Tensor::cat(parts, D::Minus2),
+    }
+}
+
+/// Runs `f` over `items`, spread over candle's thread count on the CPU (each thread takes a
+/// contiguous run of items), and returns the results in order.
+fn par_map<I: Sync>(items: &[I], f: impl Fn(&I) -> Result<Tensor> + Sync) -> Result<Vec<Tensor>> {
+    let threads = candle_core::utils::get_num_threads().clamp(1, items.len().max(1));
+    if threads == 1 {
+        return items.iter().map(&f).collect();
+    }
+    let per = items.len().div_ceil(threads);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(per)
+            .map(|group| scope.spawn(move || group.iter().map(f).collect::<Result<Vec<_>>>()))
+            .collect();
+        let mut out = Vec::with_capacity(items.len());
+        for h in handles {
+            let part = h
+                .join()
+                .map_err(|_| candle_core::Error::Msg("convolution worker panicked".into()))??;
+            out.extend(part);
+        }
+        Ok(out)
+    })
+}
+
+/// CPU time of this process (all threads), from `/proc/self/stat` (Linux, 10 ms ticks).
+#[cfg(test)]
+pub(crate) fn process_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the command name.
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 100.0;
+    tick(11) + tick(12)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::Device;
+    use std::time::Instant;
+
+    fn ramp(shape: (usize, usize, usize), scale: f32) -> Tensor {
+        let n = shape.0 * shape.1 * shape.2;
+        let v: Vec<f32> = (0..n)
+            .map(|i| ((i as f32 * 0.377).sin() * scale) + (i % 5) as f32 * 0.05)
+            .collect();
+        Tensor::from_vec(v, shape, &Device::Cpu).expect("shape matches the data length")
+    }
+
+    fn max_abs_diff(a: &Tensor, b: &Tensor) -> f32 {
+        (a - b)
+            .and_then(|d| d.abs())
+            .and_then(|d| d.flatten_all())
+            .and_then(|d| d.max(0))
+            .and_then(|d| d.to_scalar::<f32>())
+            .expect("same shapes")
+    }
+
+    #[test]
+    fn conv_transpose_matches_candle() {
+        for &(c_in, c_out, k, s, p, t) in &[
+            (6, 4, 20, 10, 5, 7),
+            (5, 3, 12, 6, 3, 9),
+            (3, 2, 7, 3, 2, 5),
+            (22, 1, 20, 5, 0, 11),
+            (4, 3, 12, 6, 3, ROWS_PER_PRODUCT + 5),
+        ] {
+            let x = ramp((1, c_in, t), 1.0);
+            let w = ramp((c_in, c_out, k), 0.5);
+            let b = ramp((1, 1, c_out), 0.3).flatten_all().expect("b");
+            let want = x
+                .conv_transpose1d(&w, p, 0, s, 1, 1)
+                .and_then(|y| y.broadcast_add(&b.reshape((1, c_out, 1))?))
+                .expect("candle");
+            let conv = ConvTranspose1d::from_tensors(&w, Some(&b), s, p).expect("conv");
+            let got = conv.forward(&x).expect("ola");
+            assert_eq!(got.dims(), want.dims());
+            assert!(
+                max_abs_diff(&got, &want) < 1e-5,
+                "{c_in} {c_out} {k} {s} {p}"
+            );
+        }
+    }
+
+    #[test]
+    fn conv1d_matches_candle() {
+        for &(c_in, c_out, k, p, d, s, t) in &[
+            (4, 3, 3, 1, 1, 1, 9),
+            (5, 5, 7, 9, 3, 1, 20),
+            (6, 2, 11, 25, 5, 1, 40),
+            (3, 4, 1, 0, 1, 1, 6),
+            (2, 3, 5, 0, 2, 1, 12),
+            (22, 8, 12, 3, 1, 6, 61),
+            (3, 2, 3, 1, 1, 2, 10),
+            (3, 2, 11, 25, 5, 1, ROWS_PER_PRODUCT * 3 + 7),
+        ] {
+            let x = ramp((1, c_in, t), 1.0);
+            let w = ramp((c_out, c_in, k), 0.5);
+            let b = ramp((1, 1, c_out), 0.3).flatten_all().expect("b");
+            let want = x
+                .conv1d(&w, p, s, d, 1)
+                .and_then(|y| y.broadcast_add(&b.reshape((1, c_out, 1))?))
+                .expect("candle");
+            let conv = Conv1d::from_tensors(&w, Some(&b), p, d, s).expect("conv");
+            let got = conv.forward(&x).expect("unfold");
+            assert_eq!(got.dims(), want.dims(), "{c_in} {c_out} {k} {p} {d} {s}");
+            assert!(
+                max_abs_diff(&got, &want) < 1e-5,
+                "{c_in} {c_out} {k} {p} {d} {s}"
+            );
+        }
+    }
+
+    /// Times candle's CPU `conv1d`/`conv_transpose1d` against these, at the generator's sizes.
+    #[test]
+    #[ignore = "timing report, run explicitly"]
+    fn conv_timing() {
+        let time = |f: &dyn Fn() -> Tensor| {
+            let _ = f();
+            let (t0, c0) = (Instant::now(), process_cpu_seconds());
+            for _ in 0..5 {
+                let _ = f();
+            }
+            (
+                t0.elapsed().as_secs_f64() / 5.0,
+                (process_cpu_seconds() - c0) / 5.0,
+            )
+        };
+        for &(c, k, d, t) in &[
+            (128usize, 11usize, 5usize, 17_401usize),
+            (128, 3, 1, 17_401),
+            (256, 7, 3, 2900),
+        ] {
+            let x = ramp((1, c, t), 1.0);
+            let w = ramp((c, c, k), 0.01);
+            let p = d * (k - 1) / 2;
+            let conv = Conv1d::from_tensors(&w, None, p, d, 1).expect("conv");
+            let xt = x.squeeze(0).and_then(|x| x.t()?.contiguous()).expect("tm");
+            let g = 2.0 * (c * c * k * t) as f64 / 1e9;
+            let (w1, c1) = time(&|| x.conv1d(&w, p, 1, d, 1).expect("candle"));
+            let (w2, c2) = time(&|| conv.forward_tm(&xt).expect("tm"));
+            eprintln!(
+                "conv C {c} K {k} d {d} T {t}: candle {:.1} ms wall / {:.1} ms cpu ({:.0} GFLOP/s per core); \
+                 time-major {:.1} ms wall / {:.1} ms cpu ({:.0} GFLOP/s per core)",
+                w1 * 1e3, c1 * 1e3, g / c1, w2 * 1e3, c2 * 1e3, g / c2
+            );
+        }
+        for &(c_in, c_out, k, s, p, t) in &[(512, 256, 20, 10, 5, 290), (256, 128, 12, 6, 3, 2900)]
+        {
+            let x = ramp((1, c_in, t), 1.0);
+            let w = ramp((c_in, c_out, k), 0.01);
+            let conv = ConvTranspose1d::from_tensors(&w, None, s, p).expect("conv");
+            let xt = x.squeeze(0).and_then(|x| x.t()?.contiguous()).expect("tm");
+            let (w1, c1) = time(&|| x.conv_transpose1d(&w, p, 0, s, 1, 1).expect("candle"));
+            let (w2, c2) = time(&|| conv.forward_tm(&xt).expect("tm"));
+            eprintln!(
+                "conv_transpose {c_in}→{c_out} K {k} s {s} T {t}: candle {:.1} ms wall / {:.1} ms cpu; \
+                 time-major {:.1} ms wall / {:.1} ms cpu",
+                w1 * 1e3, c1 * 1e3, w2 * 1e3, c2 * 1e3
+            );
+        }
+    }
+}
