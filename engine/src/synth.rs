@@ -102,7 +102,7 @@ pub struct Synthesizer {
     model: Kokoro,
     device: Device,
     store: ModelStore,
-    vocab: Vocab,
+    vocab: &'static Vocab,
     voices: Mutex<HashMap<String, Arc<VoiceTable>>>,
     plan: ChunkPlan,
 }
@@ -308,7 +308,7 @@ pub struct SpeechStream<'a> {
     speed: f32,
     segments: Vec<Segment>,
     next_segment: usize,
-    current: Option<(usize, SegmentDecoder)>,
+    current: Option<(usize, SegmentDecoder<'a>)>,
     offset: usize,
 }
 

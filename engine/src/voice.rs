@@ -52,6 +52,7 @@ impl fmt::Display for Gender {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct StockVoice {
     pub name: String,
+    #[serde(serialize_with = "language_code")]
     pub language: Language,
     pub gender: Gender,
 }
@@ -75,6 +76,10 @@ impl StockVoice {
         }
         Some(Self { name: name.to_owned(), language: Language::from_voice_prefix(lang)?, gender })
     }
+}
+
+fn language_code<S: serde::Serializer>(language: &Language, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(language.espeak_code())
 }
 
 /// One term of a blend: a stock voice and its (not yet normalised) weight.

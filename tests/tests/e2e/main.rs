@@ -8,3 +8,4 @@ mod cli;
 mod convert;
 mod stages_decoder;
 mod stages_encoder;
+mod streaming;
