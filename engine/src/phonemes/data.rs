@@ -200,8 +200,15 @@ mod tests {
     #[test]
     fn unpacks_into_fresh_dir_and_reuses_it() -> Result<(), Box<dyn std::error::Error>> {
         let tmp = tempfile::tempdir()?;
+        let start = std::time::Instant::now();
         let first = install_in(tmp.path())?;
+        let unpack_time = start.elapsed();
+        let start = std::time::Instant::now();
         assert!(is_complete(&first));
+        println!(
+            "unpack {unpack_time:?}, completeness check {:?}",
+            start.elapsed()
+        );
         assert!(first.ends_with(dir_name()));
         // A second call reuses the directory; a damaged one is replaced.
         assert_eq!(install_in(tmp.path())?, first);
