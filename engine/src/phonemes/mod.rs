@@ -15,9 +15,12 @@
 //! One deliberate difference, recommended by kokoro-port.md section 6: espeak's language-switch
 //! flags such as `(en)` / `(fr)` are removed (phonemizer's `remove-flags`) instead of being fed
 //! to the model as the phonemes `(`, `e`, `n`, `)`. This only changes text where espeak switched
-//! language (English words in French, Latin script or kanji in Japanese...); English never
-//! switches, so English output is identical to kokoro-onnx. The crash guard is the other
+//! language (English words in French, Latin script or kanji in Japanese...); English text in
+//! Latin script never switches, so it is identical to kokoro-onnx. The crash guard is the other
 //! (rarer) difference: mixed-script words such as `"€-सत"`, on which kokoro-onnx itself crashes.
+//! Mandarin also differs on multi-character words: espeak-rs-sys ships no `cmn_listx`, so the
+//! embedded `cmn_dict` is espeak's small one (set [`DATA_ENV`] to a full 1.52 data directory for
+//! parity).
 //!
 //! Token ids come from [`Vocab::encode`]; [`split_phonemes`] cuts long strings into model-sized
 //! batches. The espeak-ng data travels inside the binary ([`data`]), so no system espeak is used.
