@@ -5,10 +5,10 @@
 //! punctuation handling. This module reproduces that pipeline exactly, for every Kokoro language:
 //!
 //! 1. `text.strip()`, split into lines, blank lines dropped ([`pytext`] has Python's whitespace);
-//! 2. punctuation runs cut out and remembered ([`punctuation`]);
-//! 3. each piece phonemized by espeak-ng in IPA with stress marks ([`espeak`]), with
+//! 2. punctuation runs cut out and remembered (module `punctuation`);
+//! 3. each piece phonemized by espeak-ng in IPA with stress marks (module `espeak`), with
 //!    phonemizer's post-processing (separators removed, one space after every word); words of
-//!    the rare shapes that crash espeak-ng 1.52 are rewritten first ([`guard`]);
+//!    the rare shapes that crash espeak-ng 1.52 are rewritten first (module `guard`);
 //! 4. punctuation put back, lines joined, symbols outside the vocabulary dropped ([`Vocab`]),
 //!    whitespace collapsed to single spaces.
 //!
@@ -23,7 +23,7 @@
 //! parity).
 //!
 //! Token ids come from [`Vocab::encode`]; [`split_phonemes`] cuts long strings into model-sized
-//! batches. The espeak-ng data travels inside the binary ([`data`]), so no system espeak is used.
+//! batches. The espeak-ng data travels inside the binary (module `data`), so no system espeak is used.
 
 mod data;
 mod espeak;
