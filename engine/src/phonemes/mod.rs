@@ -4,7 +4,8 @@
 //! Banter is measured against) feeds it raw espeak-ng 1.52 output with phonemizer 3.4's
 //! punctuation handling. This module reproduces that pipeline exactly, for every Kokoro language:
 //!
-//! 1. `text.strip()`, split into lines, blank lines dropped ([`pytext`] has Python's whitespace);
+//! 1. `text.strip()`, split into lines, blank lines dropped (module `pytext` has Python's
+//!    notion of whitespace);
 //! 2. punctuation runs cut out and remembered (module `punctuation`);
 //! 3. each piece phonemized by espeak-ng in IPA with stress marks (module `espeak`), with
 //!    phonemizer's post-processing (separators removed, one space after every word); words of
@@ -23,7 +24,8 @@
 //! parity).
 //!
 //! Token ids come from [`Vocab::encode`]; [`split_phonemes`] cuts long strings into model-sized
-//! batches. The espeak-ng data travels inside the binary (module `data`), so no system espeak is used.
+//! batches. The espeak-ng data travels inside the binary (module `data`), so no system espeak
+//! is used.
 
 mod data;
 mod espeak;
