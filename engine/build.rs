@@ -119,8 +119,28 @@ fn find_espeak_out(out_dir: &Path) -> BoxResult<PathBuf> {
         .parent()
         .and_then(Path::parent)
         .ok_or_else(|| format!("unexpected OUT_DIR layout: {}", out_dir.display()))?;
+    let mut build_dirs = vec![build_dir.to_path_buf()];
+    // Cross builds: this is target/<triple>/<profile>/build, build-dependencies live in
+    // target/<profile>/build.
+    let cross = env::var("TARGET").ok() != env::var("HOST").ok();
+    if let (true, Some(profile_dir), Some(target_dir)) = (
+        cross,
+        build_dir.parent(),
+        build_dir
+            .parent()
+            .and_then(Path::parent)
+            .and_then(Path::parent),
+    ) {
+        if let Some(profile) = profile_dir.file_name() {
+            build_dirs.push(target_dir.join(profile).join("build"));
+        }
+    }
     let mut best: Option<(SystemTime, PathBuf)> = None;
-    for entry in fs::read_dir(build_dir)? {
+    let entries = build_dirs
+        .iter()
+        .filter_map(|d| fs::read_dir(d).ok())
+        .flatten();
+    for entry in entries {
         let entry = entry?;
         if !entry
             .file_name()

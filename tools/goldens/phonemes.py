@@ -13,8 +13,11 @@ this records:
   ``(en)`` (kokoro-port.md section 6), so this is the string Banter must reproduce exactly;
   it differs from ``kokoro`` only where espeak switched language.
 
-It also records kokoro-onnx's ``split_phonemes`` batches for a few long strings, and the espeak
-voice identifier phonemizer picks for each language code.
+It also records kokoro-onnx's ``split_phonemes`` batches for a few long strings, the espeak
+voice identifier phonemizer picks for each language code, and ``fuzz``: 400 seeded random
+strings of punctuation, numbers, hyphens, whitespace, emoji and control characters (plus
+space-separated native words for hi, ja, es) with their remove-flags phonemes (Mandarin left
+out: see the e2e test's note on cmn).
 
 Run from the repository root (needs kokoro-onnx, phonemizer and espeakng-loader installed):
 
@@ -24,6 +27,7 @@ Run from the repository root (needs kokoro-onnx, phonemizer and espeakng-loader 
 
 import argparse
 import json
+import random
 import sys
 from importlib.metadata import version
 from pathlib import Path
@@ -186,6 +190,44 @@ def split_cases(tok: Tokenizer) -> list:
     return out
 
 
+# Pieces for the seeded random cases: punctuation runs, decimals, hyphens, whitespace of every
+# kind, control characters, emoji, parentheses (espeak's flag syntax), Latin letters only. Mixing
+# other scripts into Latin-script words is left out on purpose: Banter rewrites such words to
+# dodge an espeak-ng 1.52 crash (see engine/src/phonemes/espeak.rs), so they cannot match.
+FUZZ_PIECES = [
+    "hello", "world", "Dr.", "St.", "3.5", "1,000", "12:30", "$", "\u00a3", "%", "-", "--", "\u2014", "\u2026",
+    "...", "?!", "\u00bf", "\u00a1", "\u00ab", "\u00bb", "\u201c", "\u201d", '"', "'", "(", ")", "[", "]",
+    "{", "}", ";", ":", ",", ".", " ", "  ", "\t", "\n", "\r\n", "\u00a0", "\u3000", "\u001f", "\u0007",
+    "\U0001F600", "e\u0301", "\u00df", "A", "IBM", "iPhone", "1984", "2023-05-17", "www.x.org", "a@b.c",
+    "_", "0", "the", "cat", "sat", "on", "mat", "quickly", "isn't", "O'Neil", "co-op", "(en)",
+]
+
+# Native-script pieces for the other voices, words kept apart by spaces (hyphens only inside
+# native compounds), so the crash rewrite never applies.
+NATIVE_PIECES = {
+    "hi": ["\u0928\u092e\u0938\u094d\u0924\u0947", "\u092d\u093e\u0930\u0924", "\u0930\u093e\u092e-\u0936\u094d\u092f\u093e\u092e", "\u0964", "iPhone", "25", "3.5", "e-mail", ",", "?", "!", "\u2014", "(", ")", '"', "\U0001F600"],
+    "ja": ["\u6771\u4eac", "\u3053\u3093\u306b\u3061\u306f", "\u30ab\u30bf\u30ab\u30ca", "\u3001", "\u3002", "\uff1f", "OK", "25", "3.5", ",", "!", "\u2026", "(", ")", "\u300c\u672c\u300d"],
+    "es": ["\u00bfqu\u00e9", "ni\u00f1o", "a\u00f1o", "est\u00e1", "25", "3,5", "\u00a1s\u00ed!", ",", "-", "(", ")"],
+}
+
+
+def fuzz_cases(tok: Tokenizer, count: int) -> list:
+    """Seeded random strings, phonemized with remove-flags (strings only; ids follow the vocab)."""
+    rng = random.Random(20261122)
+    latin = ["en-us", "en-gb", "es", "fr-fr", "it", "pt-br"]
+    out = []
+    for i in range(count):
+        if i % 4 == 3:
+            lang = rng.choice(list(NATIVE_PIECES))
+            words = [rng.choice(NATIVE_PIECES[lang]) for _ in range(rng.randrange(1, 12))]
+            text = " ".join(words)
+        else:
+            lang = "en-us" if i % 2 == 0 else rng.choice(latin)
+            text = "".join(rng.choice(FUZZ_PIECES) for _ in range(rng.randrange(1, 16)))
+        out.append({"lang": lang, "text": text, "remove_flags": collapse(remove_flags_phonemize(tok, text, lang))})
+    return out
+
+
 def build() -> dict:
     tok = Tokenizer()
     cases = [case(tok, "en-us", t) for t in ENGLISH]
@@ -209,6 +251,7 @@ def build() -> dict:
         "voices": voices,
         "cases": cases,
         "splits": split_cases(tok),
+        "fuzz": fuzz_cases(tok, 400),
     }
 
 

@@ -90,6 +90,10 @@ impl Espeak {
     /// phonemizer's `EspeakWrapper.text_to_phonemes(text)` without tie: the IPA of every clause
     /// espeak finds in `text`, phonemes separated by `_`, words by spaces, clauses joined by a
     /// space. Like the C side of ctypes, the text ends at its first NUL.
+    #[expect(
+        clippy::unused_self,
+        reason = "`&mut self` is the proof of exclusive access to espeak's global state"
+    )]
     pub(super) fn text_to_phonemes(&mut self, text: &str) -> String {
         let text = text.split('\0').next().unwrap_or_default();
         let Ok(c_text) = CString::new(text) else {
@@ -132,7 +136,7 @@ impl Espeak {
 }
 
 /// `espeak_Initialize(AUDIO_OUTPUT_SYNCHRONOUS, 0, data_dir, 0)` as phonemizer does it, but via
-/// the espeak_ng calls it wraps so a failure is returned instead of calling `exit(1)`.
+/// the `espeak_ng_*` calls it wraps so a failure is returned instead of calling `exit(1)`.
 fn initialize(data_dir: &Path) -> Result<(), PhonemeError> {
     let path_str = data_dir.to_str().ok_or_else(|| PhonemeError::DataPath {
         path: data_dir.to_path_buf(),

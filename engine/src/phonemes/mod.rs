@@ -4,24 +4,32 @@
 //! Banter is measured against) feeds it raw espeak-ng 1.52 output with phonemizer 3.4's
 //! punctuation handling. This module reproduces that pipeline exactly, for every Kokoro language:
 //!
-//! 1. `text.strip()`, split into lines, blank lines dropped ([`pytext`] has Python's whitespace);
-//! 2. punctuation runs cut out and remembered ([`punctuation`]);
-//! 3. each piece phonemized by espeak-ng in IPA with stress marks ([`espeak`]), with
-//!    phonemizer's post-processing (separators removed, one space after every word);
+//! 1. `text.strip()`, split into lines, blank lines dropped (module `pytext` has Python's
+//!    notion of whitespace);
+//! 2. punctuation runs cut out and remembered (module `punctuation`);
+//! 3. each piece phonemized by espeak-ng in IPA with stress marks (module `espeak`), with
+//!    phonemizer's post-processing (separators removed, one space after every word); words of
+//!    the rare shapes that crash espeak-ng 1.52 are rewritten first (module `guard`);
 //! 4. punctuation put back, lines joined, symbols outside the vocabulary dropped ([`Vocab`]),
 //!    whitespace collapsed to single spaces.
 //!
 //! One deliberate difference, recommended by kokoro-port.md section 6: espeak's language-switch
 //! flags such as `(en)` / `(fr)` are removed (phonemizer's `remove-flags`) instead of being fed
 //! to the model as the phonemes `(`, `e`, `n`, `)`. This only changes text where espeak switched
-//! language (English words in French, Latin script or kanji in Japanese...); English never
-//! switches, so English output is identical to kokoro-onnx.
+//! language (English words in French, Latin script or kanji in Japanese...); English text in
+//! Latin script never switches, so it is identical to kokoro-onnx. The crash guard is the other
+//! (rarer) difference: mixed-script words such as `"€-सत"`, on which kokoro-onnx itself crashes.
+//! Mandarin also differs on multi-character words: espeak-rs-sys ships no `cmn_listx`, so the
+//! embedded `cmn_dict` is espeak's small one (set [`DATA_ENV`] to a full 1.52 data directory for
+//! parity).
 //!
 //! Token ids come from [`Vocab::encode`]; [`split_phonemes`] cuts long strings into model-sized
-//! batches. The espeak-ng data travels inside the binary ([`data`]), so no system espeak is used.
+//! batches. The espeak-ng data travels inside the binary (module `data`), so no system espeak
+//! is used.
 
 mod data;
 mod espeak;
+mod guard;
 mod punctuation;
 mod pytext;
 mod split;
@@ -112,6 +120,7 @@ impl Language {
     ];
 
     /// The language of a voice from the first letter of its name (`'a'` for `af_heart`).
+    #[must_use]
     pub fn from_voice_prefix(prefix: char) -> Option<Language> {
         Some(match prefix {
             'a' => Language::EnUs,
@@ -128,11 +137,13 @@ impl Language {
     }
 
     /// The language of a voice name such as `bf_emma`.
+    #[must_use]
     pub fn from_voice_name(voice: &str) -> Option<Language> {
         voice.chars().next().and_then(Language::from_voice_prefix)
     }
 
     /// The espeak language code kokoro-onnx passes as `lang` (`en-us`, `fr-fr`, ...).
+    #[must_use]
     pub fn espeak_code(self) -> &'static str {
         match self {
             Language::EnUs => "en-us",
@@ -149,6 +160,7 @@ impl Language {
 
     /// The espeak-ng voice file phonemizer selects for [`Language::espeak_code`]: the first
     /// voice espeak lists with that language (checked against phonemizer by the goldens).
+    #[must_use]
     pub fn espeak_voice(self) -> &'static str {
         match self {
             Language::EnUs => "gmw/en-US",
@@ -204,6 +216,7 @@ impl Phonemizer {
     }
 
     /// The espeak-ng data directory in use.
+    #[must_use]
     pub fn data_dir(&self) -> PathBuf {
         self.lock().data_dir().to_path_buf()
     }
@@ -223,7 +236,7 @@ impl Phonemizer {
                     status,
                     message,
                 })?;
-            phonemize_lines(&mut espeak, text)
+            phonemize_lines(&mut espeak, text, language)
         };
         let vocab = Vocab::kokoro();
         Ok(pytext::collapse_whitespace(&vocab.filter(&raw)))
@@ -238,7 +251,7 @@ impl Phonemizer {
 
 /// `phonemizer.phonemize(text.strip(), preserve_punctuation=True, with_stress=True,
 /// language_switch="remove-flags")`: the phonemized lines joined by newlines.
-fn phonemize_lines(espeak: &mut Espeak, text: &str) -> String {
+fn phonemize_lines(espeak: &mut Espeak, text: &str, language: Language) -> String {
     // kokoro-onnx's normalize_text, then phonemizer's str2list and blank-line filter.
     let text = pytext::strip(text).trim_matches('\n');
     let lines: Vec<&str> = text
@@ -252,7 +265,10 @@ fn phonemize_lines(espeak: &mut Espeak, text: &str) -> String {
     let (pieces, marks) = punctuation::preserve(&lines);
     let phonemized: Vec<String> = pieces
         .iter()
-        .map(|piece| postprocess_line(&espeak.text_to_phonemes(piece)))
+        .map(|piece| {
+            let piece = guard::avoid_known_crashes(piece, language);
+            postprocess_line(&espeak.text_to_phonemes(&piece))
+        })
         .collect();
     punctuation::restore(phonemized, marks).join("\n")
 }

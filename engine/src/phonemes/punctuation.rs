@@ -145,20 +145,18 @@ fn preserve_line(line: &str, num: usize) -> (Vec<String>, Vec<Mark>) {
         })
         .collect();
     let mut pieces = Vec::with_capacity(marks.len() + 1);
-    let mut rest = line.to_owned();
+    let mut rest = line;
     for mark in &marks {
         // `line.split(mark)`: cut at the first occurrence of the mark's text.
-        match rest.find(&mark.text) {
-            Some(at) => {
-                pieces.push(rest[..at].to_owned());
-                rest = rest[at + mark.text.len()..].to_owned();
-            }
-            None => {
-                pieces.push(std::mem::take(&mut rest));
-            }
+        if let Some(at) = rest.find(&mark.text) {
+            pieces.push(rest[..at].to_owned());
+            rest = &rest[at + mark.text.len()..];
+        } else {
+            pieces.push(rest.to_owned());
+            rest = "";
         }
     }
-    pieces.push(rest);
+    pieces.push(rest.to_owned());
     (pieces, marks)
 }
 

@@ -108,6 +108,7 @@ fn pack(lengths: &[usize], limit: usize) -> Vec<(usize, usize)> {
 /// Splits `phonemes` into balanced batches of at most `max_len` characters, exactly like
 /// kokoro-onnx's `split_phonemes`. Empty or all-whitespace input gives no batches. A `max_len`
 /// of 0 is treated as 1.
+#[must_use]
 pub fn split_phonemes(phonemes: &str, max_len: usize) -> Vec<String> {
     let max_len = max_len.max(1);
     let chars: Vec<char> = strip(phonemes).chars().collect();
@@ -120,7 +121,7 @@ pub fn split_phonemes(phonemes: &str, max_len: usize) -> Vec<String> {
     let fewest = pack(&lengths, max_len).len();
     let (mut low, mut high) = (lengths.iter().copied().max().unwrap_or(1), max_len);
     while low < high {
-        let middle = (low + high) / 2;
+        let middle = usize::midpoint(low, high);
         if pack(&lengths, middle).len() <= fewest {
             high = middle;
         } else {

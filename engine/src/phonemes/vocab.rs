@@ -176,27 +176,32 @@ impl Vocab {
     }
 
     /// Number of symbols.
+    #[must_use]
     pub fn len(&self) -> usize {
         self.ids.len()
     }
 
     /// Whether the vocabulary has no symbols.
+    #[must_use]
     pub fn is_empty(&self) -> bool {
         self.ids.is_empty()
     }
 
     /// The id of one symbol.
+    #[must_use]
     pub fn id(&self, symbol: char) -> Option<u32> {
         self.ids.get(&symbol).copied()
     }
 
     /// Whether `symbol` has an id.
+    #[must_use]
     pub fn contains(&self, symbol: char) -> bool {
         self.ids.contains_key(&symbol)
     }
 
     /// Token ids of a phoneme string, without the pads; symbols outside the vocabulary are
     /// dropped (as kokoro-onnx does) and logged at debug level.
+    #[must_use]
     pub fn encode(&self, phonemes: &str) -> Vec<u32> {
         phonemes
             .chars()
@@ -211,6 +216,7 @@ impl Vocab {
     }
 
     /// `phonemes` without the symbols [`Vocab::encode`] would drop.
+    #[must_use]
     pub fn filter(&self, phonemes: &str) -> String {
         phonemes.chars().filter(|&c| self.contains(c)).collect()
     }

@@ -6,6 +6,7 @@ mod support;
 mod assets;
 mod cli;
 mod convert;
+mod phonemes;
 mod stages_decoder;
 mod stages_encoder;
 mod streaming;
