@@ -11,7 +11,9 @@ pub struct BadInput(pub String);
 pub fn report(err: &anyhow::Error) -> i32 {
     let bad_input = err.chain().any(|cause| {
         cause.downcast_ref::<BadInput>().is_some()
-            || cause.downcast_ref::<SynthError>().is_some_and(SynthError::is_input_error)
+            || cause
+                .downcast_ref::<SynthError>()
+                .is_some_and(SynthError::is_input_error)
             || cause.downcast_ref::<clap::Error>().is_some()
     });
     let mut message = err.to_string();
@@ -33,7 +35,10 @@ pub fn report(err: &anyhow::Error) -> i32 {
 /// A panic is a bug, but the user still gets a readable message and exit status 1, not 101.
 pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
-        let location = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+        let location = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
         let payload = info
             .payload()
             .downcast_ref::<&str>()

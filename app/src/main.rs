@@ -12,13 +12,16 @@ use clap::Parser;
 fn main() {
     exit::install_panic_hook();
     let args = cli::Cli::parse();
-    let filter = tracing_subscriber::EnvFilter::try_from_env("BANTER_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(if args.verbose { "debug" } else { "warn" }));
-    tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).init();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("BANTER_LOG").unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(if args.verbose { "debug" } else { "warn" })
+    });
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
     let code = match cli::run(args) {
         Ok(()) => 0,
         Err(err) => exit::report(&err),
     };
     std::process::exit(code);
 }
-

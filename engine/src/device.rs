@@ -26,7 +26,10 @@ pub enum DeviceError {
     #[error("this banter was built without CUDA; rebuild with `cargo build --release --features cuda` or use --device cpu")]
     NoCudaSupport,
     #[error("CUDA device {index} could not be opened: {source}")]
-    Cuda { index: usize, source: candle_core::Error },
+    Cuda {
+        index: usize,
+        source: candle_core::Error,
+    },
 }
 
 impl FromStr for DeviceChoice {
@@ -61,7 +64,11 @@ impl DeviceChoice {
     pub fn open(self) -> Result<Device, DeviceError> {
         match self {
             Self::Cpu => Ok(Device::Cpu),
-            Self::Auto => Ok(if cfg!(feature = "cuda") { Device::new_cuda(0).unwrap_or(Device::Cpu) } else { Device::Cpu }),
+            Self::Auto => Ok(if cfg!(feature = "cuda") {
+                Device::new_cuda(0).unwrap_or(Device::Cpu)
+            } else {
+                Device::Cpu
+            }),
             Self::Cuda(index) => {
                 if !cfg!(feature = "cuda") {
                     return Err(DeviceError::NoCudaSupport);
@@ -76,7 +83,10 @@ impl DeviceChoice {
 #[must_use]
 pub fn describe(device: &Device) -> String {
     match device {
-        Device::Cpu => format!("cpu ({} threads)", std::thread::available_parallelism().map_or(1, std::num::NonZero::get)),
+        Device::Cpu => format!(
+            "cpu ({} threads)",
+            std::thread::available_parallelism().map_or(1, std::num::NonZero::get)
+        ),
         Device::Cuda(_) => "cuda".to_owned(),
         Device::Metal(_) => "metal".to_owned(),
     }
@@ -90,8 +100,14 @@ mod tests {
     fn parses_device_names() {
         assert_eq!("auto".parse::<DeviceChoice>().unwrap(), DeviceChoice::Auto);
         assert_eq!("CPU".parse::<DeviceChoice>().unwrap(), DeviceChoice::Cpu);
-        assert_eq!("cuda".parse::<DeviceChoice>().unwrap(), DeviceChoice::Cuda(0));
-        assert_eq!("cuda:3".parse::<DeviceChoice>().unwrap(), DeviceChoice::Cuda(3));
+        assert_eq!(
+            "cuda".parse::<DeviceChoice>().unwrap(),
+            DeviceChoice::Cuda(0)
+        );
+        assert_eq!(
+            "cuda:3".parse::<DeviceChoice>().unwrap(),
+            DeviceChoice::Cuda(3)
+        );
         assert!("cuda:x".parse::<DeviceChoice>().is_err());
         assert!("tpu".parse::<DeviceChoice>().is_err());
     }
@@ -100,7 +116,10 @@ mod tests {
     fn cpu_always_opens() {
         assert!(matches!(DeviceChoice::Cpu.open().unwrap(), Device::Cpu));
         if !cfg!(feature = "cuda") {
-            assert!(matches!(DeviceChoice::Cuda(0).open(), Err(DeviceError::NoCudaSupport)));
+            assert!(matches!(
+                DeviceChoice::Cuda(0).open(),
+                Err(DeviceError::NoCudaSupport)
+            ));
         }
     }
 }

@@ -71,10 +71,17 @@ impl StockVoice {
         if chars.next()? != '_' || name.len() < 4 {
             return None;
         }
-        if !name[3..].chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) {
+        if !name[3..]
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        {
             return None;
         }
-        Some(Self { name: name.to_owned(), language: Language::from_voice_prefix(lang)?, gender })
+        Some(Self {
+            name: name.to_owned(),
+            language: Language::from_voice_prefix(lang)?,
+            gender,
+        })
     }
 }
 
@@ -98,7 +105,10 @@ pub struct VoiceSpec {
 impl VoiceSpec {
     /// Parses `af_heart`, `af_bella:0.7+af_sky:0.3` or `af_bella(2)+af_sky(1)`.
     pub fn parse(spec: &str) -> Result<Self, VoiceError> {
-        let bad = |reason: &str| VoiceError::MalformedBlend { spec: spec.to_owned(), reason: reason.to_owned() };
+        let bad = |reason: &str| VoiceError::MalformedBlend {
+            spec: spec.to_owned(),
+            reason: reason.to_owned(),
+        };
         let trimmed = spec.trim();
         if trimmed.is_empty() {
             return Err(bad("it is empty"));
@@ -110,17 +120,32 @@ impl VoiceSpec {
                 return Err(bad("a `+` has no voice on one side"));
             }
             let (name, weight) = if let Some((name, w)) = part.split_once(':') {
-                (name.trim(), parse_weight(w.trim()).ok_or_else(|| bad(&format!("`{w}` is not a weight")))?)
+                (
+                    name.trim(),
+                    parse_weight(w.trim()).ok_or_else(|| bad(&format!("`{w}` is not a weight")))?,
+                )
             } else if let Some((name, rest)) = part.split_once('(') {
-                let w = rest.strip_suffix(')').ok_or_else(|| bad("a `(` is not closed"))?;
-                (name.trim(), parse_weight(w.trim()).ok_or_else(|| bad(&format!("`{w}` is not a weight")))?)
+                let w = rest
+                    .strip_suffix(')')
+                    .ok_or_else(|| bad("a `(` is not closed"))?;
+                (
+                    name.trim(),
+                    parse_weight(w.trim()).ok_or_else(|| bad(&format!("`{w}` is not a weight")))?,
+                )
             } else {
                 (part, 1.0)
             };
-            if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+            {
                 return Err(bad(&format!("`{name}` is not a voice name")));
             }
-            terms.push(BlendTerm { voice: name.to_owned(), weight });
+            terms.push(BlendTerm {
+                voice: name.to_owned(),
+                weight,
+            });
         }
         if terms.iter().map(|t| t.weight).sum::<f32>() <= 0.0 {
             return Err(bad("the weights add up to zero"));
@@ -170,7 +195,9 @@ pub struct VoiceTable {
 
 impl fmt::Debug for VoiceTable {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("VoiceTable").field("rows", &STYLE_ROWS).finish()
+        f.debug_struct("VoiceTable")
+            .field("rows", &STYLE_ROWS)
+            .finish()
     }
 }
 
@@ -179,8 +206,13 @@ impl VoiceTable {
     pub fn read(path: &Path) -> Result<Self, VoiceError> {
         let bytes = fs_err::read(path)?;
         Self::from_bytes(&bytes).map_err(|e| match e {
-            VoiceError::BadTable { len, .. } => VoiceError::BadTable { path: path.to_owned(), len },
-            VoiceError::NonFinite { .. } => VoiceError::NonFinite { path: path.to_owned() },
+            VoiceError::BadTable { len, .. } => VoiceError::BadTable {
+                path: path.to_owned(),
+                len,
+            },
+            VoiceError::NonFinite { .. } => VoiceError::NonFinite {
+                path: path.to_owned(),
+            },
             other => other,
         })
     }
@@ -188,12 +220,19 @@ impl VoiceTable {
     /// Builds a table from raw little-endian f32 bytes.
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, VoiceError> {
         if bytes.len() != TABLE_BYTES {
-            return Err(VoiceError::BadTable { path: PathBuf::new(), len: bytes.len() });
+            return Err(VoiceError::BadTable {
+                path: PathBuf::new(),
+                len: bytes.len(),
+            });
         }
-        let rows: Vec<f32> =
-            bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        let rows: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
         if rows.iter().any(|v| !v.is_finite()) {
-            return Err(VoiceError::NonFinite { path: PathBuf::new() });
+            return Err(VoiceError::NonFinite {
+                path: PathBuf::new(),
+            });
         }
         Ok(Self { rows })
     }
@@ -232,19 +271,42 @@ mod tests {
 
     #[test]
     fn parses_plain_and_both_blend_spellings() {
-        assert_eq!(VoiceSpec::parse("af_heart").unwrap().canonical(), "af_heart");
+        assert_eq!(
+            VoiceSpec::parse("af_heart").unwrap().canonical(),
+            "af_heart"
+        );
         let a = VoiceSpec::parse("af_bella:0.7+af_sky:0.3").unwrap();
         assert_eq!(a.canonical(), "af_bella:0.7+af_sky:0.3");
         let b = VoiceSpec::parse("af_bella(2) + af_sky(1)").unwrap();
         assert_eq!(b.canonical(), "af_bella:0.667+af_sky:0.333");
         assert_eq!(b.language(), Language::EnUs);
-        assert_eq!(VoiceSpec::parse("bf_emma:3+af_sky:1").unwrap().language(), Language::EnGb);
+        assert_eq!(
+            VoiceSpec::parse("bf_emma:3+af_sky:1").unwrap().language(),
+            Language::EnGb
+        );
     }
 
     #[test]
     fn rejects_malformed_blends() {
-        for bad in ["", "  ", "af_bella+", "+af_sky", "af_bella:x", "af_bella(2", "af_bella:-1", "a b", "af_bella:0+af_sky:0", "af_bella:nan"] {
-            assert!(matches!(VoiceSpec::parse(bad), Err(VoiceError::MalformedBlend { .. })), "{bad:?} should be rejected");
+        for bad in [
+            "",
+            "  ",
+            "af_bella+",
+            "+af_sky",
+            "af_bella:x",
+            "af_bella(2",
+            "af_bella:-1",
+            "a b",
+            "af_bella:0+af_sky:0",
+            "af_bella:nan",
+        ] {
+            assert!(
+                matches!(
+                    VoiceSpec::parse(bad),
+                    Err(VoiceError::MalformedBlend { .. })
+                ),
+                "{bad:?} should be rejected"
+            );
         }
     }
 
@@ -258,7 +320,9 @@ mod tests {
     }
 
     fn table(value: f32) -> VoiceTable {
-        VoiceTable { rows: vec![value; STYLE_ROWS * STYLE_DIM] }
+        VoiceTable {
+            rows: vec![value; STYLE_ROWS * STYLE_DIM],
+        }
     }
 
     #[test]
@@ -278,9 +342,15 @@ mod tests {
         let t = table(0.5);
         let back = VoiceTable::from_bytes(&t.to_bytes()).unwrap();
         assert_eq!(back.style_for(3), t.style_for(3));
-        assert!(matches!(VoiceTable::from_bytes(&[0u8; 12]), Err(VoiceError::BadTable { .. })));
+        assert!(matches!(
+            VoiceTable::from_bytes(&[0u8; 12]),
+            Err(VoiceError::BadTable { .. })
+        ));
         let mut bytes = t.to_bytes();
         bytes[0..4].copy_from_slice(&f32::NAN.to_le_bytes());
-        assert!(matches!(VoiceTable::from_bytes(&bytes), Err(VoiceError::NonFinite { .. })));
+        assert!(matches!(
+            VoiceTable::from_bytes(&bytes),
+            Err(VoiceError::NonFinite { .. })
+        ));
     }
 }

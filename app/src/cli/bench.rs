@@ -87,14 +87,29 @@ pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
         ours.extend(best);
     }
     let rss_peak = peak_rss_mb();
-    let peer = if args.no_peer { Ok(Vec::new()) } else { run_peer(args, &passages, threads) };
+    let peer = if args.no_peer {
+        Ok(Vec::new())
+    } else {
+        run_peer(args, &passages, threads)
+    };
 
-    println!("banter bench synth — voice {}, {threads} threads, device {}", args.voice, engine::device::describe(synth.device()));
+    println!(
+        "banter bench synth — voice {}, {threads} threads, device {}",
+        args.voice,
+        engine::device::describe(synth.device())
+    );
     println!("model load {load_s:.2} s; peak RSS with model loaded {rss_loaded:.0} MB, after rendering {rss_peak:.0} MB");
     println!();
     println!(
         "{:<22} {:>8} {:>11} {:>11} {:>9} {:>11} {:>13} {:>14}",
-        "passage", "audio s", "banter xRT", "peer xRT", "ratio", "banter TTFA", "peer total s", "TTFA/peer tot"
+        "passage",
+        "audio s",
+        "banter xRT",
+        "peer xRT",
+        "ratio",
+        "banter TTFA",
+        "peer total s",
+        "TTFA/peer tot"
     );
     let peer_rows = peer.as_ref().map_or(&[][..], Vec::as_slice);
     for f in &ours {
@@ -103,7 +118,12 @@ pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
         let (peer_xrt, ratio, peer_total, ttfa_share) = match p {
             Some(p) => {
                 let px = p.audio_s / p.wall_s;
-                (format!("{px:.2}"), format!("{:.2}", xrt / px), format!("{:.2}", p.wall_s), format!("{:.0} %", 100.0 * f.ttfa_s / p.wall_s))
+                (
+                    format!("{px:.2}"),
+                    format!("{:.2}", xrt / px),
+                    format!("{:.2}", p.wall_s),
+                    format!("{:.0} %", 100.0 * f.ttfa_s / p.wall_s),
+                )
             }
             None => ("-".into(), "-".into(), "-".into(), "-".into()),
         };
@@ -134,7 +154,11 @@ fn passages(given: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     }
     let dir = Path::new("assets/passages");
     let mut found: Vec<PathBuf> = fs_err::read_dir(dir)
-        .map_err(|e| BadInput(format!("{e}; run from the repository root or name passage files")))?
+        .map_err(|e| {
+            BadInput(format!(
+                "{e}; run from the repository root or name passage files"
+            ))
+        })?
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "txt"))
         .collect();
@@ -143,7 +167,8 @@ fn passages(given: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 fn file_name(p: &Path) -> String {
-    p.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+    p.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
 }
 
 struct PeerFigures {
@@ -154,7 +179,11 @@ struct PeerFigures {
 }
 
 /// Runs the Python peer, which prints one JSON object per passage.
-fn run_peer(args: &SynthBenchArgs, passages: &[PathBuf], threads: usize) -> anyhow::Result<Vec<PeerFigures>> {
+fn run_peer(
+    args: &SynthBenchArgs,
+    passages: &[PathBuf],
+    threads: usize,
+) -> anyhow::Result<Vec<PeerFigures>> {
     let store = match &args.engine.models {
         Some(d) => engine::assets::ModelStore::at(d),
         None => engine::assets::ModelStore::open_default()?,
@@ -179,7 +208,9 @@ fn run_peer(args: &SynthBenchArgs, passages: &[PathBuf], threads: usize) -> anyh
     }
     let mut rows = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
         rows.push(PeerFigures {
             name: v["passage"].as_str().unwrap_or_default().to_owned(),
             audio_s: v["audio_s"].as_f64().unwrap_or(0.0),
@@ -195,9 +226,11 @@ fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmHWM:"))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|kb| kb.parse::<f64>().ok()))
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|kb| kb.parse::<f64>().ok())
+            })
         })
         .map_or(0.0, |kb| kb / 1024.0)
 }

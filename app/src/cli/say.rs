@@ -42,7 +42,9 @@ pub enum WavFormat {
 pub fn run(args: &SayArgs) -> anyhow::Result<()> {
     let text = if args.text == "-" {
         let mut s = String::new();
-        std::io::stdin().read_to_string(&mut s).map_err(|e| BadInput(format!("reading standard input: {e}")))?;
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .map_err(|e| BadInput(format!("reading standard input: {e}")))?;
         s
     } else {
         args.text.clone()
@@ -64,9 +66,9 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
     let mut sink: Box<dyn WriteSeek> = if to_stdout {
         Box::new(SeekableStdout::default())
     } else {
-        Box::new(BufWriter::new(
-            fs_err::File::create(&part).map_err(|e| BadInput(format!("cannot write {}: {e}", target.display())))?,
-        ))
+        Box::new(BufWriter::new(fs_err::File::create(&part).map_err(
+            |e| BadInput(format!("cannot write {}: {e}", target.display())),
+        )?))
     };
     let result = (|| -> anyhow::Result<()> {
         let mut wav = WavWriter::new(&mut sink, SAMPLE_RATE, 1, format)?;
@@ -100,7 +102,9 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
 }
 
 fn part_path(target: &std::path::Path) -> PathBuf {
-    let name = target.file_name().map_or_else(|| "out.wav".into(), |n| n.to_string_lossy().into_owned());
+    let name = target
+        .file_name()
+        .map_or_else(|| "out.wav".into(), |n| n.to_string_lossy().into_owned());
     target.with_file_name(format!(".{name}.part"))
 }
 

@@ -41,13 +41,22 @@ const HEADER_LEN: u64 = 44;
 
 impl<W: Write + Seek> WavWriter<W> {
     /// Writes a provisional header; sizes are fixed by [`WavWriter::finish`].
-    pub fn new(mut out: W, sample_rate: u32, channels: u16, format: SampleFormat) -> io::Result<Self> {
+    pub fn new(
+        mut out: W,
+        sample_rate: u32,
+        channels: u16,
+        format: SampleFormat,
+    ) -> io::Result<Self> {
         let block = channels * format.bytes();
         out.write_all(b"RIFF")?;
         out.write_all(&0u32.to_le_bytes())?;
         out.write_all(b"WAVEfmt ")?;
         out.write_all(&16u32.to_le_bytes())?;
-        let tag: u16 = if format == SampleFormat::Float32 { 3 } else { 1 };
+        let tag: u16 = if format == SampleFormat::Float32 {
+            3
+        } else {
+            1
+        };
         out.write_all(&tag.to_le_bytes())?;
         out.write_all(&channels.to_le_bytes())?;
         out.write_all(&sample_rate.to_le_bytes())?;
@@ -56,7 +65,12 @@ impl<W: Write + Seek> WavWriter<W> {
         out.write_all(&(format.bytes() * 8).to_le_bytes())?;
         out.write_all(b"data")?;
         out.write_all(&0u32.to_le_bytes())?;
-        Ok(Self { out, format, data_bytes: 0, finished: false })
+        Ok(Self {
+            out,
+            format,
+            data_bytes: 0,
+            finished: false,
+        })
     }
 
     /// Appends samples in [-1, 1] (values outside are clipped for the integer formats).
@@ -101,14 +115,25 @@ impl<W: Write + Seek> WavWriter<W> {
 }
 
 /// Writes `samples` as a mono WAV file atomically (temp file + rename).
-pub fn write_wav_file(path: &Path, samples: &[f32], sample_rate: u32, format: SampleFormat) -> io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+pub fn write_wav_file(
+    path: &Path,
+    samples: &[f32],
+    sample_rate: u32,
+    format: SampleFormat,
+) -> io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let tmp = tempfile_in(dir, path)?;
     let result = (|| {
         let file = fs_err::File::create(&tmp)?;
         let mut w = WavWriter::new(BufWriter::new(file), sample_rate, 1, format)?;
         w.write(samples)?;
-        let file = w.finish()?.into_inner().map_err(io::IntoInnerError::into_error)?;
+        let file = w
+            .finish()?
+            .into_inner()
+            .map_err(io::IntoInnerError::into_error)?;
         file.sync_all()?;
         fs_err::rename(&tmp, path)
     })();
@@ -119,7 +144,9 @@ pub fn write_wav_file(path: &Path, samples: &[f32], sample_rate: u32, format: Sa
 }
 
 fn tempfile_in(dir: &Path, target: &Path) -> io::Result<std::path::PathBuf> {
-    let name = target.file_name().map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
+    let name = target
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
     Ok(dir.join(format!(".{name}.{}.part", std::process::id())))
 }
 
@@ -134,7 +161,8 @@ mod tests {
 
     #[test]
     fn pcm16_header_and_samples() {
-        let mut w = WavWriter::new(Cursor::new(Vec::new()), 24_000, 1, SampleFormat::Pcm16).unwrap();
+        let mut w =
+            WavWriter::new(Cursor::new(Vec::new()), 24_000, 1, SampleFormat::Pcm16).unwrap();
         w.write(&[0.0, 1.0, -1.0, 2.0]).unwrap();
         w.write(&[0.5]).unwrap();
         let b = w.finish().unwrap().into_inner();
@@ -149,17 +177,23 @@ mod tests {
 
     #[test]
     fn pcm24_is_padded_to_even_and_float_keeps_values() {
-        let mut w = WavWriter::new(Cursor::new(Vec::new()), 48_000, 1, SampleFormat::Pcm24).unwrap();
+        let mut w =
+            WavWriter::new(Cursor::new(Vec::new()), 48_000, 1, SampleFormat::Pcm24).unwrap();
         w.write(&[0.25]).unwrap();
         let b = w.finish().unwrap().into_inner();
         assert_eq!(header_u32(&b, 40), 3);
         assert_eq!(b.len(), 44 + 4);
-        let mut w = WavWriter::new(Cursor::new(Vec::new()), 24_000, 1, SampleFormat::Float32).unwrap();
+        let mut w =
+            WavWriter::new(Cursor::new(Vec::new()), 24_000, 1, SampleFormat::Float32).unwrap();
         w.write(&[0.125, f32::NAN]).unwrap();
         let b = w.finish().unwrap().into_inner();
         assert_eq!(u16::from_le_bytes([b[20], b[21]]), 3);
         assert_eq!(f32::from_le_bytes([b[44], b[45], b[46], b[47]]), 0.125);
-        assert_eq!(f32::from_le_bytes([b[48], b[49], b[50], b[51]]), 0.0, "NaN is written as silence");
+        assert_eq!(
+            f32::from_le_bytes([b[48], b[49], b[50], b[51]]),
+            0.0,
+            "NaN is written as silence"
+        );
     }
 
     #[test]

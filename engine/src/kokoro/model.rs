@@ -276,9 +276,15 @@ impl Kokoro {
 
     /// Builds the model from a `VarBuilder` rooted at the checkpoint's top level.
     pub fn new(cfg: &KokoroConfig, vb: VarBuilder) -> candle_core::Result<Self> {
-        let encoder = KokoroEncoder::new(cfg, vb.clone()).map_err(|e| candle_core::Error::Msg(e.to_string()))?;
-        let decoder = super::decoder::Decoder::new(vb.pp("decoder")).map_err(|e| candle_core::Error::Msg(e.to_string()))?;
-        Ok(Self { encoder, decoder, style_dim: cfg.style_dim })
+        let encoder = KokoroEncoder::new(cfg, vb.clone())
+            .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        let decoder = super::decoder::Decoder::new(vb.pp("decoder"))
+            .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        Ok(Self {
+            encoder,
+            decoder,
+            style_dim: cfg.style_dim,
+        })
     }
 
     /// The encoder half (phonemes → durations, F0, N, frame features).

@@ -39,10 +39,15 @@ pub fn load_tensors(path: &Path, device: &Device) -> candle_core::Result<HashMap
         }
         let dtype = info["dtype"].as_str().unwrap_or_default();
         if dtype != "F32" {
-            return Err(bad(format!("tensor {name} has dtype {dtype}, expected F32")));
+            return Err(bad(format!(
+                "tensor {name} has dtype {dtype}, expected F32"
+            )));
         }
-        let shape: Option<Vec<usize>> =
-            info["shape"].as_array().map(|a| a.iter().filter_map(|d| d.as_u64().map(|d| d as usize)).collect());
+        let shape: Option<Vec<usize>> = info["shape"].as_array().map(|a| {
+            a.iter()
+                .filter_map(|d| d.as_u64().map(|d| d as usize))
+                .collect()
+        });
         let offsets: Option<(u64, u64)> = info["data_offsets"]
             .as_array()
             .and_then(|a| Some((a.first()?.as_u64()?, a.get(1)?.as_u64()?)));
@@ -51,7 +56,9 @@ pub fn load_tensors(path: &Path, device: &Device) -> candle_core::Result<HashMap
         };
         let elements: usize = shape.iter().product();
         if end < begin || end - begin != elements as u64 * 4 || data_start + end > file_len {
-            return Err(bad(format!("tensor {name} has offsets {begin}..{end} that do not fit its shape {shape:?}")));
+            return Err(bad(format!(
+                "tensor {name} has offsets {begin}..{end} that do not fit its shape {shape:?}"
+            )));
         }
         entries.push((name, shape, begin, end));
     }
@@ -63,7 +70,10 @@ pub fn load_tensors(path: &Path, device: &Device) -> candle_core::Result<HashMap
         file.seek(SeekFrom::Start(data_start + begin))?;
         bytes.resize((end - begin) as usize, 0);
         file.read_exact(&mut bytes)?;
-        let values: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
+        let values: Vec<f32> = bytes
+            .chunks_exact(4)
+            .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect();
         tensors.insert(name, Tensor::from_vec(values, shape, device)?);
     }
     Ok(tensors)
@@ -71,7 +81,11 @@ pub fn load_tensors(path: &Path, device: &Device) -> candle_core::Result<HashMap
 
 /// A `VarBuilder` over the weights in `path`, named like the PyTorch checkpoint.
 pub fn var_builder(path: &Path, device: &Device) -> candle_core::Result<VarBuilder<'static>> {
-    Ok(VarBuilder::from_tensors(load_tensors(path, device)?, DType::F32, device))
+    Ok(VarBuilder::from_tensors(
+        load_tensors(path, device)?,
+        DType::F32,
+        device,
+    ))
 }
 
 #[cfg(test)]
@@ -82,12 +96,21 @@ mod tests {
     fn reads_what_candle_writes_and_rejects_garbage() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("w.safetensors");
-        let a = Tensor::arange(0f32, 6.0, &Device::Cpu).unwrap().reshape((2, 3)).unwrap();
-        let b = Tensor::new(&[7f32], &Device::Cpu).unwrap();
-        candle_core::safetensors::save(&HashMap::from([("a.weight".to_owned(), a.clone()), ("b".to_owned(), b)]), &path)
+        let a = Tensor::arange(0f32, 6.0, &Device::Cpu)
+            .unwrap()
+            .reshape((2, 3))
             .unwrap();
+        let b = Tensor::new(&[7f32], &Device::Cpu).unwrap();
+        candle_core::safetensors::save(
+            &HashMap::from([("a.weight".to_owned(), a.clone()), ("b".to_owned(), b)]),
+            &path,
+        )
+        .unwrap();
         let t = load_tensors(&path, &Device::Cpu).unwrap();
-        assert_eq!(t["a.weight"].to_vec2::<f32>().unwrap(), a.to_vec2::<f32>().unwrap());
+        assert_eq!(
+            t["a.weight"].to_vec2::<f32>().unwrap(),
+            a.to_vec2::<f32>().unwrap()
+        );
         assert_eq!(t["b"].to_vec1::<f32>().unwrap(), vec![7.0]);
 
         std::fs::write(&path, b"\xff\xff\xff\xff\xff\xff\xff\x7fjunk").unwrap();
@@ -99,6 +122,9 @@ mod tests {
         file.extend_from_slice(json);
         file.extend_from_slice(&[0u8; 8]);
         std::fs::write(&path, file).unwrap();
-        assert!(load_tensors(&path, &Device::Cpu).is_err(), "offsets past the end of the file");
+        assert!(
+            load_tensors(&path, &Device::Cpu).is_err(),
+            "offsets past the end of the file"
+        );
     }
 }

@@ -7,7 +7,10 @@ use engine::assets::ModelStore;
 
 /// The repository root (tests read fixtures and assets from it).
 pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("tests/ has a parent").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("tests/ has a parent")
+        .to_path_buf()
 }
 
 /// The fetched model store, or `None` (test skipped) when it is missing outside CI.
@@ -30,9 +33,16 @@ pub fn model_store() -> Option<ModelStore> {
 pub fn banter_path() -> PathBuf {
     let exe = std::env::current_exe().expect("test executable path");
     // target/<profile>/deps/e2e-<hash> → target/<profile>/banter
-    let dir = exe.parent().and_then(Path::parent).expect("target/<profile>");
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>");
     let bin = dir.join(format!("banter{}", std::env::consts::EXE_SUFFIX));
-    assert!(bin.is_file(), "{} is missing: run `cargo build --profile test -p app` first (scripts/test.sh does)", bin.display());
+    assert!(
+        bin.is_file(),
+        "{} is missing: run `cargo build --profile test -p app` first (scripts/test.sh does)",
+        bin.display()
+    );
     bin
 }
 
@@ -40,8 +50,14 @@ pub fn banter_path() -> PathBuf {
 pub fn banter(args: &[&str], stdin: Option<&[u8]>) -> Output {
     use std::io::Write;
     let mut cmd = Command::new(banter_path());
-    cmd.args(args).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped());
-    cmd.stdin(if stdin.is_some() { std::process::Stdio::piped() } else { std::process::Stdio::null() });
+    cmd.args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    cmd.stdin(if stdin.is_some() {
+        std::process::Stdio::piped()
+    } else {
+        std::process::Stdio::null()
+    });
     let mut child = cmd.spawn().expect("spawn banter");
     if let Some(input) = stdin {
         let mut pipe = child.stdin.take().expect("stdin pipe");
@@ -65,8 +81,14 @@ pub fn read_wav(path: &Path) -> (Vec<f32>, u32) {
     let bits = u16::from_le_bytes([b[34], b[35]]);
     let data = &b[44..];
     let samples = match bits {
-        16 => data.chunks_exact(2).map(|c| f32::from(i16::from_le_bytes([c[0], c[1]])) / 32767.0).collect(),
-        32 => data.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+        16 => data
+            .chunks_exact(2)
+            .map(|c| f32::from(i16::from_le_bytes([c[0], c[1]])) / 32767.0)
+            .collect(),
+        32 => data
+            .chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect(),
         other => panic!("unexpected bits per sample {other}"),
     };
     (samples, rate)
