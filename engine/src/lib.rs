@@ -6,7 +6,7 @@
 //!
 //! Layers, from the bottom:
 //! - [`assets`]: fetches, verifies and converts the model files into the user's data directory.
-//! - [`onnx`]: reads the int8 ONNX export and turns it into f32 weights named like PyTorch.
+//! - [`onnx`]: reads the int8 ONNX export and turns it into f32 weights named like `PyTorch`.
 //! - [`phonemes`]: text to Kokoro phoneme ids, with kokoro-onnx's espeak-ng settings.
 //! - [`kokoro`]: the neural model, stage by stage.
 //! - [`voice`]: stock voice tables and blends.

@@ -5,7 +5,7 @@
 //! clause when the sentence is long — so that the first audio comes early; later segments pack
 //! whole sentences up to [`PACK_PHONEMES`] for natural prosody and throughput.
 //!
-//! Why segments and not decoder windows: every AdaIN layer of Kokoro's decoder normalises over
+//! Why segments and not decoder windows: every `AdaIN` layer of Kokoro's decoder normalises over
 //! the whole time axis of its input, so decoding a segment in windows changes the audio (the
 //! `streaming` tests measure it: SNR 2–4 dB against a single pass even with 1.6 s of context).
 //! The default [`ChunkPlan`] therefore decodes each segment in one pass, exactly as the
@@ -401,8 +401,7 @@ fn split_first(sentence: &str, max: usize) -> (&str, &str) {
             matches!(c, ',' | ';' | ':' | '—') && sentence[i + c.len_utf8()..].starts_with(' ')
         })
         .map(|(i, c)| i + c.len_utf8())
-        .filter(|&end| end >= limit / 4)
-        .last();
+        .rfind(|&end| end >= limit / 4);
     let cut = clause
         .or_else(|| window.rfind(' ').filter(|&i| i > 0))
         .unwrap_or(limit);
@@ -531,7 +530,7 @@ mod tests {
     #[test]
     fn packing_respects_the_pack_limit() {
         let sentence = format!("{}.", "a".repeat(70));
-        let text = vec![sentence.as_str(); 9].join(" ");
+        let text = [sentence.as_str(); 9].join(" ");
         let segs = plan_segments(&text);
         assert_eq!(segs[0], sentence);
         assert!(segs.iter().all(|s| s.chars().count() <= PACK_PHONEMES));

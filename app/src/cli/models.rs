@@ -78,7 +78,7 @@ fn print_progress(event: &FetchEvent) {
         FetchEvent::Verifying { file } => eprintln!("      verifying {file}"),
         FetchEvent::Reusing { file } => eprintln!("      keeping verified {file}"),
         FetchEvent::Converting { onnx } => {
-            eprintln!("      converting {} to f32 safetensors", onnx.display())
+            eprintln!("      converting {} to f32 safetensors", onnx.display());
         }
         FetchEvent::Done { elapsed } => eprintln!("      done in {:.1} s", elapsed.as_secs_f64()),
     }

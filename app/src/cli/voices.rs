@@ -1,6 +1,7 @@
 //! `banter voices`: the stock voices in the model store, with language and gender.
 
 use engine::assets::ModelStore;
+use engine::phonemes::Language;
 
 #[derive(Debug, clap::Args)]
 pub struct VoicesArgs {
@@ -23,9 +24,29 @@ pub fn run(args: &VoicesArgs) -> anyhow::Result<()> {
         println!("{}", serde_json::to_string_pretty(&voices)?);
         return Ok(());
     }
-    println!("{:<14} {:<22} {}", "NAME", "LANGUAGE", "GENDER");
+    println!("{:<14} {:<22} GENDER", "NAME", "LANGUAGE");
     for v in voices {
-        println!("{:<14} {:<22} {}", v.name, v.language.to_string(), v.gender);
+        println!(
+            "{:<14} {:<22} {}",
+            v.name,
+            language_name(v.language),
+            v.gender
+        );
     }
     Ok(())
+}
+
+/// The language as a podcast author would name it.
+fn language_name(language: Language) -> &'static str {
+    match language {
+        Language::EnUs => "American English",
+        Language::EnGb => "British English",
+        Language::Es => "Spanish",
+        Language::Fr => "French",
+        Language::Hi => "Hindi",
+        Language::It => "Italian",
+        Language::PtBr => "Brazilian Portuguese",
+        Language::Ja => "Japanese",
+        Language::Cmn => "Mandarin Chinese",
+    }
 }

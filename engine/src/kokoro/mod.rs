@@ -1,6 +1,6 @@
 //! Kokoro-82M v1.0 (hexgrad), implemented natively in candle.
 //!
-//! Reference: PyPI `kokoro` 0.9.4 (`model.py`, `modules.py`, `istftnet.py`) and the ONNX export
+//! Reference: `PyPI` `kokoro` 0.9.4 (`model.py`, `modules.py`, `istftnet.py`) and the ONNX export
 //! documented in `shared/docs/kokoro-port.md`. Modules mirror the reference's: the ALBERT phoneme
 //! encoder, the prosody predictor, the text encoder, and the iSTFTNet decoder with its harmonic
 //! source. Tensor names under `VarBuilder::pp` are spelled like the checkpoint's.

@@ -5,7 +5,7 @@
 //! windows of decoder frames (one frame = 300 samples = 12.5 ms), each padded with `context`
 //! frames of its neighbours so the convolutions see what they would see in one pass.
 //!
-//! But every AdaIN layer normalises over the whole time axis of what it is given, so a window's
+//! But every `AdaIN` layer normalises over the whole time axis of what it is given, so a window's
 //! statistics are its own, not the segment's: windowed output is *not* the reference audio (the
 //! `streaming` tests measure SNR 2–4 dB against one pass, yet 332 dB with full context, which
 //! shows the slicing itself is exact). [`ChunkPlan::whole`], the default, decodes a segment in one

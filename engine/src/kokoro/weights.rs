@@ -79,7 +79,7 @@ pub fn load_tensors(path: &Path, device: &Device) -> candle_core::Result<HashMap
     Ok(tensors)
 }
 
-/// A `VarBuilder` over the weights in `path`, named like the PyTorch checkpoint.
+/// A `VarBuilder` over the weights in `path`, named like the `PyTorch` checkpoint.
 pub fn var_builder(path: &Path, device: &Device) -> candle_core::Result<VarBuilder<'static>> {
     Ok(VarBuilder::from_tensors(
         load_tensors(path, device)?,

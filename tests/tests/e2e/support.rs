@@ -5,14 +5,6 @@ use std::process::{Command, Output};
 
 use engine::assets::ModelStore;
 
-/// The repository root (tests read fixtures and assets from it).
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
-}
-
 /// The fetched model store, or `None` (test skipped) when it is missing outside CI.
 /// In CI (`CI` set) a missing model is a failure: the suite must not pass by skipping.
 pub fn model_store() -> Option<ModelStore> {
