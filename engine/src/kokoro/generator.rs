@@ -137,16 +137,17 @@ impl AdaINResBlock1 {
     /// Time-major: `x` `[T, C]` → `[T, C]`.
     pub fn forward_tm(&self, x: &Tensor, s: &Tensor) -> Result<Tensor> {
         let mut x = x.clone();
+        let t = x.dim(0)?;
         for l in &self.layers {
             let h = l
                 .adain1
-                .forward_act_tm(&x, s, &l.snake1, l.conv1.padding())?;
+                .forward_act_tm(&x, s, &l.snake1, l.conv1.frame(t))?;
             // conv1 feeds an instance norm, which cancels its bias exactly.
-            let h = l.conv1.forward_tm_padded(&h, false)?;
+            let h = l.conv1.forward_tm_padded(&h, t, false)?;
             let h = l
                 .adain2
-                .forward_act_tm(&h, s, &l.snake2, l.conv2.padding())?;
-            let h = l.conv2.forward_tm_padded(&h, true)?;
+                .forward_act_tm(&h, s, &l.snake2, l.conv2.frame(t))?;
+            let h = l.conv2.forward_tm_padded(&h, t, true)?;
             x = (h + x)?;
         }
         Ok(x)
@@ -352,6 +353,7 @@ pub fn reflection_pad_top1(x: &Tensor) -> Result<Tensor> {
 }
 
 pub mod conv;
+pub mod spectral;
 
 #[cfg(test)]
 mod tests {
@@ -407,7 +409,9 @@ mod tests {
         });
         let xt = to_time_major(&x).expect("tm");
         time("adain+snake (fused, time-major, padded)", &|| {
-            adain.forward_act_tm(&xt, &s, &snake, 25).expect("fused")
+            adain
+                .forward_act_tm(&xt, &s, &snake, (25, 25))
+                .expect("fused")
         });
         time("sin", &|| x.sin().expect("sin"));
         time("add", &|| (&x + &x).expect("add"));
@@ -416,12 +420,12 @@ mod tests {
         let conv = Conv1d::from_tensors(&w, None, 25, 5, 1).expect("conv");
         let xp = xt.pad_with_zeros(0, 25, 25).expect("pad");
         time("conv k11 d5 (time-major)", &|| {
-            conv.forward_tm_padded(&xp, false).expect("conv")
+            conv.forward_tm_padded(&xp, t, false).expect("conv")
         });
         let conv = Conv1d::from_tensors(&w, None, 5, 1, 1).expect("conv");
         let xp = xt.pad_with_zeros(0, 5, 5).expect("pad");
         time("conv k11 d1 (time-major)", &|| {
-            conv.forward_tm_padded(&xp, false).expect("conv")
+            conv.forward_tm_padded(&xp, t, false).expect("conv")
         });
     }
 

@@ -19,10 +19,29 @@
 use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
 
+use super::spectral::SpectralPlan;
+
+/// Kernels at least this long (with at least [`SPECTRAL_MIN_OUT`] output channels) go through
+/// the DFT ([`super::spectral`]); shorter ones are cheaper as one direct product.
+const SPECTRAL_MIN_KERNEL: usize = 7;
+const SPECTRAL_MIN_OUT: usize = 64;
+
 /// Most output rows per matrix product: keeps each unfolded view's element count far below
-/// 2²⁴, where `Tensor::unfold` (which counts windows in f32) stays exact, and gives the threads
-/// several pieces to share.
-const ROWS_PER_PRODUCT: usize = 4096;
+/// 2²⁴, where `Tensor::unfold` (which counts windows in f32) stays exact.
+const ROWS_PER_PRODUCT: usize = 16_384;
+
+/// Splits `rows` output rows into equal pieces `(start, len)`: a multiple of the thread count,
+/// none longer than [`ROWS_PER_PRODUCT`], so every thread gets the same amount of work.
+fn row_pieces(rows: usize) -> Vec<(usize, usize)> {
+    let threads = candle_core::utils::get_num_threads().max(1);
+    let rounds = rows.div_ceil(threads * ROWS_PER_PRODUCT).max(1);
+    let pieces = (threads * rounds).min(rows.max(1));
+    let len = rows.div_ceil(pieces).max(1);
+    (0..rows)
+        .step_by(len)
+        .map(|start| (start, len.min(rows - start)))
+        .collect()
+}
 
 /// 1-D convolution (`nn.Conv1d`, groups 1) with weights `[C_out, C_in, K]` and optional bias.
 #[derive(Debug, Clone)]
@@ -32,10 +51,13 @@ pub struct Conv1d {
     /// `[1, C_out]`.
     bias: Option<Tensor>,
     c_in: usize,
+    c_out: usize,
     kernel: usize,
     padding: usize,
     dilation: usize,
     stride: usize,
+    /// Set for long kernels: run through the DFT.
+    spectral: Option<SpectralPlan>,
 }
 
 impl Conv1d {
@@ -83,21 +105,59 @@ impl Conv1d {
             .reshape((kernel * c_in, c_out))?
             .contiguous()?;
         let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
+        let spectral = if stride == 1 && kernel >= SPECTRAL_MIN_KERNEL && c_out >= SPECTRAL_MIN_OUT
+        {
+            Some(SpectralPlan::new(kernel, weight.device())?)
+        } else {
+            None
+        };
         Ok(Self {
             weight_tm,
             bias,
             c_in,
+            c_out,
             kernel,
             padding,
             dilation,
             stride,
+            spectral,
         })
     }
 
-    /// Zero rows this convolution expects on each side of its input.
+    /// The convolution's own zero padding on each side.
     #[must_use]
     pub fn padding(&self) -> usize {
         self.padding
+    }
+
+    /// Output steps for an input of `t_in` steps.
+    #[must_use]
+    pub fn output_len(&self, t_in: usize) -> usize {
+        let span = self.dilation * (self.kernel - 1) + 1;
+        (t_in + 2 * self.padding).saturating_sub(span) / self.stride + 1
+    }
+
+    /// Zero rows `(before, after)` to frame an input of `t_in` steps with, for
+    /// [`Self::forward_tm_padded`]: the padding, plus whatever the block-wise DFT path reads
+    /// past the end (so that no copy is needed to extend it).
+    #[must_use]
+    pub fn frame(&self, t_in: usize) -> (usize, usize) {
+        let p = self.padding;
+        match &self.spectral {
+            Some(plan) if self.dilation == 1 => {
+                let rows = plan.rows_needed(self.output_len(t_in));
+                (p, rows.saturating_sub(t_in + p).max(p))
+            }
+            _ => (p, p),
+        }
+    }
+
+    /// Input rows the undilated path reads for `t_out` outputs.
+    fn rows_needed(&self, t_out: usize) -> usize {
+        match &self.spectral {
+            Some(plan) => plan.rows_needed(t_out),
+            None => (t_out - 1) * self.stride + self.kernel,
+        }
     }
 
     /// Channel-major convenience: `[B, C_in, T]` → `[B, C_out, T_out]`.
@@ -110,64 +170,84 @@ impl Conv1d {
 
     /// `[T, C_in]` → `[T_out, C_out]`.
     pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
-        let xp = x.pad_with_zeros(0, self.padding, self.padding)?;
-        self.forward_tm_padded(&xp, true)
+        let t_in = x.dim(0)?;
+        let (top, bottom) = self.frame(t_in);
+        let xp = x.pad_with_zeros(0, top, bottom)?;
+        self.forward_tm_padded(&xp, t_in, true)
     }
 
-    /// Like [`Self::forward_tm`] on an input that already carries its `padding` zero rows on
-    /// each side (as [`crate::kokoro::adain::AdaIN1d::forward_act_tm`] can write it). With
-    /// `with_bias` false the bias is left out (for a convolution feeding an instance norm, which
-    /// removes any per-channel constant anyway).
-    pub fn forward_tm_padded(&self, xp: &Tensor, with_bias: bool) -> Result<Tensor> {
+    /// Like [`Self::forward_tm`] for an input of `t_in` steps already framed by the zero rows
+    /// of [`Self::frame`] (as [`crate::kokoro::adain::AdaIN1d::forward_act_tm`] writes it).
+    /// With `with_bias` false the bias is left out (for a convolution feeding an instance
+    /// norm, which removes any per-channel constant anyway).
+    pub fn forward_tm_padded(&self, xp: &Tensor, t_in: usize, with_bias: bool) -> Result<Tensor> {
         let (rows, c_in) = xp.dims2()?;
         if c_in != self.c_in {
             candle_core::bail!("conv1d: input has {c_in} channels, expected {}", self.c_in);
         }
         let span = self.dilation * (self.kernel - 1) + 1;
-        let Some(t_out) = rows.checked_sub(span).map(|r| r / self.stride + 1) else {
-            candle_core::bail!("conv1d: {rows} padded steps are fewer than the kernel span {span}");
-        };
+        if t_in + 2 * self.padding < span || rows < t_in + 2 * self.padding {
+            candle_core::bail!(
+                "conv1d: {rows} rows for {t_in} steps with padding {} and kernel span {span}",
+                self.padding
+            );
+        }
+        let t_out = self.output_len(t_in);
         let bias = if with_bias { self.bias.as_ref() } else { None };
         let xp = xp.contiguous()?;
         if self.dilation == 1 {
+            let need = self.rows_needed(t_out);
+            let xp = if rows < need {
+                xp.pad_with_zeros(0, 0, need - rows)?
+            } else {
+                xp
+            };
             return self.undilated(&xp, t_out, bias);
         }
         // Phase ρ holds rows ρ, ρ+d, ρ+2d…; on it the kernel is undilated.
         let d = self.dilation;
-        let per_phase = rows.div_ceil(d);
+        let per_phase_out = t_out.div_ceil(d);
+        let per_phase = rows.div_ceil(d).max(self.rows_needed(per_phase_out));
         let phased = xp
             .pad_with_zeros(0, 0, per_phase * d - rows)?
             .reshape((per_phase, d, c_in))?
             .transpose(0, 1)?
             .contiguous()?;
-        let windows = per_phase - (self.kernel - 1);
         let outs = (0..d)
-            .map(|rho| self.undilated(&phased.get(rho)?, windows, bias))
+            .map(|rho| self.undilated(&phased.get(rho)?, per_phase_out, bias))
             .collect::<Result<Vec<_>>>()?;
-        // [windows, d, C_out]: output step t = ρ + d·w.
-        let c_out = self.weight_tm.dim(1)?;
+        // [per_phase_out, d, C_out]: output step t = ρ + d·w.
         Tensor::stack(&outs, 1)?
-            .reshape((windows * d, c_out))?
+            .reshape((per_phase_out * d, self.c_out))?
             .narrow(0, 0, t_out)
     }
 
-    /// Undilated convolution of a contiguous `[rows, C_in]` input: `[t_out, C_out]`.
+    /// Undilated convolution of a contiguous `[rows, C_in]` input (rows ≥ `rows_needed`):
+    /// `[t_out, C_out]`.
     fn undilated(&self, xp: &Tensor, t_out: usize, bias: Option<&Tensor>) -> Result<Tensor> {
+        let add_bias = |y: Tensor| match bias {
+            Some(b) => y.broadcast_add(b),
+            None => Ok(y),
+        };
+        if let Some(plan) = &self.spectral {
+            let taps = self
+                .weight_tm
+                .reshape((self.kernel, self.c_in, self.c_out))?;
+            let spectra = plan.kernel_spectra(&taps)?;
+            let blocks = t_out.div_ceil(plan.valid());
+            let y = par_map(&row_pieces(blocks), |&(first, count)| {
+                add_bias(plan.blocks(xp, first, count, &spectra)?)
+            })
+            .and_then(|parts| cat_rows(&parts))?;
+            return y.narrow(0, 0, t_out);
+        }
         let (k, c, s) = (self.kernel, self.c_in, self.stride);
-        let pieces: Vec<(usize, usize)> = (0..t_out)
-            .step_by(ROWS_PER_PRODUCT)
-            .map(|start| (start, ROWS_PER_PRODUCT.min(t_out - start)))
-            .collect();
-        par_map(&pieces, |&(start, len)| {
+        par_map(&row_pieces(t_out), |&(start, len)| {
             // Input rows start·s .. (start+len−1)·s + k, flattened and viewed as overlapping
             // windows of k rows, one every s rows.
             let block = xp.narrow(0, start * s, (len - 1) * s + k)?.flatten_all()?;
             let view = block.unfold(0, k * c, s * c)?;
-            let y = matmul_any_device(&view, &self.weight_tm)?;
-            match bias {
-                Some(b) => y.broadcast_add(b),
-                None => Ok(y),
-            }
+            add_bias(matmul_any_device(&view, &self.weight_tm)?)
         })
         .and_then(|parts| cat_rows(&parts))
     }
@@ -244,11 +324,7 @@ impl ConvTranspose1d {
     pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
         let t = x.dim(0)?;
         let x = x.contiguous()?;
-        let pieces: Vec<(usize, usize)> = (0..t)
-            .step_by(ROWS_PER_PRODUCT)
-            .map(|start| (start, ROWS_PER_PRODUCT.min(t - start)))
-            .collect();
-        let taps = par_map(&pieces, |&(start, len)| {
+        let taps = par_map(&row_pieces(t), |&(start, len)| {
             matmul_any_device(&x.narrow(0, start, len)?, &self.weight_tm)
         })
         .and_then(|parts| cat_rows(&parts))?;
@@ -310,12 +386,13 @@ fn par_map<I: Sync>(items: &[I], f: impl Fn(&I) -> Result<Tensor> + Sync) -> Res
     }
     let per = items.len().div_ceil(threads);
     let f = &f;
+    let run = move |group: &[I]| group.iter().map(f).collect::<Result<Vec<_>>>();
     std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(per)
-            .map(|group| scope.spawn(move || group.iter().map(f).collect::<Result<Vec<_>>>()))
-            .collect();
-        let mut out = Vec::with_capacity(items.len());
+        let mut groups = items.chunks(per);
+        // This thread takes the first group itself.
+        let first = groups.next().unwrap_or(&[]);
+        let handles: Vec<_> = groups.map(|g| scope.spawn(move || run(g))).collect();
+        let mut out = run(first)?;
         for h in handles {
             let part = h
                 .join()
@@ -367,7 +444,7 @@ mod tests {
             (5, 3, 12, 6, 3, 9),
             (3, 2, 7, 3, 2, 5),
             (22, 1, 20, 5, 0, 11),
-            (4, 3, 12, 6, 3, ROWS_PER_PRODUCT + 5),
+            (4, 3, 12, 6, 3, 2 * ROWS_PER_PRODUCT + 5),
         ] {
             let x = ramp((1, c_in, t), 1.0);
             let w = ramp((c_in, c_out, k), 0.5);
@@ -396,7 +473,13 @@ mod tests {
             (2, 3, 5, 0, 2, 1, 12),
             (22, 8, 12, 3, 1, 6, 61),
             (3, 2, 3, 1, 1, 2, 10),
-            (3, 2, 11, 25, 5, 1, ROWS_PER_PRODUCT * 3 + 7),
+            (3, 2, 11, 25, 5, 1, ROWS_PER_PRODUCT * 5 + 7),
+            // Long kernels with many outputs take the DFT path.
+            (8, 64, 7, 3, 1, 1, 200),
+            (8, 64, 11, 5, 1, 1, 1000),
+            (5, 64, 11, 25, 5, 1, 301),
+            (6, 64, 7, 9, 3, 1, 59),
+            (4, 64, 11, 5, 1, 1, 3),
         ] {
             let x = ramp((1, c_in, t), 1.0);
             let w = ramp((c_out, c_in, k), 0.5);
@@ -408,10 +491,12 @@ mod tests {
             let conv = Conv1d::from_tensors(&w, Some(&b), p, d, s).expect("conv");
             let got = conv.forward(&x).expect("unfold");
             assert_eq!(got.dims(), want.dims(), "{c_in} {c_out} {k} {p} {d} {s}");
-            assert!(
-                max_abs_diff(&got, &want) < 1e-5,
-                "{c_in} {c_out} {k} {p} {d} {s}"
-            );
+            let peak = want
+                .abs()
+                .and_then(|a| a.flatten_all()?.max(0)?.to_scalar::<f32>())
+                .expect("peak");
+            let err = max_abs_diff(&got, &want) / peak;
+            assert!(err < 2e-6, "{c_in} {c_out} {k} {p} {d} {s}: rel {err}");
         }
     }
 
