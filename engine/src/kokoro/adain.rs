@@ -328,11 +328,11 @@ impl AdainResBlk1d {
             None => self.norm1.forward_act_tm(x, s, &act, self.conv1.frame(t))?,
         };
         // conv1 feeds an instance norm, which cancels its bias exactly.
-        let r = self.conv1.forward_tm_padded(&r, t, false)?;
+        let r = self.conv1.forward_tm_padded(&r, t, false, None)?;
         let r = self
             .norm2
             .forward_act_tm(&r, s, &act, self.conv2.frame(t))?;
-        let r = self.conv2.forward_tm_padded(&r, t, true)?;
+        let r = self.conv2.forward_tm_padded(&r, t, true, None)?;
 
         let mut sc = if self.pool.is_some() {
             upsample_nearest2_tm(x)?
@@ -340,7 +340,7 @@ impl AdainResBlk1d {
             x.clone()
         };
         if let Some(c) = &self.conv1x1 {
-            sc = c.forward_tm_padded(&sc, t, false)?;
+            sc = c.forward_tm_padded(&sc, t, false, None)?;
         }
         (r + sc)? * std::f64::consts::FRAC_1_SQRT_2
     }

@@ -143,12 +143,11 @@ impl AdaINResBlock1 {
                 .adain1
                 .forward_act_tm(&x, s, &l.snake1, l.conv1.frame(t))?;
             // conv1 feeds an instance norm, which cancels its bias exactly.
-            let h = l.conv1.forward_tm_padded(&h, t, false)?;
+            let h = l.conv1.forward_tm_padded(&h, t, false, None)?;
             let h = l
                 .adain2
                 .forward_act_tm(&h, s, &l.snake2, l.conv2.frame(t))?;
-            let h = l.conv2.forward_tm_padded(&h, t, true)?;
-            x = (h + x)?;
+            x = l.conv2.forward_tm_padded(&h, t, true, Some(&x))?;
         }
         Ok(x)
     }
@@ -324,6 +323,11 @@ impl Generator {
         self.istft.forward(conv_post)
     }
 
+    /// Time-major step 5: `conv_post` `[120F+1, 22]` → audio `[1, 600F]`.
+    pub fn istft_tm(&self, conv_post: &Tensor) -> Result<Tensor> {
+        self.istft.forward_tm(conv_post)
+    }
+
     /// All steps: decoder output `[1, 512, 2F]`, F0 `[1, 2F]`, style `[1, 128]` → `[1, 600F]`.
     pub fn forward(&self, x: &Tensor, f0: &Tensor, s: &Tensor) -> Result<Tensor> {
         let har = self.source_spectrum(&self.harmonic_source(f0)?)?;
@@ -420,12 +424,12 @@ mod tests {
         let conv = Conv1d::from_tensors(&w, None, 25, 5, 1).expect("conv");
         let xp = xt.pad_with_zeros(0, 25, 25).expect("pad");
         time("conv k11 d5 (time-major)", &|| {
-            conv.forward_tm_padded(&xp, t, false).expect("conv")
+            conv.forward_tm_padded(&xp, t, false, None).expect("conv")
         });
         let conv = Conv1d::from_tensors(&w, None, 5, 1, 1).expect("conv");
         let xp = xt.pad_with_zeros(0, 5, 5).expect("pad");
         time("conv k11 d1 (time-major)", &|| {
-            conv.forward_tm_padded(&xp, t, false).expect("conv")
+            conv.forward_tm_padded(&xp, t, false, None).expect("conv")
         });
     }
 

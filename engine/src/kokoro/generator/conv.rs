@@ -19,7 +19,7 @@
 use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
 
-use super::spectral::SpectralPlan;
+use super::spectral::{RangeFn, SpectralPlan};
 
 /// Kernels at least this long (with at least [`SPECTRAL_MIN_OUT`] output channels) go through
 /// the DFT ([`super::spectral`]); shorter ones are cheaper as one direct product.
@@ -50,6 +50,8 @@ pub struct Conv1d {
     weight_tm: Tensor,
     /// `[1, C_out]`.
     bias: Option<Tensor>,
+    /// The same on the host, for the CPU epilogue.
+    bias_host: Option<Vec<f32>>,
     c_in: usize,
     c_out: usize,
     kernel: usize,
@@ -111,9 +113,14 @@ impl Conv1d {
         } else {
             None
         };
+        let bias_host = bias
+            .as_ref()
+            .map(|b| b.flatten_all()?.to_vec1::<f32>())
+            .transpose()?;
         Ok(Self {
             weight_tm,
             bias,
+            bias_host,
             c_in,
             c_out,
             kernel,
@@ -143,20 +150,24 @@ impl Conv1d {
     #[must_use]
     pub fn frame(&self, t_in: usize) -> (usize, usize) {
         let p = self.padding;
-        match &self.spectral {
-            Some(plan) if self.dilation == 1 => {
-                let rows = plan.rows_needed(self.output_len(t_in));
-                (p, rows.saturating_sub(t_in + p).max(p))
-            }
-            _ => (p, p),
-        }
+        let rows = match &self.spectral {
+            Some(_) => self.dilation * self.rows_per_phase(self.output_len(t_in)),
+            None => 0,
+        };
+        (p, rows.saturating_sub(t_in + p).max(p))
     }
 
-    /// Input rows the undilated path reads for `t_out` outputs.
-    fn rows_needed(&self, t_out: usize) -> usize {
+    /// Input rows per phase (all rows when undilated) for `t_out` outputs. The DFT path reads
+    /// whole blocks; with several phases each phase is a whole number of blocks, so the blocks
+    /// of all phases lie at one stride.
+    fn rows_per_phase(&self, t_out: usize) -> usize {
+        let per_phase_out = t_out.div_ceil(self.dilation);
         match &self.spectral {
-            Some(plan) => plan.rows_needed(t_out),
-            None => (t_out - 1) * self.stride + self.kernel,
+            Some(plan) if self.dilation > 1 => {
+                (per_phase_out + self.kernel - 1).div_ceil(plan.valid()) * plan.valid()
+            }
+            Some(plan) => plan.rows_needed(per_phase_out),
+            None => (per_phase_out - 1) * self.stride + self.kernel,
         }
     }
 
@@ -173,14 +184,21 @@ impl Conv1d {
         let t_in = x.dim(0)?;
         let (top, bottom) = self.frame(t_in);
         let xp = x.pad_with_zeros(0, top, bottom)?;
-        self.forward_tm_padded(&xp, t_in, true)
+        self.forward_tm_padded(&xp, t_in, true, None)
     }
 
     /// Like [`Self::forward_tm`] for an input of `t_in` steps already framed by the zero rows
     /// of [`Self::frame`] (as [`crate::kokoro::adain::AdaIN1d::forward_act_tm`] writes it).
     /// With `with_bias` false the bias is left out (for a convolution feeding an instance
-    /// norm, which removes any per-channel constant anyway).
-    pub fn forward_tm_padded(&self, xp: &Tensor, t_in: usize, with_bias: bool) -> Result<Tensor> {
+    /// norm, which removes any per-channel constant anyway); `residual` `[T_out, C_out]` is
+    /// added to the result in the same pass as the bias.
+    pub fn forward_tm_padded(
+        &self,
+        xp: &Tensor,
+        t_in: usize,
+        with_bias: bool,
+        residual: Option<&Tensor>,
+    ) -> Result<Tensor> {
         let (rows, c_in) = xp.dims2()?;
         if c_in != self.c_in {
             candle_core::bail!("conv1d: input has {c_in} channels, expected {}", self.c_in);
@@ -193,61 +211,94 @@ impl Conv1d {
             );
         }
         let t_out = self.output_len(t_in);
-        let bias = if with_bias { self.bias.as_ref() } else { None };
-        let xp = xp.contiguous()?;
-        if self.dilation == 1 {
-            let need = self.rows_needed(t_out);
-            let xp = if rows < need {
-                xp.pad_with_zeros(0, 0, need - rows)?
-            } else {
-                xp
-            };
-            return self.undilated(&xp, t_out, bias);
-        }
-        // Phase ρ holds rows ρ, ρ+d, ρ+2d…; on it the kernel is undilated.
+        let bias = if with_bias {
+            self.bias.as_ref().zip(self.bias_host.as_deref())
+        } else {
+            None
+        };
         let d = self.dilation;
+        let per_phase = self.rows_per_phase(t_out);
         let per_phase_out = t_out.div_ceil(d);
-        let per_phase = rows.div_ceil(d).max(self.rows_needed(per_phase_out));
-        let phased = xp
-            .pad_with_zeros(0, 0, per_phase * d - rows)?
-            .reshape((per_phase, d, c_in))?
-            .transpose(0, 1)?
-            .contiguous()?;
-        let outs = (0..d)
-            .map(|rho| self.undilated(&phased.get(rho)?, per_phase_out, bias))
-            .collect::<Result<Vec<_>>>()?;
-        // [per_phase_out, d, C_out]: output step t = ρ + d·w.
-        Tensor::stack(&outs, 1)?
-            .reshape((per_phase_out * d, self.c_out))?
-            .narrow(0, 0, t_out)
+        // Extend with zero rows if the caller framed for less (one copy).
+        let need = d * per_phase;
+        let xp = if rows < need {
+            xp.pad_with_zeros(0, 0, need - rows)?
+        } else {
+            xp.contiguous()?
+        };
+        let y = match &self.spectral {
+            Some(plan) => self.spectral(plan, &xp, per_phase)?,
+            None if d == 1 => self.undilated(&xp, t_out)?,
+            None => {
+                // Phase ρ holds rows ρ, ρ+d, ρ+2d…; on it the kernel is undilated.
+                let phased = xp
+                    .narrow(0, 0, need)?
+                    .reshape((per_phase, d, c_in))?
+                    .transpose(0, 1)?
+                    .contiguous()?;
+                let outs = (0..d)
+                    .map(|rho| self.undilated(&phased.get(rho)?, per_phase_out))
+                    .collect::<Result<Vec<_>>>()?;
+                Tensor::cat(&outs, 0)?
+            }
+        };
+        let y = if d == 1 {
+            y.narrow(0, 0, t_out)?
+        } else {
+            // [d, ≥ per_phase_out, C_out] by phase → output step t = ρ + d·w.
+            let by_phase = y.dim(0)? / d;
+            y.reshape((d, by_phase, self.c_out))?
+                .narrow(1, 0, per_phase_out)?
+                .transpose(0, 1)?
+                .contiguous()?
+                .reshape((per_phase_out * d, self.c_out))?
+                .narrow(0, 0, t_out)?
+        };
+        finish(&y, bias, residual)
     }
 
-    /// Undilated convolution of a contiguous `[rows, C_in]` input (rows ≥ `rows_needed`):
-    /// `[t_out, C_out]`.
-    fn undilated(&self, xp: &Tensor, t_out: usize, bias: Option<&Tensor>) -> Result<Tensor> {
-        let add_bias = |y: Tensor| match bias {
-            Some(b) => y.broadcast_add(b),
-            None => Ok(y),
+    /// DFT path over the `d` phases of `xp` (`d·per_phase` rows): `[d·per_phase, C_out]`, phase
+    /// after phase.
+    fn spectral(&self, plan: &SpectralPlan, xp: &Tensor, per_phase: usize) -> Result<Tensor> {
+        let (d, c_in) = (self.dilation, self.c_in);
+        let taps = self.weight_tm.reshape((self.kernel, c_in, self.c_out))?;
+        let spectra = plan.kernel_spectra(&taps)?;
+        // With several phases, the blocks of all phases at one stride: phase ρ (rows ρ, ρ+d, …)
+        // becomes rows ρ·per_phase.., then K−1 zero rows for the reach of the last block (one
+        // copy). Each phase is whole blocks whose valid outputs never read past it.
+        let (grouped, blocks) = if d == 1 {
+            // Framed with `rows_needed` rows already: the blocks read it in place.
+            (
+                xp.clone(),
+                xp.dim(0)?.saturating_sub(self.kernel - 1) / plan.valid(),
+            )
+        } else {
+            let tail = Tensor::zeros((self.kernel - 1, c_in), xp.dtype(), xp.device())?;
+            let xp = xp
+                .narrow(0, 0, d * per_phase)?
+                .reshape((per_phase, d, c_in))?;
+            let mut parts = (0..d)
+                .map(|rho| xp.narrow(1, rho, 1)?.squeeze(1))
+                .collect::<Result<Vec<_>>>()?;
+            parts.push(tail);
+            (Tensor::cat(&parts, 0)?, d * per_phase / plan.valid())
         };
-        if let Some(plan) = &self.spectral {
-            let taps = self
-                .weight_tm
-                .reshape((self.kernel, self.c_in, self.c_out))?;
-            let spectra = plan.kernel_spectra(&taps)?;
-            let blocks = t_out.div_ceil(plan.valid());
-            let y = par_map(&row_pieces(blocks), |&(first, count)| {
-                add_bias(plan.blocks(xp, first, count, &spectra)?)
-            })
-            .and_then(|parts| cat_rows(&parts))?;
-            return y.narrow(0, 0, t_out);
-        }
+        let split = |count: usize, f: &RangeFn<'_>| {
+            par_map(&row_pieces(count), |&(first, len)| f(first, len))
+                .and_then(|parts| cat_rows0(&parts))
+        };
+        plan.blocks(&grouped, blocks, &spectra, &split)
+    }
+
+    /// Undilated direct convolution of a contiguous `[rows, C_in]` input: `[t_out, C_out]`.
+    fn undilated(&self, xp: &Tensor, t_out: usize) -> Result<Tensor> {
         let (k, c, s) = (self.kernel, self.c_in, self.stride);
         par_map(&row_pieces(t_out), |&(start, len)| {
             // Input rows start·s .. (start+len−1)·s + k, flattened and viewed as overlapping
             // windows of k rows, one every s rows.
             let block = xp.narrow(0, start * s, (len - 1) * s + k)?.flatten_all()?;
             let view = block.unfold(0, k * c, s * c)?;
-            add_bias(matmul_any_device(&view, &self.weight_tm)?)
+            matmul_any_device(&view, &self.weight_tm)
         })
         .and_then(|parts| cat_rows(&parts))
     }
@@ -259,8 +310,9 @@ pub struct ConvTranspose1d {
     /// `[C_in, Q·stride·C_out]` (kernel zero-padded to `Q·stride` taps): column
     /// `k·C_out + o` holds `weight[:, o, k]`.
     weight_tm: Tensor,
-    /// `[1, C_out]`.
+    /// `[1, C_out]`, and on the host.
     bias: Option<Tensor>,
+    bias_host: Option<Vec<f32>>,
     c_out: usize,
     kernel: usize,
     stride: usize,
@@ -297,9 +349,14 @@ impl ConvTranspose1d {
             .reshape((c_in, taps * c_out))?
             .contiguous()?;
         let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
+        let bias_host = bias
+            .as_ref()
+            .map(|b| b.flatten_all()?.to_vec1::<f32>())
+            .transpose()?;
         Ok(Self {
             weight_tm,
             bias,
+            bias_host,
             c_out,
             kernel,
             stride,
@@ -352,10 +409,128 @@ impl ConvTranspose1d {
         let y = sum
             .reshape(((t + q - 1) * s, c))?
             .narrow(0, self.padding, len)?;
-        match &self.bias {
-            Some(b) => y.broadcast_add(b),
-            None => Ok(y),
+        finish(&y, self.bias.as_ref().zip(self.bias_host.as_deref()), None)
+    }
+}
+
+/// `y + bias (+ residual)` on `[rows, C]`: one parallel pass on the CPU, candle ops elsewhere.
+fn finish(
+    y: &Tensor,
+    bias: Option<(&Tensor, &[f32])>,
+    residual: Option<&Tensor>,
+) -> Result<Tensor> {
+    if bias.is_none() && residual.is_none() {
+        return Ok(y.clone());
+    }
+    if y.device().is_cpu() && y.dtype() == candle_core::DType::F32 {
+        let op = Epilogue {
+            bias: bias.map(|(_, host)| host),
+        };
+        let y = y.contiguous()?;
+        return match residual {
+            Some(r) => y.apply_op2_no_bwd(&r.contiguous()?, &op),
+            None => y.apply_op1_no_bwd(&op),
+        };
+    }
+    let y = match bias {
+        Some((b, _)) => y.broadcast_add(b)?,
+        None => y.clone(),
+    };
+    match residual {
+        Some(r) => y + r,
+        None => Ok(y),
+    }
+}
+
+/// CPU epilogue of a convolution: adds a per-column bias and optionally a residual.
+struct Epilogue<'a> {
+    bias: Option<&'a [f32]>,
+}
+
+impl Epilogue<'_> {
+    fn run(&self, y: &[f32], residual: Option<&[f32]>, cols: usize) -> Vec<f32> {
+        use rayon::prelude::*;
+        let mut out = vec![0.0f32; y.len()];
+        let rows_per = 256;
+        out.par_chunks_mut(rows_per * cols)
+            .enumerate()
+            .for_each(|(i, chunk)| {
+                let start = i * rows_per * cols;
+                let ys = &y[start..start + chunk.len()];
+                for (r, (o, yr)) in chunk.chunks_mut(cols).zip(ys.chunks(cols)).enumerate() {
+                    o.copy_from_slice(yr);
+                    if let Some(b) = self.bias {
+                        for (v, &bv) in o.iter_mut().zip(b) {
+                            *v += bv;
+                        }
+                    }
+                    if let Some(res) = residual {
+                        let at = start + r * cols;
+                        for (v, &rv) in o.iter_mut().zip(&res[at..at + cols]) {
+                            *v += rv;
+                        }
+                    }
+                }
+            });
+        out
+    }
+
+    fn check(&self, layout: &candle_core::Layout) -> Result<(usize, usize, usize)> {
+        let (_, cols) = layout.shape().dims2()?;
+        let Some((a, b)) = layout.contiguous_offsets() else {
+            candle_core::bail!("conv epilogue: input must be contiguous");
+        };
+        if self.bias.is_some_and(|bias| bias.len() != cols) {
+            candle_core::bail!("conv epilogue: bias does not match {cols} columns");
         }
+        Ok((a, b, cols))
+    }
+}
+
+impl candle_core::CustomOp1 for Epilogue<'_> {
+    fn name(&self) -> &'static str {
+        "conv-epilogue"
+    }
+
+    fn cpu_fwd(
+        &self,
+        storage: &candle_core::CpuStorage,
+        layout: &candle_core::Layout,
+    ) -> Result<(candle_core::CpuStorage, candle_core::Shape)> {
+        let (a, b, cols) = self.check(layout)?;
+        let y = &storage.as_slice::<f32>()?[a..b];
+        let out = self.run(y, None, cols);
+        Ok((candle_core::CpuStorage::F32(out), layout.shape().clone()))
+    }
+}
+
+impl candle_core::CustomOp2 for Epilogue<'_> {
+    fn name(&self) -> &'static str {
+        "conv-epilogue-residual"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &candle_core::CpuStorage,
+        l1: &candle_core::Layout,
+        s2: &candle_core::CpuStorage,
+        l2: &candle_core::Layout,
+    ) -> Result<(candle_core::CpuStorage, candle_core::Shape)> {
+        let (a, b, cols) = self.check(l1)?;
+        if l1.shape() != l2.shape() {
+            candle_core::bail!(
+                "conv epilogue: residual {:?} vs output {:?}",
+                l2.shape(),
+                l1.shape()
+            );
+        }
+        let Some((c, d)) = l2.contiguous_offsets() else {
+            candle_core::bail!("conv epilogue: residual must be contiguous");
+        };
+        let y = &s1.as_slice::<f32>()?[a..b];
+        let r = &s2.as_slice::<f32>()?[c..d];
+        let out = self.run(y, Some(r), cols);
+        Ok((candle_core::CpuStorage::F32(out), l1.shape().clone()))
     }
 }
 
@@ -377,30 +552,22 @@ fn cat_rows(parts: &[Tensor]) -> Result<Tensor> {
     }
 }
 
-/// Runs `f` over `items`, spread over candle's thread count on the CPU (each thread takes a
-/// contiguous run of items), and returns the results in order.
+/// Concatenates along the first dimension (no copy for a single part).
+fn cat_rows0(parts: &[Tensor]) -> Result<Tensor> {
+    match parts {
+        [one] => Ok(one.clone()),
+        _ => Tensor::cat(parts, 0),
+    }
+}
+
+/// Runs `f` over `items` on rayon's pool (the one candle's GEMM uses, so nested products
+/// share the same workers instead of oversubscribing), returning the results in order.
 fn par_map<I: Sync>(items: &[I], f: impl Fn(&I) -> Result<Tensor> + Sync) -> Result<Vec<Tensor>> {
-    let threads = candle_core::utils::get_num_threads().clamp(1, items.len().max(1));
-    if threads == 1 {
+    use rayon::prelude::*;
+    if items.len() <= 1 {
         return items.iter().map(&f).collect();
     }
-    let per = items.len().div_ceil(threads);
-    let f = &f;
-    let run = move |group: &[I]| group.iter().map(f).collect::<Result<Vec<_>>>();
-    std::thread::scope(|scope| {
-        let mut groups = items.chunks(per);
-        // This thread takes the first group itself.
-        let first = groups.next().unwrap_or(&[]);
-        let handles: Vec<_> = groups.map(|g| scope.spawn(move || run(g))).collect();
-        let mut out = run(first)?;
-        for h in handles {
-            let part = h
-                .join()
-                .map_err(|_| candle_core::Error::Msg("convolution worker panicked".into()))??;
-            out.extend(part);
-        }
-        Ok(out)
-    })
+    items.par_iter().map(&f).collect()
 }
 
 /// CPU time of this process (all threads), from `/proc/self/stat` (Linux, 10 ms ticks).
@@ -548,5 +715,41 @@ mod tests {
                 w1 * 1e3, c1 * 1e3, w2 * 1e3, c2 * 1e3
             );
         }
+    }
+}
+
+#[cfg(test)]
+mod profile {
+    use super::*;
+    use candle_core::Device;
+
+    /// Repeats one generator-sized convolution, for `perf`.
+    #[test]
+    #[ignore = "profiling helper, run explicitly"]
+    fn repeat_long_conv() {
+        let (c, k, d, t) = (128usize, 11usize, 5usize, 17_401usize);
+        let v: Vec<f32> = (0..c * t).map(|i| (i as f32 * 0.37).sin()).collect();
+        let x = Tensor::from_vec(v, (t, c), &Device::Cpu).expect("x");
+        let w: Vec<f32> = (0..c * c * k)
+            .map(|i| (i as f32 * 0.11).cos() * 0.01)
+            .collect();
+        let w = Tensor::from_vec(w, (c, c, k), &Device::Cpu).expect("w");
+        let dil: usize = std::env::var("DEC_DIL")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(d);
+        let conv = Conv1d::from_tensors(&w, None, dil * (k - 1) / 2, dil, 1).expect("conv");
+        let (before, after) = conv.frame(t);
+        let xp = x.pad_with_zeros(0, before, after).expect("pad");
+        let t0 = std::time::Instant::now();
+        let c0 = process_cpu_seconds();
+        for _ in 0..20 {
+            let _ = conv.forward_tm_padded(&xp, t, false, None).expect("conv");
+        }
+        eprintln!(
+            "d {dil}: {:.1} ms wall, {:.1} ms cpu per conv",
+            t0.elapsed().as_secs_f64() * 50.0,
+            (process_cpu_seconds() - c0) * 50.0
+        );
     }
 }

@@ -20,6 +20,12 @@
 
 use candle_core::{DType, Device, Result, Tensor};
 
+/// Runs a closure over row ranges `(first, len)` of `count` rows and concatenates the results
+/// (how the products are spread over threads).
+pub type Split<'a> = dyn Fn(usize, &RangeFn<'_>) -> Result<Tensor> + 'a;
+/// The per-range work handed to a [`Split`].
+pub type RangeFn<'a> = dyn Fn(usize, usize) -> Result<Tensor> + Sync + 'a;
+
 /// Block length of the transform.
 pub const BLOCK: usize = 64;
 
@@ -124,38 +130,42 @@ impl SpectralPlan {
             .reshape((3 * self.bins, c_in, c_out))
     }
 
-    /// Convolution of blocks `first..first+count` of the padded time-major input `xp`
-    /// (`[rows, C_in]`, rows ≥ `rows_needed`), with spectra from [`Self::kernel_spectra`]:
-    /// `[count·V, C_out]`.
+    /// Convolution of `count` blocks of the time-major input `xp` (`[rows, C_in]`, contiguous,
+    /// rows ≥ `(count−1)·V + N`; block b reads rows `b·V .. b·V+N`), with kernel spectra from
+    /// [`Self::kernel_spectra`]: `[count·V, C_out]`.
+    ///
+    /// Each of the three products is split over threads by `split`, which runs the closure on
+    /// row ranges of its first dimension and concatenates the results.
     pub fn blocks(
         &self,
         xp: &Tensor,
-        first: usize,
         count: usize,
         spectra: &Tensor,
+        split: &Split<'_>,
     ) -> Result<Tensor> {
-        let (n, v, f3) = (BLOCK, self.valid, 3 * self.bins);
-        let c_in = xp.dim(1)?;
+        let (n, v) = (BLOCK, self.valid);
         let c_out = spectra.dim(2)?;
-        let seg = xp.narrow(0, first * v, (count - 1) * v + n)?;
+        let cpu = xp.device().is_cpu();
+        let seg = xp.narrow(0, 0, (count - 1) * v + n)?;
         // [count, C_in, N] → [count, N, C_in]: block b is rows b·V .. b·V+N, not copied.
-        let mut blocks = seg.unfold(0, n, v)?.transpose(1, 2)?;
-        if !xp.device().is_cpu() {
-            blocks = blocks.contiguous()?;
-        }
-        let spec = self
-            .forward
-            .broadcast_left(count)?
-            .matmul(&blocks)? // [count, 3F, C_in]
-            .transpose(0, 1)?
-            .contiguous()?; // [3F, count, C_in]
-        let prod = spec.matmul(spectra)?; // [3F, count, C_out]
-        let prod = prod.transpose(0, 1)?.contiguous()?; // [count, 3F, C_out]
-        debug_assert_eq!(prod.dims(), &[count, f3, c_out]);
-        let _ = c_in;
-        self.inverse
-            .broadcast_left(count)?
-            .matmul(&prod)? // [count, V, C_out]
-            .reshape((count * v, c_out))
+        let blocks = seg.unfold(0, n, v)?.transpose(1, 2)?;
+        let spec = split(count, &|first, len| {
+            let b = blocks.narrow(0, first, len)?;
+            let b = if cpu { b } else { b.contiguous()? };
+            self.forward.broadcast_left(len)?.matmul(&b)
+        })?; // [count, 3F, C_in]
+        let by_bin = spec.transpose(0, 1)?; // [3F, count, C_in], a view
+        let prod = split(3 * self.bins, &|first, len| {
+            let s = by_bin.narrow(0, first, len)?;
+            let s = if cpu { s } else { s.contiguous()? };
+            s.matmul(&spectra.narrow(0, first, len)?)
+        })?; // [3F, count, C_out]
+        let by_block = prod.transpose(0, 1)?; // [count, 3F, C_out], a view
+        split(count, &|first, len| {
+            let p = by_block.narrow(0, first, len)?;
+            let p = if cpu { p } else { p.contiguous()? };
+            self.inverse.broadcast_left(len)?.matmul(&p)
+        })? // [count, V, C_out]
+        .reshape((count * v, c_out))
     }
 }
