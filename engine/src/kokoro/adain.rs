@@ -322,16 +322,14 @@ impl AdainResBlk1d {
             // The transposed conv sits between the norm and conv1, so frame after it.
             Some(pool) => {
                 let r = pool.forward_tm(&self.norm1.forward_act_tm(x, s, &act, (0, 0))?)?;
-                let (before, after) = self.conv1.frame(t);
+                let (before, after) = self.conv1.frame();
                 r.pad_with_zeros(0, before, after)?
             }
-            None => self.norm1.forward_act_tm(x, s, &act, self.conv1.frame(t))?,
+            None => self.norm1.forward_act_tm(x, s, &act, self.conv1.frame())?,
         };
         // conv1 feeds an instance norm, which cancels its bias exactly.
         let r = self.conv1.forward_tm_padded(&r, t, false, None)?;
-        let r = self
-            .norm2
-            .forward_act_tm(&r, s, &act, self.conv2.frame(t))?;
+        let r = self.norm2.forward_act_tm(&r, s, &act, self.conv2.frame())?;
         let r = self.conv2.forward_tm_padded(&r, t, true, None)?;
 
         let mut sc = if self.pool.is_some() {

@@ -139,14 +139,10 @@ impl AdaINResBlock1 {
         let mut x = x.clone();
         let t = x.dim(0)?;
         for l in &self.layers {
-            let h = l
-                .adain1
-                .forward_act_tm(&x, s, &l.snake1, l.conv1.frame(t))?;
+            let h = l.adain1.forward_act_tm(&x, s, &l.snake1, l.conv1.frame())?;
             // conv1 feeds an instance norm, which cancels its bias exactly.
             let h = l.conv1.forward_tm_padded(&h, t, false, None)?;
-            let h = l
-                .adain2
-                .forward_act_tm(&h, s, &l.snake2, l.conv2.frame(t))?;
+            let h = l.adain2.forward_act_tm(&h, s, &l.snake2, l.conv2.frame())?;
             x = l.conv2.forward_tm_padded(&h, t, true, Some(&x))?;
         }
         Ok(x)
@@ -330,8 +326,13 @@ impl Generator {
 
     /// All steps: decoder output `[1, 512, 2F]`, F0 `[1, 2F]`, style `[1, 128]` → `[1, 600F]`.
     pub fn forward(&self, x: &Tensor, f0: &Tensor, s: &Tensor) -> Result<Tensor> {
+        self.forward_tm(&to_time_major(x)?, f0, s)
+    }
+
+    /// All steps from a time-major decoder output `[2F, 512]`: → audio `[1, 600F]`.
+    pub fn forward_tm(&self, x: &Tensor, f0: &Tensor, s: &Tensor) -> Result<Tensor> {
         let har = self.source_spectrum(&self.harmonic_source(f0)?)?;
-        let post = self.body_tm(&to_time_major(x)?, &to_time_major(&har)?, s)?;
+        let post = self.body_tm(x, &to_time_major(&har)?, s)?;
         self.istft.forward_tm(&post)
     }
 }
@@ -357,7 +358,6 @@ pub fn reflection_pad_top1(x: &Tensor) -> Result<Tensor> {
 }
 
 pub mod conv;
-pub mod spectral;
 
 #[cfg(test)]
 mod tests {

@@ -19,21 +19,23 @@
 use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
 
-use super::spectral::{RangeFn, SpectralPlan};
-
-/// Kernels at least this long (with at least [`SPECTRAL_MIN_OUT`] output channels) go through
-/// the DFT ([`super::spectral`]); shorter ones are cheaper as one direct product.
-const SPECTRAL_MIN_KERNEL: usize = 7;
-const SPECTRAL_MIN_OUT: usize = 64;
-
 /// Most output rows per matrix product: keeps each unfolded view's element count far below
 /// 2²⁴, where `Tensor::unfold` (which counts windows in f32) stays exact.
 const ROWS_PER_PRODUCT: usize = 16_384;
 
+/// Fewer output rows than this are computed as one product.
+const SPLIT_MIN_ROWS: usize = 1024;
+
 /// Splits `rows` output rows into equal pieces `(start, len)`: a multiple of the thread count,
 /// none longer than [`ROWS_PER_PRODUCT`], so every thread gets the same amount of work.
 fn row_pieces(rows: usize) -> Vec<(usize, usize)> {
-    let threads = candle_core::utils::get_num_threads().max(1);
+    // Short inputs (the decoder body's 1024-wide layers) stay whole: the GEMM parallelises
+    // over their many output columns itself, and each split would repack the weights.
+    let threads = if rows < SPLIT_MIN_ROWS {
+        1
+    } else {
+        candle_core::utils::get_num_threads().max(1)
+    };
     let rounds = rows.div_ceil(threads * ROWS_PER_PRODUCT).max(1);
     let pieces = (threads * rounds).min(rows.max(1));
     let len = rows.div_ceil(pieces).max(1);
@@ -58,8 +60,6 @@ pub struct Conv1d {
     padding: usize,
     dilation: usize,
     stride: usize,
-    /// Set for long kernels: run through the DFT.
-    spectral: Option<SpectralPlan>,
 }
 
 impl Conv1d {
@@ -107,12 +107,6 @@ impl Conv1d {
             .reshape((kernel * c_in, c_out))?
             .contiguous()?;
         let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
-        let spectral = if stride == 1 && kernel >= SPECTRAL_MIN_KERNEL && c_out >= SPECTRAL_MIN_OUT
-        {
-            Some(SpectralPlan::new(kernel, weight.device())?)
-        } else {
-            None
-        };
         let bias_host = bias
             .as_ref()
             .map(|b| b.flatten_all()?.to_vec1::<f32>())
@@ -127,7 +121,6 @@ impl Conv1d {
             padding,
             dilation,
             stride,
-            spectral,
         })
     }
 
@@ -144,31 +137,11 @@ impl Conv1d {
         (t_in + 2 * self.padding).saturating_sub(span) / self.stride + 1
     }
 
-    /// Zero rows `(before, after)` to frame an input of `t_in` steps with, for
-    /// [`Self::forward_tm_padded`]: the padding, plus whatever the block-wise DFT path reads
-    /// past the end (so that no copy is needed to extend it).
+    /// Zero rows `(before, after)` to frame an input with for [`Self::forward_tm_padded`]:
+    /// the convolution's padding on each side.
     #[must_use]
-    pub fn frame(&self, t_in: usize) -> (usize, usize) {
-        let p = self.padding;
-        let rows = match &self.spectral {
-            Some(_) => self.dilation * self.rows_per_phase(self.output_len(t_in)),
-            None => 0,
-        };
-        (p, rows.saturating_sub(t_in + p).max(p))
-    }
-
-    /// Input rows per phase (all rows when undilated) for `t_out` outputs. The DFT path reads
-    /// whole blocks; with several phases each phase is a whole number of blocks, so the blocks
-    /// of all phases lie at one stride.
-    fn rows_per_phase(&self, t_out: usize) -> usize {
-        let per_phase_out = t_out.div_ceil(self.dilation);
-        match &self.spectral {
-            Some(plan) if self.dilation > 1 => {
-                (per_phase_out + self.kernel - 1).div_ceil(plan.valid()) * plan.valid()
-            }
-            Some(plan) => plan.rows_needed(per_phase_out),
-            None => (per_phase_out - 1) * self.stride + self.kernel,
-        }
+    pub fn frame(&self) -> (usize, usize) {
+        (self.padding, self.padding)
     }
 
     /// Channel-major convenience: `[B, C_in, T]` → `[B, C_out, T_out]`.
@@ -182,7 +155,7 @@ impl Conv1d {
     /// `[T, C_in]` → `[T_out, C_out]`.
     pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
         let t_in = x.dim(0)?;
-        let (top, bottom) = self.frame(t_in);
+        let (top, bottom) = self.frame();
         let xp = x.pad_with_zeros(0, top, bottom)?;
         self.forward_tm_padded(&xp, t_in, true, None)
     }
@@ -217,77 +190,28 @@ impl Conv1d {
             None
         };
         let d = self.dilation;
-        let per_phase = self.rows_per_phase(t_out);
-        let per_phase_out = t_out.div_ceil(d);
-        // Extend with zero rows if the caller framed for less (one copy).
-        let need = d * per_phase;
-        let xp = if rows < need {
-            xp.pad_with_zeros(0, 0, need - rows)?
-        } else {
-            xp.contiguous()?
-        };
-        let y = match &self.spectral {
-            Some(plan) => self.spectral(plan, &xp, per_phase)?,
-            None if d == 1 => self.undilated(&xp, t_out)?,
-            None => {
-                // Phase ρ holds rows ρ, ρ+d, ρ+2d…; on it the kernel is undilated.
-                let phased = xp
-                    .narrow(0, 0, need)?
-                    .reshape((per_phase, d, c_in))?
-                    .transpose(0, 1)?
-                    .contiguous()?;
-                let outs = (0..d)
-                    .map(|rho| self.undilated(&phased.get(rho)?, per_phase_out))
-                    .collect::<Result<Vec<_>>>()?;
-                Tensor::cat(&outs, 0)?
-            }
-        };
+        let xp = xp.contiguous()?;
         let y = if d == 1 {
-            y.narrow(0, 0, t_out)?
+            self.undilated(&xp, t_out)?
         } else {
-            // [d, ≥ per_phase_out, C_out] by phase → output step t = ρ + d·w.
-            let by_phase = y.dim(0)? / d;
-            y.reshape((d, by_phase, self.c_out))?
-                .narrow(1, 0, per_phase_out)?
+            // Phase ρ holds rows ρ, ρ+d, ρ+2d…; on it the kernel is undilated. One copy in,
+            // one out, instead of a K-fold unfold.
+            let per_phase_out = t_out.div_ceil(d);
+            let per_phase = rows.div_ceil(d).max(per_phase_out + self.kernel - 1);
+            let phased = xp
+                .pad_with_zeros(0, 0, per_phase * d - rows)?
+                .reshape((per_phase, d, c_in))?
                 .transpose(0, 1)?
-                .contiguous()?
+                .contiguous()?;
+            let outs = (0..d)
+                .map(|rho| self.undilated(&phased.get(rho)?, per_phase_out))
+                .collect::<Result<Vec<_>>>()?;
+            // [per_phase_out, d, C_out]: output step t = ρ + d·w.
+            Tensor::stack(&outs, 1)?
                 .reshape((per_phase_out * d, self.c_out))?
                 .narrow(0, 0, t_out)?
         };
         finish(&y, bias, residual)
-    }
-
-    /// DFT path over the `d` phases of `xp` (`d·per_phase` rows): `[d·per_phase, C_out]`, phase
-    /// after phase.
-    fn spectral(&self, plan: &SpectralPlan, xp: &Tensor, per_phase: usize) -> Result<Tensor> {
-        let (d, c_in) = (self.dilation, self.c_in);
-        let taps = self.weight_tm.reshape((self.kernel, c_in, self.c_out))?;
-        let spectra = plan.kernel_spectra(&taps)?;
-        // With several phases, the blocks of all phases at one stride: phase ρ (rows ρ, ρ+d, …)
-        // becomes rows ρ·per_phase.., then K−1 zero rows for the reach of the last block (one
-        // copy). Each phase is whole blocks whose valid outputs never read past it.
-        let (grouped, blocks) = if d == 1 {
-            // Framed with `rows_needed` rows already: the blocks read it in place.
-            (
-                xp.clone(),
-                xp.dim(0)?.saturating_sub(self.kernel - 1) / plan.valid(),
-            )
-        } else {
-            let tail = Tensor::zeros((self.kernel - 1, c_in), xp.dtype(), xp.device())?;
-            let xp = xp
-                .narrow(0, 0, d * per_phase)?
-                .reshape((per_phase, d, c_in))?;
-            let mut parts = (0..d)
-                .map(|rho| xp.narrow(1, rho, 1)?.squeeze(1))
-                .collect::<Result<Vec<_>>>()?;
-            parts.push(tail);
-            (Tensor::cat(&parts, 0)?, d * per_phase / plan.valid())
-        };
-        let split = |count: usize, f: &RangeFn<'_>| {
-            par_map(&row_pieces(count), |&(first, len)| f(first, len))
-                .and_then(|parts| cat_rows0(&parts))
-        };
-        plan.blocks(&grouped, blocks, &spectra, &split)
     }
 
     /// Undilated direct convolution of a contiguous `[rows, C_in]` input: `[t_out, C_out]`.
@@ -552,14 +476,6 @@ fn cat_rows(parts: &[Tensor]) -> Result<Tensor> {
     }
 }
 
-/// Concatenates along the first dimension (no copy for a single part).
-fn cat_rows0(parts: &[Tensor]) -> Result<Tensor> {
-    match parts {
-        [one] => Ok(one.clone()),
-        _ => Tensor::cat(parts, 0),
-    }
-}
-
 /// Runs `f` over `items` on rayon's pool (the one candle's GEMM uses, so nested products
 /// share the same workers instead of oversubscribing), returning the results in order.
 fn par_map<I: Sync>(items: &[I], f: impl Fn(&I) -> Result<Tensor> + Sync) -> Result<Vec<Tensor>> {
@@ -641,12 +557,9 @@ mod tests {
             (22, 8, 12, 3, 1, 6, 61),
             (3, 2, 3, 1, 1, 2, 10),
             (3, 2, 11, 25, 5, 1, ROWS_PER_PRODUCT * 5 + 7),
-            // Long kernels with many outputs take the DFT path.
+            // Many output channels (wide products).
             (8, 64, 7, 3, 1, 1, 200),
-            (8, 64, 11, 5, 1, 1, 1000),
-            (5, 64, 11, 25, 5, 1, 301),
-            (6, 64, 7, 9, 3, 1, 59),
-            (4, 64, 11, 5, 1, 1, 3),
+            (5, 64, 11, 25, 5, 1, 1301),
         ] {
             let x = ramp((1, c_in, t), 1.0);
             let w = ramp((c_out, c_in, k), 0.5);
@@ -739,7 +652,7 @@ mod profile {
             .and_then(|s| s.parse().ok())
             .unwrap_or(d);
         let conv = Conv1d::from_tensors(&w, None, dil * (k - 1) / 2, dil, 1).expect("conv");
-        let (before, after) = conv.frame(t);
+        let (before, after) = conv.frame();
         let xp = x.pad_with_zeros(0, before, after).expect("pad");
         let t0 = std::time::Instant::now();
         let c0 = process_cpu_seconds();
