@@ -11,7 +11,7 @@
 //!
 //! Every `AdaIN` in the model is followed by a pointwise activation (`LeakyReLU` in these blocks,
 //! Snake in the generator's), so [`AdaIN1d::forward_act`] does both; on the CPU it runs the
-//! fused kernel of [`fused`], elsewhere the same arithmetic composed from candle ops.
+//! fused kernel of the private `fused` module, elsewhere the same arithmetic composed from candle ops.
 
 // candle's convention is `new(cfg, vb: VarBuilder)`; the builder is cheap to clone and the
 // by-value signature keeps call sites as `Block::new(.., vb.pp("name"))`.

@@ -358,6 +358,7 @@ pub fn reflection_pad_top1(x: &Tensor) -> Result<Tensor> {
 }
 
 pub mod conv;
+mod epilogue;
 
 #[cfg(test)]
 mod tests {

@@ -325,8 +325,7 @@ fn stages_decoder_timing() {
     for round in 0..2 {
         let cpu0 = process_cpu_seconds();
         let t = Instant::now();
-        let x = dec.body(asr, f0, n, &s).expect("body");
-        let x = to_time_major(&x).expect("time-major");
+        let x = dec.body_tm(asr, f0, n, &s).expect("body");
         let t_body = t.elapsed();
         let t = Instant::now();
         let src = gen.harmonic_source(f0).expect("source");

@@ -6,8 +6,8 @@
 //! `Tensor::unfold` on the flattened input gives an overlapping `[T_out, K·C_in]` view that the
 //! GEMM reads directly. A dilated convolution (dilation `d`) is `d` undilated ones over the
 //! input's `d` phases (rows `ρ, ρ+d, ρ+2d…`), so it costs one copy of the input and one of the
-//! output instead of a `K`-fold unfold. The products are split by rows over threads on the CPU
-//! (the GEMM does not parallelise the tall, 128-column shapes here by itself).
+//! output instead of a `K`-fold unfold. Long products are split by rows over rayon's pool (the
+//! one candle's GEMM runs on), and a CPU epilogue adds bias and residual in one pass.
 //!
 //! candle 0.11's own CPU `conv1d` unfolds channel-major data with a scalar loop and its
 //! `conv_transpose1d` takes a direct loop whenever there is padding; at the generator's sizes
@@ -18,6 +18,8 @@
 
 use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
+
+use super::epilogue::finish;
 
 /// Most output rows per matrix product: keeps each unfolded view's element count far below
 /// 2²⁴, where `Tensor::unfold` (which counts windows in f32) stays exact.
@@ -337,127 +339,6 @@ impl ConvTranspose1d {
     }
 }
 
-/// `y + bias (+ residual)` on `[rows, C]`: one parallel pass on the CPU, candle ops elsewhere.
-fn finish(
-    y: &Tensor,
-    bias: Option<(&Tensor, &[f32])>,
-    residual: Option<&Tensor>,
-) -> Result<Tensor> {
-    if bias.is_none() && residual.is_none() {
-        return Ok(y.clone());
-    }
-    if y.device().is_cpu() && y.dtype() == candle_core::DType::F32 {
-        let op = Epilogue {
-            bias: bias.map(|(_, host)| host),
-        };
-        let y = y.contiguous()?;
-        return match residual {
-            Some(r) => y.apply_op2_no_bwd(&r.contiguous()?, &op),
-            None => y.apply_op1_no_bwd(&op),
-        };
-    }
-    let y = match bias {
-        Some((b, _)) => y.broadcast_add(b)?,
-        None => y.clone(),
-    };
-    match residual {
-        Some(r) => y + r,
-        None => Ok(y),
-    }
-}
-
-/// CPU epilogue of a convolution: adds a per-column bias and optionally a residual.
-struct Epilogue<'a> {
-    bias: Option<&'a [f32]>,
-}
-
-impl Epilogue<'_> {
-    fn run(&self, y: &[f32], residual: Option<&[f32]>, cols: usize) -> Vec<f32> {
-        use rayon::prelude::*;
-        let mut out = vec![0.0f32; y.len()];
-        let rows_per = 256;
-        out.par_chunks_mut(rows_per * cols)
-            .enumerate()
-            .for_each(|(i, chunk)| {
-                let start = i * rows_per * cols;
-                let ys = &y[start..start + chunk.len()];
-                for (r, (o, yr)) in chunk.chunks_mut(cols).zip(ys.chunks(cols)).enumerate() {
-                    o.copy_from_slice(yr);
-                    if let Some(b) = self.bias {
-                        for (v, &bv) in o.iter_mut().zip(b) {
-                            *v += bv;
-                        }
-                    }
-                    if let Some(res) = residual {
-                        let at = start + r * cols;
-                        for (v, &rv) in o.iter_mut().zip(&res[at..at + cols]) {
-                            *v += rv;
-                        }
-                    }
-                }
-            });
-        out
-    }
-
-    fn check(&self, layout: &candle_core::Layout) -> Result<(usize, usize, usize)> {
-        let (_, cols) = layout.shape().dims2()?;
-        let Some((a, b)) = layout.contiguous_offsets() else {
-            candle_core::bail!("conv epilogue: input must be contiguous");
-        };
-        if self.bias.is_some_and(|bias| bias.len() != cols) {
-            candle_core::bail!("conv epilogue: bias does not match {cols} columns");
-        }
-        Ok((a, b, cols))
-    }
-}
-
-impl candle_core::CustomOp1 for Epilogue<'_> {
-    fn name(&self) -> &'static str {
-        "conv-epilogue"
-    }
-
-    fn cpu_fwd(
-        &self,
-        storage: &candle_core::CpuStorage,
-        layout: &candle_core::Layout,
-    ) -> Result<(candle_core::CpuStorage, candle_core::Shape)> {
-        let (a, b, cols) = self.check(layout)?;
-        let y = &storage.as_slice::<f32>()?[a..b];
-        let out = self.run(y, None, cols);
-        Ok((candle_core::CpuStorage::F32(out), layout.shape().clone()))
-    }
-}
-
-impl candle_core::CustomOp2 for Epilogue<'_> {
-    fn name(&self) -> &'static str {
-        "conv-epilogue-residual"
-    }
-
-    fn cpu_fwd(
-        &self,
-        s1: &candle_core::CpuStorage,
-        l1: &candle_core::Layout,
-        s2: &candle_core::CpuStorage,
-        l2: &candle_core::Layout,
-    ) -> Result<(candle_core::CpuStorage, candle_core::Shape)> {
-        let (a, b, cols) = self.check(l1)?;
-        if l1.shape() != l2.shape() {
-            candle_core::bail!(
-                "conv epilogue: residual {:?} vs output {:?}",
-                l2.shape(),
-                l1.shape()
-            );
-        }
-        let Some((c, d)) = l2.contiguous_offsets() else {
-            candle_core::bail!("conv epilogue: residual must be contiguous");
-        };
-        let y = &s1.as_slice::<f32>()?[a..b];
-        let r = &s2.as_slice::<f32>()?[c..d];
-        let out = self.run(y, Some(r), cols);
-        Ok((candle_core::CpuStorage::F32(out), l1.shape().clone()))
-    }
-}
-
 /// `lhs · rhs`; on devices other than the CPU an overlapping `unfold` view is first made
 /// contiguous (their GEMMs need a plain leading dimension).
 fn matmul_any_device(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
@@ -628,41 +509,5 @@ mod tests {
                 w1 * 1e3, c1 * 1e3, w2 * 1e3, c2 * 1e3
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod profile {
-    use super::*;
-    use candle_core::Device;
-
-    /// Repeats one generator-sized convolution, for `perf`.
-    #[test]
-    #[ignore = "profiling helper, run explicitly"]
-    fn repeat_long_conv() {
-        let (c, k, d, t) = (128usize, 11usize, 5usize, 17_401usize);
-        let v: Vec<f32> = (0..c * t).map(|i| (i as f32 * 0.37).sin()).collect();
-        let x = Tensor::from_vec(v, (t, c), &Device::Cpu).expect("x");
-        let w: Vec<f32> = (0..c * c * k)
-            .map(|i| (i as f32 * 0.11).cos() * 0.01)
-            .collect();
-        let w = Tensor::from_vec(w, (c, c, k), &Device::Cpu).expect("w");
-        let dil: usize = std::env::var("DEC_DIL")
-            .ok()
-            .and_then(|s| s.parse().ok())
-            .unwrap_or(d);
-        let conv = Conv1d::from_tensors(&w, None, dil * (k - 1) / 2, dil, 1).expect("conv");
-        let (before, after) = conv.frame();
-        let xp = x.pad_with_zeros(0, before, after).expect("pad");
-        let t0 = std::time::Instant::now();
-        let c0 = process_cpu_seconds();
-        for _ in 0..20 {
-            let _ = conv.forward_tm_padded(&xp, t, false, None).expect("conv");
-        }
-        eprintln!(
-            "d {dil}: {:.1} ms wall, {:.1} ms cpu per conv",
-            t0.elapsed().as_secs_f64() * 50.0,
-            (process_cpu_seconds() - c0) * 50.0
-        );
     }
 }
