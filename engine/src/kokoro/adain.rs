@@ -11,7 +11,7 @@
 //!
 //! Every `AdaIN` in the model is followed by a pointwise activation (`LeakyReLU` in these blocks,
 //! Snake in the generator's), so [`AdaIN1d::forward_act`] does both; on the CPU it runs the
-//! fused kernel of [`fused`], elsewhere the same arithmetic composed from candle ops.
+//! fused kernel of the private `fused` module, elsewhere the same arithmetic composed from candle ops.
 
 // candle's convention is `new(cfg, vb: VarBuilder)`; the builder is cheap to clone and the
 // by-value signature keeps call sites as `Block::new(.., vb.pp("name"))`.
@@ -83,14 +83,14 @@ impl AdaIN1d {
     }
 
     /// Time-major `act(AdaIN(x, s))` for batch 1: `x` `[T, C]`, `s` `[1, style_dim]` →
-    /// `[pad + T + pad, C]`, the result framed by `pad` zero rows on each side (the padding of
-    /// the convolution that usually follows, so it needs no copy). Fused on the CPU.
+    /// `[before + T + after, C]`, the result framed by zero rows (the input frame of the
+    /// convolution that follows, see `Conv1d::frame`, so it needs no copy). Fused on the CPU.
     pub fn forward_act_tm(
         &self,
         x: &Tensor,
         s: &Tensor,
         act: &Activation,
-        pad: usize,
+        (before, after): (usize, usize),
     ) -> Result<Tensor> {
         let (gamma, beta) = self.style_affine(s)?;
         if x.device().is_cpu() && x.dtype() == DType::F32 {
@@ -100,7 +100,7 @@ impl AdaIN1d {
                 gain: &gain,
                 shift: &shift,
                 act: act.host(),
-                pad: (pad, pad),
+                pad: (before, after),
             };
             return x.contiguous()?.apply_op1_no_bwd(&op);
         }
@@ -110,7 +110,7 @@ impl AdaIN1d {
                 .broadcast_mul(&gamma)?
                 .broadcast_add(&beta)?,
         )?;
-        y.squeeze(0)?.t()?.pad_with_zeros(0, pad, pad)
+        y.squeeze(0)?.t()?.pad_with_zeros(0, before, after)
     }
 }
 
@@ -317,22 +317,20 @@ impl AdainResBlk1d {
     /// Time-major, batch 1: `x` `[T, dim_in]`, `s` `[1, style_dim]` → `[T (or 2T), dim_out]`.
     pub fn forward_tm(&self, x: &Tensor, s: &Tensor) -> Result<Tensor> {
         let act = Activation::LeakyRelu(RES_BLK_LEAKY_SLOPE);
+        let t = x.dim(0)? * if self.pool.is_some() { 2 } else { 1 };
         let r = match &self.pool {
-            // The transposed conv sits between the norm and conv1, so pad after it.
+            // The transposed conv sits between the norm and conv1, so frame after it.
             Some(pool) => {
-                let r = pool.forward_tm(&self.norm1.forward_act_tm(x, s, &act, 0)?)?;
-                r.pad_with_zeros(0, self.conv1.padding(), self.conv1.padding())?
+                let r = pool.forward_tm(&self.norm1.forward_act_tm(x, s, &act, (0, 0))?)?;
+                let (before, after) = self.conv1.frame();
+                r.pad_with_zeros(0, before, after)?
             }
-            None => self
-                .norm1
-                .forward_act_tm(x, s, &act, self.conv1.padding())?,
+            None => self.norm1.forward_act_tm(x, s, &act, self.conv1.frame())?,
         };
         // conv1 feeds an instance norm, which cancels its bias exactly.
-        let r = self.conv1.forward_tm_padded(&r, false)?;
-        let r = self
-            .norm2
-            .forward_act_tm(&r, s, &act, self.conv2.padding())?;
-        let r = self.conv2.forward_tm_padded(&r, true)?;
+        let r = self.conv1.forward_tm_padded(&r, t, false, None)?;
+        let r = self.norm2.forward_act_tm(&r, s, &act, self.conv2.frame())?;
+        let r = self.conv2.forward_tm_padded(&r, t, true, None)?;
 
         let mut sc = if self.pool.is_some() {
             upsample_nearest2_tm(x)?
@@ -340,7 +338,7 @@ impl AdainResBlk1d {
             x.clone()
         };
         if let Some(c) = &self.conv1x1 {
-            sc = c.forward_tm_padded(&sc, false)?;
+            sc = c.forward_tm_padded(&sc, t, false, None)?;
         }
         (r + sc)? * std::f64::consts::FRAC_1_SQRT_2
     }
@@ -507,7 +505,9 @@ mod tests {
                 .and_then(|x| x.t()?.contiguous())
                 .expect("tm");
             let s0 = s.narrow(0, 0, 1).expect("s0");
-            let tm = norm.forward_act_tm(&xt, &s0, &act, 3).expect("fused tm");
+            let tm = norm
+                .forward_act_tm(&xt, &s0, &act, (3, 3))
+                .expect("fused tm");
             assert_eq!(tm.dims(), &[9006, c]);
             let want = norm
                 .forward_act(&long, &s0, &act)

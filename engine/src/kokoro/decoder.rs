@@ -13,7 +13,7 @@ use candle_core::{Module, Tensor};
 use candle_nn::{Conv1d, Conv1dConfig, VarBuilder};
 
 use super::adain::AdainResBlk1d;
-use super::generator::{Generator, GeneratorConfig};
+use super::generator::{to_channel_major, to_time_major, Generator, GeneratorConfig};
 
 /// Width of the aligned text features (`asr`).
 pub const ASR_DIM: usize = 512;
@@ -133,15 +133,27 @@ impl Decoder {
         n: &Tensor,
         style: &Tensor,
     ) -> Result<Tensor, DecoderError> {
+        Ok(to_channel_major(&self.body_tm(asr, f0, n, style)?)?)
+    }
+
+    /// Decoder body, time-major output `[2F, 512]` (what the generator runs on).
+    pub fn body_tm(
+        &self,
+        asr: &Tensor,
+        f0: &Tensor,
+        n: &Tensor,
+        style: &Tensor,
+    ) -> Result<Tensor, DecoderError> {
         self.check_inputs(asr, f0, n, style)?;
         let (f0c, nc) = self.frame_rate_curves(f0, n)?;
-        let x = Tensor::cat(&[asr, &f0c, &nc], 1)?;
-        let mut x = self.encode.forward(&x, style)?;
-        let asr_res = self.asr_res.forward(asr)?;
+        let (f0c, nc) = (to_time_major(&f0c)?, to_time_major(&nc)?);
+        let x = Tensor::cat(&[&to_time_major(asr)?, &f0c, &nc], 1)?;
+        let mut x = self.encode.forward_tm(&x, style)?;
+        let asr_res = to_time_major(&self.asr_res.forward(asr)?)?;
         for block in &self.decode {
             // Every block up to and including the upsampling one gets the residual features.
             x = Tensor::cat(&[&x, &asr_res, &f0c, &nc], 1)?;
-            x = block.forward(&x, style)?;
+            x = block.forward_tm(&x, style)?;
         }
         Ok(x)
     }
@@ -178,8 +190,8 @@ impl Decoder {
         n: &Tensor,
         style: &Tensor,
     ) -> Result<Tensor, DecoderError> {
-        let x = self.body(asr, f0, n, style)?;
-        Ok(self.generator.forward(&x, f0, style)?.squeeze(0)?)
+        let x = self.body_tm(asr, f0, n, style)?;
+        Ok(self.generator.forward_tm(&x, f0, style)?.squeeze(0)?)
     }
 }
 

@@ -137,17 +137,13 @@ impl AdaINResBlock1 {
     /// Time-major: `x` `[T, C]` → `[T, C]`.
     pub fn forward_tm(&self, x: &Tensor, s: &Tensor) -> Result<Tensor> {
         let mut x = x.clone();
+        let t = x.dim(0)?;
         for l in &self.layers {
-            let h = l
-                .adain1
-                .forward_act_tm(&x, s, &l.snake1, l.conv1.padding())?;
+            let h = l.adain1.forward_act_tm(&x, s, &l.snake1, l.conv1.frame())?;
             // conv1 feeds an instance norm, which cancels its bias exactly.
-            let h = l.conv1.forward_tm_padded(&h, false)?;
-            let h = l
-                .adain2
-                .forward_act_tm(&h, s, &l.snake2, l.conv2.padding())?;
-            let h = l.conv2.forward_tm_padded(&h, true)?;
-            x = (h + x)?;
+            let h = l.conv1.forward_tm_padded(&h, t, false, None)?;
+            let h = l.adain2.forward_act_tm(&h, s, &l.snake2, l.conv2.frame())?;
+            x = l.conv2.forward_tm_padded(&h, t, true, Some(&x))?;
         }
         Ok(x)
     }
@@ -323,10 +319,20 @@ impl Generator {
         self.istft.forward(conv_post)
     }
 
+    /// Time-major step 5: `conv_post` `[120F+1, 22]` → audio `[1, 600F]`.
+    pub fn istft_tm(&self, conv_post: &Tensor) -> Result<Tensor> {
+        self.istft.forward_tm(conv_post)
+    }
+
     /// All steps: decoder output `[1, 512, 2F]`, F0 `[1, 2F]`, style `[1, 128]` → `[1, 600F]`.
     pub fn forward(&self, x: &Tensor, f0: &Tensor, s: &Tensor) -> Result<Tensor> {
+        self.forward_tm(&to_time_major(x)?, f0, s)
+    }
+
+    /// All steps from a time-major decoder output `[2F, 512]`: → audio `[1, 600F]`.
+    pub fn forward_tm(&self, x: &Tensor, f0: &Tensor, s: &Tensor) -> Result<Tensor> {
         let har = self.source_spectrum(&self.harmonic_source(f0)?)?;
-        let post = self.body_tm(&to_time_major(x)?, &to_time_major(&har)?, s)?;
+        let post = self.body_tm(x, &to_time_major(&har)?, s)?;
         self.istft.forward_tm(&post)
     }
 }
@@ -352,6 +358,7 @@ pub fn reflection_pad_top1(x: &Tensor) -> Result<Tensor> {
 }
 
 pub mod conv;
+mod epilogue;
 
 #[cfg(test)]
 mod tests {
@@ -407,7 +414,9 @@ mod tests {
         });
         let xt = to_time_major(&x).expect("tm");
         time("adain+snake (fused, time-major, padded)", &|| {
-            adain.forward_act_tm(&xt, &s, &snake, 25).expect("fused")
+            adain
+                .forward_act_tm(&xt, &s, &snake, (25, 25))
+                .expect("fused")
         });
         time("sin", &|| x.sin().expect("sin"));
         time("add", &|| (&x + &x).expect("add"));
@@ -416,12 +425,12 @@ mod tests {
         let conv = Conv1d::from_tensors(&w, None, 25, 5, 1).expect("conv");
         let xp = xt.pad_with_zeros(0, 25, 25).expect("pad");
         time("conv k11 d5 (time-major)", &|| {
-            conv.forward_tm_padded(&xp, false).expect("conv")
+            conv.forward_tm_padded(&xp, t, false, None).expect("conv")
         });
         let conv = Conv1d::from_tensors(&w, None, 5, 1, 1).expect("conv");
         let xp = xt.pad_with_zeros(0, 5, 5).expect("pad");
         time("conv k11 d1 (time-major)", &|| {
-            conv.forward_tm_padded(&xp, false).expect("conv")
+            conv.forward_tm_padded(&xp, t, false, None).expect("conv")
         });
     }
 

@@ -17,6 +17,7 @@ use std::time::Instant;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use engine::kokoro::decoder::Decoder;
+use engine::kokoro::generator::to_time_major;
 
 const GOLDEN_DIR: &str = "tests/fixtures/goldens/stages";
 /// The cases whose goldens include the decoder-side tensors (`"decoder": true` in index.json).
@@ -324,26 +325,26 @@ fn stages_decoder_timing() {
     for round in 0..2 {
         let cpu0 = process_cpu_seconds();
         let t = Instant::now();
-        let x = dec.body(asr, f0, n, &s).expect("body");
+        let x = dec.body_tm(asr, f0, n, &s).expect("body");
         let t_body = t.elapsed();
         let t = Instant::now();
         let src = gen.harmonic_source(f0).expect("source");
         let t_src = t.elapsed();
         let t = Instant::now();
-        let har = gen.source_spectrum(&src).expect("stft");
+        let har = to_time_major(&gen.source_spectrum(&src).expect("stft")).expect("tm");
         let t_stft = t.elapsed();
         let mut y = x;
         let mut t_stages = Vec::new();
         for i in 0..gen.stages() {
             let t = Instant::now();
-            y = gen.stage(i, &y, &har, &s).expect("stage");
+            y = gen.stage_tm(i, &y, &har, &s).expect("stage");
             t_stages.push(t.elapsed());
         }
         let t = Instant::now();
-        let post = gen.post(&y).expect("post");
+        let post = gen.post_tm(&y).expect("post");
         let t_post = t.elapsed();
         let t = Instant::now();
-        let audio = gen.istft(&post).expect("istft");
+        let audio = gen.istft_tm(&post).expect("istft");
         let t_istft = t.elapsed();
         let cpu = process_cpu_seconds() - cpu0;
         let total = t_body

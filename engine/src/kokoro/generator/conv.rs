@@ -6,8 +6,8 @@
 //! `Tensor::unfold` on the flattened input gives an overlapping `[T_out, K·C_in]` view that the
 //! GEMM reads directly. A dilated convolution (dilation `d`) is `d` undilated ones over the
 //! input's `d` phases (rows `ρ, ρ+d, ρ+2d…`), so it costs one copy of the input and one of the
-//! output instead of a `K`-fold unfold. The products are split by rows over threads on the CPU
-//! (the GEMM does not parallelise the tall, 128-column shapes here by itself).
+//! output instead of a `K`-fold unfold. Long products are split by rows over rayon's pool (the
+//! one candle's GEMM runs on), and a CPU epilogue adds bias and residual in one pass.
 //!
 //! candle 0.11's own CPU `conv1d` unfolds channel-major data with a scalar loop and its
 //! `conv_transpose1d` takes a direct loop whenever there is padding; at the generator's sizes
@@ -19,10 +19,33 @@
 use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
 
+use super::epilogue::finish;
+
 /// Most output rows per matrix product: keeps each unfolded view's element count far below
-/// 2²⁴, where `Tensor::unfold` (which counts windows in f32) stays exact, and gives the threads
-/// several pieces to share.
-const ROWS_PER_PRODUCT: usize = 4096;
+/// 2²⁴, where `Tensor::unfold` (which counts windows in f32) stays exact.
+const ROWS_PER_PRODUCT: usize = 16_384;
+
+/// Fewer output rows than this are computed as one product.
+const SPLIT_MIN_ROWS: usize = 1024;
+
+/// Splits `rows` output rows into equal pieces `(start, len)`: a multiple of the thread count,
+/// none longer than [`ROWS_PER_PRODUCT`], so every thread gets the same amount of work.
+fn row_pieces(rows: usize) -> Vec<(usize, usize)> {
+    // Short inputs (the decoder body's 1024-wide layers) stay whole: the GEMM parallelises
+    // over their many output columns itself, and each split would repack the weights.
+    let threads = if rows < SPLIT_MIN_ROWS {
+        1
+    } else {
+        candle_core::utils::get_num_threads().max(1)
+    };
+    let rounds = rows.div_ceil(threads * ROWS_PER_PRODUCT).max(1);
+    let pieces = (threads * rounds).min(rows.max(1));
+    let len = rows.div_ceil(pieces).max(1);
+    (0..rows)
+        .step_by(len)
+        .map(|start| (start, len.min(rows - start)))
+        .collect()
+}
 
 /// 1-D convolution (`nn.Conv1d`, groups 1) with weights `[C_out, C_in, K]` and optional bias.
 #[derive(Debug, Clone)]
@@ -31,7 +54,10 @@ pub struct Conv1d {
     weight_tm: Tensor,
     /// `[1, C_out]`.
     bias: Option<Tensor>,
+    /// The same on the host, for the CPU epilogue.
+    bias_host: Option<Vec<f32>>,
     c_in: usize,
+    c_out: usize,
     kernel: usize,
     padding: usize,
     dilation: usize,
@@ -83,10 +109,16 @@ impl Conv1d {
             .reshape((kernel * c_in, c_out))?
             .contiguous()?;
         let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
+        let bias_host = bias
+            .as_ref()
+            .map(|b| b.flatten_all()?.to_vec1::<f32>())
+            .transpose()?;
         Ok(Self {
             weight_tm,
             bias,
+            bias_host,
             c_in,
+            c_out,
             kernel,
             padding,
             dilation,
@@ -94,10 +126,24 @@ impl Conv1d {
         })
     }
 
-    /// Zero rows this convolution expects on each side of its input.
+    /// The convolution's own zero padding on each side.
     #[must_use]
     pub fn padding(&self) -> usize {
         self.padding
+    }
+
+    /// Output steps for an input of `t_in` steps.
+    #[must_use]
+    pub fn output_len(&self, t_in: usize) -> usize {
+        let span = self.dilation * (self.kernel - 1) + 1;
+        (t_in + 2 * self.padding).saturating_sub(span) / self.stride + 1
+    }
+
+    /// Zero rows `(before, after)` to frame an input with for [`Self::forward_tm_padded`]:
+    /// the convolution's padding on each side.
+    #[must_use]
+    pub fn frame(&self) -> (usize, usize) {
+        (self.padding, self.padding)
     }
 
     /// Channel-major convenience: `[B, C_in, T]` → `[B, C_out, T_out]`.
@@ -110,64 +156,75 @@ impl Conv1d {
 
     /// `[T, C_in]` → `[T_out, C_out]`.
     pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
-        let xp = x.pad_with_zeros(0, self.padding, self.padding)?;
-        self.forward_tm_padded(&xp, true)
+        let t_in = x.dim(0)?;
+        let (top, bottom) = self.frame();
+        let xp = x.pad_with_zeros(0, top, bottom)?;
+        self.forward_tm_padded(&xp, t_in, true, None)
     }
 
-    /// Like [`Self::forward_tm`] on an input that already carries its `padding` zero rows on
-    /// each side (as [`crate::kokoro::adain::AdaIN1d::forward_act_tm`] can write it). With
-    /// `with_bias` false the bias is left out (for a convolution feeding an instance norm, which
-    /// removes any per-channel constant anyway).
-    pub fn forward_tm_padded(&self, xp: &Tensor, with_bias: bool) -> Result<Tensor> {
+    /// Like [`Self::forward_tm`] for an input of `t_in` steps already framed by the zero rows
+    /// of [`Self::frame`] (as [`crate::kokoro::adain::AdaIN1d::forward_act_tm`] writes it).
+    /// With `with_bias` false the bias is left out (for a convolution feeding an instance
+    /// norm, which removes any per-channel constant anyway); `residual` `[T_out, C_out]` is
+    /// added to the result in the same pass as the bias.
+    pub fn forward_tm_padded(
+        &self,
+        xp: &Tensor,
+        t_in: usize,
+        with_bias: bool,
+        residual: Option<&Tensor>,
+    ) -> Result<Tensor> {
         let (rows, c_in) = xp.dims2()?;
         if c_in != self.c_in {
             candle_core::bail!("conv1d: input has {c_in} channels, expected {}", self.c_in);
         }
         let span = self.dilation * (self.kernel - 1) + 1;
-        let Some(t_out) = rows.checked_sub(span).map(|r| r / self.stride + 1) else {
-            candle_core::bail!("conv1d: {rows} padded steps are fewer than the kernel span {span}");
-        };
-        let bias = if with_bias { self.bias.as_ref() } else { None };
-        let xp = xp.contiguous()?;
-        if self.dilation == 1 {
-            return self.undilated(&xp, t_out, bias);
+        if t_in + 2 * self.padding < span || rows < t_in + 2 * self.padding {
+            candle_core::bail!(
+                "conv1d: {rows} rows for {t_in} steps with padding {} and kernel span {span}",
+                self.padding
+            );
         }
-        // Phase ρ holds rows ρ, ρ+d, ρ+2d…; on it the kernel is undilated.
+        let t_out = self.output_len(t_in);
+        let bias = if with_bias {
+            self.bias.as_ref().zip(self.bias_host.as_deref())
+        } else {
+            None
+        };
         let d = self.dilation;
-        let per_phase = rows.div_ceil(d);
-        let phased = xp
-            .pad_with_zeros(0, 0, per_phase * d - rows)?
-            .reshape((per_phase, d, c_in))?
-            .transpose(0, 1)?
-            .contiguous()?;
-        let windows = per_phase - (self.kernel - 1);
-        let outs = (0..d)
-            .map(|rho| self.undilated(&phased.get(rho)?, windows, bias))
-            .collect::<Result<Vec<_>>>()?;
-        // [windows, d, C_out]: output step t = ρ + d·w.
-        let c_out = self.weight_tm.dim(1)?;
-        Tensor::stack(&outs, 1)?
-            .reshape((windows * d, c_out))?
-            .narrow(0, 0, t_out)
+        let xp = xp.contiguous()?;
+        let y = if d == 1 {
+            self.undilated(&xp, t_out)?
+        } else {
+            // Phase ρ holds rows ρ, ρ+d, ρ+2d…; on it the kernel is undilated. One copy in,
+            // one out, instead of a K-fold unfold.
+            let per_phase_out = t_out.div_ceil(d);
+            let per_phase = rows.div_ceil(d).max(per_phase_out + self.kernel - 1);
+            let phased = xp
+                .pad_with_zeros(0, 0, per_phase * d - rows)?
+                .reshape((per_phase, d, c_in))?
+                .transpose(0, 1)?
+                .contiguous()?;
+            let outs = (0..d)
+                .map(|rho| self.undilated(&phased.get(rho)?, per_phase_out))
+                .collect::<Result<Vec<_>>>()?;
+            // [per_phase_out, d, C_out]: output step t = ρ + d·w.
+            Tensor::stack(&outs, 1)?
+                .reshape((per_phase_out * d, self.c_out))?
+                .narrow(0, 0, t_out)?
+        };
+        finish(&y, bias, residual)
     }
 
-    /// Undilated convolution of a contiguous `[rows, C_in]` input: `[t_out, C_out]`.
-    fn undilated(&self, xp: &Tensor, t_out: usize, bias: Option<&Tensor>) -> Result<Tensor> {
+    /// Undilated direct convolution of a contiguous `[rows, C_in]` input: `[t_out, C_out]`.
+    fn undilated(&self, xp: &Tensor, t_out: usize) -> Result<Tensor> {
         let (k, c, s) = (self.kernel, self.c_in, self.stride);
-        let pieces: Vec<(usize, usize)> = (0..t_out)
-            .step_by(ROWS_PER_PRODUCT)
-            .map(|start| (start, ROWS_PER_PRODUCT.min(t_out - start)))
-            .collect();
-        par_map(&pieces, |&(start, len)| {
+        par_map(&row_pieces(t_out), |&(start, len)| {
             // Input rows start·s .. (start+len−1)·s + k, flattened and viewed as overlapping
             // windows of k rows, one every s rows.
             let block = xp.narrow(0, start * s, (len - 1) * s + k)?.flatten_all()?;
             let view = block.unfold(0, k * c, s * c)?;
-            let y = matmul_any_device(&view, &self.weight_tm)?;
-            match bias {
-                Some(b) => y.broadcast_add(b),
-                None => Ok(y),
-            }
+            matmul_any_device(&view, &self.weight_tm)
         })
         .and_then(|parts| cat_rows(&parts))
     }
@@ -179,8 +236,9 @@ pub struct ConvTranspose1d {
     /// `[C_in, Q·stride·C_out]` (kernel zero-padded to `Q·stride` taps): column
     /// `k·C_out + o` holds `weight[:, o, k]`.
     weight_tm: Tensor,
-    /// `[1, C_out]`.
+    /// `[1, C_out]`, and on the host.
     bias: Option<Tensor>,
+    bias_host: Option<Vec<f32>>,
     c_out: usize,
     kernel: usize,
     stride: usize,
@@ -217,9 +275,14 @@ impl ConvTranspose1d {
             .reshape((c_in, taps * c_out))?
             .contiguous()?;
         let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
+        let bias_host = bias
+            .as_ref()
+            .map(|b| b.flatten_all()?.to_vec1::<f32>())
+            .transpose()?;
         Ok(Self {
             weight_tm,
             bias,
+            bias_host,
             c_out,
             kernel,
             stride,
@@ -244,11 +307,7 @@ impl ConvTranspose1d {
     pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
         let t = x.dim(0)?;
         let x = x.contiguous()?;
-        let pieces: Vec<(usize, usize)> = (0..t)
-            .step_by(ROWS_PER_PRODUCT)
-            .map(|start| (start, ROWS_PER_PRODUCT.min(t - start)))
-            .collect();
-        let taps = par_map(&pieces, |&(start, len)| {
+        let taps = par_map(&row_pieces(t), |&(start, len)| {
             matmul_any_device(&x.narrow(0, start, len)?, &self.weight_tm)
         })
         .and_then(|parts| cat_rows(&parts))?;
@@ -276,10 +335,7 @@ impl ConvTranspose1d {
         let y = sum
             .reshape(((t + q - 1) * s, c))?
             .narrow(0, self.padding, len)?;
-        match &self.bias {
-            Some(b) => y.broadcast_add(b),
-            None => Ok(y),
-        }
+        finish(&y, self.bias.as_ref().zip(self.bias_host.as_deref()), None)
     }
 }
 
@@ -301,29 +357,14 @@ fn cat_rows(parts: &[Tensor]) -> Result<Tensor> {
     }
 }
 
-/// Runs `f` over `items`, spread over candle's thread count on the CPU (each thread takes a
-/// contiguous run of items), and returns the results in order.
+/// Runs `f` over `items` on rayon's pool (the one candle's GEMM uses, so nested products
+/// share the same workers instead of oversubscribing), returning the results in order.
 fn par_map<I: Sync>(items: &[I], f: impl Fn(&I) -> Result<Tensor> + Sync) -> Result<Vec<Tensor>> {
-    let threads = candle_core::utils::get_num_threads().clamp(1, items.len().max(1));
-    if threads == 1 {
+    use rayon::prelude::*;
+    if items.len() <= 1 {
         return items.iter().map(&f).collect();
     }
-    let per = items.len().div_ceil(threads);
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(per)
-            .map(|group| scope.spawn(move || group.iter().map(f).collect::<Result<Vec<_>>>()))
-            .collect();
-        let mut out = Vec::with_capacity(items.len());
-        for h in handles {
-            let part = h
-                .join()
-                .map_err(|_| candle_core::Error::Msg("convolution worker panicked".into()))??;
-            out.extend(part);
-        }
-        Ok(out)
-    })
+    items.par_iter().map(&f).collect()
 }
 
 /// CPU time of this process (all threads), from `/proc/self/stat` (Linux, 10 ms ticks).
@@ -367,7 +408,7 @@ mod tests {
             (5, 3, 12, 6, 3, 9),
             (3, 2, 7, 3, 2, 5),
             (22, 1, 20, 5, 0, 11),
-            (4, 3, 12, 6, 3, ROWS_PER_PRODUCT + 5),
+            (4, 3, 12, 6, 3, 2 * ROWS_PER_PRODUCT + 5),
         ] {
             let x = ramp((1, c_in, t), 1.0);
             let w = ramp((c_in, c_out, k), 0.5);
@@ -396,7 +437,10 @@ mod tests {
             (2, 3, 5, 0, 2, 1, 12),
             (22, 8, 12, 3, 1, 6, 61),
             (3, 2, 3, 1, 1, 2, 10),
-            (3, 2, 11, 25, 5, 1, ROWS_PER_PRODUCT * 3 + 7),
+            (3, 2, 11, 25, 5, 1, ROWS_PER_PRODUCT * 5 + 7),
+            // Many output channels (wide products).
+            (8, 64, 7, 3, 1, 1, 200),
+            (5, 64, 11, 25, 5, 1, 1301),
         ] {
             let x = ramp((1, c_in, t), 1.0);
             let w = ramp((c_out, c_in, k), 0.5);
@@ -408,10 +452,12 @@ mod tests {
             let conv = Conv1d::from_tensors(&w, Some(&b), p, d, s).expect("conv");
             let got = conv.forward(&x).expect("unfold");
             assert_eq!(got.dims(), want.dims(), "{c_in} {c_out} {k} {p} {d} {s}");
-            assert!(
-                max_abs_diff(&got, &want) < 1e-5,
-                "{c_in} {c_out} {k} {p} {d} {s}"
-            );
+            let peak = want
+                .abs()
+                .and_then(|a| a.flatten_all()?.max(0)?.to_scalar::<f32>())
+                .expect("peak");
+            let err = max_abs_diff(&got, &want) / peak;
+            assert!(err < 2e-6, "{c_in} {c_out} {k} {p} {d} {s}: rel {err}");
         }
     }
 
