@@ -238,18 +238,11 @@ impl Synthesizer {
         text: &str,
         request: &SpeechRequest,
     ) -> Result<SpeechStream<'_>, SynthError> {
+        // Check the cheap things (speed, voice) before phonemizing a possibly long text.
         check_speed(request.speed)?;
-        let voice = self.voice(&request.voice)?;
+        self.voice(&request.voice)?;
         let segments = self.segments(text, request)?;
-        Ok(SpeechStream {
-            synth: self,
-            voice,
-            speed: request.speed,
-            segments,
-            next_segment: 0,
-            current: None,
-            offset: 0,
-        })
+        self.stream_segments(segments, request)
     }
 
     /// Streams already-made segments (phoneme input, or a caller's own segmentation).

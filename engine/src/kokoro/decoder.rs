@@ -67,7 +67,7 @@ impl Decoder {
         let decode = (0..4)
             .map(|i| {
                 let (out, up) = if i == 3 {
-                    (cfg.upsample_initial_channel, true)
+                    (cfg.istft.upsample_initial_channel, true)
                 } else {
                     (HIDDEN, false)
                 };

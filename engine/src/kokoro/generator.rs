@@ -23,6 +23,7 @@ use candle_core::{Result, Tensor};
 use candle_nn::VarBuilder;
 
 use super::adain::{Activation, AdaIN1d, Snake};
+use super::config::{IstftNetConfig, KokoroConfig};
 use super::source::SourceModule;
 use super::stft::{self, InverseStft};
 
@@ -33,16 +34,10 @@ const STAGE_LEAKY_SLOPE: f64 = 0.1;
 /// Negative slope before `conv_post` (`F.leaky_relu` default).
 const POST_LEAKY_SLOPE: f64 = 0.01;
 
-/// The generator's hyper-parameters, named like `config.json`'s `istftnet` section.
+/// The generator's hyper-parameters: `config.json`'s `istftnet` section plus the style width.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GeneratorConfig {
-    pub upsample_rates: Vec<usize>,
-    pub upsample_kernel_sizes: Vec<usize>,
-    pub upsample_initial_channel: usize,
-    pub resblock_kernel_sizes: Vec<usize>,
-    pub resblock_dilation_sizes: Vec<Vec<usize>>,
-    pub gen_istft_n_fft: usize,
-    pub gen_istft_hop_size: usize,
+    pub istft: IstftNetConfig,
     /// Width of the acoustic half of the style vector.
     pub style_dim: usize,
 }
@@ -50,15 +45,15 @@ pub struct GeneratorConfig {
 impl Default for GeneratorConfig {
     /// Kokoro-82M v1.0.
     fn default() -> Self {
+        Self::from(&KokoroConfig::default())
+    }
+}
+
+impl From<&KokoroConfig> for GeneratorConfig {
+    fn from(cfg: &KokoroConfig) -> Self {
         Self {
-            upsample_rates: vec![10, 6],
-            upsample_kernel_sizes: vec![20, 12],
-            upsample_initial_channel: 512,
-            resblock_kernel_sizes: vec![3, 7, 11],
-            resblock_dilation_sizes: vec![vec![1, 3, 5]; 3],
-            gen_istft_n_fft: stft::N_FFT,
-            gen_istft_hop_size: stft::HOP,
-            style_dim: 128,
+            istft: cfg.istftnet.clone(),
+            style_dim: cfg.style_dim,
         }
     }
 }
@@ -165,17 +160,18 @@ pub struct Generator {
 impl Generator {
     /// `vb` points at `decoder.generator`.
     pub fn new(cfg: &GeneratorConfig, vb: VarBuilder) -> Result<Self> {
-        let stages = cfg.upsample_rates.len();
-        let spec_channels = cfg.gen_istft_n_fft + 2;
+        let stages = cfg.istft.upsample_rates.len();
+        let spec_channels = cfg.istft.gen_istft_n_fft + 2;
         let mut noise_convs = Vec::with_capacity(stages);
         let mut noise_res = Vec::with_capacity(stages);
         let mut ups = Vec::with_capacity(stages);
         let mut resblocks = Vec::with_capacity(stages);
-        let mut ch = cfg.upsample_initial_channel;
+        let mut ch = cfg.istft.upsample_initial_channel;
         for (i, (&u, &k)) in cfg
+            .istft
             .upsample_rates
             .iter()
-            .zip(&cfg.upsample_kernel_sizes)
+            .zip(&cfg.istft.upsample_kernel_sizes)
             .enumerate()
         {
             let c_out = ch / 2;
@@ -189,7 +185,7 @@ impl Generator {
             )?);
             let (nk, nconv) = if i + 1 < stages {
                 // Brings the 120F+1 spectrum frames down to this stage's rate.
-                let stride: usize = cfg.upsample_rates[i + 1..].iter().product();
+                let stride: usize = cfg.istft.upsample_rates[i + 1..].iter().product();
                 let conv = Conv1d::new(
                     spec_channels,
                     c_out,
@@ -221,12 +217,13 @@ impl Generator {
                 vb.pp(format!("noise_res.{i}")),
             )?);
             let blocks = cfg
+                .istft
                 .resblock_kernel_sizes
                 .iter()
-                .zip(&cfg.resblock_dilation_sizes)
+                .zip(&cfg.istft.resblock_dilation_sizes)
                 .enumerate()
                 .map(|(j, (&rk, rd))| {
-                    let idx = i * cfg.resblock_kernel_sizes.len() + j;
+                    let idx = i * cfg.istft.resblock_kernel_sizes.len() + j;
                     AdaINResBlock1::new(
                         c_out,
                         rk,

@@ -278,8 +278,11 @@ impl Kokoro {
     pub fn new(cfg: &KokoroConfig, vb: VarBuilder) -> candle_core::Result<Self> {
         let encoder = KokoroEncoder::new(cfg, vb.clone())
             .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
-        let decoder = super::decoder::Decoder::new(vb.pp("decoder"))
-            .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        let decoder = super::decoder::Decoder::with_config(
+            &super::generator::GeneratorConfig::from(cfg),
+            vb.pp("decoder"),
+        )
+        .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
         Ok(Self {
             encoder,
             decoder,

@@ -11,81 +11,26 @@
 //! `… stages_decoder_timing -- --ignored --nocapture` times each sub-stage on a 3.6 s clip.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
 use engine::kokoro::decoder::Decoder;
 use engine::kokoro::generator::to_time_major;
 
-const GOLDEN_DIR: &str = "tests/fixtures/goldens/stages";
 /// The cases whose goldens include the decoder-side tensors (`"decoder": true` in index.json).
 const DECODER_CASES: &[&str] = &["af_heart_0", "am_michael_0", "bf_emma_0"];
 
-fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("tests/ has a parent")
-        .to_path_buf()
-}
-
-/// Missing inputs fail in CI and skip (with a message) elsewhere.
-fn require(path: &Path, what: &str) -> bool {
-    if path.is_file() {
-        return true;
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{what} missing: {}",
-        path.display()
-    );
-    eprintln!(
-        "skipped: model not fetched ({what} missing: {})",
-        path.display()
-    );
-    false
-}
-
-fn weights_path() -> PathBuf {
-    let root = std::env::var_os("BANTER_MODEL_DIR").map_or_else(
-        || dirs_data_dir().join("banter").join("models"),
-        PathBuf::from,
-    );
-    root.join("kokoro-v1.0.f32.safetensors")
-}
-
-/// `$XDG_DATA_HOME`, else `~/.local/share` (the store's default on Linux).
-fn dirs_data_dir() -> PathBuf {
-    std::env::var_os("XDG_DATA_HOME").map_or_else(
-        || {
-            PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                .join(".local")
-                .join("share")
-        },
-        PathBuf::from,
-    )
-}
-
 fn load_decoder() -> Option<Decoder> {
-    let path = weights_path();
-    if !require(&path, "f32 weights") {
-        return None;
-    }
-    let bytes = std::fs::read(&path).expect("read weights");
-    let vb = VarBuilder::from_buffered_safetensors(bytes, DType::F32, &Device::Cpu)
-        .expect("parse weights");
+    let vb = crate::support::weights()?;
     Some(Decoder::new(vb.pp("decoder")).expect("load decoder"))
 }
 
-fn load_golden(case: &str) -> Option<HashMap<String, Tensor>> {
-    let path = repo_root()
-        .join(GOLDEN_DIR)
+fn load_golden(case: &str) -> HashMap<String, Tensor> {
+    let path = crate::support::goldens_dir()
+        .join("stages")
         .join(format!("{case}.safetensors"));
-    if !require(&path, "stage golden") {
-        return None;
-    }
-    Some(candle_core::safetensors::load(&path, &Device::Cpu).expect("read golden"))
+    assert!(path.is_file(), "stage golden missing: {}", path.display());
+    candle_core::safetensors::load(&path, &Device::Cpu).expect("read golden")
 }
 
 fn get<'a>(g: &'a HashMap<String, Tensor>, key: &str) -> &'a Tensor {
@@ -193,7 +138,7 @@ fn process_cpu_seconds() -> f64 {
 fn decoder_body_matches_oracle() {
     let Some(dec) = load_decoder() else { return };
     for case in DECODER_CASES {
-        let Some(g) = load_golden(case) else { return };
+        let g = load_golden(case);
         let s = acoustic_style(&g);
         let (asr, f0, n) = (get(&g, "asr"), get(&g, "F0_pred"), get(&g, "N_pred"));
         let dec_in = dec.input_features(asr, f0, n).expect("input features");
@@ -211,7 +156,7 @@ fn source_spectrum_matches_oracle() {
     let Some(dec) = load_decoder() else { return };
     let gen = dec.generator();
     for case in DECODER_CASES {
-        let Some(g) = load_golden(case) else { return };
+        let g = load_golden(case);
         let har = gen
             .source_spectrum(&gen.harmonic_source(get(&g, "F0_pred")).expect("source"))
             .expect("stft");
@@ -250,7 +195,7 @@ fn source_spectrum_matches_oracle() {
 fn generator_with_oracle_har_matches_conv_post() {
     let Some(dec) = load_decoder() else { return };
     for case in DECODER_CASES {
-        let Some(g) = load_golden(case) else { return };
+        let g = load_golden(case);
         let s = acoustic_style(&g);
         let out = dec
             .generator()
@@ -266,7 +211,7 @@ fn generator_with_oracle_har_matches_conv_post() {
 fn istft_of_oracle_conv_post_matches_audio() {
     let Some(dec) = load_decoder() else { return };
     for case in DECODER_CASES {
-        let Some(g) = load_golden(case) else { return };
+        let g = load_golden(case);
         let audio = dec.generator().istft(get(&g, "conv_post")).expect("istft");
         let (got, want) = (host(&audio), host(get(&g, "audio")));
         assert_eq!(got.len(), want.len(), "{case}: audio length");
@@ -283,7 +228,7 @@ fn istft_of_oracle_conv_post_matches_audio() {
 fn decoder_end_to_end_sounds_like_oracle() {
     let Some(dec) = load_decoder() else { return };
     for case in DECODER_CASES {
-        let Some(g) = load_golden(case) else { return };
+        let g = load_golden(case);
         let s = acoustic_style(&g);
         let audio = dec
             .forward(get(&g, "asr"), get(&g, "F0_pred"), get(&g, "N_pred"), &s)
@@ -303,9 +248,7 @@ fn decoder_end_to_end_sounds_like_oracle() {
 #[ignore = "timing report, run explicitly"]
 fn stages_decoder_timing() {
     let Some(dec) = load_decoder() else { return };
-    let Some(g) = load_golden("af_heart_1") else {
-        return;
-    };
+    let g = load_golden("af_heart_1");
     let s = acoustic_style(&g);
     // This case has no decoder goldens: expand t_en by the durations (asr = t_en·aln).
     let durations: Vec<i64> = get(&g, "pred_dur")

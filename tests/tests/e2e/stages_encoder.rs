@@ -12,12 +12,11 @@
 #![allow(clippy::unwrap_used)]
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor};
-use candle_nn::VarBuilder;
 use engine::kokoro::config::KokoroConfig;
 use engine::kokoro::model::KokoroEncoder;
 use engine::kokoro::predictor;
@@ -25,44 +24,25 @@ use engine::kokoro::predictor;
 /// Relative tolerance of every float stage.
 const REL_TOL: f32 = 1e-4;
 
-fn model_dir() -> PathBuf {
-    if let Some(dir) = std::env::var_os("BANTER_MODEL_DIR") {
-        return PathBuf::from(dir);
-    }
-    let data = std::env::var_os("XDG_DATA_HOME").map_or_else(
-        || PathBuf::from(std::env::var_os("HOME").unwrap_or_default()).join(".local/share"),
-        PathBuf::from,
-    );
-    data.join("banter/models")
-}
-
 fn goldens_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/goldens/stages")
+    crate::support::goldens_dir().join("stages")
 }
 
-/// `Some(path)` when `path` exists; otherwise fails under CI and skips (returns `None`) locally.
-fn required(path: PathBuf) -> Option<PathBuf> {
-    if path.exists() {
-        return Some(path);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "{} is missing (CI must fetch the model and goldens first)",
-        path.display()
-    );
-    eprintln!("skipped: model not fetched ({})", path.display());
-    None
+/// A committed golden file: it must exist.
+fn required(path: PathBuf) -> PathBuf {
+    assert!(path.exists(), "{} is missing", path.display());
+    path
 }
 
 /// The encoder, loaded once for all tests of this module.
 fn encoder() -> Option<&'static KokoroEncoder> {
     static ENCODER: OnceLock<KokoroEncoder> = OnceLock::new();
-    let weights = required(model_dir().join("kokoro-v1.0.f32.safetensors"))?;
-    Some(ENCODER.get_or_init(|| {
-        let tensors = candle_core::safetensors::load(&weights, &Device::Cpu).expect("read weights");
-        let vb = VarBuilder::from_tensors(tensors, DType::F32, &Device::Cpu);
-        KokoroEncoder::new(&KokoroConfig::default(), vb).expect("build encoder")
-    }))
+    let vb = crate::support::weights()?;
+    Some(
+        ENCODER.get_or_init(|| {
+            KokoroEncoder::new(&KokoroConfig::default(), vb).expect("build encoder")
+        }),
+    )
 }
 
 /// One golden case: its name and every stage tensor.
@@ -114,8 +94,8 @@ impl Case {
     }
 }
 
-fn cases() -> Option<Vec<Case>> {
-    let index_path = required(goldens_dir().join("index.json"))?;
+fn cases() -> Vec<Case> {
+    let index_path = required(goldens_dir().join("index.json"));
     let index: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&index_path).expect("read index.json"))
             .expect("index.json is JSON");
@@ -123,7 +103,7 @@ fn cases() -> Option<Vec<Case>> {
     let mut out = Vec::new();
     for entry in entries {
         let file = entry["file"].as_str().expect("file name");
-        let path = required(goldens_dir().join(file))?;
+        let path = required(goldens_dir().join(file));
         let t = candle_core::safetensors::load(&path, &Device::Cpu).expect("read golden");
         out.push(Case {
             name: file.trim_end_matches(".safetensors").to_string(),
@@ -131,7 +111,7 @@ fn cases() -> Option<Vec<Case>> {
         });
     }
     assert!(!out.is_empty(), "index.json lists no goldens");
-    Some(out)
+    out
 }
 
 /// max |a − b| / max |b|, after checking the shapes agree.
@@ -151,9 +131,10 @@ fn rel_err(case: &str, stage: &str, got: &Tensor, want: &Tensor) -> f32 {
 /// Runs every stage of every case and records the worst relative error per stage.
 #[test]
 fn encoder_stages_match_oracle() {
-    let (Some(enc), Some(cases)) = (encoder(), cases()) else {
+    let Some(enc) = encoder() else {
         return;
     };
+    let cases = cases();
     let mut worst: Vec<(&str, f32)> = Vec::new();
     let mut record = |stage: &'static str, err: f32, case: &str| {
         assert!(
@@ -257,9 +238,10 @@ fn encoder_stages_match_oracle() {
 /// (measured chained errors are ~1e-6, so the stages' errors do not compound noticeably).
 #[test]
 fn encode_from_tokens_matches_oracle() {
-    let (Some(enc), Some(cases)) = (encoder(), cases()) else {
+    let Some(enc) = encoder() else {
         return;
     };
+    let cases = cases();
     for case in &cases {
         let name = case.name.as_str();
         let ids = case.ids();
@@ -305,7 +287,7 @@ fn encode_rejects_bad_input() {
 
 /// Reads voice row `n - 1` of `voices/NAME.bin` (raw f32 LE `[510, 1, 256]`).
 fn voice_style(name: &str, n: usize) -> Option<Tensor> {
-    let path = required(model_dir().join("voices").join(format!("{name}.bin")))?;
+    let path = crate::support::model_store()?.voice_table(name);
     let bytes = std::fs::read(&path).expect("read voice");
     let row = n.clamp(1, 510) - 1;
     let floats: Vec<f32> = bytes[row * 1024..(row + 1) * 1024]
@@ -319,9 +301,10 @@ fn voice_style(name: &str, n: usize) -> Option<Tensor> {
 #[test]
 #[ignore = "timing report, run with --ignored --nocapture"]
 fn encoder_stage_timings() {
-    let (Some(enc), Some(cases)) = (encoder(), cases()) else {
+    let Some(enc) = encoder() else {
         return;
     };
+    let cases = cases();
     let base = cases[0].ids();
     let phonemes: Vec<u32> = base[1..base.len() - 1].to_vec();
     for target in [50usize, 250] {

@@ -2,8 +2,32 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::OnceLock;
 
+use candle_core::Device;
+use candle_nn::VarBuilder;
 use engine::assets::ModelStore;
+
+/// The committed goldens (`tests/fixtures/goldens`); they always exist.
+pub fn goldens_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join("goldens")
+}
+
+/// The converted weights on the CPU, read once per test binary; `None` when skipped.
+pub fn weights() -> Option<VarBuilder<'static>> {
+    static WEIGHTS: OnceLock<VarBuilder<'static>> = OnceLock::new();
+    let store = model_store()?;
+    Some(
+        WEIGHTS
+            .get_or_init(|| {
+                engine::kokoro::weights::var_builder(&store.kokoro_weights(), &Device::Cpu)
+                    .expect("read the converted weights")
+            })
+            .clone(),
+    )
+}
 
 /// The fetched model store, or `None` (test skipped) when it is missing outside CI.
 /// In CI (`CI` set) a missing model is a failure: the suite must not pass by skipping.
