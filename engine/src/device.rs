@@ -90,7 +90,7 @@ impl DeviceChoice {
 /// so this never panics; the reason is logged because a silent CPU fallback is hard to diagnose.
 fn cuda_or_cpu() -> Device {
     Device::new_cuda(0).unwrap_or_else(|err| {
-        tracing::info!(error = %err, "CUDA device 0 unavailable; running on the CPU");
+        tracing::info!(error = %without_backtrace(err), "CUDA device 0 unavailable; running on the CPU");
         Device::Cpu
     })
 }
