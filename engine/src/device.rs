@@ -2,6 +2,9 @@
 //!
 //! The same model code runs on every device; CUDA is compiled in only with the `cuda` feature
 //! (candle's cudarc backend), so asking for it in a CPU-only build is a clear error, not a crash.
+//! A `cuda` build (scripts/build-cuda.sh) links the driver's libcuda.so.1 and the CUDA 13
+//! libraries dynamically (candle fixes cudarc to dynamic linking), so it starts only where they
+//! are installed; where they are but no GPU answers, `auto` falls back to the CPU.
 
 use std::fmt;
 use std::str::FromStr;
@@ -25,7 +28,7 @@ pub enum DeviceError {
     Unknown(String),
     #[error("this banter was built without CUDA; rebuild with `cargo build --release --features cuda` or use --device cpu")]
     NoCudaSupport,
-    #[error("CUDA device {index} could not be opened: {source}")]
+    #[error("CUDA device {index} could not be opened ({source}); check the NVIDIA driver and GPU, or use --device cpu")]
     Cuda {
         index: usize,
         source: candle_core::Error,
@@ -65,7 +68,7 @@ impl DeviceChoice {
         match self {
             Self::Cpu => Ok(Device::Cpu),
             Self::Auto => Ok(if cfg!(feature = "cuda") {
-                Device::new_cuda(0).unwrap_or(Device::Cpu)
+                cuda_or_cpu()
             } else {
                 Device::Cpu
             }),
@@ -73,9 +76,31 @@ impl DeviceChoice {
                 if !cfg!(feature = "cuda") {
                     return Err(DeviceError::NoCudaSupport);
                 }
-                Device::new_cuda(index).map_err(|source| DeviceError::Cuda { index, source })
+                Device::new_cuda(index).map_err(|err| DeviceError::Cuda {
+                    index,
+                    source: without_backtrace(err),
+                })
             }
         }
+    }
+}
+
+/// CUDA device 0, or the CPU when it cannot be opened (no GPU, driver refuses, stub driver...).
+/// `Device::new_cuda` reports every driver failure as an error (cudarc checks each `CUresult`),
+/// so this never panics; the reason is logged because a silent CPU fallback is hard to diagnose.
+fn cuda_or_cpu() -> Device {
+    Device::new_cuda(0).unwrap_or_else(|err| {
+        tracing::info!(error = %without_backtrace(err), "CUDA device 0 unavailable; running on the CPU");
+        Device::Cpu
+    })
+}
+
+/// The error without the backtrace candle attaches when `RUST_BACKTRACE` is set: this one goes
+/// to the user as a one-line message, and the backtrace only shows candle's own frames.
+fn without_backtrace(err: candle_core::Error) -> candle_core::Error {
+    match err {
+        candle_core::Error::WithBacktrace { inner, .. } => *inner,
+        other => other,
     }
 }
 
@@ -110,6 +135,23 @@ mod tests {
         );
         assert!("cuda:x".parse::<DeviceChoice>().is_err());
         assert!("tpu".parse::<DeviceChoice>().is_err());
+    }
+
+    /// `auto` and `cuda` must agree: a GPU that `auto` picks opens explicitly too, and when
+    /// `auto` falls back to the CPU, asking for CUDA is an error (never a panic), in any build.
+    #[test]
+    fn auto_and_cuda_agree() {
+        match DeviceChoice::Auto.open() {
+            Ok(Device::Cpu) => assert!(DeviceChoice::Cuda(0).open().is_err()),
+            Ok(Device::Cuda(_)) => {
+                assert!(matches!(DeviceChoice::Cuda(0).open(), Ok(Device::Cuda(_))));
+            }
+            other => panic!("auto must open the CPU or CUDA, got {other:?}"),
+        }
+        assert!(
+            DeviceChoice::Cuda(4096).open().is_err(),
+            "no machine has 4097 GPUs"
+        );
     }
 
     #[test]
