@@ -1,6 +1,6 @@
 //! The ONNX → safetensors weight conversion on the real model.
 //!
-//! Converts `$BANTER_MODEL_DIR/kokoro-v1.0.int8.onnx` into a temporary directory and checks
+//! Converts the fetched `kokoro-v1.0.int8.onnx` into a temporary directory and checks
 //! every tensor against `tests/fixtures/goldens/weights_fingerprint.json`, a fingerprint of
 //! the Python reference mapping (`tools/goldens/weights_fingerprint.py`): names, shapes, f64
 //! sums and sums of squares, and 8 exact values per tensor.
@@ -16,20 +16,9 @@ use std::path::{Path, PathBuf};
 use engine::onnx::convert_kokoro;
 use serde_json::Value;
 
-const ONNX_NAME: &str = "kokoro-v1.0.int8.onnx";
-
-/// The model file, or `None` (after saying so) when it is not fetched and `CI` is unset.
+/// The fetched int8 model, or `None` when skipped (see `support::model_store`).
 fn model_onnx() -> Option<PathBuf> {
-    let path = std::env::var_os("BANTER_MODEL_DIR").map(|d| PathBuf::from(d).join(ONNX_NAME));
-    if let Some(p) = path.filter(|p| p.is_file()) {
-        return Some(p);
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "CI is set but $BANTER_MODEL_DIR/{ONNX_NAME} is missing"
-    );
-    println!("skipped: model not fetched");
-    None
+    Some(crate::support::model_store()?.kokoro_onnx())
 }
 
 /// One header entry: dtype, shape and byte range within the data section.
@@ -152,7 +141,7 @@ fn converted_weights_match_the_reference_mapping() {
     let mut st = SafetensorsFile::open(&out);
     assert_eq!(
         st.metadata.get("source").map(String::as_str),
-        Some(ONNX_NAME)
+        Some("kokoro-v1.0.int8.onnx")
     );
     let golden = fingerprint();
     let entries = golden["entries"].as_object().expect("entries");
