@@ -5,8 +5,9 @@
 //! "Doctor Smith"), street words after one ("Baker St." is "Baker Street"); reference words
 //! expand before a number ("No. 5", "p. 7"). All-caps words of two to five letters are spelled
 //! with hyphens ("F-B-I"), which espeak reads as one spelled word with natural stress (spaces
-//! would make a lone "A" the article "uh"), unless they are acronyms said as words (NASA) or the
-//! whole sentence is shouted.
+//! would make a lone "A" the article "uh"), unless they are acronyms said as words (NASA), look
+//! like words at four or five letters ("TOTAL", left to espeak) or the whole sentence is
+//! shouted. Acronyms inside hyphenated words are spelled too ("US-based" is "U-S-based").
 
 use super::rules::{Ctx, Hit};
 
@@ -110,8 +111,8 @@ fn lookup(table: &[(&str, &'static str)], word: &str) -> Option<&'static str> {
 
 /// A full stop after `word` never ends a sentence when `next` starts the following word.
 pub(super) fn never_ends_sentence(word: &str, next: char) -> bool {
-    let is_general =
-        lookup(GENERAL, word).is_some() && word != "etc" && word != "al" || word == "v";
+    let is_general = lookup(GENERAL, word).is_some() && word != "etc" && word != "al"
+        || matches!(word, "v" | "P.S" | "N.B");
     (lookup(TITLES, word).is_some() && word != "St")
         || is_general
         || next.is_ascii_digit()
@@ -136,6 +137,26 @@ fn is_spelled_acronym(word: &str) -> bool {
     (1..=5).contains(&word.len())
         && word.bytes().all(|b| b.is_ascii_uppercase())
         && !SAID_AS_WORDS.contains(&word)
+        && !(word.len() >= 4 && looks_like_a_word(word))
+}
+
+/// Onsets English words start with; "NC" or "JS" at the start means letters, not a word.
+const ONSETS: &[&str] = &[
+    "BL", "BR", "CH", "CL", "CR", "DR", "FL", "FR", "GL", "GR", "KN", "PH", "PL", "PR", "QU", "SC",
+    "SH", "SK", "SL", "SM", "SN", "SP", "ST", "SW", "TH", "TR", "TW", "WH", "WR",
+];
+
+/// A capitalised word of four or five letters that espeak can say as a word ("TOTAL", "STOP",
+/// "HELP"): it has a vowel, no three consonants in a row and a plausible start. "HTML",
+/// "ESPN", "NCAA" fail and are spelled.
+fn looks_like_a_word(word: &str) -> bool {
+    let vowel = |b: u8| matches!(b, b'A' | b'E' | b'I' | b'O' | b'U');
+    let bytes = word.as_bytes();
+    let has_vowel = bytes.iter().any(|&b| vowel(b));
+    let cluster = bytes.windows(3).any(|w| w.iter().all(|&b| !vowel(b)));
+    let onset_ok =
+        bytes.len() < 2 || vowel(bytes[0]) || vowel(bytes[1]) || ONSETS.contains(&&word[..2]);
+    has_vowel && !cluster && onset_ok
 }
 
 /// "FBI" as "F-B-I".
@@ -159,7 +180,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     // The first word of a sentence is capitalised anyway, so it says nothing about names.
     let prev_name = i >= 2
         && ctx
-            .prev_core(i)
+            .prev_core_after_period(i)
             .is_some_and(|p| capitalised(p) || p.starts_with(|c: char| c.is_ascii_digit()));
     let expand = |words: &str, needs_period: bool| {
         let mut hit = Hit::new(1, words.to_owned());
@@ -198,6 +219,8 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         "w/o" => return expand("without", false),
         "aka" => return expand("also known as", false),
         "OK" => return expand("okay", false),
+        "WWI" => return expand("World War one", false),
+        "WWII" => return expand("World War two", false),
         _ => {}
     }
     // Dotted initialisms: "U.S.", "Ph.D."
@@ -214,7 +237,56 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         hit.eat_period = core != "A";
         return Some(hit);
     }
-    acronym(ctx, core)
+    if let Some(day) = day_name(core).filter(|_| tok.trail.starts_with([',', '.']) && !ctx.shouting)
+    {
+        return expand(day, false);
+    }
+    hyphenated(ctx, core).or_else(|| acronym(ctx, core))
+}
+
+/// Weekday abbreviations, expanded when punctuation follows ("Mon., Jan. 6").
+fn day_name(word: &str) -> Option<&'static str> {
+    const DAYS: &[(&str, &str)] = &[
+        ("Mon", "Monday"),
+        ("Tue", "Tuesday"),
+        ("Tues", "Tuesday"),
+        ("Wed", "Wednesday"),
+        ("Thu", "Thursday"),
+        ("Thurs", "Thursday"),
+        ("Fri", "Friday"),
+        ("Sat", "Saturday"),
+        ("Sun", "Sunday"),
+    ];
+    lookup(DAYS, word)
+}
+
+/// "US-based" as "U-S-based": acronym parts of a hyphenated word are spelled.
+fn hyphenated(ctx: &Ctx<'_>, core: &str) -> Option<Hit> {
+    if ctx.shouting || !core.contains('-') {
+        return None;
+    }
+    let parts: Vec<&str> = core.split('-').collect();
+    if !parts
+        .iter()
+        .all(|p| !p.is_empty() && p.chars().all(char::is_alphabetic))
+    {
+        return None;
+    }
+    let spelled = |p: &str| p.len() >= 2 && is_spelled_acronym(p);
+    if !parts.iter().any(|p| spelled(p)) {
+        return None;
+    }
+    let words: Vec<String> = parts
+        .iter()
+        .map(|p| {
+            if spelled(p) {
+                spell(p)
+            } else {
+                (*p).to_owned()
+            }
+        })
+        .collect();
+    Some(Hit::new(1, words.join("-")))
 }
 
 /// "FBI", "FBI's", "CDs" spelled unless said as words. In a shouted sentence capitals are

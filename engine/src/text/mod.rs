@@ -13,7 +13,7 @@
 //! vs "meters".
 //!
 //! Layout: [`clean`](self) folds typography, `sentences` finds boundaries, `tokens` splits
-//! words, `rules` drives the rule modules (`web`, `dates`, `numeric` with `ranges` and `money`,
+//! words, `rules` drives the rule modules (`web`, `dates`, `phrases` and `numeric` with `ranges`, `money`,
 //! `units`, `roman`, `abbreviations`, `symbols`) over each sentence, and `numbers` spells
 //! numbers. Everything is one pass per stage: linear in the input.
 
@@ -23,6 +23,7 @@ mod dates;
 mod money;
 mod numbers;
 mod numeric;
+mod phrases;
 mod ranges;
 mod roman;
 mod rules;
@@ -133,7 +134,7 @@ fn splits_at_space(prev: &str, next: &str) -> bool {
 /// A sentence that began with a number ("5 people came.") begins with a capital in words.
 fn capitalise_start(source: &str, spoken: &mut String) {
     let first_source = source.chars().find(|c| c.is_alphanumeric());
-    if first_source.is_some_and(|c| c.is_lowercase()) {
+    if first_source.is_some_and(char::is_lowercase) {
         return;
     }
     if let Some((at, c)) = spoken.char_indices().find(|(_, c)| c.is_alphanumeric()) {

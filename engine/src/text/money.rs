@@ -213,6 +213,16 @@ pub(super) fn percent_word(dialect: Dialect) -> &'static str {
     }
 }
 
+/// Every currency's (plural, singular) names, minor units included.
+pub(super) fn names() -> impl Iterator<Item = (String, String)> {
+    CURRENCIES.iter().flat_map(|c| {
+        [(c.many, c.one), (c.minor_many, c.minor_one)]
+            .into_iter()
+            .filter(|(many, one)| !many.is_empty() && many != one)
+            .map(|(many, one)| (many.to_owned(), one.to_owned()))
+    })
+}
+
 /// The currency's plural name, for ranges ("$5-10" is "five to ten dollars").
 pub(super) fn plural_name(currency: &Currency) -> &'static str {
     currency.many

@@ -50,7 +50,7 @@ fn below_hundred(n: u64) -> String {
     let n = n as usize;
     if n < 20 {
         ONES[n].to_owned()
-    } else if n % 10 == 0 {
+    } else if n.is_multiple_of(10) {
         TENS[n / 10].to_owned()
     } else {
         format!("{}-{}", TENS[n / 10], ONES[n % 10])

@@ -1,13 +1,11 @@
 //! Tokens made of numbers: plain, signed, decimal, grouped, ordinal, decades, money, percent,
-//! units, fractions, and the multi-word patterns around them ("$5 million", "5 km", "9 am",
-//! "(555) 123-4567", "between 5-10").
+//! units, fractions, versions, feet and inches, rates ("$5/hr").
 //!
-//! [`single`] reads one token's core without context; [`rule`] looks at the neighbours first.
+//! [`single`] reads one token's core without context; `phrases` looks at the neighbours first.
 //! Anything with digits that no pattern claims is read part by part ("MP3" is "M-P-three"), so
 //! no digit ever reaches espeak.
 
 use super::numbers::{self, all_digits};
-use super::rules::{Ctx, Hit};
 use super::{abbreviations, dates, money, ranges, units, Dialect};
 
 /// A written number: optional minus, integer digits (group commas removed), optional fraction.
@@ -99,21 +97,35 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
     if !core.contains(|c: char| c.is_ascii_digit() || VULGAR.iter().any(|(v, _)| c == *v)) {
         return None;
     }
+    if core == "911" {
+        return Some("nine one one".to_owned());
+    }
     if let Some(n) = Num::parse(core) {
         return Some(n.words(dialect));
     }
-    if let Some(rest) = core.strip_prefix(['~', '≈']) {
-        return Some(format!("about {}", single(rest, dialect)?));
+    // A partial match falls through to the next pattern (and finally to `mixed`), so no digit
+    // is ever left unread.
+    let prefixed = |word: &str, rest: &str| single(rest, dialect).map(|w| format!("{word} {w}"));
+    if let Some(words) = core
+        .strip_prefix(['~', '≈'])
+        .and_then(|rest| prefixed("about", rest))
+    {
+        return Some(words);
     }
     if let Some(rest) = core.strip_prefix('+') {
         if all_digits(rest) && rest.len() >= 7 {
             return Some(format!("plus {}", numbers::digits(rest)));
         }
-        return Some(format!("plus {}", single(rest, dialect)?));
+        if let Some(words) = prefixed("plus", rest) {
+            return Some(words);
+        }
     }
-    if let Some(rest) = core.strip_prefix('-') {
-        if rest.starts_with(|c: char| !c.is_ascii_digit()) && money::prefix(rest).is_some() {
-            return Some(format!("minus {}", single(rest, dialect)?));
+    if let Some(rest) = core
+        .strip_prefix('-')
+        .filter(|r| r.starts_with(|c: char| !c.is_ascii_digit()) && money::prefix(r).is_some())
+    {
+        if let Some(words) = prefixed("minus", rest) {
+            return Some(words);
         }
     }
     if let Some(words) = ranges::range(core, dialect) {
@@ -124,14 +136,28 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
             return Some(words);
         }
     }
+    if let Some(words) = version(core, dialect)
+        .or_else(|| feet_inches(core, dialect))
+        .or_else(|| per(core, dialect))
+    {
+        return Some(words);
+    }
+    if let Some(words) = core
+        .strip_suffix('+')
+        .and_then(|rest| single(rest, dialect))
+    {
+        return Some(format!("{words} plus"));
+    }
+    if let Some(words) = scaled(core, dialect) {
+        return Some(words);
+    }
     if let Some(words) = list(core, dialect) {
         return Some(words);
     }
     if let Some(words) = money::minor_suffix(core, dialect) {
         return Some(words);
     }
-    if let Some(rest) = core.strip_suffix('%') {
-        let n = Num::parse(rest)?;
+    if let Some(n) = core.strip_suffix('%').and_then(Num::parse) {
         return Some(format!(
             "{} {}",
             n.words(dialect),
@@ -149,6 +175,63 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
         .or_else(|| dotted(core, dialect))
         .or_else(|| super::symbols::joined(core, dialect))
         .or_else(|| mixed(core, dialect))
+}
+
+/// "1.5M", "3bn" without a currency: "one point five million". Lower-case "m" is metres.
+fn scaled(core: &str, dialect: Dialect) -> Option<String> {
+    let split = core.find(|c: char| c.is_ascii_alphabetic())?;
+    let (num, suffix) = core.split_at(split);
+    // Not "K": "4K" is a resolution and "5K" a race.
+    if !matches!(suffix, "M" | "B" | "bn" | "mn" | "tn") {
+        return None;
+    }
+    let n = Num::parse(num)?;
+    Some(format!("{} {}", n.words(dialect), money::scale(suffix)?))
+}
+
+/// "v2.1.3" is "version two point one point three".
+fn version(core: &str, dialect: Dialect) -> Option<String> {
+    let rest = core.strip_prefix(['v', 'V'])?;
+    if !rest.starts_with(|c: char| c.is_ascii_digit())
+        || !rest.chars().all(|c| c.is_ascii_digit() || c == '.')
+    {
+        return None;
+    }
+    let words: Vec<String> = rest
+        .split('.')
+        .map(|p| numbers::integer(p, dialect))
+        .collect();
+    Some(format!("version {}", words.join(" point ")))
+}
+
+/// "6'2" is "six foot two"; "6'" is "six feet".
+fn feet_inches(core: &str, dialect: Dialect) -> Option<String> {
+    let (feet, inches) = core.split_once('\'')?;
+    let feet_n = Num::parse(feet)?.plain_int()?;
+    if !all_digits(feet) {
+        return None;
+    }
+    let feet_words = numbers::cardinal(feet_n, dialect);
+    if inches.is_empty() {
+        let unit = if feet_n == 1 { "foot" } else { "feet" };
+        return Some(format!("{feet_words} {unit}"));
+    }
+    let inches_n = Num::parse(inches)?.plain_int().filter(|n| *n < 12)?;
+    Some(format!(
+        "{feet_words} foot {}",
+        numbers::cardinal(inches_n, dialect)
+    ))
+}
+
+/// "$12.99/month" is "twelve dollars and ninety-nine cents per month", "$5/hr" "... per hour".
+fn per(core: &str, dialect: Dialect) -> Option<String> {
+    let (amount, rate) = core.rsplit_once('/')?;
+    if !rate.chars().all(char::is_alphabetic) || rate.is_empty() {
+        return None;
+    }
+    let amount = single(amount, dialect)?;
+    let rate = units::lookup(rate, true).map_or(rate, |u| u.one);
+    Some(format!("{amount} per {rate}"))
 }
 
 /// Numbers separated by commas that are not thousands groups: "1,2,3" is a list.
@@ -180,13 +263,17 @@ fn ordinal(core: &str, dialect: Dialect) -> Option<String> {
     Some(numbers::ordinal(n, dialect))
 }
 
-/// "1990s", "1990's", "90s", "'90s".
+/// "1990s", "1990's", "90s", "'90s"; one digit is a plural of the digit ("1s and 0s").
 fn decade(core: &str, dialect: Dialect) -> Option<String> {
     let body = core.strip_suffix("'s").or_else(|| core.strip_suffix('s'))?;
     let (short, digits) = match body.strip_prefix('\'') {
         Some(d) => (true, d),
         None => (false, body),
     };
+    if digits.len() == 1 && !short && all_digits(digits) {
+        // "1s and 0s", "in 2s and 3s"
+        return Some(numbers::plural(numbers::digit_word(digits.as_bytes()[0])));
+    }
     if !all_digits(digits) || !digits.ends_with('0') {
         return None;
     }
@@ -199,7 +286,7 @@ fn decade(core: &str, dialect: Dialect) -> Option<String> {
 }
 
 /// A number glued to a unit: "10kg", "5km/h", "20°C", "3x".
-fn glued_unit(core: &str, dialect: Dialect) -> Option<String> {
+pub(super) fn glued_unit(core: &str, dialect: Dialect) -> Option<String> {
     let split = core
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',' || c == '-'))
         .filter(|&i| i > 0)?;
@@ -213,7 +300,7 @@ fn glued_unit(core: &str, dialect: Dialect) -> Option<String> {
     ))
 }
 
-const VULGAR: &[(char, &str)] = &[
+pub(super) const VULGAR: &[(char, &str)] = &[
     ('½', "a half"),
     ('¼', "a quarter"),
     ('¾', "three quarters"),
@@ -278,11 +365,11 @@ pub(super) fn mixed(core: &str, dialect: Dialect) -> Option<String> {
                 .find(|ch: char| ch.is_ascii_digit() != digit)
                 .unwrap_or(rest.len());
             let (run, tail) = rest.split_at(len);
-            parts.push(if digit {
-                numbers::integer(run, dialect)
-            } else {
-                abbreviations::letters(run)
-            });
+            if digit {
+                parts.push(numbers::integer(run, dialect));
+            } else if run.chars().any(char::is_alphanumeric) {
+                parts.push(abbreviations::letters(run));
+            }
             rest = tail;
         }
     }
@@ -291,125 +378,4 @@ pub(super) fn mixed(core: &str, dialect: Dialect) -> Option<String> {
         .filter(|p| !p.is_empty())
         .collect::<Vec<_>>();
     (!out.is_empty()).then(|| out.join("-"))
-}
-
-/// Words that make a following four-digit number a year even outside 1800..=2099.
-const YEAR_CONTEXT: &[&str] = &[
-    "in", "since", "of", "by", "from", "until", "till", "year", "circa", "ca", "c", "during",
-    "before", "after", "around", "summer", "winter", "spring", "autumn", "fall", "early", "late",
-    "mid",
-];
-const ERAS: &[&str] = &["AD", "BC", "BCE", "CE"];
-/// Words before "30s" that make it a decade or an age rather than seconds.
-const DECADE_CONTEXT: &[&str] = &[
-    "the", "early", "late", "mid", "their", "his", "her", "my", "your", "our", "its", "and", "or",
-    "to", "through",
-];
-
-/// Context-dependent number patterns, then [`single`].
-pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
-    let d = ctx.dialect;
-    let core = ctx.toks[i].core;
-    let has_number = core.contains(|c: char| c.is_ascii_digit() || VULGAR.iter().any(|v| v.0 == c));
-    if !has_number || core.starts_with(['#', '@']) {
-        return None;
-    }
-    if let Some(hit) = ranges::phone_rule(ctx, i) {
-        return Some(hit);
-    }
-    let next = ctx.next_core(i);
-    let num = Num::parse(core);
-    // "$5 million", "$3 bn"
-    if let (Some((currency, rest)), Some(word)) = (money::prefix(core), next) {
-        if let Some(scale) = money::scale(word).filter(|_| word.len() >= 2) {
-            let words = money::amount(currency, rest, Some(scale), d)?;
-            return Some(Hit::new(2, words));
-        }
-    }
-    if let Some(clock) = next.and_then(|w| dates::with_meridiem(core, w, ctx.toks[i + 1].trail, d))
-    {
-        return Some(clock);
-    }
-    // "30s" is thirty seconds unless a decade is meant: "the 30s", "in her 30s".
-    if core.len() == 3 && core.ends_with("0s") && all_digits(&core[..2]) {
-        let decade = ctx
-            .prev_core(i)
-            .is_some_and(|p| DECADE_CONTEXT.contains(&p.to_lowercase().as_str()));
-        if !decade {
-            return glued_unit(core, d).map(|w| Hit::new(1, w));
-        }
-    }
-    if let (Some(n), Some(word)) = (&num, next) {
-        // "100 USD", "5 km", "50 %", "9 am", "1 1/2"
-        if let Some(currency) = money::code(word) {
-            let words = money::amount(currency, core, None, d)?;
-            let words = words.replacen("dollars", "U-S dollars", 1);
-            return Some(Hit::new(2, words));
-        }
-        if let Some(unit) = units::lookup(word, true) {
-            let words = format!("{} {}", n.words(d), units::words(unit, !n.is_one(), d));
-            return Some(Hit::new(2, words));
-        }
-        if word == "%" {
-            let words = format!("{} {}", n.words(d), money::percent_word(d));
-            return Some(Hit::new(2, words));
-        }
-        if let (Some(whole), Some(frac)) = (n.plain_int(), ranges::mixed_fraction(word, d)) {
-            return Some(Hit::new(
-                2,
-                format!("{} and {frac}", numbers::cardinal(whole, d)),
-            ));
-        }
-    }
-    if let Some(hit) = ranges::spaced_range(ctx, i) {
-        return Some(hit);
-    }
-    // Range reading of "5-10", "1990–1995", with "between ... and".
-    if ranges::is_range(core) {
-        let words = ranges::range(core, d)?;
-        let words = if ctx
-            .prev_core(i)
-            .is_some_and(|p| p.eq_ignore_ascii_case("between"))
-        {
-            words.replacen(" to ", " and ", 1)
-        } else {
-            words
-        };
-        // A unit after a range applies to both ends: "5-10 km".
-        if let Some(unit) = next.and_then(|w| units::lookup(w, true)) {
-            return Some(Hit::new(
-                2,
-                format!("{words} {}", units::words(unit, true, d)),
-            ));
-        }
-        return Some(Hit::new(1, words));
-    }
-    if let Some(year) = num.as_ref().and_then(|n| year_reading(ctx, i, n)) {
-        return Some(Hit::new(1, year));
-    }
-    single(core, d).map(|w| Hit::new(1, w))
-}
-
-/// A four-digit number read as a year when it looks like one in its context.
-fn year_reading(ctx: &Ctx<'_>, i: usize, n: &Num<'_>) -> Option<String> {
-    let value = n
-        .plain_int()
-        .filter(|_| n.int.len() == 4 && !n.int.starts_with('0'))?;
-    let core = ctx.toks[i].core;
-    if core.contains(',') {
-        return None;
-    }
-    let next = ctx.next_core(i);
-    if next.is_some_and(|w| {
-        units::lookup(w, true).is_some() || money::code(w).is_some() || money::scale(w).is_some()
-    }) {
-        return None;
-    }
-    let prev = ctx.prev_core(i).map(str::to_lowercase);
-    let context = prev
-        .as_deref()
-        .is_some_and(|p| YEAR_CONTEXT.contains(&p) || dates::month(ctx.toks[i - 1].core).is_some())
-        || next.is_some_and(|w| ERAS.contains(&w));
-    let plausible = context && (1000..=2099).contains(&value) || (1800..=2099).contains(&value);
-    plausible.then(|| numbers::year(value, ctx.dialect))
 }

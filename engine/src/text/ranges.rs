@@ -25,6 +25,9 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
     if right.contains(['-', '–']) || left.is_empty() || right.is_empty() {
         return None;
     }
+    if let (Some(a), Some(b)) = (times(left, dialect), times(right, dialect)) {
+        return Some(format!("{a} to {b}"));
+    }
     let (currency, left) = match money::prefix(left) {
         Some((c, rest)) => (Some(c), rest),
         None => (None, left),
@@ -69,6 +72,14 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
     Some(format!("{lw} to {rw}{unit}"))
 }
 
+/// A side of a time range: "9am", "17:00".
+fn times(side: &str, dialect: Dialect) -> Option<String> {
+    if !side.contains(':') && !side.ends_with(['m', 'M']) {
+        return None;
+    }
+    super::dates::clock(side, dialect)
+}
+
 fn is_year(n: u64) -> bool {
     (1100..=2099).contains(&n)
 }
@@ -107,6 +118,9 @@ fn group_words(groups: &[&str]) -> String {
 /// Numerator and denominator of a simple fraction "3/4".
 fn fraction_parts(core: &str) -> Option<(u64, u64)> {
     let (a, b) = core.split_once('/')?;
+    if b.contains('/') {
+        return None;
+    }
     if !all_digits(a) || !all_digits(b) || a.starts_with('0') || b.starts_with('0') {
         return None;
     }
@@ -127,12 +141,34 @@ pub(super) fn mixed_fraction(core: &str, dialect: Dialect) -> Option<String> {
 }
 
 /// "3/4" is "three quarters", "1/2" "one half", "5/8" "five eighths", "24/7" "twenty-four
-/// seven"; big denominators read "7 over 365".
+/// seven"; big denominators read "7 over 365"; "80/20" and "2019/20" are read as two numbers;
+/// ratings "4.5/5" and "10/10" are "out of".
 pub(super) fn fraction(core: &str, dialect: Dialect) -> Option<String> {
+    // Ratings: "4.5/5" and "10/10" are "out of".
+    if let Some((a, b)) = core.split_once('/') {
+        let (x, y) = (Num::parse(a)?, Num::parse(b)?.plain_int()?);
+        if x.frac.is_some() || x.plain_int() == Some(y) {
+            let of = numbers::cardinal(y, dialect);
+            return Some(format!("{} out of {of}", x.words(dialect)));
+        }
+    }
     let (a, b) = fraction_parts(core)?;
     let num = numbers::cardinal(a, dialect);
-    if (a, b) == (24, 7) {
-        return Some("twenty-four seven".to_owned());
+    match (a, b) {
+        (24, 7) => return Some("twenty-four seven".to_owned()),
+        (9, 11) => return Some("nine eleven".to_owned()),
+        // "2019/20" is a season, "80/20" and "50/50" are splits: not fractions.
+        _ if a >= b && (1000..=2099).contains(&a) && b < 100 => {
+            return Some(format!(
+                "{} {}",
+                numbers::year(a, dialect),
+                numbers::cardinal(b, dialect)
+            ));
+        }
+        _ if a >= b || b > 20 && a >= 10 => {
+            return Some(format!("{num} {}", numbers::cardinal(b, dialect)));
+        }
+        _ => {}
     }
     let one = a == 1;
     let denominator = match b {

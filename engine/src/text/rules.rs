@@ -6,7 +6,7 @@
 //! written dates, numbers, Roman numerals, abbreviations and symbols.
 
 use super::tokens::{tokenize, Token};
-use super::{abbreviations, dates, numeric, roman, symbols, web, Dialect};
+use super::{abbreviations, dates, numeric, phrases, roman, symbols, web, Dialect};
 
 /// What a rule sees: the sentence's tokens and the reading settings.
 pub(super) struct Ctx<'a> {
@@ -27,6 +27,13 @@ impl Ctx<'_> {
     pub fn next_core_after_period(&self, i: usize) -> Option<&str> {
         let next = self.toks.get(i + 1)?;
         (matches!(self.toks[i].trail, "" | ".") && next.lead.is_empty()).then_some(next.core)
+    }
+
+    /// The previous token's core when only whitespace or a full stop separates it from token `i`
+    /// (the stop may belong to an abbreviation that disappears when read: "U.S. Jr").
+    pub fn prev_core_after_period(&self, i: usize) -> Option<&str> {
+        let prev = self.toks.get(i.checked_sub(1)?)?;
+        (matches!(prev.trail, "" | ".") && self.toks[i].lead.is_empty()).then_some(prev.core)
     }
 
     /// The previous token's core when only whitespace separates it from token `i`.
@@ -61,16 +68,22 @@ impl Hit {
 fn apply(ctx: &Ctx<'_>, i: usize) -> Hit {
     web::rule(ctx, i)
         .or_else(|| dates::rule(ctx, i))
-        .or_else(|| numeric::rule(ctx, i))
+        .or_else(|| phrases::rule(ctx, i))
         .or_else(|| roman::rule(ctx, i))
         .or_else(|| abbreviations::rule(ctx, i))
         .or_else(|| symbols::rule(ctx, i))
-        .unwrap_or_else(|| Hit::new(1, plain(ctx.toks[i].core)))
+        .unwrap_or_else(|| Hit::new(1, plain(ctx.toks[i].core, ctx.dialect)))
 }
 
-/// A word no rule claimed: silent symbols dropped, a hyphen cut-off made a dash ("think-").
-fn plain(core: &str) -> String {
+/// A word no rule claimed: silent symbols dropped, a hyphen cut-off made a dash ("think-"),
+/// and any digits still there read as numbers, so none reaches espeak.
+fn plain(core: &str, dialect: Dialect) -> String {
     let core = symbols::strip_silent(core);
+    if core.contains(|c: char| c.is_ascii_digit()) {
+        if let Some(words) = numeric::mixed(&core, dialect) {
+            return words;
+        }
+    }
     if core.len() > 1 {
         if let Some(word) = core.strip_suffix('-') {
             return format!("{word}—");

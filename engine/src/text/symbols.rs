@@ -44,6 +44,13 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if core == "%" {
         return Some(Hit::new(1, super::money::percent_word(d).to_owned()));
     }
+    let between_numbers = |k: usize| {
+        let numeric = |w: &str| w.starts_with(|c: char| c.is_ascii_digit());
+        k > 0 && ctx.prev_core(k).is_some_and(numeric) && ctx.next_core(k).is_some_and(numeric)
+    };
+    if core == "x" && between_numbers(i) {
+        return Some(Hit::new(1, "times".to_owned()));
+    }
     if let Some((_, words)) = WORDS.iter().find(|(s, _)| *s == core) {
         return Some(Hit::new(1, (*words).to_owned()));
     }
@@ -59,7 +66,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     joined(core, d).map(|w| Hit::new(1, w))
 }
 
-/// "ThrowbackThursday" as "Throwback Thursday".
+/// `ThrowbackThursday` as "Throwback Thursday".
 fn split_camel(tag: &str) -> String {
     let mut out = String::with_capacity(tag.len() + 4);
     let mut prev_lower = false;

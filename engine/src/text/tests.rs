@@ -151,6 +151,7 @@ fn sentence_splitting() {
         ("Great!😀 Next.", &["Great!", "Next."]),
         ("Hello.World is one word.", &["Hello.World is one word."]),
         ("One.  Two.\tThree.", &["One.", "Two.", "Three."]),
+        ("P.S. I love you.", &["P.S. I love you."]),
     ];
     let mut failures = String::new();
     for (text, expected) in cases {
@@ -249,7 +250,7 @@ fn numeric_text() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
         any::<u64>().prop_map(|n| n.to_string()),
         (0u32..100_000, 0u32..100).prop_map(|(a, b)| format!("{a}.{b:02}")),
-        (0u64..10_000_000).prop_map(|n| format_thousands(n)),
+        (0u64..10_000_000).prop_map(format_thousands),
         (0u32..10_000, 0u32..100).prop_map(|(a, b)| format!("${a}.{b:02}")),
         (0u32..1000).prop_map(|n| format!("£{n}")),
         (0u32..1000).prop_map(|n| format!("€{n}m")),
@@ -275,19 +276,15 @@ fn numeric_text() -> impl Strategy<Value = String> {
         Just(" — "),
         Just("! ")
     ];
-    proptest::collection::vec((piece, sep), 1..8).prop_map(|parts| {
-        parts
-            .into_iter()
-            .map(|(p, s)| format!("{p}{s}"))
-            .collect::<String>()
-    })
+    proptest::collection::vec((piece, sep), 1..8)
+        .prop_map(|parts| parts.into_iter().map(|(p, s)| p + s).collect::<String>())
 }
 
 fn format_thousands(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -321,12 +318,8 @@ fn prose() -> impl Strategy<Value = String> {
         "\\$[0-9]{1,4}(\\.[0-9]{2})?",
     ];
     let sep = prop_oneof![Just(" "), Just(". "), Just(", "), Just("? "), Just("\n\n")];
-    proptest::collection::vec((word, sep), 1..20).prop_map(|parts| {
-        parts
-            .into_iter()
-            .map(|(w, s)| format!("{w}{s}"))
-            .collect::<String>()
-    })
+    proptest::collection::vec((word, sep), 1..20)
+        .prop_map(|parts| parts.into_iter().map(|(w, s)| w + s).collect::<String>())
 }
 
 proptest! {
@@ -342,6 +335,16 @@ proptest! {
             }
         }
         let _ = split_sentences(&text);
+    }
+
+    #[test]
+    fn no_digit_survives_in_symbol_soup(
+        text in "[0-9a-zA-Z$£€¥%.,:;/\\-–—'\"()#@&+~°x ]{0,80}"
+    ) {
+        for d in [Dialect::EnUs, Dialect::EnGb] {
+            let spoken = normalize(&text, d).text;
+            prop_assert!(!spoken.contains(|c: char| c.is_ascii_digit()), "{text:?} -> {spoken:?}");
+        }
     }
 
     #[test]

@@ -120,6 +120,15 @@ pub(super) fn lookup(symbol: &str, spaced: bool) -> Option<&'static Unit> {
         .find(|u| u.symbol == symbol && (u.spaced || !spaced))
 }
 
+/// Every unit's (plural, singular) words in the dialect's spelling.
+pub(super) fn names(dialect: Dialect) -> Vec<(String, String)> {
+    UNITS
+        .iter()
+        .filter(|u| u.many != u.one)
+        .map(|u| (words(u, true, dialect), words(u, false, dialect)))
+        .collect()
+}
+
 /// The unit's words, singular or plural, in the dialect's spelling.
 pub(super) fn words(unit: &Unit, plural: bool, dialect: Dialect) -> String {
     let words = if plural { unit.many } else { unit.one };
