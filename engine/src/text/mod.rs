@@ -12,7 +12,7 @@
 //! "one hundred five", "per cent" vs "percent", day/month vs month/day numeric dates, "metres"
 //! vs "meters".
 //!
-//! Layout: [`clean`](self) folds typography, `sentences` finds boundaries, `tokens` splits
+//! Layout: `clean` folds typography, `sentences` finds boundaries, `tokens` splits
 //! words, `rules` drives the rule modules (`web`, `dates`, `phrases` and `numeric` with `ranges`, `money`,
 //! `units`, `roman`, `abbreviations`, `symbols`) over each sentence, and `numbers` spells
 //! numbers. Everything is one pass per stage: linear in the input.

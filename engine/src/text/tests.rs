@@ -245,6 +245,36 @@ fn linear_time_on_100k_characters() {
     assert!(t_large < t_small * 10 + std::time::Duration::from_millis(50));
 }
 
+#[test]
+fn pathological_inputs_stay_fast() {
+    let inputs = [
+        "1".repeat(100_000),
+        "a.".repeat(50_000),
+        "A. ".repeat(33_000),
+        "x-".repeat(50_000),
+        "9:".repeat(50_000),
+        "$1,".repeat(25_000),
+        "www.a".repeat(20_000),
+        "e.g. ".repeat(20_000),
+        "... ".repeat(25_000),
+        "—".repeat(30_000),
+        "1/".repeat(50_000),
+        "A1".repeat(50_000),
+    ];
+    for text in &inputs {
+        let start = Instant::now();
+        let n = normalize(text, Dialect::EnUs);
+        let took = start.elapsed();
+        println!("{:>8} bytes of {:?}...: {took:?}", text.len(), &text[..6]);
+        assert!(!n.text.contains(|c: char| c.is_ascii_digit()));
+        assert!(
+            took.as_secs_f64() < 1.0,
+            "{:?}... took {took:?}",
+            &text[..6]
+        );
+    }
+}
+
 /// Strategy: text made of numbers, money, dates, times and ordinals with spacing/punctuation.
 fn numeric_text() -> impl Strategy<Value = String> {
     let piece = prop_oneof![
