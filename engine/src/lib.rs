@@ -10,6 +10,8 @@
 //! - [`phonemes`]: text to Kokoro phoneme ids, with kokoro-onnx's espeak-ng settings.
 //! - [`kokoro`]: the neural model, stage by stage.
 //! - [`voice`]: stock voice tables and blends.
+//! - [`text`]: English text in words for reading aloud (numbers, dates, abbreviations...),
+//!   split into sentences.
 //! - [`synth`]: the public entry point: load once, synthesize whole or as a stream of chunks.
 
 pub mod assets;
@@ -19,4 +21,5 @@ pub mod kokoro;
 pub mod onnx;
 pub mod phonemes;
 pub mod synth;
+pub mod text;
 pub mod voice;

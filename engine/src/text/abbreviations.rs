@@ -1,0 +1,326 @@
+//! Abbreviations, initials and acronyms: "Dr.", "St.", "e.g.", "No. 5", "J. R. R.", "FBI".
+//!
+//! espeak knows a few abbreviations but reads most letter by letter or as nonsense words, and it
+//! treats every full stop as a sentence end. Titles expand before a name ("Dr. Smith" is
+//! "Doctor Smith"), street words after one ("Baker St." is "Baker Street"); reference words
+//! expand before a number ("No. 5", "p. 7"). All-caps words of two to five letters are spelled
+//! with hyphens ("F-B-I"), which espeak reads as one spelled word with natural stress (spaces
+//! would make a lone "A" the article "uh"), unless they are acronyms said as words (NASA), look
+//! like words at four or five letters ("TOTAL", left to espeak) or the whole sentence is
+//! shouted. Acronyms inside hyphenated words are spelled too ("US-based" is "U-S-based").
+
+use super::rules::{Ctx, Hit};
+
+/// Titles before a capitalised name, with or without a full stop.
+const TITLES: &[(&str, &str)] = &[
+    ("Mr", "Mister"),
+    ("Mrs", "Missus"),
+    ("Ms", "Miz"),
+    ("Mx", "Mix"),
+    ("Dr", "Doctor"),
+    ("Prof", "Professor"),
+    ("Rev", "Reverend"),
+    ("Gen", "General"),
+    ("Col", "Colonel"),
+    ("Capt", "Captain"),
+    ("Lt", "Lieutenant"),
+    ("Sgt", "Sergeant"),
+    ("Cpl", "Corporal"),
+    ("Adm", "Admiral"),
+    ("Maj", "Major"),
+    ("Gov", "Governor"),
+    ("Sen", "Senator"),
+    ("Rep", "Representative"),
+    ("Pres", "President"),
+    ("Det", "Detective"),
+    ("Insp", "Inspector"),
+    ("Fr", "Father"),
+    ("St", "Saint"),
+    ("Mt", "Mount"),
+    ("Ft", "Fort"),
+];
+
+/// Words after a name: "Baker St.", "Martin Luther King Jr.", "Acme Inc.".
+const AFTER_NAME: &[(&str, &str)] = &[
+    ("St", "Street"),
+    ("Dr", "Drive"),
+    ("Ave", "Avenue"),
+    ("Rd", "Road"),
+    ("Blvd", "Boulevard"),
+    ("Ln", "Lane"),
+    ("Hwy", "Highway"),
+    ("Jr", "Junior"),
+    ("Sr", "Senior"),
+    ("Inc", "Incorporated"),
+    ("Ltd", "Limited"),
+    ("Corp", "Corporation"),
+    ("Co", "Company"),
+    ("Bros", "Brothers"),
+];
+
+/// Abbreviations written with a full stop, anywhere.
+const GENERAL: &[(&str, &str)] = &[
+    ("etc", "et cetera"),
+    ("e.g", "for example"),
+    ("i.e", "that is"),
+    ("vs", "versus"),
+    ("approx", "approximately"),
+    ("dept", "department"),
+    ("govt", "government"),
+    ("misc", "miscellaneous"),
+    ("cf", "compare"),
+    ("viz", "namely"),
+    ("esp", "especially"),
+    ("incl", "including"),
+    ("a.k.a", "also known as"),
+    ("al", "al"),
+];
+
+/// Abbreviations before a number: "No. 5", "pp. 3–7", "ca. 1850".
+const BEFORE_NUMBER: &[(&str, &str)] = &[
+    ("No", "number"),
+    ("no", "number"),
+    ("Nos", "numbers"),
+    ("nos", "numbers"),
+    ("p", "page"),
+    ("pp", "pages"),
+    ("Vol", "volume"),
+    ("vol", "volume"),
+    ("Fig", "figure"),
+    ("fig", "figure"),
+    ("Ch", "chapter"),
+    ("ch", "chapter"),
+    ("Sec", "section"),
+    ("Art", "article"),
+    ("ca", "circa"),
+    ("c", "circa"),
+    ("approx", "approximately"),
+];
+
+/// Acronyms said as words, left for espeak to pronounce.
+const SAID_AS_WORDS: &[&str] = &[
+    "AIDS", "ASCII", "ASEAN", "BAFTA", "CAPTCHA", "CERN", "COVID", "DARPA", "FEMA", "FIFA", "FOMO",
+    "GIF", "ICANN", "IKEA", "IMAX", "JPEG", "LASER", "LEGO", "MERS", "MIDI", "NAFTA", "NASA",
+    "NASCAR", "NASDAQ", "NATO", "NIMBY", "OFCOM", "OPEC", "OSHA", "PIN", "POTUS", "RADAR", "RAM",
+    "ROM", "SARS", "SCOTUS", "SCUBA", "SIM", "SWAT", "UEFA", "UNESCO", "UNICEF", "YOLO",
+];
+
+fn lookup(table: &[(&str, &'static str)], word: &str) -> Option<&'static str> {
+    table.iter().find(|(w, _)| *w == word).map(|(_, e)| *e)
+}
+
+/// A full stop after `word` never ends a sentence when `next` starts the following word.
+pub(super) fn never_ends_sentence(word: &str, next: char) -> bool {
+    let is_general = lookup(GENERAL, word).is_some() && word != "etc" && word != "al"
+        || matches!(word, "v" | "P.S" | "N.B");
+    (lookup(TITLES, word).is_some() && word != "St")
+        || is_general
+        || next.is_ascii_digit()
+            && (lookup(BEFORE_NUMBER, word).is_some() || super::dates::month(word).is_some())
+}
+
+/// A full stop after `word` ends a sentence only if a sentence opener follows.
+pub(super) fn may_end_sentence(word: &str) -> bool {
+    lookup(AFTER_NAME, word).is_some() || matches!(word, "etc" | "al")
+}
+
+/// A run of letters inside a mixed token: short capitals are spelled ("MP" is "M-P").
+pub(super) fn letters(run: &str) -> String {
+    if is_spelled_acronym(run) {
+        spell(run)
+    } else {
+        run.to_owned()
+    }
+}
+
+fn is_spelled_acronym(word: &str) -> bool {
+    (1..=5).contains(&word.len())
+        && word.bytes().all(|b| b.is_ascii_uppercase())
+        && !SAID_AS_WORDS.contains(&word)
+        && !(word.len() >= 4 && looks_like_a_word(word))
+}
+
+/// Onsets English words start with; "NC" or "JS" at the start means letters, not a word.
+const ONSETS: &[&str] = &[
+    "BL", "BR", "CH", "CL", "CR", "DR", "FL", "FR", "GL", "GR", "KN", "PH", "PL", "PR", "QU", "SC",
+    "SH", "SK", "SL", "SM", "SN", "SP", "ST", "SW", "TH", "TR", "TW", "WH", "WR",
+];
+
+/// A capitalised word of four or five letters that espeak can say as a word ("TOTAL", "STOP",
+/// "HELP"): it has a vowel, no three consonants in a row and a plausible start. "HTML",
+/// "ESPN", "NCAA" fail and are spelled.
+fn looks_like_a_word(word: &str) -> bool {
+    let vowel = |b: u8| matches!(b, b'A' | b'E' | b'I' | b'O' | b'U');
+    let bytes = word.as_bytes();
+    let has_vowel = bytes.iter().any(|&b| vowel(b));
+    let cluster = bytes.windows(3).any(|w| w.iter().all(|&b| !vowel(b)));
+    let onset_ok =
+        bytes.len() < 2 || vowel(bytes[0]) || vowel(bytes[1]) || ONSETS.contains(&&word[..2]);
+    has_vowel && !cluster && onset_ok
+}
+
+/// "FBI" as "F-B-I".
+fn spell(word: &str) -> String {
+    let letters: Vec<String> = word.chars().map(|c| c.to_string()).collect();
+    letters.join("-")
+}
+
+fn capitalised(word: &str) -> bool {
+    word.chars().next().is_some_and(char::is_uppercase)
+}
+
+/// Abbreviations, initials and acronyms at token `i`.
+pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let tok = &ctx.toks[i];
+    let core = tok.core;
+    let period = tok.trail.starts_with('.');
+    let next = ctx.next_core_after_period(i);
+    let next_capital = next.is_some_and(capitalised);
+    let next_number = next.is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()));
+    // The first word of a sentence is capitalised anyway, so it says nothing about names.
+    let prev_name = i >= 2
+        && ctx
+            .prev_core_after_period(i)
+            .is_some_and(|p| capitalised(p) || p.starts_with(|c: char| c.is_ascii_digit()));
+    let expand = |words: &str, needs_period: bool| {
+        let mut hit = Hit::new(1, words.to_owned());
+        hit.eat_period = needs_period || period;
+        Some(hit)
+    };
+    match core {
+        "St" if next_capital && !prev_name => return expand("Saint", false),
+        "St" if period || prev_name => return expand("Street", false),
+        "Dr" if next_capital || !prev_name && period => return expand("Doctor", false),
+        "Dr" if prev_name => return expand("Drive", false),
+        "St" | "Dr" => return None,
+        _ => {}
+    }
+    let unambiguous = matches!(
+        core,
+        "Mr" | "Mrs" | "Ms" | "Mx" | "Prof" | "Capt" | "Sgt" | "Lt" | "Cpl" | "Adm" | "Insp"
+    );
+    if let Some(title) = lookup(TITLES, core).filter(|_| next_capital || unambiguous && period) {
+        return expand(title, false);
+    }
+    if let Some(words) = lookup(BEFORE_NUMBER, core).filter(|_| period && next_number) {
+        return expand(words, true);
+    }
+    if let Some(words) = lookup(AFTER_NAME, core).filter(|_| period || prev_name) {
+        return expand(words, false);
+    }
+    if let Some(words) = lookup(GENERAL, core).filter(|_| period || core == "vs") {
+        return expand(words, false);
+    }
+    match core {
+        "v" if period && next_capital && ctx.prev_core(i).is_some_and(capitalised) => {
+            return expand("versus", true);
+        }
+        "w/" => return expand("with", false),
+        "w/o" => return expand("without", false),
+        "aka" => return expand("also known as", false),
+        "OK" => return expand("okay", false),
+        "WWI" => return expand("World War one", false),
+        "WWII" => return expand("World War two", false),
+        _ => {}
+    }
+    // Dotted initialisms: "U.S.", "Ph.D."
+    if period && super::sentences::is_dotted_initialism(core) {
+        if matches!(core, "a.m" | "p.m") {
+            return expand(&core.replace('.', "-").to_uppercase(), true);
+        }
+        let letters: String = core.chars().filter(char::is_ascii_alphabetic).collect();
+        return expand(&spell(&letters.to_uppercase()), true);
+    }
+    // Initials: "J. R. R. Tolkien". A lone "A" keeps its stop, or espeak reads the article.
+    if period && core.len() == 1 && capitalised(core) && next_capital && core != "I" {
+        let mut hit = Hit::new(1, core.to_owned());
+        hit.eat_period = core != "A";
+        return Some(hit);
+    }
+    if let Some(day) = day_name(core).filter(|_| tok.trail.starts_with([',', '.']) && !ctx.shouting)
+    {
+        return expand(day, false);
+    }
+    hyphenated(ctx, core).or_else(|| acronym(ctx, core))
+}
+
+/// Weekday abbreviations, expanded when punctuation follows ("Mon., Jan. 6").
+fn day_name(word: &str) -> Option<&'static str> {
+    const DAYS: &[(&str, &str)] = &[
+        ("Mon", "Monday"),
+        ("Tue", "Tuesday"),
+        ("Tues", "Tuesday"),
+        ("Wed", "Wednesday"),
+        ("Thu", "Thursday"),
+        ("Thurs", "Thursday"),
+        ("Fri", "Friday"),
+        ("Sat", "Saturday"),
+        ("Sun", "Sunday"),
+    ];
+    lookup(DAYS, word)
+}
+
+/// "US-based" as "U-S-based": acronym parts of a hyphenated word are spelled.
+fn hyphenated(ctx: &Ctx<'_>, core: &str) -> Option<Hit> {
+    if ctx.shouting || !core.contains('-') {
+        return None;
+    }
+    let parts: Vec<&str> = core.split('-').collect();
+    if !parts
+        .iter()
+        .all(|p| !p.is_empty() && p.chars().all(char::is_alphabetic))
+    {
+        return None;
+    }
+    let spelled = |p: &str| p.len() >= 2 && is_spelled_acronym(p);
+    if !parts.iter().any(|p| spelled(p)) {
+        return None;
+    }
+    let words: Vec<String> = parts
+        .iter()
+        .map(|p| {
+            if spelled(p) {
+                spell(p)
+            } else {
+                (*p).to_owned()
+            }
+        })
+        .collect();
+    Some(Hit::new(1, words.join("-")))
+}
+
+/// "FBI", "FBI's", "CDs" spelled unless said as words. In a shouted sentence capitals are
+/// emphasis and become ordinary words; lower case also keeps a second normalisation from
+/// spelling them once the sentence no longer looks shouted.
+fn acronym(ctx: &Ctx<'_>, core: &str) -> Option<Hit> {
+    if ctx.shouting {
+        let capitals = core.chars().filter(char::is_ascii_uppercase).count();
+        let word_like = core.chars().all(|c| c.is_ascii_alphabetic() || c == '\'');
+        return (capitals >= 2 && word_like && !core.contains(char::is_lowercase))
+            .then(|| Hit::new(1, core.to_lowercase()));
+    }
+    let (base, suffix) = if let Some(b) = core.strip_suffix("'s") {
+        (b, "'s")
+    } else if let Some(b) = core.strip_suffix('s').filter(|b| b.len() >= 2) {
+        (b, "'s")
+    } else {
+        (core, "")
+    };
+    if base.len() < 2 || !is_spelled_acronym(base) {
+        return None;
+    }
+    Some(Hit::new(1, format!("{}{suffix}", spell(base))))
+}
+
+/// Whether most words of the sentence are in capitals (then capitals are emphasis).
+pub(super) fn is_shouted(cores: &[&str]) -> bool {
+    let words: Vec<&&str> = cores
+        .iter()
+        .filter(|c| c.chars().any(char::is_alphabetic))
+        .collect();
+    let caps = words
+        .iter()
+        .filter(|c| c.len() >= 2 && c.chars().all(|ch| !ch.is_lowercase()))
+        .count();
+    caps >= 3 && caps * 2 > words.len()
+}

@@ -1,0 +1,146 @@
+//! Character-level clean-up before anything reads words, with a map back to the source bytes.
+//!
+//! Scripts arrive with typographic variety that means the same thing to a listener: curly and
+//! straight apostrophes, guillemets, "--" for a dash, "..." for an ellipsis, emoji, invisible
+//! joiners. Folding them first keeps every later rule small. Kokoro's vocabulary has `—`, `…`,
+//! `"`, `“` and `”`, so those are the forms kept; emoji have no sound and are dropped; arrows are
+//! dropped because `→ ↓ ↗ ↘` are intonation tokens in that vocabulary.
+//!
+//! Every output byte remembers the source character it came from, so sentence ranges found in
+//! the cleaned text map back to the author's text for captions.
+
+use std::ops::Range;
+
+/// Cleaned text and, per cleaned byte, the source range of the character that produced it.
+pub(super) struct Cleaned {
+    pub text: String,
+    starts: Vec<usize>,
+    ends: Vec<usize>,
+}
+
+impl Cleaned {
+    /// The source byte range behind a cleaned byte range.
+    pub fn source_range(&self, range: &Range<usize>) -> Range<usize> {
+        if range.is_empty() {
+            let at = self.starts.get(range.start).copied().unwrap_or_default();
+            return at..at;
+        }
+        self.starts[range.start]..self.ends[range.end - 1]
+    }
+
+    fn push(&mut self, c: char, source: Range<usize>) {
+        self.text.push(c);
+        for _ in 0..c.len_utf8() {
+            self.starts.push(source.start);
+            self.ends.push(source.end);
+        }
+    }
+}
+
+/// True for characters a listener cannot hear: emoji, pictographs and their modifiers, arrows.
+pub(super) fn is_silent_symbol(c: char) -> bool {
+    matches!(u32::from(c),
+        0x1F000..=0x1FAFF   // emoji, pictographs, flags' regional indicators, skin tones
+        | 0x2190..=0x21FF   // arrows (→ ↓ ↗ ↘ are intonation tokens in Kokoro's vocabulary)
+        | 0x2300..=0x23FF   // technical symbols (⌚ ⏰ ...)
+        | 0x25A0..=0x27BF   // geometric shapes, misc symbols, dingbats (★ ✓ ☀)
+        | 0x2900..=0x297F   // supplemental arrows
+        | 0x2B00..=0x2BFF   // misc symbols and arrows (⭐)
+        | 0x3030 | 0x303D | 0x3297 | 0x3299
+        | 0xFE00..=0xFE0F   // variation selectors
+        | 0x200D            // zero-width joiner
+        | 0x20E3            // combining keycap
+        | 0xE0000..=0xE007F // tags (subdivision flags)
+    )
+}
+
+/// Characters that carry nothing at all and vanish without leaving a space.
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200B}' | '\u{200C}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' | '\r'
+    )
+}
+
+/// Folds typography into the forms later rules expect (see the module docs).
+pub(super) fn clean(src: &str) -> Cleaned {
+    let mut out = Cleaned {
+        text: String::with_capacity(src.len()),
+        starts: Vec::with_capacity(src.len()),
+        ends: Vec::with_capacity(src.len()),
+    };
+    let mut chars = src.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        let end = at + c.len_utf8();
+        match c {
+            '-' if src[end..].starts_with('-') => {
+                // "--" and "---" are typewriter dashes.
+                let run = src[at..].bytes().take_while(|&b| b == b'-').count();
+                for _ in 1..run {
+                    chars.next();
+                }
+                out.push('—', at..at + run);
+            }
+            '.' if src[end..].starts_with("..") || src[end..].starts_with(" . .") => {
+                let mut stop = end;
+                loop {
+                    let rest = &src[stop..];
+                    if rest.starts_with('.') {
+                        stop += 1;
+                    } else if rest.starts_with(" .") {
+                        stop += 2;
+                    } else {
+                        break;
+                    }
+                }
+                while chars.peek().is_some_and(|&(i, _)| i < stop) {
+                    chars.next();
+                }
+                out.push('…', at..stop);
+            }
+            '\u{2018}' | '\u{2019}' | '\u{201A}' | '\u{201B}' | '\u{2032}' | '`' => {
+                out.push('\'', at..end);
+            }
+            '«' | '„' | '\u{201F}' => out.push('“', at..end),
+            '»' => out.push('”', at..end),
+            '\u{2033}' => out.push('"', at..end),
+            '\u{2015}' => out.push('—', at..end),
+            '\u{2012}' => out.push('–', at..end),
+            '\u{2010}' | '\u{2011}' | '\u{2212}' => out.push('-', at..end),
+            '\u{2024}' => out.push('.', at..end),
+            '\n' => out.push('\n', at..end),
+            c if is_invisible(c) => {}
+            c if c.is_whitespace() || c.is_control() || is_silent_symbol(c) => {
+                out.push(' ', at..end);
+            }
+            c => out.push(c, at..end),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_typography() {
+        let c = clean("It’s «fine» -- really... ok . . . 👍🏽 go\u{200B}od");
+        assert_eq!(c.text, "It's “fine” — really… ok …    good");
+    }
+
+    #[test]
+    fn maps_back_to_source() {
+        let src = "a😀 b… c";
+        let c = clean(src);
+        assert_eq!(c.text, "a  b… c");
+        let b = c.text.find('b').unwrap();
+        assert_eq!(&src[c.source_range(&(b..b + 4))], "b…");
+        let src = "x... y";
+        let c = clean(src);
+        assert_eq!(
+            &src[c.source_range(&(0..c.text.find(' ').unwrap()))],
+            "x..."
+        );
+    }
+}

@@ -1,0 +1,258 @@
+//! Dates and times: "March 3, 2021", "3 March 2021", "2021-03-03", "03/04/2021", "3:45 pm",
+//! "15:30", "9am".
+//!
+//! Numeric dates are where the dialects disagree: 03/04/2021 is March the fourth in the US and
+//! the third of April in Britain (a part above 12 settles it either way). Written dates keep
+//! the author's order; the British reading adds "the" ("March the third").
+
+use super::numbers::{self, all_digits};
+use super::rules::{Ctx, Hit};
+use super::Dialect;
+
+const MONTHS: [&str; 12] = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+];
+
+/// Month abbreviations (written with or without a full stop).
+const MONTH_ABBREVIATIONS: [(&str, usize); 12] = [
+    ("Jan", 1),
+    ("Feb", 2),
+    ("Mar", 3),
+    ("Apr", 4),
+    ("Jun", 6),
+    ("Jul", 7),
+    ("Aug", 8),
+    ("Sep", 9),
+    ("Sept", 9),
+    ("Oct", 10),
+    ("Nov", 11),
+    ("Dec", 12),
+];
+
+/// The month (1..=12) a capitalised word names.
+pub(super) fn month(word: &str) -> Option<usize> {
+    MONTHS
+        .iter()
+        .position(|m| *m == word)
+        .map(|i| i + 1)
+        .or_else(|| {
+            MONTH_ABBREVIATIONS
+                .iter()
+                .find(|(a, _)| *a == word)
+                .map(|(_, m)| *m)
+        })
+}
+
+/// A day of the month written "3" or "3rd".
+fn day(word: &str) -> Option<u64> {
+    let digits = word.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &word[digits.len()..];
+    if !all_digits(digits) || digits.len() > 2 || !matches!(suffix, "" | "st" | "nd" | "rd" | "th")
+    {
+        return None;
+    }
+    digits.parse().ok().filter(|d| (1..=31).contains(d))
+}
+
+fn four_digit_year(word: &str) -> Option<u64> {
+    (word.len() == 4 && all_digits(word))
+        .then(|| word.parse().ok())
+        .flatten()
+}
+
+/// "March third, twenty twenty-one" (US) or "the third of March twenty twenty-one" (GB).
+fn full_date(month: usize, day: u64, year: Option<String>, dialect: Dialect) -> String {
+    let name = MONTHS[month - 1];
+    let ord = numbers::ordinal(day, dialect);
+    match (dialect, year) {
+        (Dialect::EnUs, Some(y)) => format!("{name} {ord}, {y}"),
+        (Dialect::EnUs, None) => format!("{name} {ord}"),
+        (Dialect::EnGb, Some(y)) => format!("the {ord} of {name} {y}"),
+        (Dialect::EnGb, None) => format!("the {ord} of {name}"),
+    }
+}
+
+/// Written dates over several words.
+pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let d = ctx.dialect;
+    let core = ctx.toks[i].core;
+    // Month Day[,] [Year]
+    if let Some(m) = month(core) {
+        let day_tok = ctx.toks.get(i + 1).filter(|t| t.lead.is_empty())?;
+        let tok = &ctx.toks[i];
+        if !(tok.trail.is_empty() || tok.trail == "." && core != "May" && core.len() <= 4) {
+            return None;
+        }
+        let day = day(day_tok.core)?;
+        let ord = numbers::ordinal(day, d);
+        let the = if d == Dialect::EnGb { "the " } else { "" };
+        let name = MONTHS[m - 1];
+        let year = ctx
+            .toks
+            .get(i + 2)
+            .filter(|t| matches!(day_tok.trail, "" | ",") && t.lead.is_empty())
+            .and_then(|t| four_digit_year(t.core));
+        return Some(match year {
+            Some(y) => Hit::new(3, format!("{name} {the}{ord}, {}", numbers::year(y, d))),
+            None => Hit::new(2, format!("{name} {the}{ord}")),
+        });
+    }
+    // Day Month [Year]
+    let day = day(core)?;
+    let month_word = ctx.next_core(i)?;
+    let m = month(month_word)?;
+    let ord = numbers::ordinal(day, d);
+    let name = MONTHS[m - 1];
+    let year = ctx.next_core(i + 1).and_then(four_digit_year);
+    Some(match year {
+        Some(y) => Hit::new(3, format!("the {ord} of {name} {}", numbers::year(y, d))),
+        None => Hit::new(2, format!("the {ord} of {name}")),
+    })
+}
+
+/// "2021-03-03", "03/04/2021", "3/4/21", "03.04.2021".
+pub(super) fn numeric_date(core: &str, dialect: Dialect) -> Option<String> {
+    let sep = ['-', '/', '.'].into_iter().find(|&s| core.contains(s))?;
+    let parts: Vec<&str> = core.split(sep).collect();
+    if parts.len() != 3 || !parts.iter().all(|p| all_digits(p)) {
+        return None;
+    }
+    let num = |s: &str| s.parse::<u64>().ok();
+    let (y, a, b) = if parts[0].len() == 4 && sep == '-' {
+        // ISO: year-month-day
+        (parts[0], num(parts[1])?, num(parts[2])?)
+    } else if sep != '-' && (parts[2].len() == 4 || parts[2].len() == 2) {
+        (parts[2], num(parts[0])?, num(parts[1])?)
+    } else {
+        return None;
+    };
+    let (month, day) = if parts[0].len() == 4 {
+        (a, b)
+    } else if a > 12 || sep == '.' {
+        (b, a)
+    } else if b > 12 {
+        (a, b)
+    } else {
+        match dialect {
+            Dialect::EnUs => (a, b),
+            Dialect::EnGb => (b, a),
+        }
+    };
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    let year = if y.len() == 4 {
+        numbers::year(num(y)?, dialect)
+    } else if y.starts_with('0') {
+        format!("oh {}", numbers::digit_word(y.as_bytes()[1]))
+    } else {
+        numbers::cardinal(num(y)?, dialect)
+    };
+    Some(full_date(month as usize, day, Some(year), dialect))
+}
+
+/// "A-M" / "P-M" for the ways a.m. and p.m. are written.
+fn meridiem(word: &str) -> Option<&'static str> {
+    match word.to_ascii_lowercase().as_str() {
+        "am" | "a.m" | "a.m." => Some("A-M"),
+        "pm" | "p.m" | "p.m." => Some("P-M"),
+        _ => None,
+    }
+}
+
+/// Hours and minutes in words: "three forty-five", "three oh five", "three o'clock".
+fn hours_minutes(h: u64, m: u64, with_meridiem: bool, dialect: Dialect) -> String {
+    let hour = numbers::cardinal(h, dialect);
+    match m {
+        0 if with_meridiem => hour,
+        0 if h > 12 => format!("{hour} hundred"),
+        0 => format!("{hour} o'clock"),
+        1..=9 => format!("{hour} oh {}", numbers::cardinal(m, dialect)),
+        _ => format!("{hour} {}", numbers::cardinal(m, dialect)),
+    }
+}
+
+/// "3:45", "15:30", "3:45:10", "3:45pm", "9am"; a one-digit minute ("3:1") is a ratio.
+pub(super) fn clock(core: &str, dialect: Dialect) -> Option<String> {
+    let split = core
+        .find(|c: char| c.is_ascii_alphabetic())
+        .unwrap_or(core.len());
+    let (time, suffix) = core.split_at(split);
+    let mer = if suffix.is_empty() {
+        None
+    } else {
+        Some(meridiem(suffix)?)
+    };
+    let parts: Vec<&str> = time.split(':').collect();
+    if !parts.iter().all(|p| all_digits(p)) || parts[0].len() > 2 {
+        return ratio(time, dialect).filter(|_| mer.is_none());
+    }
+    let h: u64 = parts[0].parse().ok()?;
+    let words = match parts.as_slice() {
+        [_] => {
+            let mer = mer?;
+            (1..=12).contains(&h).then_some(())?;
+            format!("{} {mer}", numbers::cardinal(h, dialect))
+        }
+        [_, m] | [_, m, _] if m.len() == 2 => {
+            let m: u64 = m.parse().ok()?;
+            if h > 24 || m > 59 || mer.is_some() && !(1..=12).contains(&h) {
+                return None;
+            }
+            let mut words = match (h, mer) {
+                (0, None) => format!("{} A-M", hours_minutes(12, m, true, dialect)),
+                (_, None) => hours_minutes(h, m, false, dialect),
+                (_, Some(mer)) => format!("{} {mer}", hours_minutes(h, m, true, dialect)),
+            };
+            if let [_, _, s] = parts.as_slice() {
+                let s: u64 = s.parse().ok().filter(|s| *s < 60)?;
+                if s == 0 {
+                    return Some(words);
+                }
+                let unit = if s == 1 { "second" } else { "seconds" };
+                words = format!("{words} and {} {unit}", numbers::cardinal(s, dialect));
+            }
+            words
+        }
+        _ => return ratio(time, dialect).filter(|_| mer.is_none()),
+    };
+    Some(words)
+}
+
+/// "3:1" is "three to one".
+fn ratio(core: &str, dialect: Dialect) -> Option<String> {
+    let (a, b) = core.split_once(':')?;
+    if !all_digits(a) || !all_digits(b) {
+        return None;
+    }
+    Some(format!(
+        "{} to {}",
+        numbers::integer(a, dialect),
+        numbers::integer(b, dialect)
+    ))
+}
+
+/// A time followed by a separate "am"/"p.m." word: "9 am", "3:45 p.m.".
+pub(super) fn with_meridiem(core: &str, word: &str, trail: &str, dialect: Dialect) -> Option<Hit> {
+    let mer_word = if trail.starts_with('.') && word.contains('.') {
+        format!("{word}.")
+    } else {
+        word.to_owned()
+    };
+    meridiem(&mer_word)?;
+    let words = clock(&format!("{core}{mer_word}"), dialect)?;
+    let mut hit = Hit::new(2, words);
+    hit.eat_period = mer_word.ends_with('.');
+    Some(hit)
+}

@@ -1,0 +1,183 @@
+//! English text to speech-ready text for Kokoro.
+//!
+//! Kokoro reads through espeak-ng phonemes, and espeak reads digits, symbols and abbreviations
+//! itself, but not the way a presenter would: years come out as cardinals, "$1.2M" and "No. 5"
+//! come out wrong, "Dr." ends a sentence. [`normalize`] rewrites a script into plain words
+//! (numbers, money, dates, times, units, addresses, abbreviations, acronyms, Roman numerals)
+//! while keeping the punctuation Kokoro pauses on (`, . ! ? — … “ ”`), and returns the
+//! sentences with their ranges in both the spoken text and the source, so captions can show
+//! the author's words while the audio speaks the normalised ones.
+//!
+//! Both British and American readings are supported ([`Dialect`]): "one hundred and five" vs
+//! "one hundred five", "per cent" vs "percent", day/month vs month/day numeric dates, "metres"
+//! vs "meters".
+//!
+//! Layout: `clean` folds typography, `sentences` finds boundaries, `tokens` splits
+//! words, `rules` drives the rule modules (`web`, `dates`, `phrases` and `numeric` with `ranges`, `money`,
+//! `units`, `roman`, `abbreviations`, `symbols`) over each sentence, and `numbers` spells
+//! numbers. Everything is one pass per stage: linear in the input.
+
+mod abbreviations;
+mod clean;
+mod dates;
+mod money;
+mod numbers;
+mod numeric;
+mod phrases;
+mod ranges;
+mod roman;
+mod rules;
+mod sentences;
+mod symbols;
+mod tokens;
+mod units;
+mod web;
+
+#[cfg(test)]
+mod tests;
+
+use std::ops::Range;
+
+pub use numbers::{cardinal, ordinal, year};
+
+/// Which English the text is read in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Dialect {
+    /// American English (Kokoro's `a` voices, espeak `en-us`).
+    #[default]
+    EnUs,
+    /// British English (Kokoro's `b` voices, espeak `en-gb`).
+    EnGb,
+}
+
+impl Dialect {
+    /// The dialect for an espeak language code ("en-us", "en-gb"); `None` for other languages.
+    #[must_use]
+    pub fn from_language(code: &str) -> Option<Self> {
+        match code.to_ascii_lowercase().as_str() {
+            "en-us" | "en" | "a" => Some(Dialect::EnUs),
+            "en-gb" | "b" => Some(Dialect::EnGb),
+            _ => None,
+        }
+    }
+}
+
+/// One sentence: where it is in the spoken text and where it came from in the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sentence {
+    /// Byte range in [`Normalized::text`].
+    pub spoken: Range<usize>,
+    /// Byte range in the text given to [`normalize`].
+    pub source: Range<usize>,
+}
+
+/// Text ready for the phonemizer.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Normalized {
+    /// The whole text in words; sentences are separated by a space, or by a blank line where a
+    /// space would not split them again (no closing punctuation, lower-case start).
+    pub text: String,
+    /// The sentences in order.
+    pub sentences: Vec<Sentence>,
+}
+
+impl Normalized {
+    /// The spoken words of sentence `s`.
+    #[must_use]
+    pub fn spoken(&self, s: &Sentence) -> &str {
+        self.text.get(s.spoken.clone()).unwrap_or("")
+    }
+}
+
+/// Rewrites `text` into words for reading aloud in `dialect`; see the module docs.
+#[must_use]
+pub fn normalize(text: &str, dialect: Dialect) -> Normalized {
+    let cleaned = clean::clean(text);
+    let mut out = Normalized {
+        text: String::with_capacity(text.len() + text.len() / 4),
+        sentences: Vec::new(),
+    };
+    for range in sentences::split(&cleaned.text) {
+        let source_text = &cleaned.text[range.clone()];
+        let mut spoken = rules::render(source_text, dialect);
+        capitalise_start(source_text, &mut spoken);
+        if !spoken.contains(char::is_alphanumeric) {
+            continue; // punctuation alone is nothing to say
+        }
+        if let Some(prev) = out.sentences.last() {
+            let prev = &out.text[prev.spoken.clone()];
+            let sep = if splits_at_space(prev, &spoken) {
+                " "
+            } else {
+                "\n\n"
+            };
+            out.text.push_str(sep);
+        }
+        let start = out.text.len();
+        out.text.push_str(&spoken);
+        out.sentences.push(Sentence {
+            spoken: start..out.text.len(),
+            source: cleaned.source_range(&range),
+        });
+    }
+    out
+}
+
+/// Whether "prev next" would be split between the two again. Only the last word before and the
+/// first word after the space matter to the splitter, so the probe is short.
+fn splits_at_space(prev: &str, next: &str) -> bool {
+    let last = prev.rsplit(char::is_whitespace).next().unwrap_or(prev);
+    let first = next.split(char::is_whitespace).next().unwrap_or(next);
+    sentences::split(&format!("{last} {first}")).len() == 2
+}
+
+/// A sentence that began with a number ("5 people came.") begins with a capital in words.
+fn capitalise_start(source: &str, spoken: &mut String) {
+    let first_source = source.chars().find(|c| c.is_alphanumeric());
+    if first_source.is_some_and(char::is_lowercase) {
+        return;
+    }
+    if let Some((at, c)) = spoken.char_indices().find(|(_, c)| c.is_alphanumeric()) {
+        if c.is_ascii_lowercase() {
+            spoken.replace_range(at..=at, &c.to_ascii_uppercase().to_string());
+        }
+    }
+}
+
+/// Byte ranges of the sentences of `text` (without surrounding whitespace).
+#[must_use]
+pub fn split_sentences(text: &str) -> Vec<Range<usize>> {
+    let cleaned = clean::clean(text);
+    sentences::split(&cleaned.text)
+        .iter()
+        .map(|r| cleaned.source_range(r))
+        .collect()
+}
+
+const CLOSING: &[char] = &['"', '”', '\'', '’', ')', '*', '_', ' '];
+const OPENING: &[char] = &['"', '“', '\'', '‘', '(', '*', '_', ' '];
+
+/// Whether `line` is cut off by a dash ("I think—", "But--", "wai-"): the next speaker
+/// interrupts, so the gap after it should be short or none.
+#[must_use]
+pub fn ends_with_interruption(line: &str) -> bool {
+    let t = line.trim_end().trim_end_matches(CLOSING);
+    if t.ends_with(['—', '–']) || t.ends_with("--") {
+        return true;
+    }
+    // A hyphen glued to a word: "I thi-".
+    t.strip_suffix('-')
+        .is_some_and(|rest| rest.ends_with(char::is_alphabetic))
+}
+
+/// Whether `line` starts by cutting in with a dash ("—sorry", "-- wait"): it overlaps or
+/// follows the previous line at once.
+#[must_use]
+pub fn starts_with_interruption(line: &str) -> bool {
+    let t = line.trim_start().trim_start_matches(OPENING);
+    if t.starts_with(['—', '–']) || t.starts_with("--") {
+        return true;
+    }
+    t.strip_prefix('-')
+        .is_some_and(|rest| rest.starts_with(char::is_alphabetic))
+}

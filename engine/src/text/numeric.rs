@@ -1,0 +1,381 @@
+//! Tokens made of numbers: plain, signed, decimal, grouped, ordinal, decades, money, percent,
+//! units, fractions, versions, feet and inches, rates ("$5/hr").
+//!
+//! [`single`] reads one token's core without context; `phrases` looks at the neighbours first.
+//! Anything with digits that no pattern claims is read part by part ("MP3" is "M-P-three"), so
+//! no digit ever reaches espeak.
+
+use super::numbers::{self, all_digits};
+use super::{abbreviations, dates, money, ranges, units, Dialect};
+
+/// A written number: optional minus, integer digits (group commas removed), optional fraction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Num<'a> {
+    pub negative: bool,
+    pub int: String,
+    pub frac: Option<&'a str>,
+}
+
+impl<'a> Num<'a> {
+    /// "1,234.5", "-3", ".5", "007"; the whole string must be the number.
+    pub fn parse(s: &'a str) -> Option<Self> {
+        let (negative, body) = match s.strip_prefix('-') {
+            Some(rest) => (true, rest),
+            None => (false, s),
+        };
+        let (int_part, frac) = match body.split_once('.') {
+            Some((i, f)) => (i, Some(f)),
+            None => (body, None),
+        };
+        if frac.is_some_and(|f| !all_digits(f)) || int_part.is_empty() && frac.is_none() {
+            return None;
+        }
+        let int = if int_part.contains(',') {
+            let mut groups = int_part.split(',');
+            let first = groups.next()?;
+            let ok = (1..=3).contains(&first.len())
+                && all_digits(first)
+                && !first.starts_with('0')
+                && groups.all(|g| g.len() == 3 && all_digits(g));
+            if !ok {
+                return None;
+            }
+            int_part.replace(',', "")
+        } else if int_part.is_empty() || all_digits(int_part) {
+            int_part.to_owned()
+        } else {
+            return None;
+        };
+        Some(Num {
+            negative,
+            int,
+            frac,
+        })
+    }
+
+    /// The integer part in words ("zero" when empty).
+    pub fn whole(&self, dialect: Dialect) -> String {
+        if self.int.is_empty() {
+            "zero".to_owned()
+        } else {
+            numbers::integer(&self.int, dialect)
+        }
+    }
+
+    /// The whole number in words, sign included.
+    pub fn words(&self, dialect: Dialect) -> String {
+        let sign = if self.negative { "minus " } else { "" };
+        match self.frac {
+            Some(f) => format!("{sign}{}", numbers::decimal(&self.int, f, dialect)),
+            None => format!("{sign}{}", self.whole(dialect)),
+        }
+    }
+
+    /// Exactly one, for singular nouns ("1 km", "-1 degree").
+    pub fn is_one(&self) -> bool {
+        self.int == "1" && self.frac.is_none()
+    }
+
+    pub fn int_value(&self) -> Option<u64> {
+        if self.int.is_empty() {
+            Some(0)
+        } else {
+            self.int.parse().ok()
+        }
+    }
+
+    /// A plain whole number without sign.
+    pub fn plain_int(&self) -> Option<u64> {
+        (!self.negative && self.frac.is_none())
+            .then(|| self.int_value())
+            .flatten()
+    }
+}
+
+/// One core in words, or `None` when it holds no digits this module understands.
+pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
+    if !core.contains(|c: char| c.is_ascii_digit() || VULGAR.iter().any(|(v, _)| c == *v)) {
+        return None;
+    }
+    if core == "911" {
+        return Some("nine one one".to_owned());
+    }
+    if let Some(n) = Num::parse(core) {
+        return Some(n.words(dialect));
+    }
+    // A partial match falls through to the next pattern (and finally to `mixed`), so no digit
+    // is ever left unread.
+    let prefixed = |word: &str, rest: &str| single(rest, dialect).map(|w| format!("{word} {w}"));
+    if let Some(words) = core
+        .strip_prefix(['~', '≈'])
+        .and_then(|rest| prefixed("about", rest))
+    {
+        return Some(words);
+    }
+    if let Some(rest) = core.strip_prefix('+') {
+        if all_digits(rest) && rest.len() >= 7 {
+            return Some(format!("plus {}", numbers::digits(rest)));
+        }
+        if let Some(words) = prefixed("plus", rest) {
+            return Some(words);
+        }
+    }
+    if let Some(rest) = core
+        .strip_prefix('-')
+        .filter(|r| r.starts_with(|c: char| !c.is_ascii_digit()) && money::prefix(r).is_some())
+    {
+        if let Some(words) = prefixed("minus", rest) {
+            return Some(words);
+        }
+    }
+    if let Some(words) = ranges::range(core, dialect) {
+        return Some(words);
+    }
+    if let Some((currency, rest)) = money::prefix(core).or_else(|| money::suffix(core)) {
+        if let Some(words) = money::amount(currency, rest, None, dialect) {
+            return Some(words);
+        }
+    }
+    if let Some(words) = version(core, dialect)
+        .or_else(|| feet_inches(core, dialect))
+        .or_else(|| per(core, dialect))
+    {
+        return Some(words);
+    }
+    if let Some(words) = core
+        .strip_suffix('+')
+        .and_then(|rest| single(rest, dialect))
+    {
+        return Some(format!("{words} plus"));
+    }
+    if let Some(words) = scaled(core, dialect) {
+        return Some(words);
+    }
+    if let Some(words) = list(core, dialect) {
+        return Some(words);
+    }
+    if let Some(words) = money::minor_suffix(core, dialect) {
+        return Some(words);
+    }
+    if let Some(n) = core.strip_suffix('%').and_then(Num::parse) {
+        return Some(format!(
+            "{} {}",
+            n.words(dialect),
+            money::percent_word(dialect)
+        ));
+    }
+    ordinal(core, dialect)
+        .or_else(|| decade(core, dialect))
+        .or_else(|| dates::clock(core, dialect))
+        .or_else(|| dates::numeric_date(core, dialect))
+        .or_else(|| ranges::digit_groups(core))
+        .or_else(|| ranges::fraction(core, dialect))
+        .or_else(|| glued_unit(core, dialect))
+        .or_else(|| vulgar(core, dialect))
+        .or_else(|| dotted(core, dialect))
+        .or_else(|| super::symbols::joined(core, dialect))
+        .or_else(|| mixed(core, dialect))
+}
+
+/// "1.5M", "3bn" without a currency: "one point five million". Lower-case "m" is metres.
+fn scaled(core: &str, dialect: Dialect) -> Option<String> {
+    let split = core.find(|c: char| c.is_ascii_alphabetic())?;
+    let (num, suffix) = core.split_at(split);
+    // Not "K": "4K" is a resolution and "5K" a race.
+    if !matches!(suffix, "M" | "B" | "bn" | "mn" | "tn") {
+        return None;
+    }
+    let n = Num::parse(num)?;
+    Some(format!("{} {}", n.words(dialect), money::scale(suffix)?))
+}
+
+/// "v2.1.3" is "version two point one point three".
+fn version(core: &str, dialect: Dialect) -> Option<String> {
+    let rest = core.strip_prefix(['v', 'V'])?;
+    if !rest.starts_with(|c: char| c.is_ascii_digit())
+        || !rest.chars().all(|c| c.is_ascii_digit() || c == '.')
+    {
+        return None;
+    }
+    let words: Vec<String> = rest
+        .split('.')
+        .map(|p| numbers::integer(p, dialect))
+        .collect();
+    Some(format!("version {}", words.join(" point ")))
+}
+
+/// "6'2" is "six foot two"; "6'" is "six feet".
+fn feet_inches(core: &str, dialect: Dialect) -> Option<String> {
+    let (feet, inches) = core.split_once('\'')?;
+    let feet_n = Num::parse(feet)?.plain_int()?;
+    if !all_digits(feet) {
+        return None;
+    }
+    let feet_words = numbers::cardinal(feet_n, dialect);
+    if inches.is_empty() {
+        let unit = if feet_n == 1 { "foot" } else { "feet" };
+        return Some(format!("{feet_words} {unit}"));
+    }
+    let inches_n = Num::parse(inches)?.plain_int().filter(|n| *n < 12)?;
+    Some(format!(
+        "{feet_words} foot {}",
+        numbers::cardinal(inches_n, dialect)
+    ))
+}
+
+/// "$12.99/month" is "twelve dollars and ninety-nine cents per month", "$5/hr" "... per hour".
+fn per(core: &str, dialect: Dialect) -> Option<String> {
+    let (amount, rate) = core.rsplit_once('/')?;
+    if !rate.chars().all(char::is_alphabetic) || rate.is_empty() {
+        return None;
+    }
+    let amount = single(amount, dialect)?;
+    let rate = units::lookup(rate, true).map_or(rate, |u| u.one);
+    Some(format!("{amount} per {rate}"))
+}
+
+/// Numbers separated by commas that are not thousands groups: "1,2,3" is a list.
+fn list(core: &str, dialect: Dialect) -> Option<String> {
+    if !core.contains(',') {
+        return None;
+    }
+    let words: Option<Vec<String>> = core
+        .split(',')
+        .map(|p| Num::parse(p).map(|n| n.words(dialect)))
+        .collect();
+    Some(words?.join(", "))
+}
+
+/// "1st", "22nd", "103rd", "1,000th".
+fn ordinal(core: &str, dialect: Dialect) -> Option<String> {
+    let cut = core.len().checked_sub(2)?;
+    if !core.is_char_boundary(cut) {
+        return None;
+    }
+    let (num, suffix) = core.split_at(cut);
+    if !matches!(
+        suffix.to_ascii_lowercase().as_str(),
+        "st" | "nd" | "rd" | "th"
+    ) {
+        return None;
+    }
+    let n = Num::parse(num)?.plain_int()?;
+    Some(numbers::ordinal(n, dialect))
+}
+
+/// "1990s", "1990's", "90s", "'90s"; one digit is a plural of the digit ("1s and 0s").
+fn decade(core: &str, dialect: Dialect) -> Option<String> {
+    let body = core.strip_suffix("'s").or_else(|| core.strip_suffix('s'))?;
+    let (short, digits) = match body.strip_prefix('\'') {
+        Some(d) => (true, d),
+        None => (false, body),
+    };
+    if digits.len() == 1 && !short && all_digits(digits) {
+        // "1s and 0s", "in 2s and 3s"
+        return Some(numbers::plural(numbers::digit_word(digits.as_bytes()[0])));
+    }
+    if !all_digits(digits) || !digits.ends_with('0') {
+        return None;
+    }
+    let n: u64 = digits.parse().ok()?;
+    match digits.len() {
+        2 if n >= 10 || short => Some(numbers::decade(n, dialect)),
+        4 => Some(numbers::decade(n, dialect)),
+        _ => None,
+    }
+}
+
+/// A number glued to a unit: "10kg", "5km/h", "20°C", "3x".
+pub(super) fn glued_unit(core: &str, dialect: Dialect) -> Option<String> {
+    let split = core
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',' || c == '-'))
+        .filter(|&i| i > 0)?;
+    let (num, symbol) = core.split_at(split);
+    let n = Num::parse(num)?;
+    let unit = units::lookup(symbol, false)?;
+    Some(format!(
+        "{} {}",
+        n.words(dialect),
+        units::words(unit, !n.is_one(), dialect)
+    ))
+}
+
+pub(super) const VULGAR: &[(char, &str)] = &[
+    ('½', "a half"),
+    ('¼', "a quarter"),
+    ('¾', "three quarters"),
+    ('⅓', "a third"),
+    ('⅔', "two thirds"),
+    ('⅛', "an eighth"),
+];
+
+/// "½" is "one half"; "2½" is "two and a half".
+fn vulgar(core: &str, dialect: Dialect) -> Option<String> {
+    let last = core.chars().last()?;
+    let (_, words) = VULGAR.iter().find(|(c, _)| *c == last)?;
+    let int = &core[..core.len() - last.len_utf8()];
+    if int.is_empty() {
+        return Some(words.replacen("a ", "one ", 1).replacen("an ", "one ", 1));
+    }
+    Some(format!(
+        "{} and {words}",
+        Num::parse(int)?
+            .plain_int()
+            .map(|n| numbers::cardinal(n, dialect))?
+    ))
+}
+
+/// Several dots between numbers: IP addresses are read digit by digit with "dot", versions
+/// "1.2.3" with "point".
+fn dotted(core: &str, dialect: Dialect) -> Option<String> {
+    let parts: Vec<&str> = core.split('.').collect();
+    if parts.len() < 3 || !parts.iter().all(|p| all_digits(p)) {
+        return None;
+    }
+    // IP addresses are read digit by digit: "one nine two dot one six eight ...".
+    if parts.len() == 4 && parts.iter().all(|p| p.len() <= 3) {
+        let words: Vec<String> = parts.iter().map(|p| numbers::digits(p)).collect();
+        return Some(words.join(" dot "));
+    }
+    let words: Vec<String> = parts.iter().map(|p| numbers::integer(p, dialect)).collect();
+    Some(words.join(" point "))
+}
+
+/// Letters and digits mixed ("MP3", "COVID-19", "5-year-old", "v2"): each run read alone and
+/// joined with hyphens, which espeak reads as one word without pausing.
+pub(super) fn mixed(core: &str, dialect: Dialect) -> Option<String> {
+    let mut parts = Vec::new();
+    for piece in core.split(['-', '–']) {
+        if piece.is_empty() {
+            continue;
+        }
+        if let Some(words) = Num::parse(piece)
+            .map(|n| n.words(dialect))
+            .or_else(|| ordinal(piece, dialect))
+            .or_else(|| decade(piece, dialect))
+            .or_else(|| glued_unit(piece, dialect))
+        {
+            parts.push(words);
+            continue;
+        }
+        let mut rest = piece;
+        while let Some(c) = rest.chars().next() {
+            let digit = c.is_ascii_digit();
+            let len = rest
+                .find(|ch: char| ch.is_ascii_digit() != digit)
+                .unwrap_or(rest.len());
+            let (run, tail) = rest.split_at(len);
+            if digit {
+                parts.push(numbers::integer(run, dialect));
+            } else if run.chars().any(char::is_alphanumeric) {
+                parts.push(abbreviations::letters(run));
+            }
+            rest = tail;
+        }
+    }
+    let out = parts
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>();
+    (!out.is_empty()).then(|| out.join("-"))
+}

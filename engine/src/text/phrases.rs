@@ -1,0 +1,164 @@
+//! Number phrases that need their neighbours: "$5 million", "5 km", "9 am", "1 1/2",
+//! "(555) 123-4567", "between 5-10", years by context ("in 1066"), "30s" as seconds or a decade,
+//! and the singular of an amount used before a noun ("a five dollar bill").
+
+use super::numbers::{self, all_digits};
+use super::numeric::{glued_unit, single, Num, VULGAR};
+use super::rules::{Ctx, Hit};
+use super::{dates, money, ranges, units, Dialect};
+
+/// Words that make a following four-digit number a year even outside 1800..=2099.
+const YEAR_CONTEXT: &[&str] = &[
+    "in", "since", "of", "by", "from", "until", "till", "year", "circa", "ca", "c", "during",
+    "before", "after", "around", "summer", "winter", "spring", "autumn", "fall", "early", "late",
+    "mid",
+];
+const ERAS: &[&str] = &["AD", "BC", "BCE", "CE"];
+/// Words before "30s" that make it a decade or an age rather than seconds.
+const DECADE_CONTEXT: &[&str] = &[
+    "the", "early", "late", "mid", "their", "his", "her", "my", "your", "our", "its", "and", "or",
+    "to", "through",
+];
+
+/// Context-dependent number patterns, then [`single`].
+pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let mut hit = phrase(ctx, i)?;
+    if attributive(ctx, i, hit.span) {
+        hit.text = singular_ending(&hit.text, ctx.dialect);
+    }
+    Some(hit)
+}
+
+/// "a $5 bill", "a 6ft wall": an amount before a noun takes the singular ("a five dollar bill").
+fn attributive(ctx: &Ctx<'_>, i: usize, span: usize) -> bool {
+    let last = i + span - 1;
+    let article = ctx
+        .prev_core(i)
+        .is_some_and(|p| p.eq_ignore_ascii_case("a") || p.eq_ignore_ascii_case("an"));
+    article
+        && ctx
+            .next_core(last)
+            .is_some_and(|w| w.starts_with(char::is_lowercase))
+}
+
+/// The words with a final plural unit or currency made singular.
+fn singular_ending(words: &str, dialect: Dialect) -> String {
+    for (many, one) in units::names(dialect).into_iter().chain(money::names()) {
+        if let Some(stem) = words.strip_suffix(&many) {
+            if stem.ends_with(' ') {
+                return format!("{stem}{one}");
+            }
+        }
+    }
+    words.to_owned()
+}
+
+/// Number patterns that span several tokens or need their neighbours, then [`single`].
+fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let d = ctx.dialect;
+    let core = ctx.toks[i].core;
+    let has_number = core.contains(|c: char| c.is_ascii_digit() || VULGAR.iter().any(|v| v.0 == c));
+    if !has_number || core.starts_with(['#', '@']) {
+        return None;
+    }
+    if let Some(hit) = ranges::phone_rule(ctx, i) {
+        return Some(hit);
+    }
+    let next = ctx.next_core(i);
+    let num = Num::parse(core);
+    // "$5 million", "$3 bn"
+    if let (Some((currency, rest)), Some(word)) = (money::prefix(core), next) {
+        if let Some(scale) = money::scale(word).filter(|_| word.len() >= 2) {
+            if let Some(words) = money::amount(currency, rest, Some(scale), d) {
+                return Some(Hit::new(2, words));
+            }
+        }
+    }
+    if let Some(clock) = next.and_then(|w| dates::with_meridiem(core, w, ctx.toks[i + 1].trail, d))
+    {
+        return Some(clock);
+    }
+    // "30s" is thirty seconds unless a decade is meant: "the 30s", "in her 30s".
+    if core.len() == 3 && core.ends_with("0s") && all_digits(&core[..2]) {
+        let decade = ctx
+            .prev_core(i)
+            .is_some_and(|p| DECADE_CONTEXT.contains(&p.to_lowercase().as_str()));
+        if !decade {
+            return glued_unit(core, d).map(|w| Hit::new(1, w));
+        }
+    }
+    if let (Some(n), Some(word)) = (&num, next) {
+        // "100 USD", "5 km", "50 %", "9 am", "1 1/2"
+        if let Some(currency) = money::code(word) {
+            if let Some(words) = money::amount(currency, core, None, d) {
+                let words = words.replacen("dollars", "U-S dollars", 1);
+                return Some(Hit::new(2, words));
+            }
+        }
+        if let Some(unit) = units::lookup(word, true) {
+            let words = format!("{} {}", n.words(d), units::words(unit, !n.is_one(), d));
+            return Some(Hit::new(2, words));
+        }
+        if word == "%" {
+            let words = format!("{} {}", n.words(d), money::percent_word(d));
+            return Some(Hit::new(2, words));
+        }
+        if let (Some(whole), Some(frac)) = (n.plain_int(), ranges::mixed_fraction(word, d)) {
+            return Some(Hit::new(
+                2,
+                format!("{} and {frac}", numbers::cardinal(whole, d)),
+            ));
+        }
+    }
+    if let Some(hit) = ranges::spaced_range(ctx, i) {
+        return Some(hit);
+    }
+    // Range reading of "5-10", "1990–1995", with "between ... and".
+    if ranges::is_range(core) {
+        let words = ranges::range(core, d)?;
+        let words = if ctx
+            .prev_core(i)
+            .is_some_and(|p| p.eq_ignore_ascii_case("between"))
+        {
+            words.replacen(" to ", " and ", 1)
+        } else {
+            words
+        };
+        // A unit after a range applies to both ends: "5-10 km".
+        if let Some(unit) = next.and_then(|w| units::lookup(w, true)) {
+            return Some(Hit::new(
+                2,
+                format!("{words} {}", units::words(unit, true, d)),
+            ));
+        }
+        return Some(Hit::new(1, words));
+    }
+    if let Some(year) = num.as_ref().and_then(|n| year_reading(ctx, i, n)) {
+        return Some(Hit::new(1, year));
+    }
+    single(core, d).map(|w| Hit::new(1, w))
+}
+
+/// A four-digit number read as a year when it looks like one in its context.
+fn year_reading(ctx: &Ctx<'_>, i: usize, n: &Num<'_>) -> Option<String> {
+    let value = n
+        .plain_int()
+        .filter(|_| n.int.len() == 4 && !n.int.starts_with('0'))?;
+    let core = ctx.toks[i].core;
+    if core.contains(',') {
+        return None;
+    }
+    let next = ctx.next_core(i);
+    if next.is_some_and(|w| {
+        units::lookup(w, true).is_some() || money::code(w).is_some() || money::scale(w).is_some()
+    }) {
+        return None;
+    }
+    let prev = ctx.prev_core(i).map(str::to_lowercase);
+    let context = prev
+        .as_deref()
+        .is_some_and(|p| YEAR_CONTEXT.contains(&p) || dates::month(ctx.toks[i - 1].core).is_some())
+        || next.is_some_and(|w| ERAS.contains(&w));
+    let plausible = context && (1000..=2099).contains(&value) || (1800..=2099).contains(&value);
+    plausible.then(|| numbers::year(value, ctx.dialect))
+}

@@ -1,0 +1,261 @@
+//! Numbers joined by dashes, slashes and spaces: ranges ("5-10", "1990–1995", "$5-10"),
+//! phone-like digit groups ("555-123-4567", "+44 20 7946 0958"), fractions ("3/4").
+//!
+//! A hyphen between numbers is ambiguous, so the shape decides: a 3-digit then 4-digit pair,
+//! three or more groups, or a leading zero is a phone number read digit by digit in groups
+//! (commas give Kokoro a short pause between groups); anything else is a range read with "to".
+
+use super::money;
+use super::numbers::{self, all_digits};
+use super::numeric::Num;
+use super::rules::{Ctx, Hit};
+use super::Dialect;
+
+/// "X to Y" for a range core, or `None` when it is not one.
+pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
+    let cut = core
+        .char_indices()
+        .skip(1)
+        .find(|&(_, c)| c == '-' || c == '–')?
+        .0;
+    let (left, right) = (
+        &core[..cut],
+        &core[cut + core[cut..].chars().next()?.len_utf8()..],
+    );
+    if right.contains(['-', '–']) || left.is_empty() || right.is_empty() {
+        return None;
+    }
+    if let (Some(a), Some(b)) = (times(left, dialect), times(right, dialect)) {
+        return Some(format!("{a} to {b}"));
+    }
+    let (currency, left) = match money::prefix(left) {
+        Some((c, rest)) => (Some(c), rest),
+        None => (None, left),
+    };
+    let right = match money::prefix(right) {
+        Some((c, rest)) if currency.is_some_and(|l| std::ptr::eq(l, c)) => rest,
+        Some(_) => return None,
+        None => right,
+    };
+    let (right, percent) = match right.strip_suffix('%') {
+        Some(r) => (r, true),
+        None => (right, false),
+    };
+    let (l, r) = (Num::parse(left)?, Num::parse(right)?);
+    if l.negative
+        || r.negative
+        || [&l, &r]
+            .iter()
+            .any(|n| n.int.len() > 1 && n.int.starts_with('0'))
+    {
+        return None;
+    }
+    if l.frac.is_none() && r.frac.is_none() && l.int.len() == 3 && r.int.len() == 4 {
+        return None; // 555-1234 is a phone number
+    }
+    let (lw, rw) = match (l.plain_int(), r.plain_int()) {
+        (Some(a), Some(b)) if is_year(a) && is_year(b) && left.len() == 4 && right.len() == 4 => {
+            (numbers::year(a, dialect), numbers::year(b, dialect))
+        }
+        // "2010-11": the second year keeps the first one's century.
+        (Some(a), Some(b)) if is_year(a) && left.len() == 4 && right.len() == 2 && b > a % 100 => {
+            let full = a / 100 * 100 + b;
+            (numbers::year(a, dialect), numbers::year(full, dialect))
+        }
+        _ => (l.words(dialect), r.words(dialect)),
+    };
+    let unit = match (currency, percent) {
+        (Some(c), _) => format!(" {}", money::plural_name(c)),
+        (None, true) => format!(" {}", money::percent_word(dialect)),
+        (None, false) => String::new(),
+    };
+    Some(format!("{lw} to {rw}{unit}"))
+}
+
+/// A side of a time range: "9am", "17:00".
+fn times(side: &str, dialect: Dialect) -> Option<String> {
+    if !side.contains(':') && !side.ends_with(['m', 'M']) {
+        return None;
+    }
+    super::dates::clock(side, dialect)
+}
+
+fn is_year(n: u64) -> bool {
+    (1100..=2099).contains(&n)
+}
+
+/// Whether `core` reads as a range.
+pub(super) fn is_range(core: &str) -> bool {
+    range(core, Dialect::EnUs).is_some()
+}
+
+/// Digit groups joined by hyphens or dots, read digit by digit: "555-123-4567".
+pub(super) fn digit_groups(core: &str) -> Option<String> {
+    let sep = if core.contains('-') { '-' } else { '.' };
+    let groups: Vec<&str> = core.split(sep).collect();
+    let total: usize = groups.iter().map(|g| g.len()).sum();
+    let phone_pair = groups.len() == 2 && groups[0].len() == 3 && groups[1].len() == 4;
+    let zero_led = groups.iter().any(|g| g.len() > 1 && g.starts_with('0'));
+    let ip = sep == '.' && groups.len() == 4 && groups.iter().all(|g| g.len() <= 3);
+    if groups.len() < 2
+        || ip
+        || !groups.iter().all(|g| all_digits(g))
+        || !(phone_pair || zero_led || groups.len() >= 3 && total >= 7)
+    {
+        return None;
+    }
+    Some(group_words(&groups))
+}
+
+fn group_words(groups: &[&str]) -> String {
+    groups
+        .iter()
+        .map(|g| numbers::digits(g))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Numerator and denominator of a simple fraction "3/4".
+fn fraction_parts(core: &str) -> Option<(u64, u64)> {
+    let (a, b) = core.split_once('/')?;
+    if b.contains('/') {
+        return None;
+    }
+    if !all_digits(a) || !all_digits(b) || a.starts_with('0') || b.starts_with('0') {
+        return None;
+    }
+    Some((a.parse().ok()?, b.parse().ok()?))
+}
+
+/// The fraction part of "1 1/2": "a half", "three quarters", "an eighth".
+pub(super) fn mixed_fraction(core: &str, dialect: Dialect) -> Option<String> {
+    if fraction_parts(core)? == (24, 7) {
+        return None;
+    }
+    let words = fraction(core, dialect)?;
+    Some(match words.strip_prefix("one ") {
+        Some(rest) if rest.starts_with(['a', 'e', 'i', 'o', 'u']) => format!("an {rest}"),
+        Some(rest) => format!("a {rest}"),
+        None => words,
+    })
+}
+
+/// "3/4" is "three quarters", "1/2" "one half", "5/8" "five eighths", "24/7" "twenty-four
+/// seven"; big denominators read "7 over 365"; "80/20" and "2019/20" are read as two numbers;
+/// ratings "4.5/5" and "10/10" are "out of".
+pub(super) fn fraction(core: &str, dialect: Dialect) -> Option<String> {
+    // Ratings: "4.5/5" and "10/10" are "out of".
+    if let Some((a, b)) = core.split_once('/') {
+        let (x, y) = (Num::parse(a)?, Num::parse(b)?.plain_int()?);
+        if x.frac.is_some() || x.plain_int() == Some(y) {
+            let of = numbers::cardinal(y, dialect);
+            return Some(format!("{} out of {of}", x.words(dialect)));
+        }
+    }
+    let (a, b) = fraction_parts(core)?;
+    let num = numbers::cardinal(a, dialect);
+    match (a, b) {
+        (24, 7) => return Some("twenty-four seven".to_owned()),
+        (9, 11) => return Some("nine eleven".to_owned()),
+        // "2019/20" is a season, "80/20" and "50/50" are splits: not fractions.
+        _ if a >= b && (1000..=2099).contains(&a) && b < 100 => {
+            return Some(format!(
+                "{} {}",
+                numbers::year(a, dialect),
+                numbers::cardinal(b, dialect)
+            ));
+        }
+        _ if a >= b || b > 20 && a >= 10 => {
+            return Some(format!("{num} {}", numbers::cardinal(b, dialect)));
+        }
+        _ => {}
+    }
+    let one = a == 1;
+    let denominator = match b {
+        2 if one => "half".to_owned(),
+        2 => "halves".to_owned(),
+        4 if one => "quarter".to_owned(),
+        4 => "quarters".to_owned(),
+        3..=20 if one => numbers::ordinal(b, dialect),
+        3..=20 => numbers::plural(&numbers::ordinal(b, dialect)),
+        _ => return Some(format!("{num} over {}", numbers::cardinal(b, dialect))),
+    };
+    Some(format!("{num} {denominator}"))
+}
+
+/// "(555) 123-4567" and "+44 20 7946 0958".
+pub(super) fn phone_rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let tok = &ctx.toks[i];
+    let next = ctx.toks.get(i + 1);
+    if tok.lead.ends_with('(') && tok.trail == ")" && tok.core.len() == 3 && all_digits(tok.core) {
+        let next = next.filter(|n| n.lead.is_empty())?;
+        let (a, b) = next.core.split_once('-')?;
+        if a.len() == 3 && b.len() == 4 && all_digits(a) && all_digits(b) {
+            let mut hit = Hit::new(2, group_words(&[tok.core, a, b]));
+            hit.drop_lead = true;
+            return Some(hit);
+        }
+        return None;
+    }
+    let country = tok.core.strip_prefix('+')?;
+    if !all_digits(country) || country.len() > 3 {
+        return None;
+    }
+    let mut groups = vec![country];
+    let mut j = i;
+    while groups.len() < 6 {
+        match ctx.next_core(j) {
+            Some(c) if all_digits(c) && (2..=4).contains(&c.len()) => groups.push(c),
+            _ => break,
+        }
+        j += 1;
+    }
+    if groups.len() < 3 {
+        return None;
+    }
+    Some(Hit::new(
+        groups.len(),
+        format!("plus {}", group_words(&groups)),
+    ))
+}
+
+/// "5 – 10", "1990 - 1995": numbers around a lone dash.
+pub(super) fn spaced_range(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let dash = ctx.next_core(i)?;
+    if dash != "-" && dash != "–" {
+        return None;
+    }
+    let right = ctx.next_core(i + 1)?;
+    let words = range(&format!("{}-{right}", ctx.toks[i].core), ctx.dialect)?;
+    let words = if ctx
+        .prev_core(i)
+        .is_some_and(|p| p.eq_ignore_ascii_case("between"))
+    {
+        words.replacen(" to ", " and ", 1)
+    } else {
+        words
+    };
+    Some(Hit::new(3, words))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Dialect::EnUs;
+
+    #[test]
+    fn ranges_and_phones() {
+        assert_eq!(range("5-10", EnUs).unwrap(), "five to ten");
+        assert_eq!(range("555-1234", EnUs), None);
+        assert_eq!(
+            digit_groups("555-1234").unwrap(),
+            "five five five, one two three four"
+        );
+        assert_eq!(
+            range("2010-11", EnUs).unwrap(),
+            "twenty ten to twenty eleven"
+        );
+        assert_eq!(range("$5-10", EnUs).unwrap(), "five to ten dollars");
+        assert_eq!(fraction("5/8", EnUs).unwrap(), "five eighths");
+    }
+}

@@ -1,0 +1,145 @@
+//! Symbols that are said ("&" is "and", "#tag" is "hashtag tag", "C++" is "C plus plus") and
+//! symbols that are not (markdown stars, trademark signs), plus dashes as pauses.
+//!
+//! A spaced hyphen or en dash between words is a pause, so it becomes Kokoro's em dash; between
+//! numbers it was already read as a range by [`super::ranges`].
+
+use super::numeric;
+use super::rules::{Ctx, Hit};
+use super::Dialect;
+
+/// Symbols said when they stand alone.
+const WORDS: &[(&str, &str)] = &[
+    ("&", "and"),
+    ("+", "plus"),
+    ("=", "equals"),
+    ("@", "at"),
+    ("×", "times"),
+    ("÷", "divided by"),
+    ("±", "plus or minus"),
+    ("≈", "approximately"),
+    ("≤", "less than or equal to"),
+    ("≥", "greater than or equal to"),
+    ("<", "less than"),
+    (">", "greater than"),
+    ("§", "section"),
+    ("©", "copyright"),
+    ("°", "degrees"),
+    ("#", "hash"),
+    ("-", "—"),
+    ("–", "—"),
+    ("—", "—"),
+    ("…", "…"),
+];
+
+/// Characters with no sound of their own, dropped wherever they are.
+const SILENT: &[char] = &[
+    '*', '_', '^', '|', '\\', '•', '·', '®', '™', '~', '<', '>', '{', '}', '[', ']', '`',
+];
+
+/// A lone symbol, a hashtag or handle, or a word joined by symbols.
+pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let d = ctx.dialect;
+    let core = ctx.toks[i].core;
+    if core == "%" {
+        return Some(Hit::new(1, super::money::percent_word(d).to_owned()));
+    }
+    let between_numbers = |k: usize| {
+        let numeric = |w: &str| w.starts_with(|c: char| c.is_ascii_digit());
+        k > 0 && ctx.prev_core(k).is_some_and(numeric) && ctx.next_core(k).is_some_and(numeric)
+    };
+    if core == "x" && between_numbers(i) {
+        return Some(Hit::new(1, "times".to_owned()));
+    }
+    if let Some((_, words)) = WORDS.iter().find(|(s, _)| *s == core) {
+        return Some(Hit::new(1, (*words).to_owned()));
+    }
+    if let Some(tag) = core.strip_prefix('#').filter(|t| !t.is_empty()) {
+        if let Some(n) = numeric::single(tag, d) {
+            return Some(Hit::new(1, format!("number {n}")));
+        }
+        return Some(Hit::new(1, format!("hashtag {}", split_camel(tag))));
+    }
+    if let Some(handle) = core.strip_prefix('@').filter(|h| !h.is_empty()) {
+        return Some(Hit::new(1, format!("at {}", spoken_word(handle, d))));
+    }
+    joined(core, d).map(|w| Hit::new(1, w))
+}
+
+/// `ThrowbackThursday` as "Throwback Thursday".
+fn split_camel(tag: &str) -> String {
+    let mut out = String::with_capacity(tag.len() + 4);
+    let mut prev_lower = false;
+    for c in tag.chars() {
+        if c == '_' {
+            out.push(' ');
+            prev_lower = false;
+            continue;
+        }
+        if c.is_uppercase() && prev_lower {
+            out.push(' ');
+        }
+        prev_lower = c.is_lowercase() || c.is_ascii_digit();
+        out.push(c);
+    }
+    out
+}
+
+/// Words joined by `&`, `+`, `=` or `/`: "R&D", "C++", "2+2=4", "and/or".
+pub(super) fn joined(core: &str, d: Dialect) -> Option<String> {
+    if !core.contains(['&', '+', '=', '/']) || core.contains("://") {
+        return None;
+    }
+    let mut out = String::new();
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if !word.is_empty() {
+            push_word(out, &spoken_word(word, d));
+            word.clear();
+        }
+    };
+    for c in core.chars() {
+        let said = match c {
+            '&' => Some("and"),
+            '+' => Some("plus"),
+            '=' => Some("equals"),
+            '/' => Some(""),
+            _ => None,
+        };
+        match said {
+            Some(w) => {
+                flush(&mut word, &mut out);
+                push_word(&mut out, w);
+            }
+            None => word.push(c),
+        }
+    }
+    flush(&mut word, &mut out);
+    Some(out)
+}
+
+fn push_word(out: &mut String, w: &str) {
+    if w.is_empty() {
+        return;
+    }
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(w);
+}
+
+/// One word in a handle or a symbol-joined phrase: numbers and capitals read as elsewhere.
+fn spoken_word(word: &str, d: Dialect) -> String {
+    numeric::single(word, d).unwrap_or_else(|| {
+        if word.chars().all(|c| c.is_ascii_alphabetic()) {
+            super::abbreviations::letters(word)
+        } else {
+            strip_silent(word)
+        }
+    })
+}
+
+/// `core` without characters that have no sound.
+pub(super) fn strip_silent(core: &str) -> String {
+    core.chars().filter(|c| !SILENT.contains(c)).collect()
+}

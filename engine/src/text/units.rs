@@ -1,0 +1,156 @@
+//! Units of measure after a number: "5 km", "10kg", "3 GB", "100 MHz", "20°C".
+//!
+//! espeak spells unit symbols letter by letter ("k m"), which no presenter does. Only symbols
+//! that follow a number are expanded, so "m" or "in" elsewhere stay words. Short symbols that
+//! are also common words ("in", "s", "h", "min") count only when glued to the number ("5in").
+//! British spelling turns meter/liter into metre/litre.
+
+use super::Dialect;
+
+/// A unit symbol and its words.
+pub(super) struct Unit {
+    pub symbol: &'static str,
+    pub one: &'static str,
+    pub many: &'static str,
+    /// Also recognised as a separate word after the number ("5 km"); else only glued ("5in").
+    pub spaced: bool,
+}
+
+const fn unit(symbol: &'static str, one: &'static str, many: &'static str, spaced: bool) -> Unit {
+    Unit {
+        symbol,
+        one,
+        many,
+        spaced,
+    }
+}
+
+/// Known symbols, matched case-sensitively ("mb" is not "MB").
+const UNITS: &[Unit] = &[
+    unit("km", "kilometer", "kilometers", true),
+    unit("m", "meter", "meters", true),
+    unit("cm", "centimeter", "centimeters", true),
+    unit("mm", "millimeter", "millimeters", true),
+    unit("µm", "micrometer", "micrometers", true),
+    unit("nm", "nanometer", "nanometers", true),
+    unit("km²", "square kilometer", "square kilometers", true),
+    unit("m²", "square meter", "square meters", true),
+    unit("m³", "cubic meter", "cubic meters", true),
+    unit("mi", "mile", "miles", true),
+    unit("ft", "foot", "feet", true),
+    unit("yd", "yard", "yards", true),
+    unit("in", "inch", "inches", false),
+    unit("kg", "kilogram", "kilograms", true),
+    unit("g", "gram", "grams", true),
+    unit("mg", "milligram", "milligrams", true),
+    unit("µg", "microgram", "micrograms", true),
+    unit("lb", "pound", "pounds", true),
+    unit("lbs", "pound", "pounds", true),
+    unit("oz", "ounce", "ounces", true),
+    unit("t", "tonne", "tonnes", false),
+    unit("l", "liter", "liters", false),
+    unit("L", "liter", "liters", true),
+    unit("ml", "milliliter", "milliliters", true),
+    unit("mL", "milliliter", "milliliters", true),
+    unit("gal", "gallon", "gallons", true),
+    unit("ms", "millisecond", "milliseconds", true),
+    unit("µs", "microsecond", "microseconds", true),
+    unit("ns", "nanosecond", "nanoseconds", true),
+    unit("s", "second", "seconds", false),
+    unit("sec", "second", "seconds", true),
+    unit("secs", "second", "seconds", true),
+    unit("min", "minute", "minutes", false),
+    unit("mins", "minute", "minutes", true),
+    unit("h", "hour", "hours", false),
+    unit("hr", "hour", "hours", true),
+    unit("hrs", "hour", "hours", true),
+    unit("Hz", "hertz", "hertz", true),
+    unit("kHz", "kilohertz", "kilohertz", true),
+    unit("MHz", "megahertz", "megahertz", true),
+    unit("GHz", "gigahertz", "gigahertz", true),
+    unit("KB", "kilobyte", "kilobytes", true),
+    unit("kB", "kilobyte", "kilobytes", true),
+    unit("MB", "megabyte", "megabytes", true),
+    unit("GB", "gigabyte", "gigabytes", true),
+    unit("TB", "terabyte", "terabytes", true),
+    unit("PB", "petabyte", "petabytes", true),
+    unit("Kb", "kilobit", "kilobits", true),
+    unit("Mb", "megabit", "megabits", true),
+    unit("Gb", "gigabit", "gigabits", true),
+    unit("kbps", "kilobit per second", "kilobits per second", true),
+    unit("Mbps", "megabit per second", "megabits per second", true),
+    unit("Gbps", "gigabit per second", "gigabits per second", true),
+    unit("MB/s", "megabyte per second", "megabytes per second", true),
+    unit("GB/s", "gigabyte per second", "gigabytes per second", true),
+    unit("W", "watt", "watts", true),
+    unit("kW", "kilowatt", "kilowatts", true),
+    unit("MW", "megawatt", "megawatts", true),
+    unit("GW", "gigawatt", "gigawatts", true),
+    unit("kWh", "kilowatt hour", "kilowatt hours", true),
+    unit("V", "volt", "volts", true),
+    unit("mV", "millivolt", "millivolts", true),
+    unit("kV", "kilovolt", "kilovolts", true),
+    unit("mA", "milliamp", "milliamps", true),
+    unit("mAh", "milliamp hour", "milliamp hours", true),
+    unit("°C", "degree Celsius", "degrees Celsius", true),
+    unit("°F", "degree Fahrenheit", "degrees Fahrenheit", true),
+    unit("°", "degree", "degrees", true),
+    unit("km/h", "kilometer per hour", "kilometers per hour", true),
+    unit("kph", "kilometer per hour", "kilometers per hour", true),
+    unit("mph", "mile per hour", "miles per hour", true),
+    unit("m/s", "meter per second", "meters per second", true),
+    unit(
+        "rpm",
+        "revolution per minute",
+        "revolutions per minute",
+        true,
+    ),
+    unit("fps", "frame per second", "frames per second", true),
+    unit("dB", "decibel", "decibels", true),
+    unit("px", "pixel", "pixels", true),
+    unit("kcal", "kilocalorie", "kilocalories", true),
+    unit("cal", "calorie", "calories", true),
+    unit("x", "times", "times", false),
+];
+
+/// The unit written `symbol`; `spaced` says whether it stood apart from the number.
+pub(super) fn lookup(symbol: &str, spaced: bool) -> Option<&'static Unit> {
+    UNITS
+        .iter()
+        .find(|u| u.symbol == symbol && (u.spaced || !spaced))
+}
+
+/// Every unit's (plural, singular) words in the dialect's spelling.
+pub(super) fn names(dialect: Dialect) -> Vec<(String, String)> {
+    UNITS
+        .iter()
+        .filter(|u| u.many != u.one)
+        .map(|u| (words(u, true, dialect), words(u, false, dialect)))
+        .collect()
+}
+
+/// The unit's words, singular or plural, in the dialect's spelling.
+pub(super) fn words(unit: &Unit, plural: bool, dialect: Dialect) -> String {
+    let words = if plural { unit.many } else { unit.one };
+    if dialect == Dialect::EnGb {
+        words.replace("meter", "metre").replace("liter", "litre")
+    } else {
+        words.to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_respects_spacing_and_case() {
+        assert!(lookup("km", true).is_some());
+        assert!(lookup("in", true).is_none());
+        assert!(lookup("in", false).is_some());
+        assert!(lookup("mb", false).is_none());
+        let km = lookup("km", true).unwrap();
+        assert_eq!(words(km, true, Dialect::EnGb), "kilometres");
+        assert_eq!(words(km, false, Dialect::EnUs), "kilometer");
+    }
+}

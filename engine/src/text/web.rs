@@ -1,0 +1,117 @@
+//! Web addresses and e-mail: "example.com" is "example dot com", "anna@mail.org" is "anna at
+//! mail dot org".
+//!
+//! espeak reads dots as pauses or spells them out inconsistently. Addresses are recognised by a
+//! scheme, a "www." prefix or a final label that is a common top-level domain, so "Node.js" or
+//! "file.txt" stay as written. The scheme ("https://") is not read, as presenters do not.
+
+use super::rules::{Ctx, Hit};
+use super::{abbreviations, numbers, Dialect};
+
+/// Top-level domains that make "word.tld" an address.
+const TLDS: &[&str] = &[
+    "ai", "app", "au", "biz", "blog", "ca", "ch", "cn", "co", "com", "de", "dev", "edu", "es",
+    "eu", "fm", "fr", "gg", "gov", "in", "info", "io", "it", "jp", "ly", "me", "mil", "net", "nl",
+    "no", "org", "ru", "se", "tech", "tv", "uk", "us", "xyz",
+];
+
+const SCHEMES: &[&str] = &["https://", "http://", "ftp://"];
+
+fn label_ok(label: &str) -> bool {
+    !label.is_empty()
+        && label
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+}
+
+/// Whether `host` is a domain name with a known top-level domain.
+fn is_domain(host: &str) -> bool {
+    let labels: Vec<&str> = host.split('.').collect();
+    labels.len() >= 2
+        && labels.iter().all(|l| label_ok(l))
+        && labels[0].chars().any(char::is_alphabetic)
+        && labels.last().is_some_and(|tld| {
+            // "end.In" is a missing space, not an address: no mixed-case domains.
+            let lower = tld.to_ascii_lowercase();
+            (*tld == lower || *tld == tld.to_ascii_uppercase()) && TLDS.contains(&lower.as_str())
+        })
+}
+
+/// Address or e-mail at token `i`.
+pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let core = ctx.toks[i].core;
+    let d = ctx.dialect;
+    if let Some((local, domain)) = core.split_once('@') {
+        if !local.is_empty() && is_domain(domain) && !local.contains(['/', ':']) {
+            return Some(Hit::new(
+                1,
+                format!("{} at {}", say(local, d), say(domain, d)),
+            ));
+        }
+        return None;
+    }
+    let (scheme, rest) = SCHEMES
+        .iter()
+        .find_map(|s| core.strip_prefix(s).map(|r| (true, r)))
+        .unwrap_or((false, core));
+    let host = rest.split(['/', '?', '#', ':']).next().unwrap_or("");
+    if !(scheme || host.starts_with("www.") || is_domain(host)) || host.is_empty() {
+        return None;
+    }
+    let rest = rest.trim_end_matches('/');
+    Some(Hit::new(1, say(rest, d)))
+}
+
+/// An address read piece by piece with its separators.
+fn say(address: &str, d: Dialect) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut piece = String::new();
+    let flush = |piece: &mut String, words: &mut Vec<String>| {
+        if !piece.is_empty() {
+            words.push(say_piece(piece, d));
+            piece.clear();
+        }
+    };
+    for c in address.chars() {
+        let sep = match c {
+            '.' => "dot",
+            '/' => "slash",
+            '-' => "dash",
+            '_' => "underscore",
+            '?' => "question mark",
+            '=' => "equals",
+            '&' => "and",
+            '#' => "hash",
+            ':' => "colon",
+            '~' => "tilde",
+            '%' => "percent",
+            '+' => "plus",
+            '@' => "at",
+            _ => {
+                piece.push(c);
+                continue;
+            }
+        };
+        flush(&mut piece, &mut words);
+        words.push(sep.to_owned());
+    }
+    flush(&mut piece, &mut words);
+    words.join(" ")
+}
+
+fn say_piece(piece: &str, d: Dialect) -> String {
+    if piece.eq_ignore_ascii_case("www") {
+        return "w-w-w".to_owned();
+    }
+    if numbers::all_digits(piece) {
+        return if piece.len() <= 4 {
+            numbers::integer(piece, d)
+        } else {
+            numbers::digits(piece)
+        };
+    }
+    if piece.chars().any(|c| c.is_ascii_digit()) {
+        return super::numeric::mixed(piece, d).unwrap_or_else(|| piece.to_owned());
+    }
+    abbreviations::letters(piece)
+}
