@@ -11,6 +11,7 @@
 //! - [`kokoro`]: the neural model, stage by stage.
 //! - [`voice`]: stock voice tables and blends.
 //! - [`synth`]: the public entry point: load once, synthesize whole or as a stream of chunks.
+//! - [`script`]: podcast scripts in many formats, parsed into episodes (cast, lines, chapters).
 
 pub mod assets;
 pub mod audio;
@@ -18,5 +19,6 @@ pub mod device;
 pub mod kokoro;
 pub mod onnx;
 pub mod phonemes;
+pub mod script;
 pub mod synth;
 pub mod voice;
