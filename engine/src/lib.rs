@@ -13,6 +13,7 @@
 //! - [`text`]: English text in words for reading aloud (numbers, dates, abbreviations...),
 //!   split into sentences.
 //! - [`synth`]: the public entry point: load once, synthesize whole or as a stream of chunks.
+//! - [`script`]: podcast scripts in many formats, parsed into episodes (cast, lines, chapters).
 
 pub mod assets;
 pub mod audio;
@@ -20,6 +21,7 @@ pub mod device;
 pub mod kokoro;
 pub mod onnx;
 pub mod phonemes;
+pub mod script;
 pub mod synth;
 pub mod text;
 pub mod voice;

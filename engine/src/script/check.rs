@@ -1,0 +1,75 @@
+//! The report `banter script check` prints: what will be said, by whom, in which voice.
+//!
+//! Writers run the check before a long render, so the report shows exactly the text that will be
+//! spoken (stage directions removed unless kept, directives gone, before number and abbreviation
+//! normalisation) with the line it came from, and every warning. Shape:
+//!
+//! ```json
+//! {"format": "name", "cast": {"Alice": "af_heart"},
+//!  "lines": [{"speaker": "Alice", "text": "Hi.", "source_line": 3}],
+//!  "warnings": [{"line": 1, "message": "..."}]}
+//! ```
+
+use serde_json::{json, Map, Value};
+
+use super::Episode;
+
+pub(crate) fn report(episode: &Episode) -> Value {
+    let cast: Map<String, Value> = episode
+        .cast
+        .members
+        .iter()
+        .map(|m| (m.name.clone(), Value::String(m.voice.clone())))
+        .collect();
+    let lines: Vec<Value> = episode
+        .lines
+        .iter()
+        .map(|l| {
+            json!({
+                "speaker": l.speaker,
+                "text": episode.spoken_text(l),
+                "source_line": l.position.line,
+            })
+        })
+        .collect();
+    let warnings: Vec<Value> = episode
+        .warnings
+        .iter()
+        .map(|w| json!({"line": w.position.line, "message": w.message}))
+        .collect();
+    json!({
+        "format": episode.format.as_str(),
+        "cast": cast,
+        "lines": lines,
+        "warnings": warnings,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::super::{Episode, ParseOptions};
+
+    #[test]
+    fn report_has_exactly_the_documented_shape() {
+        let e = Episode::parse(
+            "ep.txt",
+            "# cast\nAlice: af_bella:0.7+af_sky:0.3 @1.1\n\nnotes\nAlice: Hello (waves) there [pause:1s] friend.\nBob: [rate:1.2] Hi [Kokoro](/kˈOkəɹO/)!",
+            &ParseOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(
+            e.check_report(),
+            json!({
+                "format": "name",
+                "cast": {"Alice": "af_bella:0.7+af_sky:0.3", "Bob": "am_michael"},
+                "lines": [
+                    {"speaker": "Alice", "text": "Hello there friend.", "source_line": 5},
+                    {"speaker": "Bob", "text": "Hi Kokoro!", "source_line": 6},
+                ],
+                "warnings": [{"line": 4, "message": "this text has no speaker, so it is not spoken; start the line with a name and a colon, such as `Alice: ...`"}],
+            })
+        );
+    }
+}

@@ -1,0 +1,225 @@
+//! `Name: text`, `VibeVoice`'s `Speaker 1: text`, and Markdown (`**Name:** text`, headings).
+//!
+//! The three share one rule: a labelled line starts a turn, and an unlabelled line continues the
+//! last one, across blank lines, so a speaker can have several paragraphs. Markdown adds bold
+//! labels, headings as chapter markers (a heading also ends the turn: text right under a heading
+//! is not anyone's), and ignores rules, comments and quote markers.
+
+use super::draft::Draft;
+use super::labels::{bold_label, markdown_heading, plain_label, KnownNames, Label};
+use super::model::{Position, Warning};
+use super::pieces::TextStyle;
+use super::source::{column_of, Segment, SourceLine};
+
+/// Parses a labelled script; `markdown` switches on the Markdown extras.
+pub(crate) fn parse<'a>(
+    body: &[SourceLine<'a>],
+    known: &KnownNames,
+    markdown: bool,
+    warnings: &mut Vec<Warning>,
+) -> Draft<'a> {
+    let mut draft = Draft::new(if markdown {
+        TextStyle::Markdown
+    } else {
+        TextStyle::Plain
+    });
+    let mut in_comment = false;
+    let mut warned_run = false;
+    for &line in body {
+        let text = line.text;
+        let trimmed = text.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let mut at = text.len() - text.trim_start().len();
+        if markdown {
+            if in_comment || trimmed.starts_with("<!--") {
+                in_comment = !trimmed.ends_with("-->");
+                continue;
+            }
+            if let Some(title) = markdown_heading(trimmed) {
+                draft.chapter(title, position(line, at));
+                draft.end_turn();
+                warned_run = false;
+                continue;
+            }
+            if is_rule(trimmed) {
+                continue;
+            }
+            while text[at..].starts_with('>') {
+                at += 1;
+                at += text[at..].len() - text[at..].trim_start().len();
+            }
+        }
+        let rest = &text[at..];
+        let label = markdown
+            .then(|| bold_label(rest))
+            .flatten()
+            .or_else(|| plain_label(rest, known));
+        if let Some(Label {
+            name,
+            name_at,
+            rest_at,
+        }) = label
+        {
+            draft.start_turn(name, position(line, at + name_at));
+            let speech = at + rest_at;
+            let speech = speech + (text[speech..].len() - text[speech..].trim_start().len());
+            draft.push(Segment::rest_of(line, speech));
+            warned_run = false;
+            continue;
+        }
+        if let Some(inner) = whole_line_direction(trimmed) {
+            draft.direction(inner, position(line, at));
+            continue;
+        }
+        if !draft.push(Segment::rest_of(line, at)) && !warned_run {
+            warned_run = true;
+            warnings.push(Warning {
+                position: position(line, at),
+                message: "this text has no speaker, so it is not spoken; start the line with a name and a colon, such as `Alice: ...`".to_owned(),
+            });
+        }
+    }
+    draft
+}
+
+fn position(line: SourceLine<'_>, at: usize) -> Position {
+    Position::new(line.number, column_of(line.text, at))
+}
+
+/// `---`, `***`, `___` (with optional spaces): a Markdown horizontal rule.
+fn is_rule(trimmed: &str) -> bool {
+    let marks: String = trimmed.chars().filter(|c| !c.is_whitespace()).collect();
+    marks.len() >= 3
+        && ["-", "*", "_"]
+            .iter()
+            .any(|m| marks.chars().all(|c| c.to_string() == *m))
+}
+
+/// A line that is one bracketed stage direction, such as `(Music fades in)`; not a directive.
+pub(crate) fn whole_line_direction(trimmed: &str) -> Option<&str> {
+    let (open, close) = match trimmed.chars().next()? {
+        '(' => ('(', ')'),
+        '[' => ('[', ']'),
+        _ => return None,
+    };
+    let mut depth = 0usize;
+    for (i, c) in trimmed.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                let inner = &trimmed[1..i];
+                let is_last = i + c.len_utf8() == trimmed.len();
+                let directive = inner.split_once(':').is_some_and(|(k, _)| {
+                    matches!(
+                        k.trim().to_ascii_lowercase().as_str(),
+                        "pause" | "break" | "rate" | "speed"
+                    )
+                });
+                let is_dia = super::labels::dia_tag(trimmed, 0).is_some();
+                return (is_last && !directive && !is_dia).then_some(inner);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Episode, ParseOptions, Piece, ScriptFormat};
+
+    fn parse(text: &str, format: ScriptFormat) -> Episode {
+        let options = ParseOptions {
+            format: Some(format),
+            ..ParseOptions::default()
+        };
+        Episode::parse("t.txt", text, &options).unwrap()
+    }
+
+    fn said(e: &Episode) -> Vec<(String, String)> {
+        e.lines
+            .iter()
+            .map(|l| (l.speaker.clone(), l.spoken_text(false)))
+            .collect()
+    }
+
+    #[test]
+    fn name_turns_and_continuations() {
+        let e = parse(
+            "Alice: Welcome back.\nBob: Thanks (laughs) for having me.\nIt has been a while.\n\nAnd a second paragraph.\n(Music)\nAlice:\n  Indeed.\n",
+            ScriptFormat::Name,
+        );
+        assert_eq!(
+            said(&e),
+            [
+                ("Alice".into(), "Welcome back.".into()),
+                (
+                    "Bob".into(),
+                    "Thanks for having me. It has been a while. And a second paragraph.".into()
+                ),
+                ("Alice".into(), "Indeed.".into()),
+            ]
+        );
+        assert_eq!(e.lines[1].position.line, 2);
+        assert_eq!(e.directions.len(), 1);
+        assert_eq!(
+            (e.directions[0].text.as_str(), e.directions[0].before_line),
+            ("Music", 2)
+        );
+    }
+
+    #[test]
+    fn text_before_any_label_is_warned_not_spoken() {
+        let e = parse(
+            "Episode 12 notes\nmore notes\nAlice: Hi.",
+            ScriptFormat::Name,
+        );
+        assert_eq!(e.lines.len(), 1);
+        assert_eq!(e.warnings.len(), 1);
+        assert_eq!(e.warnings[0].position.line, 1);
+    }
+
+    #[test]
+    fn vibevoice_speakers() {
+        let e = parse(
+            "Speaker 1: Hello.\nSpeaker 2: Hi there.\n",
+            ScriptFormat::VibeVoice,
+        );
+        assert_eq!(e.cast.members.len(), 2);
+        assert_eq!(e.lines[1].speaker, "Speaker 2");
+    }
+
+    #[test]
+    fn markdown_labels_headings_and_cleanup() {
+        let e = parse(
+            "# Cold open\n\nIntro prose nobody says.\n\n**Alice:** This is *really* good.\n> **Bob**: Agreed.\n\n---\n<!-- a\ncomment -->\n## Part two\nAlice: Onwards [to victory](https://x.invalid).\n",
+            ScriptFormat::Markdown,
+        );
+        assert_eq!(
+            said(&e),
+            [
+                ("Alice".into(), "This is really good.".into()),
+                ("Bob".into(), "Agreed.".into()),
+                ("Alice".into(), "Onwards to victory.".into()),
+            ]
+        );
+        let chapters: Vec<_> = e
+            .chapters
+            .iter()
+            .map(|c| (c.title.as_str(), c.first_line))
+            .collect();
+        assert_eq!(chapters, [("Cold open", 0), ("Part two", 2)]);
+        assert_eq!(e.lines[1].position.column, 5, "column of Bob inside `> **`");
+        assert_eq!(e.warnings.len(), 1, "{:?}", e.warnings);
+    }
+
+    #[test]
+    fn pause_alone_on_a_line_stays_in_the_turn() {
+        let e = parse("Alice: One.\n[pause:2s]\nTwo.", ScriptFormat::Name);
+        assert_eq!(e.lines.len(), 1);
+        assert!(e.lines[0].pieces.contains(&Piece::Pause { secs: 2.0 }));
+    }
+}

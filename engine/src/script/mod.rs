@@ -1,0 +1,227 @@
+//! Podcast scripts: reading what writers write into an [`Episode`] the renderer can voice.
+//!
+//! Writers bring scripts from everywhere: chat-style `Name: text`, the formats of other speech
+//! tools (`VibeVoice`, Dia, podcastfy), Markdown documents, stage plays and screenplays, JSON from
+//! programs. All of them parse into one model, an [`Episode`]: a [`Cast`] (speaker → voice), the
+//! ordered [`Line`]s (speaker, [`Piece`]s of text and directives, source position), chapter
+//! markers, stage directions and [`Settings`]. Nothing downstream needs to know the format.
+//!
+//! The input is untrusted text, so parsing never panics and runs in linear time; anything it
+//! cannot read is a [`ScriptError`] whose message starts with `FILE:LINE:COLUMN: ` and says what
+//! to do. Columns count characters, not bytes.
+//!
+//! This module depends on nothing else in the engine (only `serde`, `serde_json` and `thiserror`), so
+//! `fuzz/` can compile it on its own without building the model with sanitizers.
+//!
+//! ```
+//! use engine::script::{Episode, ParseOptions};
+//! let episode = Episode::parse("ep.txt", "Alice: Welcome back!\nBob: Glad to be here.", &ParseOptions::default())?;
+//! assert_eq!(episode.cast.get("Bob").map(|m| m.voice.as_str()), Some("am_michael"));
+//! # Ok::<(), engine::script::ScriptError>(())
+//! ```
+
+mod cast;
+mod check;
+mod detect;
+mod dia;
+mod draft;
+mod error;
+mod format;
+mod header;
+mod json;
+mod labelled;
+mod labels;
+mod lexicon;
+mod model;
+mod pieces;
+mod play;
+mod podcastfy;
+mod source;
+#[cfg(test)]
+mod tests;
+
+pub use cast::{
+    Cast, CastMember, VoiceSource, ENGLISH_FEMALE, ENGLISH_MALE, OTHER_LANGUAGE_FEMALE,
+    OTHER_LANGUAGE_MALE,
+};
+pub use draft::NARRATOR;
+pub use error::{ScriptError, ScriptErrorKind};
+pub use format::{ScriptFormat, UnknownFormatName};
+pub use lexicon::{Lexicon, Pronunciation};
+pub use model::{Chapter, Line, Piece, Position, Settings, StageDirection, Warning};
+pub use pieces::{MAX_PAUSE_SECS, SPEED_RANGE};
+pub use source::{decode_script_bytes, MAX_SCRIPT_BYTES};
+
+use cast::check_voice_spelling;
+use header::{parse_header, Header};
+use labels::KnownNames;
+use source::{sanitize, split_lines};
+
+/// Choices made by whoever runs the parse (the CLI's flags); the script's own settings add to
+/// these.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ParseOptions {
+    /// Read the script as this format instead of detecting it.
+    pub format: Option<ScriptFormat>,
+    /// Speak stage directions (inline ones by the speaker, stand-alone ones by [`NARRATOR`]).
+    pub keep_stage_directions: bool,
+    /// Let automatically cast speakers share voices (`--reuse-voices`).
+    pub reuse_voices: bool,
+    /// Let automatic casting use the non-English stock voices (`--any-language-voices`).
+    pub any_language_voices: bool,
+}
+
+/// A parsed script.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Episode {
+    /// The file name used in messages.
+    pub source: String,
+    pub format: ScriptFormat,
+    pub cast: Cast,
+    pub lines: Vec<Line>,
+    pub chapters: Vec<Chapter>,
+    pub directions: Vec<StageDirection>,
+    pub settings: Settings,
+    pub warnings: Vec<Warning>,
+}
+
+impl Episode {
+    /// Parses a script's text. `file` names it in errors and warnings.
+    pub fn parse(file: &str, text: &str, options: &ParseOptions) -> Result<Self, ScriptError> {
+        let mut warnings = Vec::new();
+        if text.is_empty() {
+            return Err(ScriptError::new(
+                file,
+                Position::START,
+                ScriptErrorKind::Empty,
+            ));
+        }
+        let text = sanitize(file, text, &mut warnings)?;
+        if text.trim().is_empty() {
+            return Err(ScriptError::new(
+                file,
+                Position::START,
+                ScriptErrorKind::WhitespaceOnly,
+            ));
+        }
+        let lines = split_lines(&text);
+        let forced_json = options.format == Some(ScriptFormat::Json);
+        let (header, body_start) =
+            if forced_json || (options.format.is_none() && detect::looks_like_json(&text)) {
+                (Header::default(), 0)
+            } else {
+                parse_header(file, &lines, &mut warnings)?
+            };
+        let body = &lines[body_start.min(lines.len())..];
+        let first_body = body
+            .iter()
+            .find(|l| !l.text.trim().is_empty())
+            .map_or(Position::START, |l| Position::new(l.number, 1));
+        if body.iter().all(|l| l.text.trim().is_empty()) {
+            return Err(ScriptError::new(
+                file,
+                first_body,
+                ScriptErrorKind::NoSpeech,
+            ));
+        }
+        let known = KnownNames::new(header.entries.iter().map(|e| e.name.as_str()), body);
+        let body_text = body.first().map_or("", |l| {
+            let at = (l.text.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
+            text.get(at..).unwrap_or_default()
+        });
+        let format = match options.format.or(header.format) {
+            Some(f) => f,
+            None if detect::looks_like_json(body_text) => ScriptFormat::Json,
+            None => detect::detect(body, &known).ok_or_else(|| {
+                ScriptError::new(
+                    file,
+                    first_body,
+                    ScriptErrorKind::UnknownFormat {
+                        formats: ScriptFormat::names(),
+                    },
+                )
+            })?,
+        };
+        let draft = match format {
+            ScriptFormat::Name | ScriptFormat::VibeVoice => {
+                labelled::parse(body, &known, false, &mut warnings)
+            }
+            ScriptFormat::Markdown => labelled::parse(body, &known, true, &mut warnings),
+            ScriptFormat::Dia => dia::parse(body, &mut warnings),
+            ScriptFormat::Podcastfy => podcastfy::parse(body, &mut warnings),
+            ScriptFormat::Play => play::parse(body, &mut warnings),
+            ScriptFormat::Json => {
+                let base = body
+                    .first()
+                    .map_or(Position::START, |l| Position::new(l.number, 1));
+                json::parse(file, body_text, base, &mut warnings)?
+            }
+        };
+        draft::assemble(file, format, draft, header, *options, warnings)
+    }
+
+    /// Decodes (see [`decode_script_bytes`]) and parses a script file's bytes.
+    pub fn parse_bytes(
+        file: &str,
+        bytes: &[u8],
+        options: &ParseOptions,
+    ) -> Result<Self, ScriptError> {
+        let text = decode_script_bytes(file, bytes)?;
+        Self::parse(file, &text, options)
+    }
+
+    /// Checks every voice in the cast (each term of a blend) with `is_known`; the first unknown
+    /// one is an error at the cast entry, or at the speaker's first line if cast automatically.
+    pub fn validate_voices(&self, is_known: &dyn Fn(&str) -> bool) -> Result<(), ScriptError> {
+        for member in &self.cast.members {
+            let names =
+                check_voice_spelling(&member.voice).unwrap_or_else(|_| vec![member.voice.as_str()]);
+            if let Some(unknown) = names.into_iter().find(|n| !is_known(n)) {
+                let position = match member.source {
+                    VoiceSource::Cast { position } => position,
+                    VoiceSource::Automatic => self
+                        .lines
+                        .iter()
+                        .find(|l| l.speaker == member.name)
+                        .map_or(Position::START, |l| l.position),
+                };
+                return Err(ScriptError::new(
+                    &self.source,
+                    position,
+                    ScriptErrorKind::UnknownVoice {
+                        speaker: member.name.clone(),
+                        voice: unknown.to_owned(),
+                    },
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// What `line` will say, honouring the episode's stage-direction setting.
+    #[must_use]
+    pub fn spoken_text(&self, line: &Line) -> String {
+        line.spoken_text(self.settings.keep_stage_directions)
+    }
+
+    /// `FILE:LINE:COLUMN` of a position in this episode's script.
+    #[must_use]
+    pub fn locate(&self, position: Position) -> String {
+        format!("{}:{}:{}", self.source, position.line, position.column)
+    }
+
+    /// Replaces words in every line by the lexicon's pronunciations.
+    pub fn apply_lexicon(&mut self, lexicon: &Lexicon) {
+        for line in &mut self.lines {
+            line.pieces = lexicon.apply(&line.pieces);
+        }
+    }
+
+    /// The JSON `banter script check` prints: `{"format": str, "cast": {name: voice}, "lines":
+    /// [{"speaker", "text", "source_line"}], "warnings": [{"line", "message"}]}`, where `text`
+    /// is what will be spoken, before normalisation, with stage directions removed (unless kept).
+    #[must_use]
+    pub fn check_report(&self) -> serde_json::Value {
+        check::report(self)
+    }
+}

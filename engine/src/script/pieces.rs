@@ -1,0 +1,481 @@
+//! A turn's text to [`Piece`]s: words, inline directives, pronunciations, stage directions.
+//!
+//! The directive syntax is Kokoro-FastAPI's, so scripts written for it work here unchanged:
+//! `[pause:1.5s]`, `[rate:1.2]`, `[word](/wˈɝd/)`. Anything else in brackets or parentheses is a
+//! stage direction. Brackets are matched in one pass with a stack before the scan, so a turn of
+//! any length parses in linear time, and an unmatched bracket is just a character (with a
+//! warning), never an error: a stray `(` must not stop an episode.
+
+use super::error::{ScriptError, ScriptErrorKind};
+use super::model::{collapse_whitespace, Piece, Position, Warning};
+use super::source::Segment;
+
+/// Fastest and slowest speeds a script may ask for (Kokoro-FastAPI's bounds).
+pub const SPEED_RANGE: std::ops::RangeInclusive<f32> = 0.25..=4.0;
+/// Longest pause a directive may ask for, in seconds.
+pub const MAX_PAUSE_SECS: f32 = 60.0;
+
+/// Format-specific clean-up of the words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) enum TextStyle {
+    #[default]
+    Plain,
+    /// Drop `*`, backticks and `_` at word edges (emphasis, code).
+    Markdown,
+    /// Decode `&amp;`-style entities.
+    Xml,
+}
+
+const NONE: usize = usize::MAX;
+
+/// Parses the segments of one turn (joined by line breaks) into pieces.
+pub(crate) fn parse_pieces(
+    file: &str,
+    segments: &[Segment<'_>],
+    style: TextStyle,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<Piece>, ScriptError> {
+    let mut chars: Vec<char> = Vec::new();
+    let mut starts: Vec<(usize, Position, bool)> = Vec::with_capacity(segments.len());
+    for seg in segments {
+        if !chars.is_empty() {
+            chars.push('\n');
+        }
+        starts.push((chars.len(), seg.position, seg.fixed));
+        chars.extend(seg.text.chars());
+    }
+    let pos_of = |idx: usize| {
+        let k = starts
+            .partition_point(|(s, _, _)| *s <= idx)
+            .saturating_sub(1);
+        starts.get(k).map_or(Position::START, |&(s, p, fixed)| {
+            if fixed {
+                p
+            } else {
+                // A newline joining two segments sits just past the end of the first.
+                Position::new(p.line, p.column + idx.saturating_sub(s))
+            }
+        })
+    };
+    let close = match_brackets(&chars);
+    let n = chars.len();
+    let mut out = Vec::new();
+    let mut text = String::new();
+    let mut warned_unclosed = false;
+    let mut i = 0;
+    while i < n {
+        let c = chars[i];
+        let j = close[i];
+        if (c == '[' || c == '(') && j == NONE {
+            if !warned_unclosed {
+                warned_unclosed = true;
+                warnings.push(Warning {
+                    position: pos_of(i),
+                    message: format!("`{c}` is never closed, so it is read as text"),
+                });
+            }
+            text.push(c);
+            i += 1;
+            continue;
+        }
+        if c == '(' {
+            push_direction(&mut out, &mut text, &chars[i + 1..j], style);
+            i = j + 1;
+            continue;
+        }
+        if c != '[' {
+            text.push(c);
+            i += 1;
+            continue;
+        }
+        let inner: String = chars[i + 1..j].iter().collect();
+        if chars.get(j + 1) == Some(&'(') && close[j + 1] != NONE {
+            let k = close[j + 1];
+            let target: String = chars[j + 2..k].iter().collect();
+            let target = target.trim();
+            match target.strip_prefix('/').and_then(|t| t.strip_suffix('/')) {
+                Some(ipa) if !ipa.trim().is_empty() => {
+                    flush(&mut out, &mut text, style);
+                    out.push(Piece::Phonemes {
+                        text: collapse_whitespace(&clean(&inner, style)),
+                        ipa: ipa.trim().to_owned(),
+                    });
+                }
+                // A Markdown link, or a pronunciation Kokoro-FastAPI has but we do not
+                // (`(+1)` stress marks): keep the words.
+                _ => text.push_str(&inner),
+            }
+            i = k + 1;
+            continue;
+        }
+        match directive(&inner) {
+            Some(Ok(piece)) => {
+                flush(&mut out, &mut text, style);
+                out.push(piece);
+            }
+            Some(Err(reason)) => {
+                return Err(ScriptError::new(
+                    file,
+                    pos_of(i),
+                    ScriptErrorKind::BadDirective {
+                        directive: inner.trim().to_owned(),
+                        reason,
+                    },
+                ));
+            }
+            None => push_direction(&mut out, &mut text, &chars[i + 1..j], style),
+        }
+        i = j + 1;
+    }
+    flush(&mut out, &mut text, style);
+    Ok(tidy(out))
+}
+
+/// For every `[` and `(`, the index of its matching closer, or `NONE`.
+fn match_brackets(chars: &[char]) -> Vec<usize> {
+    let mut close = vec![NONE; chars.len()];
+    let mut squares = Vec::new();
+    let mut rounds = Vec::new();
+    for (i, &c) in chars.iter().enumerate() {
+        match c {
+            '[' => squares.push(i),
+            '(' => rounds.push(i),
+            ']' => {
+                if let Some(o) = squares.pop() {
+                    close[o] = i;
+                }
+            }
+            ')' => {
+                if let Some(o) = rounds.pop() {
+                    close[o] = i;
+                }
+            }
+            _ => {}
+        }
+    }
+    close
+}
+
+/// `pause:…` and `rate:…` (alias `speed:…`); `None` if `inner` is not a directive at all.
+fn directive(inner: &str) -> Option<Result<Piece, String>> {
+    let (key, value) = inner.split_once(':')?;
+    let key = key.trim().to_ascii_lowercase();
+    let value = value.trim();
+    match key.as_str() {
+        "pause" | "break" => Some(parse_pause(value).map(|secs| Piece::Pause { secs })),
+        "rate" | "speed" => Some(
+            parse_rate(value)
+                .map(|rate| Piece::Rate { rate })
+                .ok_or_else(|| {
+                    format!(
+                        "the rate must be a number from {} to {}, such as `[rate:1.2]`",
+                        SPEED_RANGE.start(),
+                        SPEED_RANGE.end()
+                    )
+                }),
+        ),
+        _ => None,
+    }
+}
+
+/// `1.5s`, `1.5`, `500ms` → seconds.
+pub(crate) fn parse_pause(value: &str) -> Result<f32, String> {
+    let v = value.trim().to_ascii_lowercase();
+    let (number, scale) = if let Some(ms) = v.strip_suffix("ms") {
+        (ms, 0.001)
+    } else if let Some(s) = v.strip_suffix('s') {
+        (s, 1.0)
+    } else {
+        (v.as_str(), 1.0)
+    };
+    match number.trim().parse::<f32>() {
+        Ok(x) if x.is_finite() && x >= 0.0 && x * scale <= MAX_PAUSE_SECS => Ok(x * scale),
+        _ => Err(format!(
+            "the pause must be a number of seconds from 0 to {MAX_PAUSE_SECS}, such as `[pause:1.5s]` or `[pause:500ms]`"
+        )),
+    }
+}
+
+/// `1.2` or `1.2x` → 1.2, within [`SPEED_RANGE`].
+pub(crate) fn parse_rate(value: &str) -> Option<f32> {
+    let v = value.trim();
+    let v = v.strip_suffix(['x', 'X']).unwrap_or(v).trim();
+    v.parse::<f32>().ok().filter(|r| SPEED_RANGE.contains(r))
+}
+
+fn push_direction(out: &mut Vec<Piece>, text: &mut String, inner: &[char], style: TextStyle) {
+    let raw: String = inner.iter().collect();
+    let cleaned = clean_direction(&clean(&raw, style));
+    flush(out, text, style);
+    if !cleaned.is_empty() {
+        out.push(Piece::Direction { text: cleaned });
+    }
+    // Keep the word boundary the direction stood on.
+    text.push(' ');
+}
+
+/// Drops emphasis marks around a direction (`[_Enter Lane._]` → `Enter Lane.`).
+pub(crate) fn clean_direction(s: &str) -> String {
+    collapse_whitespace(s.trim().trim_matches(|c| c == '_' || c == '*'))
+}
+
+fn flush(out: &mut Vec<Piece>, text: &mut String, style: TextStyle) {
+    if !text.is_empty() {
+        out.push(Piece::text(collapse_keeping_edges(&clean(text, style))));
+        text.clear();
+    }
+}
+
+fn clean(s: &str, style: TextStyle) -> String {
+    match style {
+        TextStyle::Plain => s.to_owned(),
+        TextStyle::Markdown => strip_markdown(s),
+        TextStyle::Xml => decode_entities(s),
+    }
+}
+
+fn strip_markdown(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut out = String::with_capacity(s.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let word_before = i > 0 && chars[i - 1].is_alphanumeric();
+        let word_after = chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+        match c {
+            '*' | '`' => {}
+            '_' if !(word_before && word_after) => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn decode_entities(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(amp) = rest.find('&') {
+        out.push_str(&rest[..amp]);
+        let after = &rest[amp..];
+        let end = after.find(';').filter(|&e| e <= 10);
+        let decoded = end.and_then(|e| {
+            let name = &after[1..e];
+            let c = match name {
+                "amp" => Some('&'),
+                "lt" => Some('<'),
+                "gt" => Some('>'),
+                "quot" => Some('"'),
+                "apos" => Some('\''),
+                "nbsp" => Some(' '),
+                _ => name.strip_prefix('#').and_then(|num| {
+                    let code = match num.strip_prefix(['x', 'X']) {
+                        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                        None => num.parse().ok(),
+                    };
+                    code.and_then(char::from_u32)
+                }),
+            };
+            c.map(|c| (c, e))
+        });
+        if let Some((c, e)) = decoded {
+            out.push(c);
+            rest = &after[e + 1..];
+        } else {
+            out.push('&');
+            rest = &after[1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Collapses whitespace runs to one space, keeping one space at an edge that had whitespace.
+fn collapse_keeping_edges(s: &str) -> String {
+    let mut out = String::new();
+    if s.starts_with(char::is_whitespace) {
+        out.push(' ');
+    }
+    out.push_str(&collapse_whitespace(s));
+    if s.ends_with(char::is_whitespace) && !out.ends_with(' ') {
+        out.push(' ');
+    }
+    out
+}
+
+/// Merges adjacent text, drops empty text, trims the turn's two ends.
+fn tidy(pieces: Vec<Piece>) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        match (out.last_mut(), piece) {
+            (Some(Piece::Text { text: prev }), Piece::Text { text }) => {
+                if prev.ends_with(' ') && text.starts_with(' ') {
+                    prev.push_str(&text[1..]);
+                } else {
+                    prev.push_str(&text);
+                }
+            }
+            (_, piece) => out.push(piece),
+        }
+    }
+    if let Some(Piece::Text { text }) = out.first_mut() {
+        *text = text.trim_start().to_owned();
+    }
+    if let Some(Piece::Text { text }) = out.last_mut() {
+        *text = text.trim_end().to_owned();
+    }
+    out.retain(|p| !matches!(p, Piece::Text { text } if text.is_empty()));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+
+    fn pieces(s: &str) -> Vec<Piece> {
+        pieces_styled(s, TextStyle::Plain)
+    }
+
+    fn pieces_styled(s: &str, style: TextStyle) -> Vec<Piece> {
+        let seg = Segment {
+            position: Position::new(3, 5),
+            text: Cow::Borrowed(s),
+            fixed: false,
+        };
+        parse_pieces("f", &[seg], style, &mut Vec::new()).unwrap()
+    }
+
+    fn t(s: &str) -> Piece {
+        Piece::text(s)
+    }
+
+    #[test]
+    fn directives_become_structure() {
+        assert_eq!(
+            pieces("Well [pause:1.5s] then [rate:1.2] say [Kokoro](/kˈOkəɹO/) now."),
+            [
+                t("Well "),
+                Piece::Pause { secs: 1.5 },
+                t(" then "),
+                Piece::Rate { rate: 1.2 },
+                t(" say "),
+                Piece::Phonemes {
+                    text: "Kokoro".into(),
+                    ipa: "kˈOkəɹO".into()
+                },
+                t(" now."),
+            ]
+        );
+        assert_eq!(pieces("[PAUSE: 500ms]"), [Piece::Pause { secs: 0.5 }]);
+        assert_eq!(pieces("[speed:0.8x]"), [Piece::Rate { rate: 0.8 }]);
+    }
+
+    #[test]
+    fn stage_directions_in_brackets_and_parentheses() {
+        assert_eq!(
+            pieces("Oh (laughs) really?  [_Enter Lane._]"),
+            [
+                t("Oh "),
+                Piece::Direction {
+                    text: "laughs".into()
+                },
+                t(" really? "),
+                Piece::Direction {
+                    text: "Enter Lane.".into()
+                },
+            ]
+        );
+        assert_eq!(
+            pieces("(a (nested) aside) yes"),
+            [
+                Piece::Direction {
+                    text: "a (nested) aside".into()
+                },
+                t(" yes")
+            ]
+        );
+    }
+
+    #[test]
+    fn bad_directive_is_an_error_at_its_bracket() {
+        let seg = Segment {
+            position: Position::new(3, 5),
+            text: Cow::Borrowed("ok [pause:soon] go"),
+            fixed: false,
+        };
+        let e = parse_pieces("ep.txt", &[seg], TextStyle::Plain, &mut Vec::new()).unwrap_err();
+        assert_eq!((e.line, e.column), (3, 8));
+        assert!(
+            e.to_string().starts_with("ep.txt:3:8: `[pause:soon]`"),
+            "{e}"
+        );
+        for bad in [
+            "[rate:0]",
+            "[rate:9]",
+            "[pause:-1]",
+            "[pause:61s]",
+            "[rate:NaN]",
+        ] {
+            let seg = Segment {
+                position: Position::START,
+                text: Cow::Borrowed(bad),
+                fixed: false,
+            };
+            assert!(parse_pieces("f", &[seg], TextStyle::Plain, &mut Vec::new()).is_err());
+        }
+    }
+
+    #[test]
+    fn unclosed_brackets_are_text_with_one_warning() {
+        let seg = Segment {
+            position: Position::new(2, 4),
+            text: Cow::Borrowed("a ( b [ c ] ) d ("),
+            fixed: false,
+        };
+        let mut w = Vec::new();
+        let p = parse_pieces("f", &[seg], TextStyle::Plain, &mut w).unwrap();
+        assert_eq!(p.len(), 3, "{p:?}");
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].position, Position::new(2, 20));
+    }
+
+    #[test]
+    fn links_keep_their_words() {
+        assert_eq!(
+            pieces("see [our site](https://x.y) ok"),
+            [t("see our site ok")]
+        );
+    }
+
+    #[test]
+    fn markdown_and_xml_clean_up() {
+        assert_eq!(
+            pieces_styled(
+                "a **bold** and _it_ but snake_case `code`",
+                TextStyle::Markdown
+            ),
+            [t("a bold and it but snake_case code")]
+        );
+        assert_eq!(
+            pieces_styled("Q&amp;A &lt;3 &#233;t&#xE9; &bogus; & more", TextStyle::Xml),
+            [t("Q&A <3 été &bogus; & more")]
+        );
+    }
+
+    #[test]
+    fn multi_segment_positions_and_joins() {
+        let segs = [
+            Segment {
+                position: Position::new(1, 7),
+                text: Cow::Borrowed("first (a"),
+                fixed: false,
+            },
+            Segment {
+                position: Position::new(2, 1),
+                text: Cow::Borrowed("b) [pause:x]"),
+                fixed: false,
+            },
+        ];
+        let e = parse_pieces("f", &segs, TextStyle::Plain, &mut Vec::new()).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 4));
+    }
+}

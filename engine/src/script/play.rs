@@ -1,0 +1,270 @@
+//! Stage plays and screenplays: the speaker's name on its own line, the speech below it.
+//!
+//! Play texts (Project Gutenberg's, a playwright's manuscript) and screenplays share a layout: a
+//! name line, usually upper case and often ending in a period (`ALGERNON.`, `JOHN (V.O.)`), then
+//! the speech up to a blank line. Between speeches come scene headings (`ACT I`, `INT. KITCHEN -
+//! DAY`), which become chapters, and stage directions in brackets or as plain "action"
+//! paragraphs, which are not spoken. Gutenberg's `LANE. Yes, sir.` (name and speech on one line)
+//! is read too. A speech may be interrupted by a bracketed direction spanning several lines.
+
+use super::draft::Draft;
+use super::labelled::whole_line_direction;
+use super::labels::{play_name, play_same_line_name, scene_heading};
+use super::model::{Position, Warning};
+use super::pieces::TextStyle;
+use super::source::{column_of, Segment, SourceLine};
+
+/// A bracketed direction running over several lines.
+struct Pending<'a> {
+    segments: Vec<Segment<'a>>,
+    position: Position,
+    depth: isize,
+    in_speech: bool,
+}
+
+pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) -> Draft<'a> {
+    let mut draft = Draft::new(TextStyle::Plain);
+    let mut in_speech = false;
+    let mut speech_has_text = false;
+    let mut after_blank = true;
+    let mut last_was_action = false;
+    let mut pending: Option<Pending<'a>> = None;
+    for (index, &line) in body.iter().enumerate() {
+        let text = line.text;
+        let trimmed = text.trim();
+        let lead = text.len() - text.trim_start().len();
+        let here = Position::new(line.number, column_of(text, lead));
+        if let Some(p) = pending.as_mut() {
+            p.segments.push(Segment::rest_of(line, lead));
+            p.depth += bracket_depth(trimmed);
+            if p.depth <= 0 {
+                if let Some(p) = pending.take() {
+                    finish(&mut draft, p);
+                }
+            }
+            continue;
+        }
+        if trimmed.is_empty() {
+            after_blank = true;
+            last_was_action = false;
+            if speech_has_text {
+                in_speech = false;
+                draft.end_turn();
+            }
+            continue;
+        }
+        let upper = !trimmed.chars().any(char::is_lowercase);
+        if (!in_speech || upper) && scene_heading(trimmed) {
+            draft.chapter(trimmed, here);
+            draft.end_turn();
+            in_speech = false;
+            after_blank = false;
+            last_was_action = false;
+            continue;
+        }
+        if trimmed.starts_with(['[', '(']) {
+            let depth = bracket_depth(trimmed);
+            if depth > 0 {
+                pending = Some(Pending {
+                    segments: vec![Segment::rest_of(line, lead)],
+                    position: here,
+                    depth,
+                    in_speech,
+                });
+                continue;
+            }
+            if let Some(inner) = whole_line_direction(trimmed) {
+                if !(in_speech && draft.push(Segment::rest_of(line, lead))) {
+                    draft.direction(inner, here);
+                }
+                after_blank = false;
+                last_was_action = false;
+                continue;
+            }
+        }
+        let awaiting_speech = in_speech && !speech_has_text;
+        if !awaiting_speech {
+            let next_has_text = body
+                .get(index + 1)
+                .is_some_and(|l| !l.text.trim().is_empty());
+            let allow_title = !in_speech && after_blank;
+            if let Some(name) = play_name(trimmed, allow_title) {
+                if name.marked || next_has_text {
+                    draft.start_turn(name.name, here);
+                    in_speech = true;
+                    speech_has_text = false;
+                    after_blank = false;
+                    last_was_action = false;
+                    continue;
+                }
+            }
+            if !in_speech {
+                if let Some((name, speech_at)) = play_same_line_name(trimmed) {
+                    draft.start_turn(name, here);
+                    draft.push(Segment::rest_of(line, lead + speech_at));
+                    in_speech = true;
+                    speech_has_text = true;
+                    after_blank = false;
+                    last_was_action = false;
+                    continue;
+                }
+            }
+        }
+        if in_speech {
+            draft.push(Segment::rest_of(line, lead));
+            speech_has_text = true;
+        } else if last_was_action {
+            if let Some((_, _, super::draft::Mark::Direction(prev))) = draft.marks.last_mut() {
+                prev.push(' ');
+                prev.push_str(trimmed);
+            }
+        } else {
+            draft.direction(trimmed, here);
+            last_was_action = true;
+        }
+        after_blank = false;
+    }
+    if let Some(p) = pending {
+        warnings.push(Warning {
+            position: p.position,
+            message: "this bracket is never closed; read to the end of the file".to_owned(),
+        });
+        finish(&mut draft, p);
+    }
+    draft
+}
+
+/// Net count of opening minus closing brackets and parentheses.
+fn bracket_depth(s: &str) -> isize {
+    s.chars()
+        .map(|c| match c {
+            '[' | '(' => 1,
+            ']' | ')' => -1,
+            _ => 0,
+        })
+        .sum()
+}
+
+fn finish<'a>(draft: &mut Draft<'a>, p: Pending<'a>) {
+    if p.in_speech {
+        for segment in p.segments {
+            draft.push(segment);
+        }
+    } else {
+        let joined: Vec<&str> = p.segments.iter().map(|s| s.text.trim()).collect();
+        let joined = joined.join(" ");
+        let inner = joined
+            .strip_prefix(['[', '('])
+            .unwrap_or(&joined)
+            .trim_end()
+            .strip_suffix([']', ')'])
+            .unwrap_or(&joined);
+        draft.direction(inner, p.position);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Episode, ParseOptions, Position, ScriptFormat};
+
+    fn parse(text: &str) -> Episode {
+        let options = ParseOptions {
+            format: Some(ScriptFormat::Play),
+            ..ParseOptions::default()
+        };
+        Episode::parse("play.txt", text, &options).unwrap()
+    }
+
+    fn said(e: &Episode) -> Vec<(&str, String)> {
+        e.lines
+            .iter()
+            .map(|l| (l.speaker.as_str(), l.spoken_text(false)))
+            .collect()
+    }
+
+    #[test]
+    fn names_on_their_own_lines_with_scenes_and_directions() {
+        let e = parse(
+            "THE IMPORTANCE OF BEING EARNEST\n\nFIRST ACT\n\nSCENE: Morning-room in Algernon's flat.\n\n[Lane is arranging afternoon tea on the table,\nand after the music has ceased, Algernon enters.]\n\nALGERNON.\nDid you hear what I was playing, Lane?\n\nLANE.\nI didn't think it polite to listen, sir.\n\nALGERNON.\nI'm sorry for that. [Hands them on a salver.]\nI play with wonderful expression.\nLANE.\nYes, sir.\n",
+        );
+        assert_eq!(
+            said(&e),
+            [
+                (
+                    "ALGERNON",
+                    "Did you hear what I was playing, Lane?".to_owned()
+                ),
+                (
+                    "LANE",
+                    "I didn't think it polite to listen, sir.".to_owned()
+                ),
+                (
+                    "ALGERNON",
+                    "I'm sorry for that. I play with wonderful expression.".to_owned()
+                ),
+                ("LANE", "Yes, sir.".to_owned()),
+            ]
+        );
+        let chapters: Vec<_> = e.chapters.iter().map(|c| c.title.as_str()).collect();
+        assert_eq!(
+            chapters,
+            ["FIRST ACT", "SCENE: Morning-room in Algernon's flat."]
+        );
+        let directions: Vec<_> = e.directions.iter().map(|d| d.text.as_str()).collect();
+        assert_eq!(
+            directions,
+            [
+                "THE IMPORTANCE OF BEING EARNEST",
+                "Lane is arranging afternoon tea on the table, and after the music has ceased, Algernon enters."
+            ]
+        );
+        assert_eq!(e.lines[1].position, Position::new(13, 1));
+    }
+
+    #[test]
+    fn screenplay_layout() {
+        let e = parse(
+            "INT. STUDIO - NIGHT\n\nMaya adjusts her headphones.\nShe leans in.\n\n          MAYA\n     (quietly)\n     We're live.\n\n          SAM (V.O.)\n     Copy that.\n\nCUT TO:\n",
+        );
+        assert_eq!(
+            said(&e),
+            [
+                ("MAYA", "We're live.".to_owned()),
+                ("SAM", "Copy that.".to_owned())
+            ]
+        );
+        assert_eq!(
+            e.directions[0].text,
+            "Maya adjusts her headphones. She leans in."
+        );
+        assert_eq!(e.directions.last().unwrap().text, "CUT TO:");
+        assert_eq!(e.lines[0].position, Position::new(6, 11));
+    }
+
+    #[test]
+    fn gutenberg_same_line_and_title_case_names() {
+        let e = parse("LANE.  Yes, sir.\n\nMR. WORTHING. Quite so.\nIndeed.\n\nLady Bracknell.\nGood afternoon.\n");
+        assert_eq!(
+            said(&e),
+            [
+                ("LANE", "Yes, sir.".to_owned()),
+                ("MR. WORTHING", "Quite so. Indeed.".to_owned()),
+                ("Lady Bracknell", "Good afternoon.".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn name_without_speech_is_an_error() {
+        let options = ParseOptions {
+            format: Some(ScriptFormat::Play),
+            ..ParseOptions::default()
+        };
+        let e = Episode::parse("play.txt", "JACK.\nHello.\n\nGWENDOLEN.\n", &options).unwrap_err();
+        assert!(
+            e.to_string()
+                .starts_with("play.txt:4:1: `GWENDOLEN` has a label"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,381 @@
+//! Turning raw bytes into clean lines of text with positions.
+//!
+//! Scripts come from editors on every platform: UTF-8 with or without a byte-order mark, UTF-16
+//! from Windows tools, CRLF or lone-CR line ends, stray control characters pasted from PDFs.
+//! This module settles all of that once, so the format parsers only ever see `&str` lines and
+//! every position they report is a line and a character column in the file as the writer sees it.
+
+use std::borrow::Cow;
+
+use super::error::{ScriptError, ScriptErrorKind};
+use super::model::{Position, Warning};
+
+/// Scripts larger than this are refused rather than read: a podcast script is a few hundred KiB.
+pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
+
+/// Decodes a script file's bytes: UTF-8 (an optional BOM is dropped) or UTF-16 LE/BE with a BOM.
+///
+/// `file` is the name used in error messages. Invalid UTF-8 is an error naming the byte offset
+/// and its line and column.
+pub fn decode_script_bytes(file: &str, bytes: &[u8]) -> Result<String, ScriptError> {
+    if bytes.len() > MAX_SCRIPT_BYTES {
+        return Err(ScriptError::new(
+            file,
+            Position::START,
+            ScriptErrorKind::TooLarge {
+                size: bytes.len(),
+                limit: MAX_SCRIPT_BYTES,
+            },
+        ));
+    }
+    if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        return utf8(file, rest, 3);
+    }
+    if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
+        return utf16(file, rest, u16::from_le_bytes);
+    }
+    if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
+        return utf16(file, rest, u16::from_be_bytes);
+    }
+    utf8(file, bytes, 0)
+}
+
+fn utf8(file: &str, bytes: &[u8], skipped: usize) -> Result<String, ScriptError> {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s.to_owned()),
+        Err(e) => {
+            let good = e.valid_up_to();
+            // The prefix up to `good` is valid UTF-8 by definition of `valid_up_to`.
+            let prefix = std::str::from_utf8(&bytes[..good]).unwrap_or_default();
+            Err(ScriptError::new(
+                file,
+                end_position(prefix),
+                ScriptErrorKind::InvalidUtf8 {
+                    offset: skipped + good,
+                },
+            ))
+        }
+    }
+}
+
+fn utf16(file: &str, bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, ScriptError> {
+    let units = bytes.chunks_exact(2).map(|pair| unit([pair[0], pair[1]]));
+    let mut out = String::with_capacity(bytes.len() / 2);
+    let mut offset = 2;
+    for decoded in char::decode_utf16(units) {
+        match decoded {
+            Ok(c) => {
+                out.push(c);
+                offset += 2 * c.len_utf16();
+            }
+            Err(_) => {
+                return Err(ScriptError::new(
+                    file,
+                    end_position(&out),
+                    ScriptErrorKind::InvalidUtf16 {
+                        offset,
+                        reason: "an unpaired surrogate".to_owned(),
+                    },
+                ));
+            }
+        }
+    }
+    if bytes.len() % 2 == 1 {
+        return Err(ScriptError::new(
+            file,
+            end_position(&out),
+            ScriptErrorKind::InvalidUtf16 {
+                offset: bytes.len() + 1,
+                reason: "the file ends in the middle of a character (odd number of bytes)"
+                    .to_owned(),
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// The position just after the end of `text`.
+pub(crate) fn end_position(text: &str) -> Position {
+    let mut pos = Position::START;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\n' || (c == '\r' && chars.peek() != Some(&'\n')) {
+            pos.line += 1;
+            pos.column = 1;
+        } else if c != '\r' {
+            pos.column += 1;
+        }
+    }
+    pos
+}
+
+/// Refuses binary data and replaces other control characters (except tab) with spaces, which
+/// keeps every column where it was. A leading UTF-8 BOM that survived decoding is blanked too.
+pub(crate) fn sanitize<'a>(
+    file: &str,
+    text: &'a str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Cow<'a, str>, ScriptError> {
+    let is_bad = |c: char| {
+        (c.is_control() && !matches!(c, '\t' | '\n' | '\r')) || c == '\u{FEFF}' || c == '\u{FFFE}'
+    };
+    if !text.chars().any(is_bad) {
+        return Ok(Cow::Borrowed(text));
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut pos = Position::START;
+    let mut first: Option<Position> = None;
+    let mut count = 0usize;
+    let mut prev_cr = false;
+    for c in text.chars() {
+        if c == '\0' {
+            return Err(ScriptError::new(
+                file,
+                pos,
+                ScriptErrorKind::Binary {
+                    evidence: "a NUL byte".to_owned(),
+                },
+            ));
+        }
+        if is_bad(c) {
+            first.get_or_insert(pos);
+            count += 1;
+            out.push(' ');
+        } else {
+            out.push(c);
+        }
+        if c == '\n' {
+            if !prev_cr {
+                pos.line += 1;
+            }
+            pos.column = 1;
+        } else if c == '\r' {
+            pos.line += 1;
+            pos.column = 1;
+        } else {
+            pos.column += 1;
+        }
+        prev_cr = c == '\r';
+    }
+    let total = text.chars().count();
+    if let Some(first) = first {
+        if count * 4 > total && count > 8 {
+            return Err(ScriptError::new(
+                file,
+                first,
+                ScriptErrorKind::Binary {
+                    evidence: format!("{count} control characters in {total}"),
+                },
+            ));
+        }
+        warnings.push(Warning {
+            position: first,
+            message: format!(
+                "{count} control character{} replaced by spaces (the first is here)",
+                if count == 1 { "" } else { "s" }
+            ),
+        });
+    }
+    Ok(Cow::Owned(out))
+}
+
+/// One line of the file, without its line end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct SourceLine<'a> {
+    /// 1-based line number.
+    pub number: usize,
+    pub text: &'a str,
+}
+
+/// Splits on `\n`, `\r\n` and lone `\r`.
+pub(crate) fn split_lines(text: &str) -> Vec<SourceLine<'_>> {
+    let mut lines = Vec::new();
+    let bytes = text.as_bytes();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' | b'\r' => {
+                lines.push(SourceLine {
+                    number: lines.len() + 1,
+                    text: &text[start..i],
+                });
+                if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+                    i += 1;
+                }
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < bytes.len() || lines.is_empty() {
+        lines.push(SourceLine {
+            number: lines.len() + 1,
+            text: &text[start..],
+        });
+    }
+    lines
+}
+
+/// The 1-based character column of byte offset `at` in `line` (`at` on a char boundary).
+pub(crate) fn column_of(line: &str, at: usize) -> usize {
+    line.get(..at).map_or(1, |p| p.chars().count() + 1)
+}
+
+/// Character columns of byte offsets in one line, for offsets visited left to right in linear
+/// total time (a 50,000-character line with thousands of tags must not cost a square).
+pub(crate) struct Columns<'a> {
+    text: &'a str,
+    byte: usize,
+    column: usize,
+}
+
+impl<'a> Columns<'a> {
+    pub fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            byte: 0,
+            column: 1,
+        }
+    }
+
+    /// The 1-based column of byte offset `at` (a char boundary).
+    pub fn at(&mut self, at: usize) -> usize {
+        if at < self.byte {
+            self.byte = 0;
+            self.column = 1;
+        }
+        self.column += self
+            .text
+            .get(self.byte..at)
+            .map_or(0, |s| s.chars().count());
+        self.byte = at;
+        self.column
+    }
+}
+
+/// A piece of a line's text with the position of its first character.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Segment<'a> {
+    pub position: Position,
+    pub text: Cow<'a, str>,
+    /// The text is not a verbatim slice of the file (a decoded JSON string), so positions
+    /// inside it are reported as the segment's own position.
+    pub fixed: bool,
+}
+
+impl<'a> Segment<'a> {
+    /// The bytes `from..to` of `line`, their column taken from `columns`.
+    pub fn slice(line: SourceLine<'a>, columns: &mut Columns<'_>, from: usize, to: usize) -> Self {
+        Self {
+            position: Position::new(line.number, columns.at(from)),
+            text: Cow::Borrowed(line.text.get(from..to).unwrap_or_default()),
+            fixed: false,
+        }
+    }
+
+    /// The part of `line` from byte `at` on.
+    pub fn rest_of(line: SourceLine<'a>, at: usize) -> Self {
+        Self {
+            position: Position::new(line.number, column_of(line.text, at)),
+            text: Cow::Borrowed(line.text.get(at..).unwrap_or_default()),
+            fixed: false,
+        }
+    }
+
+    /// Text decoded from elsewhere (a JSON string), reported at `position` as a whole.
+    pub fn decoded(position: Position, text: String) -> Self {
+        Self {
+            position,
+            text: Cow::Owned(text),
+            fixed: true,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utf8_bom_is_dropped() {
+        assert_eq!(
+            decode_script_bytes("f", b"\xEF\xBB\xBFA: hi").unwrap(),
+            "A: hi"
+        );
+    }
+
+    #[test]
+    fn utf16_both_orders_decode() {
+        let text = "Zoë: 🎙 hi\r\n";
+        let le: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect();
+        let be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect();
+        assert_eq!(decode_script_bytes("f", &le).unwrap(), text);
+        assert_eq!(decode_script_bytes("f", &be).unwrap(), text);
+    }
+
+    #[test]
+    fn utf16_odd_length_and_lone_surrogate_are_errors() {
+        let e = decode_script_bytes("f", &[0xFF, 0xFE, b'A', 0, b'\n', 0, 7]).unwrap_err();
+        assert!(
+            matches!(e.kind, ScriptErrorKind::InvalidUtf16 { .. }),
+            "{e}"
+        );
+        assert_eq!((e.line, e.column), (2, 1));
+        let e = decode_script_bytes("f", &[0xFF, 0xFE, b'A', 0, 0x00, 0xD8, b'B', 0]).unwrap_err();
+        assert!(e.to_string().contains("unpaired surrogate"), "{e}");
+        assert_eq!((e.line, e.column, e.file.as_str()), (1, 2, "f"));
+    }
+
+    #[test]
+    fn invalid_utf8_names_offset_line_and_column() {
+        let e = decode_script_bytes("ep.txt", b"A: hi\nB: h\xE9llo").unwrap_err();
+        assert_eq!(e.kind, ScriptErrorKind::InvalidUtf8 { offset: 10 });
+        assert!(
+            e.to_string()
+                .starts_with("ep.txt:2:5: invalid UTF-8 at byte 10"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn too_large_is_refused_before_decoding() {
+        let big = vec![b'a'; MAX_SCRIPT_BYTES + 1];
+        let e = decode_script_bytes("big", &big).unwrap_err();
+        assert!(matches!(e.kind, ScriptErrorKind::TooLarge { .. }));
+    }
+
+    #[test]
+    fn lines_split_on_every_line_end() {
+        let lines = split_lines("a\r\nb\rc\n\nd");
+        let texts: Vec<_> = lines.iter().map(|l| (l.number, l.text)).collect();
+        assert_eq!(texts, [(1, "a"), (2, "b"), (3, "c"), (4, ""), (5, "d")]);
+        assert_eq!(split_lines("x\n").len(), 1);
+        assert_eq!(split_lines("").len(), 1);
+    }
+
+    #[test]
+    fn control_characters_become_spaces_with_one_warning() {
+        let mut w = Vec::new();
+        let out = sanitize("f", "A: a\u{7}b\r\nB: c\u{1b}d", &mut w).unwrap();
+        assert_eq!(out, "A: a b\r\nB: c d");
+        assert_eq!(w.len(), 1);
+        assert_eq!(w[0].position, Position::new(1, 5));
+        let e = sanitize("f", "A: hi\nB: \0", &mut w).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 4));
+        assert!(matches!(e.kind, ScriptErrorKind::Binary { .. }));
+    }
+
+    #[test]
+    fn end_position_counts_characters_not_bytes() {
+        assert_eq!(end_position("héllo"), Position::new(1, 6));
+        assert_eq!(end_position("a\r\nbé"), Position::new(2, 3));
+    }
+}

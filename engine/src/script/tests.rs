@@ -1,0 +1,555 @@
+//! Tests across formats: the shipped examples, auto-detection, bad input, and properties.
+//!
+//! Per-format parser tests live beside each parser; these check what must hold whatever the
+//! format: that the examples in `assets/examples` parse as what they claim to be, that every
+//! kind of bad input is either read or refused with a `FILE:LINE:COLUMN` message (never a
+//! panic), that big inputs take linear time, and, with proptest, that no string or byte
+//! sequence makes a parser panic or report a position outside the input.
+
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+use proptest::prelude::*;
+
+use super::source::split_lines;
+use super::*;
+
+fn parse(text: &str) -> Result<Episode, ScriptError> {
+    Episode::parse("ep.txt", text, &ParseOptions::default())
+}
+
+fn with(options: ParseOptions, text: &str) -> Result<Episode, ScriptError> {
+    Episode::parse("ep.txt", text, &options)
+}
+
+const EXAMPLES: [(&str, &str, ScriptFormat); 7] = [
+    (
+        "interview.txt",
+        include_str!("../../../assets/examples/interview.txt"),
+        ScriptFormat::Name,
+    ),
+    (
+        "vibevoice.txt",
+        include_str!("../../../assets/examples/vibevoice.txt"),
+        ScriptFormat::VibeVoice,
+    ),
+    (
+        "dia.txt",
+        include_str!("../../../assets/examples/dia.txt"),
+        ScriptFormat::Dia,
+    ),
+    (
+        "podcastfy.xml",
+        include_str!("../../../assets/examples/podcastfy.xml"),
+        ScriptFormat::Podcastfy,
+    ),
+    (
+        "episode.md",
+        include_str!("../../../assets/examples/episode.md"),
+        ScriptFormat::Markdown,
+    ),
+    (
+        "play.txt",
+        include_str!("../../../assets/examples/play.txt"),
+        ScriptFormat::Play,
+    ),
+    (
+        "episode.json",
+        include_str!("../../../assets/examples/episode.json"),
+        ScriptFormat::Json,
+    ),
+];
+
+#[test]
+fn every_example_is_detected_and_reads_cleanly() {
+    for (name, text, format) in EXAMPLES {
+        let e =
+            Episode::parse(name, text, &ParseOptions::default()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(e.format, format, "{name}");
+        assert!(
+            (6..=16).contains(&e.lines.len()),
+            "{name}: {} lines",
+            e.lines.len()
+        );
+        assert!(e.warnings.is_empty(), "{name}: {:?}", e.warnings);
+        let voices: HashSet<_> = e.cast.members.iter().map(|m| &m.voice).collect();
+        assert_eq!(
+            voices.len(),
+            e.cast.members.len(),
+            "{name}: distinct voices"
+        );
+        for line in &e.lines {
+            let said = e.spoken_text(line);
+            assert!(
+                !said.is_empty() && !said.contains(['(', '[', '<', '*']),
+                "{name}: {said:?}"
+            );
+        }
+        // The same file forced to its own format reads the same.
+        let forced = ParseOptions {
+            format: Some(format),
+            ..ParseOptions::default()
+        };
+        assert_eq!(Episode::parse(name, text, &forced).unwrap(), e, "{name}");
+    }
+}
+
+#[test]
+fn examples_keep_their_structure() {
+    let get =
+        |i: usize| Episode::parse(EXAMPLES[i].0, EXAMPLES[i].1, &ParseOptions::default()).unwrap();
+    let interview = get(0);
+    let okafor = interview.cast.get("dr. okafor").unwrap();
+    assert_eq!(
+        (okafor.voice.as_str(), okafor.speed),
+        ("bm_george", Some(0.95))
+    );
+    assert!(interview.lines[5]
+        .pieces
+        .contains(&Piece::Pause { secs: 0.5 }));
+    let md = get(4);
+    assert_eq!(
+        md.settings.title.as_deref(),
+        Some("The Night Shift, episode 14")
+    );
+    let chapters: Vec<_> = md
+        .chapters
+        .iter()
+        .map(|c| (c.title.as_str(), c.first_line))
+        .collect();
+    assert_eq!(
+        chapters,
+        [("Cold open", 0), ("Listener mail", 2), ("Sign-off", 6)]
+    );
+    let play = get(5);
+    assert_eq!(
+        play.lines[0].speaker, "Algernon",
+        "the cast's spelling of ALGERNON"
+    );
+    assert_eq!(play.cast.get("LANE").unwrap().voice, "bm_lewis");
+    assert!(play
+        .directions
+        .iter()
+        .any(|d| d.text.starts_with("Lane is arranging")));
+    let json = get(6);
+    assert_eq!(
+        json.cast.get("Theo").unwrap().voice,
+        "am_fenrir:0.6+am_michael:0.4"
+    );
+    assert_eq!(json.chapters.len(), 2);
+}
+
+#[test]
+fn format_override_beats_detection() {
+    let text = "Alice: see [S1] there\nBob: ok";
+    assert_eq!(parse(text).unwrap().format, ScriptFormat::Name);
+    let dia = with(
+        ParseOptions {
+            format: Some(ScriptFormat::Dia),
+            ..ParseOptions::default()
+        },
+        text,
+    )
+    .unwrap();
+    assert_eq!(dia.lines.len(), 1);
+    assert_eq!(dia.lines[0].speaker, "S1");
+    let fm = parse("---\nformat: dia\n---\nAlice: see [S1] there\n").unwrap();
+    assert_eq!(fm.format, ScriptFormat::Dia);
+}
+
+#[test]
+fn empty_and_whitespace_files_say_what_to_write() {
+    let e = parse("").unwrap_err();
+    assert_eq!(e.kind, ScriptErrorKind::Empty);
+    assert!(
+        e.to_string()
+            .starts_with("ep.txt:1:1: the script is empty; write"),
+        "{e}"
+    );
+    let e = parse(" \n\t\r\n  ").unwrap_err();
+    assert_eq!(e.kind, ScriptErrorKind::WhitespaceOnly);
+    let e = Episode::parse_bytes("bom.txt", b"\xEF\xBB\xBF", &ParseOptions::default()).unwrap_err();
+    assert_eq!(e.kind, ScriptErrorKind::Empty);
+    let e = parse("---\ntitle: x\n---\n\n").unwrap_err();
+    assert_eq!(e.kind, ScriptErrorKind::NoSpeech);
+    let e = parse("Just some prose without any speaker.").unwrap_err();
+    assert!(matches!(e.kind, ScriptErrorKind::UnknownFormat { .. }));
+    assert!(e.to_string().contains("--format"), "{e}");
+}
+
+#[test]
+fn label_without_text_is_an_error_at_the_label() {
+    let e = parse("Alice: Hi.\n  Bob:\nAlice: Bye.").unwrap_err();
+    assert_eq!((e.line, e.column), (2, 3));
+    assert!(
+        e.to_string()
+            .contains("`Bob` has a label but nothing to say; write the words"),
+        "{e}"
+    );
+    // A turn of stage directions only is skipped with a warning instead.
+    let ok = parse("Alice: Hi.\nBob: (shrugs)\nAlice: Bye.").unwrap();
+    assert_eq!(ok.lines.len(), 2);
+    assert_eq!(ok.warnings[0].position, Position::new(2, 1));
+}
+
+#[test]
+fn binary_garbage_is_refused() {
+    let garbage: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    let e = Episode::parse_bytes("x.bin", &garbage, &ParseOptions::default()).unwrap_err();
+    assert!(
+        matches!(
+            e.kind,
+            ScriptErrorKind::InvalidUtf8 { .. } | ScriptErrorKind::Binary { .. }
+        ),
+        "{e}"
+    );
+    let e = parse("Alice: hi\u{0}\u{1}\u{2}").unwrap_err();
+    assert!(matches!(e.kind, ScriptErrorKind::Binary { .. }), "{e}");
+    let ctrl: String = "\u{1}\u{2}\u{3}\u{4}A: b".repeat(20);
+    assert!(matches!(
+        parse(&ctrl).unwrap_err().kind,
+        ScriptErrorKind::Binary { .. }
+    ));
+}
+
+#[test]
+fn utf16_and_crlf_read_like_utf8() {
+    let text = "Zoë: Hello 👋\nBob: Hi.\n";
+    let plain = parse(text).unwrap();
+    for bytes in [
+        [0xFF, 0xFE]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_le_bytes))
+            .collect::<Vec<u8>>(),
+        [0xFE, 0xFF]
+            .into_iter()
+            .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
+            .collect(),
+    ] {
+        assert_eq!(
+            Episode::parse_bytes("ep.txt", &bytes, &ParseOptions::default()).unwrap(),
+            plain
+        );
+    }
+    assert_eq!(parse(&text.replace('\n', "\r\n")).unwrap(), plain);
+    assert_eq!(parse(&text.replace('\n', "\r")).unwrap(), plain);
+}
+
+#[test]
+fn control_characters_are_blanked_with_a_warning() {
+    let e = parse("Alice: bell\u{7}here\nBob: esc\u{1b}[0m ok").unwrap();
+    assert_eq!(e.lines[0].spoken_text(false), "bell here");
+    // One for the control characters, one for the `[` of the terminal escape left behind.
+    assert_eq!(e.warnings.len(), 2, "{:?}", e.warnings);
+    assert_eq!(e.warnings[0].position, Position::new(1, 12));
+    assert!(e.warnings[0].message.starts_with("2 control characters"));
+}
+
+#[test]
+fn emoji_and_right_to_left_names() {
+    let e = parse("🎙️ Host: Welcome!\nأحمد: مرحبا بكم\nשרה: שלום\n🦊: Yip.\n").unwrap();
+    let names: Vec<_> = e.cast.members.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["🎙️ Host", "أحمد", "שרה", "🦊"]);
+    assert_eq!(e.lines[1].spoken_text(false), "مرحبا بكم");
+    assert_eq!(e.lines[2].position, Position::new(3, 1));
+}
+
+#[test]
+fn forty_speakers_need_an_option() {
+    let text: String = (1..=40)
+        .map(|i| format!("Guest {i}: Hello from number {i}."))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let e = parse(&text).unwrap_err();
+    assert_eq!((e.line, e.column), (29, 1));
+    let message = e.to_string();
+    assert!(
+        message.starts_with("ep.txt:29:1: `Guest 29` is speaker number 29, but there are only 28"),
+        "{message}"
+    );
+    assert!(
+        message.contains("--reuse-voices") && message.contains("--any-language-voices"),
+        "{message}"
+    );
+    let reuse = with(
+        ParseOptions {
+            reuse_voices: true,
+            ..ParseOptions::default()
+        },
+        &text,
+    )
+    .unwrap();
+    assert_eq!(reuse.cast.members.len(), 40);
+    let any = with(
+        ParseOptions {
+            any_language_voices: true,
+            ..ParseOptions::default()
+        },
+        &text,
+    )
+    .unwrap();
+    let voices: HashSet<_> = any.cast.members.iter().map(|m| m.voice.as_str()).collect();
+    assert_eq!(voices.len(), 40);
+    let header = format!("---\nreuse_voices: true\n---\n{text}");
+    assert!(parse(&header).is_ok());
+}
+
+#[test]
+fn unknown_voices_are_found_by_the_hook() {
+    let e = parse("# cast\nAlice: af_heart\nBob: af_bella:0.5+xx_nobody:0.5\n\nAlice: Hi.\nBob: Yo.\nCarl: Hey.").unwrap();
+    let stock: HashSet<&str> = ENGLISH_FEMALE
+        .iter()
+        .chain(ENGLISH_MALE.iter())
+        .copied()
+        .collect();
+    let err = e.validate_voices(&|v| stock.contains(v)).unwrap_err();
+    assert_eq!(
+        err.kind,
+        ScriptErrorKind::UnknownVoice {
+            speaker: "Bob".into(),
+            voice: "xx_nobody".into()
+        }
+    );
+    assert_eq!((err.line, err.column), (3, 1));
+    assert!(
+        e.validate_voices(&|v| v != "am_michael").is_err(),
+        "automatic voices are checked too"
+    );
+    assert!(e.validate_voices(&|_| true).is_ok());
+}
+
+#[test]
+fn contradicting_cast_header() {
+    let e = parse("---\ncast:\n  Alice: af_heart\n  Alice: af_sky\n---\nAlice: Hi.").unwrap_err();
+    assert!(matches!(e.kind, ScriptErrorKind::CastConflict { .. }));
+    assert_eq!((e.line, e.column), (4, 3));
+}
+
+#[test]
+fn stage_directions_can_be_kept() {
+    let text = "[Music swells.]\nAlice: Hello (laughs) there.";
+    let dropped = parse(text).unwrap();
+    assert_eq!(dropped.lines.len(), 1);
+    assert_eq!(dropped.directions[0].text, "Music swells.");
+    let kept = with(
+        ParseOptions {
+            keep_stage_directions: true,
+            ..ParseOptions::default()
+        },
+        text,
+    )
+    .unwrap();
+    let said: Vec<_> = kept
+        .lines
+        .iter()
+        .map(|l| (l.speaker.as_str(), kept.spoken_text(l)))
+        .collect();
+    assert_eq!(
+        said,
+        [
+            (NARRATOR, "Music swells.".to_owned()),
+            ("Alice", "Hello laughs there.".to_owned())
+        ]
+    );
+}
+
+#[test]
+fn lexicon_applies_to_an_episode() {
+    let mut e = parse("Alice: I love Kokoro.\nBob: Kokoro? Ask Nguyen.").unwrap();
+    let lex = Lexicon::parse("lexicon.txt", "kokoro: /kˈOkəɹO/\nNguyen: win").unwrap();
+    e.apply_lexicon(&lex);
+    assert!(e
+        .lines
+        .iter()
+        .all(|l| l.pieces.iter().any(|p| matches!(p, Piece::Phonemes { .. }))));
+    assert_eq!(e.lines[1].spoken_text(false), "Kokoro? Ask win.");
+}
+
+/// Runs `f` and fails if it takes longer than `limit` (generous: a quadratic parser takes far
+/// longer on these inputs, a linear one milliseconds).
+fn timed<T>(limit: Duration, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let out = f();
+    let took = start.elapsed();
+    assert!(took < limit, "took {took:?}");
+    out
+}
+
+#[test]
+fn long_lines_and_many_lines_take_linear_time() {
+    let long = format!("Alice: {}", "word ".repeat(10_000));
+    assert_eq!(long.chars().count(), 50_007);
+    let e = timed(Duration::from_secs(2), || parse(&long)).unwrap();
+    assert_eq!(e.lines[0].spoken_text(false).len(), 49_999);
+    let many: String = (0..10_000)
+        .map(|i| {
+            format!(
+                "{}: Line {i} (aside) [pause:0.1s] done.",
+                ["Alice", "Bob", "Carol"][i % 3]
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let e = timed(Duration::from_secs(2), || parse(&many)).unwrap();
+    assert_eq!(e.lines.len(), 10_000);
+    let dia = "[S1] a [S2] b ".repeat(20_000);
+    let e = timed(Duration::from_secs(2), || parse(&dia)).unwrap();
+    assert_eq!(e.lines.len(), 40_000);
+    for nasty in [
+        "(".repeat(200_000),
+        "<".repeat(200_000),
+        "[".repeat(200_000),
+        format!("A: {}", "[x](".repeat(50_000)),
+    ] {
+        let _ = timed(Duration::from_secs(2), || parse(&nasty));
+    }
+    let json: String = format!(
+        "[{}]",
+        vec![r#"{"speaker":"A","text":"hi"}"#; 20_000].join(",")
+    );
+    let e = timed(Duration::from_secs(2), || parse(&json)).unwrap();
+    assert_eq!(e.lines[19_999].position.column, 2 + 19_999 * 28);
+}
+
+/// Whether every position the parse reported lies within `text`.
+fn positions_within(text: &str, result: &Result<Episode, ScriptError>) -> Result<(), String> {
+    let lines = split_lines(text);
+    let check = |p: Position, what: &str| {
+        let ok = p.line >= 1
+            && p.line <= lines.len()
+            && p.column >= 1
+            && p.column <= lines[p.line - 1].text.chars().count() + 1;
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} at {p} is outside the input ({} lines)",
+                lines.len()
+            ))
+        }
+    };
+    match result {
+        Ok(e) => {
+            for l in &e.lines {
+                check(l.position, "line")?;
+            }
+            for c in &e.chapters {
+                check(c.position, "chapter")?;
+            }
+            for d in &e.directions {
+                check(d.position, "direction")?;
+            }
+            for w in &e.warnings {
+                check(w.position, &w.message)?;
+            }
+            for m in &e.cast.members {
+                if let VoiceSource::Cast { position } = m.source {
+                    check(position, "cast entry")?;
+                }
+            }
+            Ok(())
+        }
+        Err(e) => check(Position::new(e.line, e.column), &e.to_string()),
+    }
+}
+
+/// Script-shaped text: fragments of every format, mixed.
+fn scriptish() -> impl Strategy<Value = String> {
+    let parts = prop::sample::select(vec![
+        "Alice:",
+        "Bob: ",
+        "Speaker 1: ",
+        "[S1] ",
+        "[S2]",
+        "<Person1>",
+        "</Person1>",
+        "<Person2>",
+        "**Ann:** ",
+        "# Part",
+        "---",
+        "# cast",
+        "title: x",
+        "cast:",
+        "  Al: af_heart",
+        "Al: am_adam @1.1",
+        "ALGERNON.",
+        "LANE. Yes.",
+        "INT. ROOM",
+        "ACT I",
+        "(laughs)",
+        "[Enter Lane.]",
+        "[pause:1s]",
+        "[pause:x]",
+        "[rate:2]",
+        "[w](/ipa/)",
+        "[",
+        "]",
+        "(",
+        ")",
+        "{",
+        "}",
+        "\"speaker\"",
+        "\"text\"",
+        ":",
+        ",",
+        "\n",
+        "\r\n",
+        "\r",
+        " ",
+        "\t",
+        "text",
+        "é",
+        "🎙️",
+        "שלום",
+        "\u{0}",
+        "\u{7}",
+        "\u{feff}",
+        "&amp;",
+        "<",
+        ">",
+        "*",
+        "_",
+    ]);
+    prop::collection::vec(parts, 0..80).prop_map(|v| v.concat())
+}
+
+proptest! {
+    // PROPTEST_CASES=100000 for a long run.
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(512)
+    ))]
+
+    #[test]
+    fn any_string_parses_or_errs_within_the_input(text in any::<String>()) {
+        let r = parse(&text);
+        prop_assert!(positions_within(&text, &r).is_ok(), "{:?}", positions_within(&text, &r));
+    }
+
+    #[test]
+    fn scriptish_text_in_every_format(text in scriptish(), format in prop::sample::select(ScriptFormat::ALL.to_vec())) {
+        for options in [ParseOptions::default(), ParseOptions { format: Some(format), keep_stage_directions: true, ..ParseOptions::default() }] {
+            let r = with(options, &text);
+            prop_assert!(positions_within(&text, &r).is_ok(), "{:?}", positions_within(&text, &r));
+            if let Ok(e) = &r {
+                let _ = e.check_report();
+                prop_assert!(!e.lines.is_empty());
+            } else if let Err(e) = &r {
+                let prefix = format!("ep.txt:{}:{}: ", e.line, e.column);
+                prop_assert!(e.to_string().starts_with(&prefix));
+            }
+        }
+    }
+
+    #[test]
+    fn any_bytes_decode_or_err(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        match Episode::parse_bytes("b", &bytes, &ParseOptions::default()) {
+            Ok(_) => {}
+            Err(e) => {
+                let newlines = bytes.iter().filter(|&&b| b == b'\n' || b == b'\r').count();
+                prop_assert!(e.line >= 1 && e.line <= newlines + 1 && e.column >= 1);
+            }
+        }
+    }
+}
