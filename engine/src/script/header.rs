@@ -147,7 +147,7 @@ pub(crate) fn parse_header(
     Ok((header, i))
 }
 
-fn is_cast_heading(text: &str) -> bool {
+pub(crate) fn is_cast_heading(text: &str) -> bool {
     let t = text.trim();
     t.starts_with('#')
         && matches!(

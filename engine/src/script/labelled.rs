@@ -6,6 +6,7 @@
 //! is not anyone's), and ignores rules, comments and quote markers.
 
 use super::draft::Draft;
+use super::header::is_cast_heading;
 use super::labels::{bold_label, markdown_heading, plain_label, KnownNames, Label};
 use super::model::{Position, Warning};
 use super::pieces::TextStyle;
@@ -38,6 +39,12 @@ pub(crate) fn parse<'a>(
                 continue;
             }
             if let Some(title) = markdown_heading(trimmed) {
+                if is_cast_heading(trimmed) {
+                    warnings.push(Warning {
+                        position: position(line, at),
+                        message: "a cast block only counts at the top of the script (or in the front matter); here its lines are read as speech".to_owned(),
+                    });
+                }
                 draft.chapter(title, position(line, at));
                 draft.end_turn();
                 warned_run = false;

@@ -36,6 +36,8 @@ mod model;
 mod pieces;
 mod play;
 mod podcastfy;
+#[cfg(test)]
+mod properties;
 mod source;
 #[cfg(test)]
 mod tests;
@@ -105,13 +107,12 @@ impl Episode {
             ));
         }
         let lines = split_lines(&text);
-        let forced_json = options.format == Some(ScriptFormat::Json);
-        let (header, body_start) =
-            if forced_json || (options.format.is_none() && detect::looks_like_json(&text)) {
-                (Header::default(), 0)
-            } else {
-                parse_header(file, &lines, &mut warnings)?
-            };
+        // JSON cannot start with a text header; anything else may (even JSON after front matter).
+        let (header, body_start) = if detect::looks_like_json(&text) {
+            (Header::default(), 0)
+        } else {
+            parse_header(file, &lines, &mut warnings)?
+        };
         let body = &lines[body_start.min(lines.len())..];
         let first_body = body
             .iter()

@@ -1,0 +1,154 @@
+//! Property tests: no string or byte sequence makes a parser panic or point outside the input.
+//!
+//! The fuzz targets in `fuzz/` explore the same properties for longer with coverage guidance;
+//! these run with every `cargo test`. Set `PROPTEST_CASES` for a longer run.
+
+use proptest::prelude::*;
+
+use super::source::split_lines;
+use super::*;
+
+fn parse(text: &str, options: ParseOptions) -> Result<Episode, ScriptError> {
+    Episode::parse("ep.txt", text, &options)
+}
+
+/// Whether every position the parse reported lies within `text`.
+fn positions_within(text: &str, result: &Result<Episode, ScriptError>) -> Result<(), String> {
+    let lines = split_lines(text);
+    let check = |p: Position, what: &str| {
+        let ok = p.line >= 1
+            && p.line <= lines.len()
+            && p.column >= 1
+            && p.column <= lines[p.line - 1].text.chars().count() + 1;
+        if ok {
+            Ok(())
+        } else {
+            Err(format!(
+                "{what} at {p} is outside the input ({} lines)",
+                lines.len()
+            ))
+        }
+    };
+    match result {
+        Ok(e) => {
+            for l in &e.lines {
+                check(l.position, "line")?;
+            }
+            for c in &e.chapters {
+                check(c.position, "chapter")?;
+            }
+            for d in &e.directions {
+                check(d.position, "direction")?;
+            }
+            for w in &e.warnings {
+                check(w.position, &w.message)?;
+            }
+            for m in &e.cast.members {
+                if let VoiceSource::Cast { position } = m.source {
+                    check(position, "cast entry")?;
+                }
+            }
+            Ok(())
+        }
+        Err(e) => check(Position::new(e.line, e.column), &e.to_string()),
+    }
+}
+
+/// Script-shaped text: fragments of every format, mixed.
+fn scriptish() -> impl Strategy<Value = String> {
+    let parts = prop::sample::select(vec![
+        "Alice:",
+        "Bob: ",
+        "Speaker 1: ",
+        "[S1] ",
+        "[S2]",
+        "<Person1>",
+        "</Person1>",
+        "<Person2>",
+        "**Ann:** ",
+        "# Part",
+        "---",
+        "# cast",
+        "title: x",
+        "cast:",
+        "  Al: af_heart",
+        "Al: am_adam @1.1",
+        "ALGERNON.",
+        "LANE. Yes.",
+        "INT. ROOM",
+        "ACT I",
+        "(laughs)",
+        "[Enter Lane.]",
+        "[pause:1s]",
+        "[pause:x]",
+        "[rate:2]",
+        "[w](/ipa/)",
+        "[",
+        "]",
+        "(",
+        ")",
+        "{",
+        "}",
+        "\"speaker\"",
+        "\"text\"",
+        ":",
+        ",",
+        "\n",
+        "\r\n",
+        "\r",
+        " ",
+        "\t",
+        "text",
+        "é",
+        "🎙️",
+        "שלום",
+        "\u{0}",
+        "\u{7}",
+        "\u{feff}",
+        "&amp;",
+        "<",
+        ">",
+        "*",
+        "_",
+    ]);
+    prop::collection::vec(parts, 0..80).prop_map(|v| v.concat())
+}
+
+proptest! {
+    // PROPTEST_CASES=100000 for a long run.
+    #![proptest_config(ProptestConfig::with_cases(
+        std::env::var("PROPTEST_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(512)
+    ))]
+
+    #[test]
+    fn any_string_parses_or_errs_within_the_input(text in any::<String>()) {
+        let r = parse(&text, ParseOptions::default());
+        prop_assert!(positions_within(&text, &r).is_ok(), "{:?}", positions_within(&text, &r));
+    }
+
+    #[test]
+    fn scriptish_text_in_every_format(text in scriptish(), format in prop::sample::select(ScriptFormat::ALL.to_vec())) {
+        for options in [ParseOptions::default(), ParseOptions { format: Some(format), keep_stage_directions: true, ..ParseOptions::default() }] {
+            let r = parse(&text, options);
+            prop_assert!(positions_within(&text, &r).is_ok(), "{:?}", positions_within(&text, &r));
+            if let Ok(e) = &r {
+                let _ = e.check_report();
+                prop_assert!(!e.lines.is_empty());
+            } else if let Err(e) = &r {
+                let prefix = format!("ep.txt:{}:{}: ", e.line, e.column);
+                prop_assert!(e.to_string().starts_with(&prefix));
+            }
+        }
+    }
+
+    #[test]
+    fn any_bytes_decode_or_err(bytes in prop::collection::vec(any::<u8>(), 0..400)) {
+        match Episode::parse_bytes("b", &bytes, &ParseOptions::default()) {
+            Ok(_) => {}
+            Err(e) => {
+                let newlines = bytes.iter().filter(|&&b| b == b'\n' || b == b'\r').count();
+                prop_assert!(e.line >= 1 && e.line <= newlines + 1 && e.column >= 1);
+            }
+        }
+    }
+}
