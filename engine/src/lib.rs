@@ -14,6 +14,7 @@
 //!   split into sentences.
 //! - [`synth`]: the public entry point: load once, synthesize whole or as a stream of chunks.
 //! - [`script`]: podcast scripts in many formats, parsed into episodes (cast, lines, chapters).
+//! - [`speaker`]: GE2E speaker embeddings (resemblyzer's encoder) to match and check voices.
 
 pub mod assets;
 pub mod audio;
@@ -22,6 +23,7 @@ pub mod kokoro;
 pub mod onnx;
 pub mod phonemes;
 pub mod script;
+pub mod speaker;
 pub mod synth;
 pub mod text;
 pub mod voice;

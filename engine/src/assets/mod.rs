@@ -11,6 +11,7 @@
 //! kokoro-v1.0.f32.safetensors  f32 weights by PyTorch name (what the engine loads)
 //! vocab.json                   phoneme vocabulary
 //! voices/NAME.bin              54 voice tables, raw f32 (510, 1, 256)
+//! ge2e/pretrained.safetensors  speaker encoder (resemblyzer's GE2E, converted from .pt)
 //! manifest.json                what was fetched and verified, written last
 //! ```
 //!
@@ -25,6 +26,7 @@ mod fetch;
 mod fsio;
 pub mod manifest;
 mod record;
+mod resemblyzer;
 mod status;
 
 use std::path::{Path, PathBuf};
@@ -33,6 +35,7 @@ pub use clients::{CommandRunner, RunOutput, SystemRunner};
 pub use error::{AssetError, Client};
 pub use fetch::{FetchEvent, FetchOptions, FetchSummary};
 pub use record::{FileRecord, SourceRecord, StoreRecord, MANIFEST_FILE};
+pub use resemblyzer::{RESEMBLYZER_WEIGHTS, SPEAKER_ENCODER_FILE};
 pub use status::{FileState, FileStatus, ManifestState, StoreStatus};
 
 /// Environment variable that overrides the store location.
@@ -134,14 +137,17 @@ impl ModelStore {
         runner: &dyn CommandRunner,
         progress: &mut dyn FnMut(&FetchEvent),
     ) -> Result<FetchSummary, AssetError> {
-        fetch::run(
+        let mut summary = fetch::run(
             &self.root,
             &manifest::KOKORO_V1,
             options,
             runner,
             &convert_with_engine,
             progress,
-        )
+        )?;
+        // The speaker encoder (optional for speech, so not part of `is_ready`).
+        resemblyzer::fetch_into(&self.root, options, runner, progress, &mut summary)?;
+        Ok(summary)
     }
 
     /// Makes the store ready, fetching only if it is not (then only [`FetchEvent::AlreadyPresent`]
