@@ -195,7 +195,10 @@ fn decode_mono(
         })?;
 
     let mut rate = params.sample_rate.unwrap_or(0);
-    let mut channels = params.channels.as_ref().map_or(0, |c| c.count());
+    let mut channels = params
+        .channels
+        .as_ref()
+        .map_or(0, symphonia::core::audio::Channels::count);
     let mut mono: Vec<f32> = Vec::new();
     let mut interleaved: Vec<f32> = Vec::new();
     let mut damaged: Option<String> = None;

@@ -1,6 +1,6 @@
 //! Reads resemblyzer's `pretrained.pt` and turns it into f32 safetensors.
 //!
-//! The file predates PyTorch's zip checkpoints: it is the *legacy* serialization, which
+//! The file predates `PyTorch`'s zip checkpoints: it is the *legacy* serialization, which
 //! candle's `pickle` module does not open (it expects a zip with `data.pkl`). The legacy layout
 //! is a run of pickles followed by raw storages:
 //!
@@ -176,7 +176,9 @@ fn collect_storage_types(obj: &Object, out: &mut HashMap<String, usize>) {
             }
         }
         Object::Tuple(items) | Object::List(items) => {
-            items.iter().for_each(|o| collect_storage_types(o, out));
+            for o in items {
+                collect_storage_types(o, out);
+            }
         }
         Object::Dict(entries) => entries.iter().for_each(|(k, v)| {
             collect_storage_types(k, out);
@@ -219,7 +221,7 @@ impl safetensors::View for F32View<'_> {
 }
 
 /// Serializes `tensors` as safetensors bytes with `metadata` in the header.
-pub fn to_safetensors(
+pub(crate) fn to_safetensors(
     tensors: &[NamedTensor],
     metadata: HashMap<String, String>,
     path: &Path,

@@ -1,4 +1,4 @@
-//! The GE2E network and the utterance embedding: partials → 3-layer LSTM → Linear → ReLU →
+//! The GE2E network and the utterance embedding: partials → 3-layer LSTM → `Linear` → `ReLU` →
 //! L2 norm, averaged over partials.
 //!
 //! The LSTM is unidirectional, three layers, batch-first with all partials of an utterance in

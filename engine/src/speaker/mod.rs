@@ -14,7 +14,7 @@
 //!    centred frames with zero padding).
 //! 3. [`encoder`]: the utterance cut into 160-frame partials at 1.3 per second; each partial
 //!    through a 3-layer LSTM (40 → 256), the last layer's final hidden state through
-//!    Linear 256→256, ReLU and L2 normalisation; the utterance embedding is the L2-normalised
+//!    `Linear` 256→256, `ReLU` and L2 normalisation; the utterance embedding is the L2-normalised
 //!    mean of the partial embeddings.
 //!
 //! Weights come from the model store (`ge2e/pretrained.safetensors`, converted at fetch time
