@@ -28,7 +28,8 @@ fn real_fetch_builds_a_ready_store() {
         })
         .expect("fetch");
     eprintln!("fetch took {:.1} s", start.elapsed().as_secs_f64());
-    assert_eq!(summary.downloaded.len(), 6, "{summary:?}");
+    // Five Kokoro packages plus resemblyzer (the GE2E speaker encoder).
+    assert_eq!(summary.downloaded.len(), 7, "{summary:?}");
     assert!(summary.converted);
 
     let status = store.status();
@@ -52,6 +53,7 @@ fn real_fetch_builds_a_ready_store() {
     assert_eq!(
         names,
         [
+            "ge2e",
             "kokoro-v1.0.f32.safetensors",
             "kokoro-v1.0.int8.onnx",
             "manifest.json",
