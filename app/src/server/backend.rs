@@ -22,7 +22,7 @@ use tokio::sync::mpsc;
 /// Audio chunks that may wait in a job's channel before the worker blocks.
 const CHUNKS_IN_FLIGHT: usize = 2;
 /// A client that reads nothing for this long loses its job, so it cannot hold the model forever.
-const STALL_LIMIT: Duration = Duration::from_secs(60);
+const STALL_LIMIT: Duration = Duration::from_mins(1);
 
 /// One request for speech, already validated by the HTTP layer (voice names resolved, speed in
 /// the engine's range).
@@ -117,7 +117,7 @@ impl SynthBackend {
 
 impl SpeechBackend for SynthBackend {
     fn start(&self, job: SpeechJob) -> Result<mpsc::Receiver<AudioEvent>, BackendError> {
-        let request = SpeechRequest::new(&job.voice, job.speed).map_err(input_error)?;
+        let request = SpeechRequest::new(&job.voice, job.speed).map_err(|e| input_error(&e))?;
         check_voices(&request.voice, &self.voices)?;
         if !(SPEED_RANGE.0..=SPEED_RANGE.1).contains(&job.speed) {
             return Err(BackendError::Input {
@@ -160,7 +160,7 @@ fn run_job(synth: &Synthesizer, runtime: &tokio::runtime::Handle, queued: &Queue
     let mut stream = match synth.stream(&queued.job.text, &queued.request) {
         Ok(stream) => stream,
         Err(e) => {
-            send(AudioEvent::Failed(synth_error(e)));
+            send(AudioEvent::Failed(synth_error(&e)));
             return;
         }
     };
@@ -177,7 +177,7 @@ fn run_job(synth: &Synthesizer, runtime: &tokio::runtime::Handle, queued: &Queue
                 return;
             }
             Err(e) => {
-                send(AudioEvent::Failed(synth_error(e)));
+                send(AudioEvent::Failed(synth_error(&e)));
                 return;
             }
         }
@@ -200,7 +200,7 @@ fn check_voices(spec: &VoiceSpec, voices: &[StockVoice]) -> Result<(), BackendEr
     Ok(())
 }
 
-fn input_error(e: SynthError) -> BackendError {
+fn input_error(e: &SynthError) -> BackendError {
     let field = match e {
         SynthError::Voice(_) => "voice",
         SynthError::Speed { .. } => "speed",
@@ -212,7 +212,7 @@ fn input_error(e: SynthError) -> BackendError {
     }
 }
 
-fn synth_error(e: SynthError) -> BackendError {
+fn synth_error(e: &SynthError) -> BackendError {
     if e.is_input_error() {
         input_error(e)
     } else {

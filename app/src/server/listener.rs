@@ -28,7 +28,7 @@ use tokio::time::{Instant, Sleep};
 
 /// Several bound sockets accepted from as one.
 pub struct Listeners {
-    listeners: Vec<TcpListener>,
+    sockets: Vec<TcpListener>,
     idle: Duration,
     next: usize,
 }
@@ -64,7 +64,7 @@ impl Listeners {
 
     fn new(listeners: Vec<TcpListener>, idle: Duration) -> Self {
         Self {
-            listeners,
+            sockets: listeners,
             idle,
             next: 0,
         }
@@ -72,7 +72,7 @@ impl Listeners {
 
     /// The addresses actually bound.
     pub fn local_addrs(&self) -> Vec<SocketAddr> {
-        self.listeners
+        self.sockets
             .iter()
             .filter_map(|l| l.local_addr().ok())
             .collect()
@@ -80,10 +80,10 @@ impl Listeners {
 
     fn poll_accept(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
         // Start at a rotating index so one busy listener cannot starve the other.
-        let n = self.listeners.len();
+        let n = self.sockets.len();
         for i in 0..n {
             let index = (self.next + i) % n;
-            if let Poll::Ready(result) = self.listeners[index].poll_accept(cx) {
+            if let Poll::Ready(result) = self.sockets[index].poll_accept(cx) {
                 self.next = (index + 1) % n;
                 return Poll::Ready(result);
             }
@@ -113,7 +113,7 @@ impl axum::serve::Listener for Listeners {
     }
 
     fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.listeners
+        self.sockets
             .first()
             .ok_or_else(|| io::Error::other("no listener"))?
             .local_addr()

@@ -152,7 +152,7 @@ impl SpeechParams {
             format,
             encoder,
             sse,
-            clamped_from: (speed != requested).then_some(requested),
+            clamped_from: (requested < low || requested > high).then_some(requested),
             input_chars,
         })
     }
