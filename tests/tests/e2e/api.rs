@@ -1,9 +1,11 @@
 //! `banter serve` as clients see it: the guard (token, Host, Origin, body and queue limits,
 //! loopback only, idle connections), the audio (WAV, PCM, SSE decode to plausible speech),
 //! streaming (audio before synthesis ends, 32 at once, disconnects cancel), and the official
-//! OpenAI Python client against it.
+//! `OpenAI` Python client against it.
 
 mod http;
+mod openai;
+mod streaming;
 
 use std::net::{SocketAddr, TcpStream, UdpSocket};
 use std::time::{Duration, Instant};
@@ -33,7 +35,6 @@ fn api_refuses_what_it_should() {
     };
     let addr = server.addr;
     let auth = server.auth();
-    let host = format!("127.0.0.1:{}", addr.port());
 
     let health = request(addr, "GET", "/health", &[], b"");
     assert_eq!(health.status, 200);
@@ -200,7 +201,6 @@ fn api_refuses_what_it_should() {
         .output()
         .expect("banter serve --show-token");
     assert_eq!(String::from_utf8_lossy(&shown.stdout).trim(), server.token);
-    let _ = host;
 }
 
 /// The address this machine would use to reach the network (no packet is sent).
@@ -307,153 +307,4 @@ fn api_speaks_wav_pcm_and_sse() {
             .contains("flac")),
         other => panic!("flac: status {other}"),
     }
-}
-
-#[test]
-fn api_streams_concurrently_and_notices_disconnects() {
-    let Some(server) = Server::start(&[]) else {
-        return;
-    };
-    // Audio flows before synthesis ends: the first bytes come well before the last.
-    let started = Instant::now();
-    let mut stream = server.open_speech(&speech(&long_text(), "pcm"));
-    assert_eq!(stream.status, 200);
-    let first = stream.next_chunk().expect("audio").expect("some audio");
-    let first_at = started.elapsed();
-    let (rest, complete) = stream.read_to_end();
-    let last_at = started.elapsed();
-    assert!(complete);
-    assert!(
-        first.len() < first.len() + rest.len() / 2,
-        "the first piece is not most of it"
-    );
-    assert!(
-        last_at > first_at + Duration::from_millis(300),
-        "first at {first_at:?}, last at {last_at:?}"
-    );
-    eprintln!(
-        "api: long text: first audio after {:.3} s, last after {:.3} s",
-        first_at.as_secs_f64(),
-        last_at.as_secs_f64()
-    );
-
-    // 32 clients at once: all complete, and every byte the server counted arrived.
-    let sent_before = server.metric("banter_audio_bytes_sent_total");
-    let started = Instant::now();
-    let received: Vec<usize> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..32)
-            .map(|i| {
-                let server = &server;
-                scope.spawn(move || {
-                    let text = format!("Client number {i} says hello.");
-                    let mut s =
-                        server.open_speech(&speech(&text, if i % 2 == 0 { "pcm" } else { "wav" }));
-                    assert_eq!(s.status, 200, "client {i}");
-                    let (body, complete) = s.read_to_end();
-                    assert!(complete, "client {i}: stream ended early");
-                    let samples = if i % 2 == 0 {
-                        pcm_samples(&body)
-                    } else {
-                        parse_wav(&body).1
-                    };
-                    assert!(
-                        samples.len() > 24_000 / 2,
-                        "client {i}: {} samples",
-                        samples.len()
-                    );
-                    body.len()
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("client thread"))
-            .collect()
-    });
-    let elapsed = started.elapsed();
-    let sent = server.metric("banter_audio_bytes_sent_total") - sent_before;
-    assert_eq!(
-        received.iter().sum::<usize>() as f64,
-        sent,
-        "bytes received vs sent"
-    );
-    eprintln!(
-        "api: 32 concurrent requests done in {:.2} s ({} bytes)",
-        elapsed.as_secs_f64(),
-        sent
-    );
-
-    // A client that hangs up mid-stream is counted, and the server goes on serving.
-    let cancelled_before = server.metric("banter_streams_cancelled_total");
-    let mut stream = server.open_speech(&speech(&long_text(), "pcm"));
-    assert!(stream.next_chunk().expect("audio").is_some());
-    drop(stream);
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while server.metric("banter_streams_cancelled_total") <= cancelled_before {
-        assert!(
-            Instant::now() < deadline,
-            "cancelled counter never moved; stderr:\n{}",
-            server.stderr()
-        );
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    assert_eq!(server.metric("banter_active_streams"), 0.0);
-    assert_eq!(
-        server
-            .post_json("/v1/audio/speech", &speech("Still here.", "pcm"))
-            .status,
-        200
-    );
-}
-
-#[test]
-fn openai_python_client() {
-    let venv = std::env::var_os("BANTER_API_TEST_VENV").map_or_else(
-        || {
-            let cache = std::env::var_os("XDG_CACHE_HOME").map_or_else(
-                || {
-                    std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
-                        .join(".cache")
-                },
-                std::path::PathBuf::from,
-            );
-            cache.join("banter-api-test").join("venv")
-        },
-        std::path::PathBuf::from,
-    );
-    let python = venv.join("bin").join("python");
-    if !python.is_file() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "{} is missing: CI must run tools/api-test/setup.sh (scripts/test.sh does)",
-            python.display()
-        );
-        eprintln!(
-            "skipped: no OpenAI client venv at {} (run tools/api-test/setup.sh)",
-            venv.display()
-        );
-        return;
-    }
-    let Some(server) = Server::start(&[]) else {
-        return;
-    };
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/api-test/openai_client.py");
-    let out = tempfile::tempdir().expect("out dir");
-    let result = std::process::Command::new(&python)
-        .arg(&script)
-        .arg(server.url())
-        .arg(&server.token)
-        .arg(out.path())
-        .output()
-        .expect("run openai_client.py");
-    let stdout = String::from_utf8_lossy(&result.stdout);
-    eprintln!("{stdout}");
-    assert!(
-        result.status.success(),
-        "OpenAI client checks failed:\n{stdout}\n{}\nserver:\n{}",
-        String::from_utf8_lossy(&result.stderr),
-        server.stderr()
-    );
-    assert!(stdout.contains("all OpenAI client checks passed"));
 }

@@ -2,6 +2,7 @@
 //! a well-behaved client never would (a foreign `Host`, a body length without the body), time
 //! the arrival of each chunk, and hang up mid-stream. Also the fixture that runs `banter serve`.
 
+use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
@@ -10,7 +11,7 @@ use std::time::Duration;
 
 use crate::support::{banter_path, model_store};
 
-const IO_TIMEOUT: Duration = Duration::from_secs(300);
+const IO_TIMEOUT: Duration = Duration::from_mins(5);
 
 /// A running `banter serve --port 0` with its own config folder (so its own token).
 pub struct Server {
@@ -37,7 +38,7 @@ impl Server {
             .spawn()
             .expect("spawn banter serve");
         let stdout = child.stdout.take().expect("stdout pipe");
-        let (tx, rx) = std::sync::mpsc::channel();
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
         std::thread::Builder::new()
             .name("serve-stdout".into())
             .spawn(move || {
@@ -46,7 +47,7 @@ impl Server {
                 for _ in lines {} // keep draining so the server never blocks on stdout
             })
             .expect("spawn stdout reader");
-        let first = rx.recv_timeout(Duration::from_secs(300));
+        let first = rx.recv_timeout(Duration::from_mins(5));
         let url = match first {
             Ok(Some(Ok(line))) => line,
             other => {
@@ -121,12 +122,12 @@ impl Server {
         )
     }
 
-    /// A counter or gauge from `/metrics` (0 when absent).
-    pub fn metric(&self, name: &str) -> f64 {
+    /// An integer counter or gauge from `/metrics` (0 when absent).
+    pub fn metric(&self, name: &str) -> u64 {
         let text = String::from_utf8(self.get("/metrics").body).expect("utf-8 metrics");
         text.lines()
             .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-            .unwrap_or(0.0)
+            .unwrap_or(0)
     }
 }
 
@@ -205,16 +206,16 @@ impl Streaming {
         stream.set_read_timeout(Some(IO_TIMEOUT)).expect("timeout");
         let mut head = format!("{method} {path} HTTP/1.1\r\n");
         if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
-            head.push_str(&format!("host: {addr}\r\n"));
+            let _ = write!(head, "host: {addr}\r\n");
         }
         if !headers
             .iter()
             .any(|(k, _)| k.eq_ignore_ascii_case("content-length"))
         {
-            head.push_str(&format!("content-length: {}\r\n", body.len()));
+            let _ = write!(head, "content-length: {}\r\n", body.len());
         }
         for (k, v) in headers {
-            head.push_str(&format!("{k}: {v}\r\n"));
+            let _ = write!(head, "{k}: {v}\r\n");
         }
         head.push_str("connection: close\r\n\r\n");
         let mut w = &stream;
