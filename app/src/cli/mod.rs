@@ -3,6 +3,7 @@
 mod bench;
 mod models;
 mod say;
+mod serve;
 mod voices;
 
 use std::path::PathBuf;
@@ -32,6 +33,8 @@ pub enum Command {
     /// Benchmarks that print Banter's figures beside the peer's.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
+    /// Serve the OpenAI-compatible speech API on localhost.
+    Serve(serve::ServeArgs),
 }
 
 /// Options shared by every command that runs the model.
@@ -51,6 +54,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Models(cmd)) => models::run(&cmd),
         Some(Command::Voices(args)) => voices::run(&args),
         Some(Command::Bench(cmd)) => bench::run(&cmd),
+        Some(Command::Serve(args)) => serve::run(&args),
         None => {
             use clap::CommandFactory;
             Cli::command().print_help()?;

@@ -3,6 +3,7 @@
 
 mod support;
 
+mod api;
 mod assets;
 mod cli;
 mod convert;

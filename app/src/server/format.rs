@@ -1,0 +1,230 @@
+//! Response formats: which `response_format` values exist, and a chunk encoder for each one the
+//! server can stream today.
+//!
+//! Streaming rules the encoders follow: bytes go out as soon as a chunk is encoded, so nothing
+//! may need the total length up front. `pcm` is raw 24 kHz mono s16le (OpenAI's `pcm`). `wav`
+//! is the same samples behind a 44-byte header whose RIFF and data sizes are 0xFFFFFFFF
+//! ("unknown, read to the end"), as OpenAI's streamed WAV does. FLAC and MP3 come from the
+//! engine's streaming encoders once they land: [`encoder_for`] is the one place to plug them in;
+//! until then those formats are a clear 400, like `opus` and `aac`.
+
+use engine::synth::SAMPLE_RATE;
+
+use super::errors::ApiError;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AudioFormat {
+    Wav,
+    Pcm,
+    Flac,
+    Mp3,
+    Opus,
+    Aac,
+}
+
+impl AudioFormat {
+    pub fn parse(name: &str) -> Result<Self, ApiError> {
+        Ok(match name {
+            "wav" => Self::Wav,
+            "pcm" => Self::Pcm,
+            "flac" => Self::Flac,
+            "mp3" => Self::Mp3,
+            "opus" => Self::Opus,
+            "aac" => Self::Aac,
+            other => {
+                return Err(ApiError::invalid(
+                    "response_format",
+                    "invalid_response_format",
+                    format!("unknown response_format `{other}`; use wav, pcm, flac or mp3"),
+                ))
+            }
+        })
+    }
+
+    /// OpenAI's default is mp3; until an MP3 encoder is available the default is wav, so a
+    /// client that names no format still gets audio.
+    #[must_use]
+    pub fn default_for_server() -> Self {
+        if encoder_for(Self::Mp3).is_ok() {
+            Self::Mp3
+        } else {
+            Self::Wav
+        }
+    }
+
+    #[must_use]
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Self::Wav => "audio/wav",
+            Self::Pcm => "audio/pcm",
+            Self::Flac => "audio/flac",
+            Self::Mp3 => "audio/mpeg",
+            Self::Opus => "audio/ogg",
+            Self::Aac => "audio/aac",
+        }
+    }
+
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Wav => "wav",
+            Self::Pcm => "pcm",
+            Self::Flac => "flac",
+            Self::Mp3 => "mp3",
+            Self::Opus => "opus",
+            Self::Aac => "aac",
+        }
+    }
+}
+
+/// Turns 24 kHz mono f32 chunks into the bytes of one format, chunk by chunk.
+pub trait ChunkEncoder: Send {
+    /// Bytes for `samples` (may be empty when the encoder buffers).
+    fn encode(&mut self, samples: &[f32]) -> Vec<u8>;
+    /// Whatever is left at the end of the stream.
+    fn finish(&mut self) -> Vec<u8>;
+}
+
+/// The encoder for `format`, or a 400 naming the format when this build cannot produce it.
+pub fn encoder_for(format: AudioFormat) -> Result<Box<dyn ChunkEncoder>, ApiError> {
+    match format {
+        AudioFormat::Pcm => Ok(Box::new(Pcm16)),
+        AudioFormat::Wav => Ok(Box::new(StreamingWav { header_sent: false })),
+        // Plug point: `engine::audio::stream_encoder` (FLAC, MP3) is being written; wrap it in
+        // a ChunkEncoder here when it lands on main.
+        AudioFormat::Flac | AudioFormat::Mp3 => Err(ApiError::invalid(
+            "response_format",
+            "unsupported_response_format",
+            format!(
+                "response_format `{}` is not available in this build yet; use wav or pcm",
+                format.name()
+            ),
+        )),
+        AudioFormat::Opus | AudioFormat::Aac => Err(ApiError::invalid(
+            "response_format",
+            "unsupported_response_format",
+            format!(
+                "response_format `{}` is not supported by Banter; use wav, pcm, flac or mp3",
+                format.name()
+            ),
+        )),
+    }
+}
+
+struct Pcm16;
+
+impl ChunkEncoder for Pcm16 {
+    fn encode(&mut self, samples: &[f32]) -> Vec<u8> {
+        s16le(samples)
+    }
+    fn finish(&mut self) -> Vec<u8> {
+        Vec::new()
+    }
+}
+
+struct StreamingWav {
+    header_sent: bool,
+}
+
+impl ChunkEncoder for StreamingWav {
+    fn encode(&mut self, samples: &[f32]) -> Vec<u8> {
+        let mut out = Vec::with_capacity(44 + samples.len() * 2);
+        if !self.header_sent {
+            self.header_sent = true;
+            out.extend_from_slice(&streaming_wav_header());
+        }
+        out.extend_from_slice(&s16le(samples));
+        out
+    }
+    fn finish(&mut self) -> Vec<u8> {
+        // An empty utterance is still a valid (empty) WAV file.
+        if self.header_sent {
+            Vec::new()
+        } else {
+            self.header_sent = true;
+            streaming_wav_header().to_vec()
+        }
+    }
+}
+
+/// A canonical 44-byte PCM WAV header (mono, 16-bit, 24 kHz) with "unknown" sizes.
+#[must_use]
+pub fn streaming_wav_header() -> [u8; 44] {
+    let mut h = [0u8; 44];
+    let channels: u16 = 1;
+    let bits: u16 = 16;
+    let block_align = channels * bits / 8;
+    let byte_rate = SAMPLE_RATE * u32::from(block_align);
+    h[0..4].copy_from_slice(b"RIFF");
+    h[4..8].copy_from_slice(&u32::MAX.to_le_bytes());
+    h[8..12].copy_from_slice(b"WAVE");
+    h[12..16].copy_from_slice(b"fmt ");
+    h[16..20].copy_from_slice(&16u32.to_le_bytes());
+    h[20..22].copy_from_slice(&1u16.to_le_bytes()); // PCM
+    h[22..24].copy_from_slice(&channels.to_le_bytes());
+    h[24..28].copy_from_slice(&SAMPLE_RATE.to_le_bytes());
+    h[28..32].copy_from_slice(&byte_rate.to_le_bytes());
+    h[32..34].copy_from_slice(&block_align.to_le_bytes());
+    h[34..36].copy_from_slice(&bits.to_le_bytes());
+    h[36..40].copy_from_slice(b"data");
+    h[40..44].copy_from_slice(&u32::MAX.to_le_bytes());
+    h
+}
+
+/// Samples in [-1, 1] as little-endian signed 16-bit (clipped, rounded).
+#[must_use]
+pub fn s16le(samples: &[f32]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(samples.len() * 2);
+    for &s in samples {
+        let s = if s.is_finite() {
+            s.clamp(-1.0, 1.0)
+        } else {
+            0.0
+        };
+        out.extend_from_slice(&((s * 32767.0).round() as i16).to_le_bytes());
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wav_header_then_samples_once() {
+        let mut enc = encoder_for(AudioFormat::Wav).expect("wav");
+        let a = enc.encode(&[0.0, 1.0]);
+        let b = enc.encode(&[-1.0, 2.0, f32::NAN]);
+        assert_eq!(&a[..4], b"RIFF");
+        assert_eq!(&a[4..8], &[0xFF; 4]);
+        assert_eq!(u32::from_le_bytes([a[24], a[25], a[26], a[27]]), 24_000);
+        assert_eq!(&a[40..44], &[0xFF; 4]);
+        assert_eq!(&a[44..], &[0, 0, 0xFF, 0x7F]);
+        assert_eq!(b, vec![0x01, 0x80, 0xFF, 0x7F, 0, 0]);
+        assert!(enc.finish().is_empty());
+    }
+
+    #[test]
+    fn empty_wav_is_a_header() {
+        let mut enc = encoder_for(AudioFormat::Wav).expect("wav");
+        assert_eq!(enc.finish().len(), 44);
+    }
+
+    #[test]
+    fn pcm_is_raw() {
+        let mut enc = encoder_for(AudioFormat::Pcm).expect("pcm");
+        assert_eq!(enc.encode(&[0.5]), 16384i16.to_le_bytes().to_vec());
+    }
+
+    #[test]
+    fn formats_parse_and_unsupported_ones_say_so() {
+        assert!(AudioFormat::parse("ogg").is_err());
+        for name in ["opus", "aac"] {
+            let Err(e) = encoder_for(AudioFormat::parse(name).expect("known")) else {
+                panic!("{name} should be unsupported");
+            };
+            assert_eq!(e.status.as_u16(), 400);
+            assert!(e.message.contains(name), "{}", e.message);
+        }
+    }
+}

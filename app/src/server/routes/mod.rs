@@ -1,0 +1,72 @@
+//! The routes and the small ones' handlers: `/health`, `/metrics`, `/v1/models`, `/v1/voices`.
+//! Speech, the one that does work, lives in [`speech`].
+
+pub mod speech;
+
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, Uri};
+use axum::middleware::{from_fn, from_fn_with_state};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+
+use super::errors::ApiError;
+use super::listener::mark_busy;
+use super::{metrics, security, AppState};
+
+/// Model ids accepted in `model`: Banter's own and OpenAI's TTS names (all mean Kokoro).
+pub const MODEL_IDS: [&str; 4] = ["kokoro", "tts-1", "tts-1-hd", "gpt-4o-mini-tts"];
+
+/// The whole API. Layers run outside-in: request counting, then the security guard, then the
+/// in-flight marker that keeps busy connections from being idle-closed.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/health", get(health))
+        .route("/metrics", get(render_metrics))
+        .route("/v1/models", get(models))
+        .route("/v1/voices", get(voices))
+        .route("/v1/audio/speech", post(speech::speech))
+        .fallback(not_found)
+        .layer(DefaultBodyLimit::max(state.policy.body_limit))
+        .layer(from_fn(mark_busy))
+        .layer(from_fn_with_state(state.clone(), security::guard))
+        .layer(from_fn_with_state(state.clone(), metrics::count))
+        .with_state(state)
+}
+
+async fn health() -> impl IntoResponse {
+    Json(serde_json::json!({ "status": "ok", "version": env!("CARGO_PKG_VERSION") }))
+}
+
+async fn render_metrics(State(state): State<AppState>) -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(),
+    )
+}
+
+async fn models() -> impl IntoResponse {
+    let data: Vec<_> = MODEL_IDS
+        .iter()
+        .map(|id| {
+            serde_json::json!({ "id": id, "object": "model", "created": 0, "owned_by": "banter" })
+        })
+        .collect();
+    Json(serde_json::json!({ "object": "list", "data": data }))
+}
+
+async fn voices(State(state): State<AppState>) -> impl IntoResponse {
+    let aliases: serde_json::Map<String, serde_json::Value> = speech::OPENAI_VOICES
+        .iter()
+        .map(|(alias, stock)| ((*alias).to_owned(), (*stock).into()))
+        .collect();
+    Json(serde_json::json!({
+        "object": "list",
+        "data": state.backend.voices(),
+        "aliases": aliases,
+    }))
+}
+
+async fn not_found(uri: Uri) -> ApiError {
+    ApiError::not_found(uri.path())
+}

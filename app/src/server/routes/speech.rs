@@ -1,0 +1,349 @@
+//! `POST /v1/audio/speech`, OpenAI's contract: `model`, `input`, `voice`, `response_format`,
+//! `speed`, `stream_format` (`instructions` is accepted and ignored: Kokoro takes no prompt).
+//!
+//! Decisions, each visible to clients:
+//! - `voice`: a stock name (`af_heart`), a blend (`af_bella(2)+af_sky(1)`,
+//!   `af_bella:0.7+af_sky:0.3`) or an OpenAI name, mapped by [`OPENAI_VOICES`] (also inside
+//!   blends). `{"id": "..."}` objects are read the same way.
+//! - `speed`: OpenAI's range 0.25–4.0 is accepted (outside it: 400); Kokoro speaks 0.5–2.0, so
+//!   values beyond are clamped and the response says so in `x-banter-speed`.
+//! - `input`: at most `--max-input-chars` characters (400 beyond, naming the limit).
+//! - The response always streams (chunked): audio leaves as each segment is decoded, whether
+//!   the client reads it whole or as a stream. Headers wait for the first audio, so a request
+//!   that fails before any audio (nothing speakable, say) still gets a proper JSON error.
+
+use std::sync::atomic::Ordering;
+use std::time::Instant;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{ConnectInfo, FromRequest, Request, State};
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::Response;
+use engine::voice::VoiceSpec;
+
+use super::MODEL_IDS;
+use crate::server::backend::{AudioEvent, BackendError, SpeechJob};
+use crate::server::body::AudioBody;
+use crate::server::errors::ApiError;
+use crate::server::format::{encoder_for, AudioFormat, ChunkEncoder};
+use crate::server::listener::Connection;
+use crate::server::AppState;
+
+/// OpenAI's voice names and the stock voice each one means: a like-sounding voice of the same
+/// gender, reusing Kokoro's namesakes where they exist (alloy, echo, fable, nova, onyx).
+pub const OPENAI_VOICES: [(&str, &str); 11] = [
+    ("alloy", "af_alloy"),
+    ("ash", "am_liam"),
+    ("ballad", "bm_george"),
+    ("coral", "af_heart"),
+    ("echo", "am_echo"),
+    ("fable", "bm_fable"),
+    ("onyx", "am_onyx"),
+    ("nova", "af_nova"),
+    ("sage", "af_sarah"),
+    ("shimmer", "af_bella"),
+    ("verse", "am_michael"),
+];
+
+/// OpenAI's accepted speed range; the engine's narrower one is applied by clamping.
+const OPENAI_SPEED: (f32, f32) = (0.25, 4.0);
+
+#[derive(Debug, serde::Deserialize)]
+struct SpeechBody {
+    model: String,
+    input: String,
+    voice: VoiceField,
+    #[serde(default)]
+    response_format: Option<String>,
+    #[serde(default)]
+    speed: Option<f32>,
+    #[serde(default)]
+    stream_format: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)] // accepted for OpenAI compatibility; Kokoro has no instructions
+    instructions: Option<String>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+#[serde(untagged)]
+enum VoiceField {
+    Name(String),
+    Object { id: String },
+}
+
+/// A validated request.
+pub struct SpeechParams {
+    pub job: SpeechJob,
+    pub format: AudioFormat,
+    pub encoder: Box<dyn ChunkEncoder>,
+    pub sse: bool,
+    /// Set when the requested speed was outside the engine's range.
+    pub clamped_from: Option<f32>,
+    pub input_chars: usize,
+}
+
+impl SpeechParams {
+    pub fn parse(body: &[u8], max_input_chars: usize) -> Result<Self, ApiError> {
+        let body: SpeechBody = serde_json::from_slice(body)
+            .map_err(|e| ApiError::bad_request("invalid_json", format!("request body: {e}")))?;
+        if !MODEL_IDS.contains(&body.model.as_str()) {
+            return Err(ApiError::invalid(
+                "model",
+                "model_not_found",
+                format!(
+                    "unknown model `{}`; use one of {}",
+                    body.model,
+                    MODEL_IDS.join(", ")
+                ),
+            ));
+        }
+        let input_chars = body.input.chars().count();
+        if body.input.trim().is_empty() {
+            return Err(ApiError::invalid("input", "empty_input", "input is empty"));
+        }
+        if input_chars > max_input_chars {
+            return Err(ApiError::invalid(
+                "input",
+                "input_too_long",
+                format!(
+                    "input is {input_chars} characters; this server takes at most \
+                     {max_input_chars} (banter serve --max-input-chars)"
+                ),
+            ));
+        }
+        let voice = match body.voice {
+            VoiceField::Name(name) | VoiceField::Object { id: name } => resolve_voice(&name)?,
+        };
+        let format = match body.response_format.as_deref() {
+            None => AudioFormat::default_for_server(),
+            Some(name) => AudioFormat::parse(name)?,
+        };
+        let encoder = encoder_for(format)?;
+        let sse = match body.stream_format.as_deref() {
+            None | Some("audio") => false,
+            Some("sse") => true,
+            Some(other) => {
+                return Err(ApiError::invalid(
+                    "stream_format",
+                    "invalid_stream_format",
+                    format!("unknown stream_format `{other}`; use audio or sse"),
+                ))
+            }
+        };
+        let requested = body.speed.unwrap_or(1.0);
+        if !requested.is_finite() || !(OPENAI_SPEED.0..=OPENAI_SPEED.1).contains(&requested) {
+            return Err(ApiError::invalid(
+                "speed",
+                "invalid_speed",
+                format!(
+                    "speed {requested} is outside {}–{}",
+                    OPENAI_SPEED.0, OPENAI_SPEED.1
+                ),
+            ));
+        }
+        let (low, high) = engine::synth::SPEED_RANGE;
+        let speed = requested.clamp(low, high);
+        Ok(Self {
+            job: SpeechJob {
+                text: body.input,
+                voice,
+                speed,
+            },
+            format,
+            encoder,
+            sse,
+            clamped_from: (requested < low || requested > high).then_some(requested),
+            input_chars,
+        })
+    }
+}
+
+/// The engine's spelling of `name`: OpenAI names mapped, blends normalised.
+pub fn resolve_voice(name: &str) -> Result<String, ApiError> {
+    let mut spec = VoiceSpec::parse(name)
+        .map_err(|e| ApiError::invalid("voice", "invalid_voice", e.to_string()))?;
+    for term in &mut spec.terms {
+        let lower = term.voice.to_ascii_lowercase();
+        if let Some((_, stock)) = OPENAI_VOICES.iter().find(|(alias, _)| *alias == lower) {
+            (*stock).clone_into(&mut term.voice);
+        }
+    }
+    Ok(spec.canonical())
+}
+
+pub async fn speech(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let busy = request
+        .extensions()
+        .get::<ConnectInfo<Connection>>()
+        .map(|c| c.0.busy());
+    let body = Bytes::from_request(request, &())
+        .await
+        .map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::too_large(state.policy.body_limit)
+            } else {
+                ApiError::bad_request("unreadable_body", rejection.body_text())
+            }
+        })?;
+    let params = SpeechParams::parse(&body, state.limits.max_input_chars)?;
+    let Some(slot) = state.jobs.acquire(state.limits.max_jobs) else {
+        state.metrics.rejected_busy.fetch_add(1, Ordering::Relaxed);
+        let queued = state.limits.max_jobs;
+        return Err(ApiError::busy(queued, retry_after(queued)));
+    };
+    let waiting = state.metrics.queue_depth.enter();
+    let mut events = state.backend.start(params.job).map_err(backend_error)?;
+    let first = events.recv().await;
+    drop(waiting);
+    let first = match first {
+        Some(AudioEvent::Failed(e)) => return Err(backend_error(e)),
+        None => return Err(backend_error(BackendError::Stopped)),
+        Some(event) => event,
+    };
+    state.metrics.record_ttfa(started.elapsed());
+    tracing::debug!(
+        ttfa_ms = started.elapsed().as_millis(),
+        format = params.format.name(),
+        "first audio"
+    );
+    let content_type = if params.sse {
+        "text/event-stream"
+    } else {
+        params.format.content_type()
+    };
+    let stream = AudioBody::new(
+        state.clone(),
+        events,
+        first,
+        params.encoder,
+        params.sse,
+        params.input_chars,
+        (slot, busy),
+    );
+    let mut response = Response::new(Body::from_stream(stream));
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Some(requested) = params.clamped_from {
+        let (low, high) = engine::synth::SPEED_RANGE;
+        let note = format!(
+            "{} (requested {requested}, Kokoro speaks {low}–{high})",
+            requested.clamp(low, high)
+        );
+        if let Ok(value) = HeaderValue::from_str(&note) {
+            headers.insert("x-banter-speed", value);
+        }
+    }
+    Ok(response)
+}
+
+fn retry_after(queued: usize) -> u32 {
+    // About one short job per second leaves the queue; never tell a client to wait long.
+    (queued / 8).clamp(1, 30) as u32
+}
+
+fn backend_error(e: BackendError) -> ApiError {
+    match e {
+        BackendError::Input { field, message } => {
+            ApiError::invalid(field, "invalid_input", message)
+        }
+        BackendError::Busy { queued } => ApiError::busy(queued, retry_after(queued)),
+        BackendError::Stopped => ApiError::unavailable("the speech engine has stopped"),
+        BackendError::Internal(message) => {
+            tracing::error!("speech failed: {message}");
+            ApiError::internal("speech synthesis failed; the server log has details")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Result<SpeechParams, ApiError> {
+        SpeechParams::parse(json.as_bytes(), 20)
+    }
+
+    fn code(json: &str) -> &'static str {
+        parse(json).err().map_or("ok", |e| e.code)
+    }
+
+    #[test]
+    fn openai_voices_map_inside_blends() {
+        assert_eq!(resolve_voice("alloy").expect("voice"), "af_alloy");
+        assert_eq!(resolve_voice("Nova").expect("voice"), "af_nova");
+        assert_eq!(resolve_voice("af_sky").expect("voice"), "af_sky");
+        assert_eq!(
+            resolve_voice("af_bella(2)+echo(2)").expect("voice"),
+            "af_bella:0.5+am_echo:0.5"
+        );
+        assert_eq!(
+            resolve_voice("af_bella:0.7+af_sky:0.3").expect("voice"),
+            "af_bella:0.7+af_sky:0.3"
+        );
+        assert!(resolve_voice("af_bella:+").is_err());
+    }
+
+    #[test]
+    fn validation() {
+        let ok = r#"{"model":"tts-1","input":"Hi","voice":"alloy"}"#;
+        let p = parse(ok).expect("valid");
+        assert_eq!(p.job.voice, "af_alloy");
+        assert!((p.job.speed - 1.0).abs() < f32::EPSILON);
+        assert!(!p.sse);
+        assert_eq!(
+            code(r#"{"model":"tts-2","input":"Hi","voice":"alloy"}"#),
+            "model_not_found"
+        );
+        assert_eq!(
+            code(r#"{"model":"kokoro","input":"  ","voice":"alloy"}"#),
+            "empty_input"
+        );
+        assert_eq!(
+            code(r#"{"model":"kokoro","input":"123456789012345678901","voice":"alloy"}"#),
+            "input_too_long"
+        );
+        assert_eq!(
+            code(r#"{"model":"kokoro","input":"12345678901234567890","voice":"alloy"}"#),
+            "ok"
+        );
+        assert_eq!(
+            code(r#"{"model":"kokoro","voice":"alloy"}"#),
+            "invalid_json"
+        );
+        assert_eq!(code("not json"), "invalid_json");
+        assert_eq!(
+            code(r#"{"model":"kokoro","input":"Hi","voice":"alloy","response_format":"opus"}"#),
+            "unsupported_response_format"
+        );
+        assert_eq!(
+            code(r#"{"model":"kokoro","input":"Hi","voice":"alloy","stream_format":"ws"}"#),
+            "invalid_stream_format"
+        );
+        assert_eq!(
+            code(r#"{"model":"kokoro","input":"Hi","voice":"alloy","speed":4.5}"#),
+            "invalid_speed"
+        );
+        assert_eq!(
+            code(r#"{"model":"kokoro","input":"Hi","voice":"alloy","speed":0.2}"#),
+            "invalid_speed"
+        );
+        assert_eq!(
+            code(r#"{"model":"kokoro","input":"Hi","voice":{"id":"echo"}}"#),
+            "ok"
+        );
+    }
+
+    #[test]
+    fn speed_is_clamped_to_kokoro() {
+        let p =
+            parse(r#"{"model":"kokoro","input":"Hi","voice":"alloy","speed":4.0}"#).expect("ok");
+        assert!((p.job.speed - 2.0).abs() < f32::EPSILON);
+        assert_eq!(p.clamped_from, Some(4.0));
+        let p = parse(r#"{"model":"kokoro","input":"Hi","voice":"alloy","speed":0.25,"stream_format":"sse","response_format":"pcm"}"#).expect("ok");
+        assert!((p.job.speed - 0.5).abs() < f32::EPSILON);
+        assert!(p.sse);
+        assert_eq!(p.format, AudioFormat::Pcm);
+    }
+}

@@ -1,0 +1,310 @@
+//! `banter serve` as clients see it: the guard (token, Host, Origin, body and queue limits,
+//! loopback only, idle connections), the audio (WAV, PCM, SSE decode to plausible speech),
+//! streaming (audio before synthesis ends, 32 at once, disconnects cancel), and the official
+//! `OpenAI` Python client against it.
+
+mod http;
+mod openai;
+mod streaming;
+
+use std::net::{SocketAddr, TcpStream, UdpSocket};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use http::{base64_decode, parse_wav, pcm_samples, request, rms, Server};
+
+const TWO_SENTENCES: &str =
+    "The quick brown fox jumps over the lazy dog. Then it runs back into the forest.";
+
+fn long_text() -> String {
+    (1..=10)
+        .map(|i| format!("This is sentence number {i} of a longer text, read at an even pace."))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn speech(input: &str, format: &str) -> serde_json::Value {
+    json!({ "model": "tts-1", "voice": "alloy", "input": input, "response_format": format })
+}
+
+#[test]
+fn api_refuses_what_it_should() {
+    let Some(server) = Server::start(&["--idle-timeout", "2", "--max-queue", "1"]) else {
+        return;
+    };
+    let addr = server.addr;
+    let auth = server.auth();
+
+    let health = request(addr, "GET", "/health", &[], b"");
+    assert_eq!(health.status, 200);
+    assert_eq!(health.json()["status"], "ok");
+
+    let no_token = request(addr, "GET", "/v1/models", &[], b"");
+    assert_eq!(no_token.status, 401);
+    assert_eq!(no_token.json()["error"]["code"], "invalid_api_key");
+    let wrong = request(
+        addr,
+        "GET",
+        "/v1/models",
+        &[("authorization", "Bearer 00")],
+        b"",
+    );
+    assert_eq!(wrong.status, 401);
+    let speech_no_token = request(addr, "POST", "/v1/audio/speech", &[], b"{}");
+    assert_eq!(speech_no_token.status, 401);
+    let models = server.get("/v1/models");
+    assert_eq!(models.status, 200);
+    assert!(models.json()["data"]
+        .as_array()
+        .expect("list")
+        .iter()
+        .any(|m| m["id"] == "tts-1"));
+
+    for foreign in ["evil.example", "evil.example:80", "localhost.evil.example"] {
+        let r = request(addr, "GET", "/health", &[("host", foreign)], b"");
+        assert_eq!(r.status, 421, "Host {foreign}");
+        assert_eq!(r.json()["error"]["code"], "host_not_allowed");
+        let r = request(
+            addr,
+            "GET",
+            "/v1/models",
+            &[("host", foreign), ("authorization", &auth)],
+            b"",
+        );
+        assert_eq!(r.status, 421, "Host {foreign} with the token");
+    }
+    let localhost = format!("localhost:{}", addr.port());
+    assert_eq!(
+        request(
+            addr,
+            "GET",
+            "/v1/models",
+            &[("host", &localhost), ("authorization", &auth)],
+            b""
+        )
+        .status,
+        200
+    );
+
+    let cross = request(
+        addr,
+        "GET",
+        "/v1/models",
+        &[("authorization", &auth), ("origin", "http://evil.example")],
+        b"",
+    );
+    assert_eq!(cross.status, 403);
+    assert_eq!(cross.json()["error"]["code"], "origin_not_allowed");
+    let preflight = request(
+        addr,
+        "OPTIONS",
+        "/v1/audio/speech",
+        &[
+            ("origin", "http://evil.example"),
+            ("access-control-request-method", "POST"),
+        ],
+        b"",
+    );
+    assert_eq!(preflight.status, 403);
+    assert!(preflight.header("access-control-allow-origin").is_none());
+
+    // A declared 2 MiB body is refused before it is sent.
+    let mut big = http::Streaming::open(
+        addr,
+        "POST",
+        "/v1/audio/speech",
+        &[("authorization", &auth), ("content-length", "2097152")],
+        b"",
+    );
+    assert_eq!(big.status, 413);
+    let (body, _) = big.read_to_end();
+    let error: serde_json::Value = serde_json::from_slice(&body).expect("JSON error");
+    assert_eq!(error["error"]["code"], "body_too_large");
+
+    let too_long = server.post_json("/v1/audio/speech", &speech(&"a".repeat(4097), "wav"));
+    assert_eq!(too_long.status, 400);
+    assert_eq!(too_long.json()["error"]["param"], "input");
+    let bad_voice = server.post_json(
+        "/v1/audio/speech",
+        &json!({"model": "kokoro", "input": "Hi", "voice": "zz_nobody"}),
+    );
+    assert_eq!(bad_voice.status, 400);
+    assert_eq!(bad_voice.json()["error"]["param"], "voice");
+    let opus = server.post_json("/v1/audio/speech", &speech("Hi", "opus"));
+    assert_eq!(opus.status, 400);
+    assert!(opus.json()["error"]["message"]
+        .as_str()
+        .expect("message")
+        .contains("opus"));
+
+    // --max-queue 1: a second job while one streams is refused with Retry-After.
+    let mut first = server.open_speech(&speech(&long_text(), "pcm"));
+    assert_eq!(first.status, 200);
+    let second = server.post_json("/v1/audio/speech", &speech("Hi", "pcm"));
+    assert_eq!(second.status, 429);
+    assert!(second
+        .header("retry-after")
+        .is_some_and(|s| s.parse::<u32>().is_ok()));
+    assert!(first.next_chunk().expect("audio").is_some());
+    drop(first);
+
+    // Only loopback listens: 127.0.0.2 is the same interface but not the bound address.
+    let refused = |ip: std::net::IpAddr| {
+        TcpStream::connect_timeout(&SocketAddr::new(ip, addr.port()), Duration::from_secs(2))
+            .is_err()
+    };
+    assert!(refused([127, 0, 0, 2].into()), "bound beyond 127.0.0.1");
+    if let Some(ip) = outbound_ip() {
+        assert!(refused(ip), "reachable on the network address {ip}");
+    }
+    if std::net::TcpListener::bind("[::1]:0").is_ok() {
+        let v6 = SocketAddr::new(std::net::Ipv6Addr::LOCALHOST.into(), addr.port());
+        let r = request(
+            v6,
+            "GET",
+            "/health",
+            &[("host", &format!("[::1]:{}", addr.port()))],
+            b"",
+        );
+        assert_eq!(r.status, 200, "::1 serves too");
+    }
+
+    // An idle connection (nothing sent) is closed after --idle-timeout.
+    let idle = TcpStream::connect(addr).expect("connect");
+    idle.set_read_timeout(Some(Duration::from_secs(20)))
+        .expect("timeout");
+    let started = Instant::now();
+    let mut buf = [0u8; 1];
+    let n = std::io::Read::read(&mut &idle, &mut buf).unwrap_or(0);
+    assert_eq!(n, 0, "the server sent bytes to a silent client");
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "idle connection kept {:?}",
+        started.elapsed()
+    );
+
+    // The token file is private and --show-token prints the same token.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let path = server.config.path().join("api-token");
+        let mode = std::fs::metadata(&path)
+            .expect("token file")
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let shown = std::process::Command::new(crate::support::banter_path())
+        .args(["serve", "--show-token"])
+        .env("BANTER_CONFIG_DIR", server.config.path())
+        .output()
+        .expect("banter serve --show-token");
+    assert_eq!(String::from_utf8_lossy(&shown.stdout).trim(), server.token);
+}
+
+/// The address this machine would use to reach the network (no packet is sent).
+fn outbound_ip() -> Option<std::net::IpAddr> {
+    let socket = UdpSocket::bind("0.0.0.0:0").ok()?;
+    socket.connect("192.0.2.1:9").ok()?;
+    let ip = socket.local_addr().ok()?.ip();
+    (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+#[test]
+fn api_speaks_wav_pcm_and_sse() {
+    let Some(server) = Server::start(&[]) else {
+        return;
+    };
+    // Warm the voice table so the timing below is the model's, not the first file read.
+    assert_eq!(
+        server
+            .post_json("/v1/audio/speech", &speech("Hi.", "pcm"))
+            .status,
+        200
+    );
+
+    let started = Instant::now();
+    let mut wav = server.open_speech(&speech(TWO_SENTENCES, "wav"));
+    assert_eq!(wav.status, 200);
+    assert_eq!(
+        wav.headers
+            .iter()
+            .find(|(k, _)| k == "content-type")
+            .map(|(_, v)| v.as_str()),
+        Some("audio/wav")
+    );
+    let first = wav.next_chunk().expect("first audio").expect("some audio");
+    let ttfa = started.elapsed();
+    let (rest, complete) = wav.read_to_end();
+    let total = started.elapsed();
+    assert!(complete, "wav response ended early");
+    let bytes = [first, rest].concat();
+    let (rate, samples) = parse_wav(&bytes);
+    assert_eq!(rate, 24_000);
+    let seconds = samples.len() as f64 / 24_000.0;
+    assert!(
+        (2.5..12.0).contains(&seconds),
+        "{seconds:.2} s for two sentences"
+    );
+    assert!(rms(&samples) > 0.01, "silent");
+    eprintln!("api: two sentences as wav: first audio after {:.3} s, all {seconds:.2} s of audio after {:.3} s", ttfa.as_secs_f64(), total.as_secs_f64());
+
+    let pcm = server.post_json("/v1/audio/speech", &speech(TWO_SENTENCES, "pcm"));
+    assert_eq!(pcm.status, 200);
+    assert_eq!(
+        pcm_samples(&pcm.body),
+        samples,
+        "pcm is the wav's samples without the header"
+    );
+
+    let mut body = speech(TWO_SENTENCES, "pcm");
+    body["stream_format"] = "sse".into();
+    let sse = server.post_json("/v1/audio/speech", &body);
+    assert_eq!(sse.status, 200);
+    assert!(sse
+        .header("content-type")
+        .is_some_and(|t| t.starts_with("text/event-stream")));
+    let text = String::from_utf8(sse.body).expect("utf-8 events");
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|l| serde_json::from_str(l).expect("event JSON"))
+        .collect();
+    let (done, deltas) = events.split_last().expect("events");
+    assert_eq!(done["type"], "speech.audio.done");
+    assert!(done["usage"]["total_tokens"]
+        .as_u64()
+        .is_some_and(|n| n > 0));
+    let audio: Vec<u8> = deltas
+        .iter()
+        .inspect(|e| assert_eq!(e["type"], "speech.audio.delta"))
+        .flat_map(|e| base64_decode(e["audio"].as_str().expect("audio")))
+        .collect();
+    assert_eq!(audio, pcm.body, "SSE carries the same audio as pcm");
+
+    let mut slow = speech(TWO_SENTENCES, "pcm");
+    slow["speed"] = 4.0.into();
+    slow["voice"] = "af_bella(2)+af_sky(1)".into();
+    let fast = server.post_json("/v1/audio/speech", &slow);
+    assert_eq!(fast.status, 200);
+    assert!(
+        fast.header("x-banter-speed")
+            .is_some_and(|v| v.starts_with('2')),
+        "speed clamp is reported"
+    );
+    assert!(
+        fast.body.len() < pcm.body.len() * 3 / 4,
+        "speed 2 is shorter"
+    );
+
+    let flac = server.post_json("/v1/audio/speech", &speech("Hi.", "flac"));
+    match flac.status {
+        200 => assert_eq!(&flac.body[..4], b"fLaC"),
+        400 => assert!(flac.json()["error"]["message"]
+            .as_str()
+            .expect("message")
+            .contains("flac")),
+        other => panic!("flac: status {other}"),
+    }
+}

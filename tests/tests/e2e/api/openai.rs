@@ -1,0 +1,56 @@
+//! The official `OpenAI` Python client against `banter serve` (tools/api-test/openai_client.py in
+//! the venv that tools/api-test/setup.sh makes).
+
+use super::http::Server;
+
+#[test]
+fn openai_python_client() {
+    let venv = std::env::var_os("BANTER_API_TEST_VENV").map_or_else(
+        || {
+            let cache = std::env::var_os("XDG_CACHE_HOME").map_or_else(
+                || {
+                    std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default())
+                        .join(".cache")
+                },
+                std::path::PathBuf::from,
+            );
+            cache.join("banter-api-test").join("venv")
+        },
+        std::path::PathBuf::from,
+    );
+    let python = venv.join("bin").join("python");
+    if !python.is_file() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "{} is missing: CI must run tools/api-test/setup.sh (scripts/test.sh does)",
+            python.display()
+        );
+        eprintln!(
+            "skipped: no OpenAI client venv at {} (run tools/api-test/setup.sh)",
+            venv.display()
+        );
+        return;
+    }
+    let Some(server) = Server::start(&[]) else {
+        return;
+    };
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/api-test/openai_client.py");
+    let out = tempfile::tempdir().expect("out dir");
+    let result = std::process::Command::new(&python)
+        .arg(&script)
+        .arg(server.url())
+        .arg(&server.token)
+        .arg(out.path())
+        .output()
+        .expect("run openai_client.py");
+    let stdout = String::from_utf8_lossy(&result.stdout);
+    eprintln!("{stdout}");
+    assert!(
+        result.status.success(),
+        "OpenAI client checks failed:\n{stdout}\n{}\nserver:\n{}",
+        String::from_utf8_lossy(&result.stderr),
+        server.stderr()
+    );
+    assert!(stdout.contains("all OpenAI client checks passed"));
+}
