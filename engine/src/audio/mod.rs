@@ -206,4 +206,6 @@ pub(crate) fn quantize(s: f32, bits: u8) -> i32 {
 }
 
 #[cfg(test)]
+mod stream_tests;
+#[cfg(test)]
 mod tests;

@@ -1,10 +1,9 @@
-//! Round trips of every encoder through symphonia (an independent decoder), ID3 read back with
-//! the `id3` crate, and the streaming encoders' early output.
+//! Round trips of the file encoders through symphonia (an independent decoder) and ID3 read back
+//! with the `id3` crate. The streaming encoders are tested in `stream_tests.rs`.
 
 use super::*;
 use std::f64::consts::PI;
 use std::io::Cursor;
-use std::sync::{Arc, Mutex};
 
 use symphonia::core::codecs::audio::AudioDecoderOptions;
 use symphonia::core::formats::probe::Hint;
@@ -12,14 +11,14 @@ use symphonia::core::formats::{FormatOptions, TrackType};
 use symphonia::core::io::MediaSourceStream;
 use symphonia::core::meta::MetadataOptions;
 
-struct Decoded {
-    rate: u32,
-    samples: Vec<f64>,
+pub(super) struct Decoded {
+    pub(super) rate: u32,
+    pub(super) samples: Vec<f64>,
     /// FLAC: whether the decoded MD5 matched STREAMINFO's (None if there was none).
-    md5_ok: Option<bool>,
+    pub(super) md5_ok: Option<bool>,
 }
 
-fn decode(bytes: Vec<u8>, gapless: bool) -> Decoded {
+pub(super) fn decode(bytes: Vec<u8>, gapless: bool) -> Decoded {
     let mss = MediaSourceStream::new(
         Box::new(Cursor::new(bytes)),
         symphonia::core::io::MediaSourceStreamOptions::default(),
@@ -77,7 +76,7 @@ fn decode(bytes: Vec<u8>, gapless: bool) -> Decoded {
 
 /// A test signal with everything an encoder must survive: tones, noise, values past full scale,
 /// a NaN and silence.
-fn signal(rate: u32, n: usize) -> Vec<f32> {
+pub(super) fn signal(rate: u32, n: usize) -> Vec<f32> {
     let mut s = 0x9e37_79b9_7f4a_7c15u64;
     let mut x: Vec<f32> = (0..n)
         .map(|i| {
@@ -132,7 +131,7 @@ fn encode_file(
 }
 
 /// What an integer format holds for `x`, as symphonia reports it (value / 2^(bits-1)).
-fn expected_int(x: &[f32], bits: u8) -> Vec<f64> {
+pub(super) fn expected_int(x: &[f32], bits: u8) -> Vec<f64> {
     let scale = f64::from(1u32 << (bits - 1));
     x.iter()
         .map(|&s| f64::from(quantize(s, bits)) / scale)
@@ -350,101 +349,6 @@ fn mp3_id3_tag_reads_back() {
     );
     // and the audio after the tag still decodes, gaplessly
     assert_eq!(decode(bytes, true).samples.len(), x.len());
-}
-
-/// A non-seekable writer whose bytes the test can watch while the encoder still owns it.
-#[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Shared {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Shared {
-    fn len(&self) -> usize {
-        self.0.lock().unwrap().len()
-    }
-}
-
-#[test]
-fn streams_flow_early_and_decode_when_concatenated() {
-    let rate = 24_000;
-    let formats = [
-        OutputFormat::Wav(SampleFormat::Pcm16),
-        OutputFormat::Flac { bits: 16 },
-        OutputFormat::Mp3 { kbps: 128 },
-    ];
-    for format in formats {
-        let x = signal(rate, 3 * rate as usize + 77);
-        let out = Shared::default();
-        let mut sink = stream_encoder(out.clone(), format, rate, &Metadata::default()).unwrap();
-        let header = out.len();
-        let tenth = rate as usize / 10;
-        sink.write(&x[..tenth]).unwrap();
-        assert!(
-            out.len() > header,
-            "{format:?}: nothing after 100 ms of audio"
-        );
-        for c in x[tenth..].chunks(1234) {
-            sink.write(c).unwrap();
-        }
-        let before_finish = out.len();
-        sink.finish().unwrap();
-        let bytes = out.0.lock().unwrap().clone();
-        assert!(
-            before_finish * 10 > bytes.len() * 9,
-            "{format:?}: most bytes came before finish"
-        );
-        let d = decode(bytes.clone(), true);
-        assert_eq!(d.rate, rate);
-        match format {
-            OutputFormat::Wav(_) => {
-                // symphonia drops the partial last packet of an unknown-length WAV (see
-                // `decode`), so it checks a prefix; the data chunk is checked in full by hand
-                let expect = expected_int(&x, 16);
-                assert!(d.samples.len() + 4096 > expect.len());
-                assert_eq!(d.samples, expect[..d.samples.len()]);
-                let data: Vec<f64> = bytes[44..]
-                    .chunks_exact(2)
-                    .map(|b| f64::from(i16::from_le_bytes([b[0], b[1]])) / 32768.0)
-                    .collect();
-                assert_eq!(data, expect);
-            }
-            OutputFormat::Flac { .. } => {
-                assert_eq!(d.samples, expected_int(&x, 16), "{format:?}");
-                assert_eq!(d.md5_ok, None, "a stream has no MD5 to check");
-            }
-            OutputFormat::Mp3 { .. } => {
-                // no info frame: the decoder sees LAME's delay and padding, whole frames
-                let n = x.len();
-                assert_eq!(d.samples.len() % 576, 0);
-                assert!(d.samples.len() >= n + 576 && d.samples.len() <= n + 1105 + 3 * 576);
-            }
-        }
-    }
-}
-
-#[test]
-fn streaming_wav_header_has_unknown_sizes() {
-    let out = Shared::default();
-    let sink = stream_encoder(
-        out.clone(),
-        OutputFormat::Wav(SampleFormat::Pcm16),
-        24_000,
-        &Metadata::default(),
-    )
-    .unwrap();
-    sink.finish().unwrap();
-    let b = out.0.lock().unwrap().clone();
-    assert_eq!(b.len(), 44);
-    assert_eq!(&b[4..8], &[0xFF; 4]);
-    assert_eq!(&b[40..44], &[0xFF; 4]);
 }
 
 #[test]
