@@ -14,6 +14,9 @@
 //!   split into sentences.
 //! - [`synth`]: the public entry point: load once, synthesize whole or as a stream of chunks.
 //! - [`script`]: podcast scripts in many formats, parsed into episodes (cast, lines, chapters).
+//! - [`scheduler`]: one model thread serving every stream, most urgent first.
+//! - [`render`]: episodes to finished audio (loudness, captions, chapters, stems).
+//! - [`audio`]: output containers and the DSP around them (resampling, loudness, limiting).
 
 pub mod assets;
 pub mod audio;
@@ -21,6 +24,8 @@ pub mod device;
 pub mod kokoro;
 pub mod onnx;
 pub mod phonemes;
+pub mod render;
+pub mod scheduler;
 pub mod script;
 pub mod synth;
 pub mod text;

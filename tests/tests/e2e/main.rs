@@ -7,6 +7,7 @@ mod assets;
 mod cli;
 mod convert;
 mod phonemes;
+mod render;
 mod stages_decoder;
 mod stages_encoder;
 mod streaming;
