@@ -15,6 +15,9 @@
 //! - [`synth`]: the public entry point: load once, synthesize whole or as a stream of chunks.
 //! - [`script`]: podcast scripts in many formats, parsed into episodes (cast, lines, chapters).
 //! - [`speaker`]: GE2E speaker embeddings (resemblyzer's encoder) to match and check voices.
+//! - [`scheduler`]: one model thread serving every stream, most urgent first.
+//! - [`render`]: episodes to finished audio (loudness, captions, chapters, stems).
+//! - [`audio`]: output containers and the DSP around them (resampling, loudness, limiting).
 
 pub mod assets;
 pub mod audio;
@@ -22,6 +25,8 @@ pub mod device;
 pub mod kokoro;
 pub mod onnx;
 pub mod phonemes;
+pub mod render;
+pub mod scheduler;
 pub mod script;
 pub mod speaker;
 pub mod synth;

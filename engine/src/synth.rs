@@ -232,6 +232,22 @@ impl Synthesizer {
             .collect()
     }
 
+    /// One segment per sentence for episode rendering: `phonemes` is one sentence, kept whole
+    /// (its own prosody, one Kokoro pass) unless it exceeds [`MAX_PHONEMES`], when it is split at
+    /// clauses, then words. Empty when there is nothing to say.
+    #[must_use]
+    pub fn sentence_segments(&self, phonemes: &str) -> Vec<Segment> {
+        let collapsed = phonemes.split_whitespace().collect::<Vec<_>>().join(" ");
+        fit(&collapsed)
+            .into_iter()
+            .filter(|p| p.chars().any(char::is_alphabetic))
+            .filter_map(|p| {
+                let ids = self.vocab.encode(&p);
+                (!ids.is_empty()).then_some(Segment { phonemes: p, ids })
+            })
+            .collect()
+    }
+
     /// Starts a stream: call [`SpeechStream::next_chunk`] until it returns `None`.
     pub fn stream(
         &self,

@@ -2,8 +2,11 @@
 
 mod bench;
 mod models;
+mod render;
 mod say;
 mod serve;
+mod script;
+mod script_input;
 mod voices;
 
 use std::path::PathBuf;
@@ -23,6 +26,11 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
+    /// Render a script into a finished episode: audio, captions, chapters, stems.
+    Render(render::RenderArgs),
+    /// Check scripts without rendering them.
+    #[command(subcommand)]
+    Script(script::ScriptCommand),
     /// Speak TEXT in one voice into a WAV file.
     Say(say::SayArgs),
     /// Fetch, verify and inspect the model assets.
@@ -50,6 +58,8 @@ pub struct EngineArgs {
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
+        Some(Command::Render(args)) => render::run(&args),
+        Some(Command::Script(cmd)) => script::run(&cmd),
         Some(Command::Say(args)) => say::run(&args),
         Some(Command::Models(cmd)) => models::run(&cmd),
         Some(Command::Voices(args)) => voices::run(&args),

@@ -9,6 +9,7 @@ mod cli;
 mod convert;
 mod phonemes;
 mod speaker;
+mod render;
 mod stages_decoder;
 mod stages_encoder;
 mod streaming;

@@ -1,0 +1,282 @@
+//! `banter render`: a script in, a finished episode out (audio, captions, chapters, stems).
+//!
+//! Progress goes to stderr (a live line on a terminal, a line per 10% otherwise). Ctrl-C sets a
+//! flag the renderer checks between sentences; it then deletes its temporaries and the command
+//! exits with status 130, leaving any earlier file at the target untouched.
+
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use anyhow::Context;
+use engine::audio::{OutputFormat, SampleFormat};
+use engine::render::{self, CaptionFormat, Direct, Progress, RenderError, RenderOptions};
+
+use super::script_input::{self, ScriptArgs};
+use super::EngineArgs;
+use crate::exit::BadInput;
+
+#[derive(Debug, clap::Args)]
+pub struct RenderArgs {
+    /// The script (any supported format); `-` reads standard input.
+    pub script: PathBuf,
+    /// Output file (default: the script's name with the format's extension); `-` writes the
+    /// audio to standard output (no captions or chapters are written then).
+    #[arg(short, long, value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Audio format (default: from the output's extension, else wav).
+    #[arg(long, value_enum)]
+    pub format: Option<AudioFormat>,
+    /// Sample format for WAV and FLAC.
+    #[arg(long, value_enum, default_value = "s16")]
+    pub sample_format: SampleArg,
+    /// MP3 bit rate in kbit/s.
+    #[arg(long, default_value_t = 128)]
+    pub bitrate: u32,
+    /// Output sample rate: 24000 (the model's), 44100 or 48000.
+    #[arg(long, default_value_t = 24_000, value_parser = parse_rate)]
+    pub rate: u32,
+    /// Captions beside the audio: srt, vtt, both or none.
+    #[arg(long, value_enum, default_value = "srt")]
+    pub captions: CaptionsArg,
+    /// Also write one file per speaker (`OUT-STEM.SPEAKER.EXT`).
+    #[arg(long)]
+    pub stems: bool,
+    /// Do not write `OUT-STEM.chapters.json`.
+    #[arg(long)]
+    pub no_markers: bool,
+    /// Integrated loudness target in LUFS.
+    #[arg(long, default_value_t = render::TARGET_LUFS, allow_negative_numbers = true)]
+    pub loudness: f64,
+    /// Title tag (default: the script's title, else the file name).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// Artist tag (default: the speakers' names).
+    #[arg(long)]
+    pub artist: Option<String>,
+    #[command(flatten)]
+    pub script_args: ScriptArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum AudioFormat {
+    Wav,
+    Flac,
+    Mp3,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum SampleArg {
+    S16,
+    S24,
+    F32,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum CaptionsArg {
+    Srt,
+    Vtt,
+    Both,
+    None,
+}
+
+fn parse_rate(s: &str) -> Result<u32, String> {
+    match s.trim().parse::<u32>() {
+        Ok(r @ (24_000 | 44_100 | 48_000)) => Ok(r),
+        _ => Err(format!("{s}: the rate must be 24000, 44100 or 48000")),
+    }
+}
+
+pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
+    let episode = script_input::load(&args.script, &args.script_args, None)?;
+    for w in &episode.warnings {
+        eprintln!("{}: warning: {}", episode.locate(w.position), w.message);
+    }
+    let to_stdout = args.output.as_deref() == Some(Path::new("-"));
+    let format_arg = args.format.or_else(|| {
+        let ext = args.output.as_deref()?.extension()?.to_str()?.to_ascii_lowercase();
+        match ext.as_str() {
+            "flac" => Some(AudioFormat::Flac),
+            "mp3" => Some(AudioFormat::Mp3),
+            "wav" => Some(AudioFormat::Wav),
+            _ => None,
+        }
+    });
+    let format = output_format(format_arg.unwrap_or(AudioFormat::Wav), args)?;
+    let dest = match &args.output {
+        Some(p) if !to_stdout => p.clone(),
+        Some(_) => std::env::current_dir()?.join(format!(
+            ".banter-stdout-{}.{}",
+            std::process::id(),
+            format.extension()
+        )),
+        None if args.script.as_os_str() == "-" => {
+            return Err(BadInput(
+                "reading the script from standard input needs -o OUT (or -o - for standard output)"
+                    .into(),
+            )
+            .into())
+        }
+        None => args.script.with_extension(format.extension()),
+    };
+    if dest.is_dir() {
+        return Err(BadInput(format!("{}: is a folder; give a file name", dest.display())).into());
+    }
+    let options = RenderOptions {
+        format,
+        sample_rate: args.rate,
+        target_lufs: args.loudness,
+        captions: if to_stdout {
+            vec![]
+        } else {
+            match args.captions {
+                CaptionsArg::Srt => vec![CaptionFormat::Srt],
+                CaptionsArg::Vtt => vec![CaptionFormat::Vtt],
+                CaptionsArg::Both => vec![CaptionFormat::Srt, CaptionFormat::Vtt],
+                CaptionsArg::None => vec![],
+            }
+        },
+        markers: !args.no_markers && !to_stdout,
+        stems: args.stems && !to_stdout,
+        title: args.title.clone(),
+        artist: args.artist.clone(),
+        ..RenderOptions::default()
+    };
+    let synth = super::models::load_synthesizer(&args.engine)?;
+    let cancel = Arc::new(AtomicBool::new(false));
+    {
+        let cancel = Arc::clone(&cancel);
+        // A second Ctrl-C while the first is being honoured exits at once: temporaries are
+        // hidden dot-files beside the target, never the target itself.
+        ctrlc::set_handler(move || {
+            if cancel.swap(true, Ordering::SeqCst) {
+                std::process::exit(130);
+            }
+            eprintln!("\nstopping after the current sentence…");
+        })
+        .context("installing the Ctrl-C handler")?;
+    }
+    let mut meter = ProgressLine::new();
+    let result = render::render_episode(
+        &synth,
+        &Direct,
+        &episode,
+        &dest,
+        &options,
+        &cancel,
+        &mut |p| meter.show(p),
+    );
+    meter.done();
+    let report = match result {
+        Ok(r) => r,
+        Err(RenderError::Cancelled) => {
+            eprintln!("render cancelled; nothing was written");
+            std::process::exit(130);
+        }
+        Err(e) if e.is_input_error() => return Err(BadInput(e.to_string()).into()),
+        Err(e) => return Err(e.into()),
+    };
+    if to_stdout {
+        let mut out = std::io::stdout().lock();
+        let mut file = fs_err::File::open(&dest)?;
+        std::io::copy(&mut file, &mut out).context("writing to standard output")?;
+        out.flush()?;
+        fs_err::remove_file(&dest)?;
+    } else {
+        for path in &report.outputs {
+            eprintln!("wrote {}", path.display());
+        }
+    }
+    eprintln!(
+        "{} lines, {} sentences, {:.1} s of audio in {:.1} s (xRT {:.2}); loudness {} LUFS, true peak {:.1} dBTP",
+        report.lines,
+        report.sentences,
+        report.duration_secs,
+        report.total.as_secs_f64(),
+        report.xrt(),
+        report
+            .loudness_lufs
+            .map_or_else(|| "n/a".into(), |l| format!("{l:.1}")),
+        report.true_peak_dbtp
+    );
+    Ok(())
+}
+
+fn output_format(format: AudioFormat, args: &RenderArgs) -> anyhow::Result<OutputFormat> {
+    Ok(match (format, args.sample_format) {
+        (AudioFormat::Wav, SampleArg::S16) => OutputFormat::Wav(SampleFormat::Pcm16),
+        (AudioFormat::Wav, SampleArg::S24) => OutputFormat::Wav(SampleFormat::Pcm24),
+        (AudioFormat::Wav, SampleArg::F32) => OutputFormat::Wav(SampleFormat::Float32),
+        (AudioFormat::Flac, SampleArg::S16) => OutputFormat::Flac { bits: 16 },
+        (AudioFormat::Flac, SampleArg::S24) => OutputFormat::Flac { bits: 24 },
+        (AudioFormat::Flac, SampleArg::F32) => {
+            return Err(BadInput("FLAC stores integers: use --sample-format s16 or s24".into()).into())
+        }
+        (AudioFormat::Mp3, _) => {
+            if !(32..=320).contains(&args.bitrate) {
+                return Err(BadInput(format!(
+                    "--bitrate {}: MP3 bit rates run from 32 to 320 kbit/s",
+                    args.bitrate
+                ))
+                .into());
+            }
+            OutputFormat::Mp3 { kbps: args.bitrate }
+        }
+    })
+}
+
+/// The progress display: a line rewritten in place on a terminal, sparse lines otherwise.
+struct ProgressLine {
+    tty: bool,
+    last_tenth: i64,
+    shown: bool,
+}
+
+impl ProgressLine {
+    fn new() -> Self {
+        Self {
+            tty: std::io::stderr().is_terminal(),
+            last_tenth: -1,
+            shown: false,
+        }
+    }
+
+    fn show(&mut self, p: &Progress) {
+        let pct = p.fraction() * 100.0;
+        let eta = p.eta().map_or_else(|| "…".into(), |d| clock(d.as_secs_f64()));
+        let text = format!(
+            "[{pct:5.1}%] line {}/{} · {} of audio · ETA {eta}",
+            p.line + 1,
+            p.lines,
+            clock(p.audio_secs)
+        );
+        if self.tty {
+            eprint!("\r{text}\x1b[K");
+            self.shown = true;
+        } else {
+            let tenth = (pct / 10.0).floor() as i64;
+            if tenth > self.last_tenth {
+                self.last_tenth = tenth;
+                eprintln!("{text}");
+            }
+        }
+    }
+
+    fn done(&self) {
+        if self.tty && self.shown {
+            eprintln!();
+        }
+    }
+}
+
+fn clock(secs: f64) -> String {
+    let s = secs.max(0.0).round() as u64;
+    if s >= 3600 {
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        format!("{}:{:02}", s / 60, s % 60)
+    }
+}

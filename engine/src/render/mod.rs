@@ -1,0 +1,444 @@
+//! Episodes to finished audio: the podcast author's core job.
+//!
+//! [`render_episode`] takes a parsed [`Episode`] and writes the episode file, its captions, its
+//! chapters/markers JSON and, on request, one stem per speaker:
+//!
+//! 1. [`plan`]: every line to sentences of phonemes (normalised text, lexicon and IPA applied)
+//!    and silences, before any audio is made, so script errors surface first;
+//! 2. [`draft`]: one Kokoro pass per sentence, trimmed and placed with natural gaps
+//!    ([`timing`]), streamed to a raw file on disk while the loudness is measured;
+//! 3. [`master`]: gain to the loudness target (EBU R128, −16 LUFS), resampling, a true-peak
+//!    limiter (−1 dBTP) and the encoder, block by block.
+//!
+//! Memory is bounded by a block plus the timeline, whatever the length. Every output is written
+//! to a temporary file beside its target and renamed into place when complete, so a crash or
+//! Ctrl-C (the `cancel` flag, checked between sentences and blocks) never leaves a half-written
+//! file under the target's name; the raw draft is deleted on every path out.
+
+pub mod captions;
+pub mod draft;
+pub mod master;
+pub mod plan;
+pub mod timing;
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use crate::audio::{gain_for, AudioError, ChapterMark, Metadata, OutputFormat};
+use crate::script::Episode;
+use crate::synth::{SpeechRequest, SynthError, Synthesizer, SAMPLE_RATE};
+
+pub use captions::{CaptionFormat, ChapterSpan, Cue, LineMark, Markers};
+pub use plan::{plan_episode, LinePlan, SentencePlan, Step};
+
+/// Loudness target for spoken-word podcasts (EBU R128 / AES streaming recommendation).
+pub const TARGET_LUFS: f64 = -16.0;
+/// True-peak ceiling of the finished file.
+pub const CEILING_DBTP: f64 = -1.0;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    /// A problem in the script found while planning: `at` is `FILE:LINE:COLUMN`.
+    #[error("{at}: {message}")]
+    Script { at: String, message: String },
+    #[error(transparent)]
+    Synth(#[from] SynthError),
+    #[error(transparent)]
+    Audio(#[from] AudioError),
+    #[error("{}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("the script has no line to speak")]
+    NothingToSay,
+    #[error("scheduler: {0}")]
+    Scheduler(String),
+    #[error("render cancelled; no output was written")]
+    Cancelled,
+}
+
+impl RenderError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+
+    /// True when the user's input was at fault (exit status 2).
+    #[must_use]
+    pub fn is_input_error(&self) -> bool {
+        match self {
+            Self::Script { .. } | Self::NothingToSay => true,
+            Self::Synth(e) => e.is_input_error(),
+            _ => false,
+        }
+    }
+}
+
+/// Where rendering stands, reported after every sentence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub done_phonemes: usize,
+    pub total_phonemes: usize,
+    /// Seconds of episode rendered so far.
+    pub audio_secs: f64,
+    pub elapsed: Duration,
+    /// The line being rendered, and how many there are.
+    pub line: usize,
+    pub lines: usize,
+}
+
+impl Progress {
+    /// Fraction done, 0 to 1.
+    #[must_use]
+    pub fn fraction(&self) -> f64 {
+        if self.total_phonemes == 0 {
+            return 1.0;
+        }
+        self.done_phonemes as f64 / self.total_phonemes as f64
+    }
+
+    /// Time left at the pace so far.
+    #[must_use]
+    pub fn eta(&self) -> Option<Duration> {
+        let f = self.fraction();
+        (f > 0.0).then(|| self.elapsed.mul_f64((1.0 - f) / f))
+    }
+}
+
+/// Where a sentence's audio comes from: the model, or a cache in front of it.
+pub trait SentenceSource: Sync {
+    /// 24 kHz audio of one sentence of phonemes.
+    fn sentence(
+        &self,
+        synth: &Synthesizer,
+        phonemes: &str,
+        request: &SpeechRequest,
+    ) -> Result<Vec<f32>, RenderError>;
+}
+
+/// Straight from the model: one Kokoro pass per sentence.
+pub struct Direct;
+
+impl SentenceSource for Direct {
+    fn sentence(
+        &self,
+        synth: &Synthesizer,
+        phonemes: &str,
+        request: &SpeechRequest,
+    ) -> Result<Vec<f32>, RenderError> {
+        let segments = synth.sentence_segments(phonemes);
+        let mut out = Vec::new();
+        for chunk in synth.stream_segments(segments, request)? {
+            out.extend_from_slice(&chunk?.samples);
+        }
+        Ok(out)
+    }
+}
+
+/// Through the shared [`Scheduler`](crate::scheduler::Scheduler) as offline work, so an export
+/// running beside the studio or the API yields to anyone listening.
+pub struct Scheduled(pub crate::scheduler::Scheduler);
+
+impl SentenceSource for Scheduled {
+    fn sentence(
+        &self,
+        synth: &Synthesizer,
+        phonemes: &str,
+        request: &SpeechRequest,
+    ) -> Result<Vec<f32>, RenderError> {
+        use crate::scheduler::{Mode, SchedulerError, StreamEvent};
+        let segments = synth.sentence_segments(phonemes);
+        let mut handle = self
+            .0
+            .submit(segments, request.clone(), Mode::Offline)
+            .map_err(|e| match e {
+                SchedulerError::Synth(e) => RenderError::Synth(e),
+                other => RenderError::Scheduler(other.to_string()),
+            })?;
+        let mut out = Vec::new();
+        while let Some(event) = handle.blocking_next() {
+            match event {
+                StreamEvent::Audio { samples, .. } => out.extend_from_slice(&samples),
+                StreamEvent::Failed(message) => return Err(RenderError::Scheduler(message)),
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// How to render.
+#[derive(Debug, Clone)]
+pub struct RenderOptions {
+    pub format: OutputFormat,
+    /// Output sample rate (24000, or resampled: 44100, 48000).
+    pub sample_rate: u32,
+    pub target_lufs: f64,
+    pub ceiling_dbtp: f64,
+    /// Caption files to write beside the output.
+    pub captions: Vec<CaptionFormat>,
+    /// Write `STEM.chapters.json` beside the output.
+    pub markers: bool,
+    /// One file per speaker beside the output (`STEM.SPEAKER.EXT`).
+    pub stems: bool,
+    /// Tag title (defaults to the script's title, then the file stem).
+    pub title: Option<String>,
+    /// Tag artist (defaults to the speakers' names).
+    pub artist: Option<String>,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        Self {
+            format: OutputFormat::Wav(crate::audio::SampleFormat::Pcm16),
+            sample_rate: SAMPLE_RATE,
+            target_lufs: TARGET_LUFS,
+            ceiling_dbtp: CEILING_DBTP,
+            captions: vec![CaptionFormat::Srt],
+            markers: true,
+            stems: false,
+            title: None,
+            artist: None,
+        }
+    }
+}
+
+/// What was written and what it measured.
+#[derive(Debug, Clone)]
+pub struct RenderReport {
+    pub outputs: Vec<PathBuf>,
+    pub duration_secs: f64,
+    pub sentences: usize,
+    pub lines: usize,
+    pub loudness_lufs: Option<f64>,
+    pub true_peak_dbtp: f64,
+    /// Model and placement time (pass one) and the whole render.
+    pub compute: Duration,
+    pub total: Duration,
+}
+
+impl RenderReport {
+    /// Compute time over audio time for the whole render (below 1 is faster than real time).
+    #[must_use]
+    pub fn xrt(&self) -> f64 {
+        self.total.as_secs_f64() / self.duration_secs.max(1e-9)
+    }
+}
+
+/// Renders `episode` to `dest` (and the files beside it that `options` asks for).
+pub fn render_episode(
+    synth: &Synthesizer,
+    source: &dyn SentenceSource,
+    episode: &Episode,
+    dest: &Path,
+    options: &RenderOptions,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<RenderReport, RenderError> {
+    let started = std::time::Instant::now();
+    let plans = plan_episode(episode)?;
+    if plans.iter().all(LinePlan::is_silent) {
+        return Err(RenderError::NothingToSay);
+    }
+    let dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let draft = draft::render_draft(
+        synth,
+        source,
+        &plans,
+        episode.settings.gap_secs,
+        &dir,
+        cancel,
+        progress,
+    )?;
+    let duration = draft.samples as f64 / f64::from(SAMPLE_RATE);
+    let gain = draft
+        .loudness
+        .map_or(1.0, |l| gain_for(l, options.target_lufs));
+    let chapters = chapter_spans(episode, &draft.lines, duration);
+    let meta = Metadata {
+        title: Some(title_of(episode, options, dest)),
+        artist: Some(options.artist.clone().unwrap_or_else(|| {
+            let names: Vec<&str> = episode.cast.members.iter().map(|m| m.name.as_str()).collect();
+            names.join(", ")
+        })),
+        chapters: chapters
+            .iter()
+            .map(|c| ChapterMark {
+                title: c.title.clone(),
+                start_secs: c.start,
+                end_secs: c.end,
+            })
+            .collect(),
+    };
+    let spec = master::MasterSpec {
+        format: options.format,
+        sample_rate: options.sample_rate,
+        gain,
+        ceiling_dbtp: options.ceiling_dbtp,
+        meta: &meta,
+    };
+    let measured = master::master(draft.raw.path(), &spec, None, dest, cancel)?;
+    let mut outputs = vec![dest.to_path_buf()];
+    if options.stems {
+        for member in &episode.cast.members {
+            let keep: Vec<_> = draft
+                .spans
+                .iter()
+                .filter(|(s, _)| *s == member.name)
+                .map(|(_, r)| r.clone())
+                .collect();
+            if keep.is_empty() {
+                continue;
+            }
+            let path = beside(dest, &slug(&member.name), options.format.extension());
+            master::master(draft.raw.path(), &spec, Some(&keep), &path, cancel)?;
+            outputs.push(path);
+        }
+    }
+    for format in &options.captions {
+        let path = dest.with_extension(format.extension());
+        write_atomic(&path, captions::captions(&draft.cues, *format).as_bytes())?;
+        outputs.push(path);
+    }
+    if options.markers {
+        let path = beside(dest, "chapters", "json");
+        let title = meta.title.clone().unwrap_or_default();
+        let markers = Markers {
+            title: &title,
+            duration,
+            chapters: &chapters,
+            lines: &draft.lines,
+        };
+        let json = serde_json::to_vec_pretty(&markers).map_err(|e| RenderError::Io {
+            path: path.clone(),
+            source: e.into(),
+        })?;
+        write_atomic(&path, &json)?;
+        outputs.push(path);
+    }
+    Ok(RenderReport {
+        outputs,
+        duration_secs: duration,
+        sentences: draft.cues.len(),
+        lines: draft.lines.len(),
+        loudness_lufs: measured.loudness_lufs,
+        true_peak_dbtp: measured.true_peak_dbtp,
+        compute: draft.compute,
+        total: started.elapsed(),
+    })
+}
+
+fn title_of(episode: &Episode, options: &RenderOptions, dest: &Path) -> String {
+    options
+        .title
+        .clone()
+        .or_else(|| episode.settings.title.clone())
+        .unwrap_or_else(|| {
+            dest.file_stem()
+                .map_or_else(|| "Episode".into(), |s| s.to_string_lossy().into_owned())
+        })
+}
+
+/// Chapters from the script's headings; the first starts at 0 so the whole episode is covered.
+fn chapter_spans(episode: &Episode, lines: &[LineMark], duration: f64) -> Vec<ChapterSpan> {
+    let mut spans: Vec<ChapterSpan> = Vec::new();
+    for chapter in &episode.chapters {
+        let start = lines
+            .iter()
+            .find(|l| l.line >= chapter.first_line)
+            .map_or(duration, |l| l.start);
+        if let Some(prev) = spans.last_mut() {
+            prev.end = start;
+        }
+        let start = if spans.is_empty() { 0.0 } else { start };
+        spans.push(ChapterSpan {
+            title: chapter.title.clone(),
+            start,
+            end: duration,
+        });
+    }
+    spans.retain(|c| c.end > c.start);
+    spans
+}
+
+/// `dir/STEM.TAG.EXT` for `dir/STEM.ANY`.
+#[must_use]
+pub fn beside(dest: &Path, tag: &str, ext: &str) -> PathBuf {
+    let stem = dest
+        .file_stem()
+        .map_or_else(|| "episode".into(), |s| s.to_string_lossy().into_owned());
+    dest.with_file_name(format!("{stem}.{tag}.{ext}"))
+}
+
+/// A speaker's name made safe for a file name: letters and digits kept (any script), the rest
+/// turned into single dashes.
+#[must_use]
+pub fn slug(name: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_alphanumeric() {
+            out.extend(c.to_lowercase());
+        } else if !out.ends_with('-') && !out.is_empty() {
+            out.push('-');
+        }
+    }
+    let out = out.trim_end_matches('-').to_owned();
+    if out.is_empty() {
+        "speaker".into()
+    } else {
+        out
+    }
+}
+
+fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RenderError> {
+    let dir = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".banter-")
+        .tempfile_in(dir)
+        .map_err(|e| RenderError::io(dir, e))?;
+    tmp.write_all(bytes).map_err(|e| RenderError::io(path, e))?;
+    tmp.persist(path).map_err(|e| RenderError::io(path, e.error))?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_file_safe() {
+        assert_eq!(slug("Dr. Ada Lovelace"), "dr-ada-lovelace");
+        assert_eq!(slug("🎙️ Host"), "host");
+        assert_eq!(slug("שרה"), "שרה");
+        assert_eq!(slug("../.."), "speaker");
+    }
+
+    #[test]
+    fn beside_names() {
+        let p = Path::new("/x/ep.final.wav");
+        assert_eq!(beside(p, "chapters", "json"), Path::new("/x/ep.final.chapters.json"));
+    }
+
+    #[test]
+    fn eta_from_pace() {
+        let p = Progress {
+            done_phonemes: 25,
+            total_phonemes: 100,
+            audio_secs: 10.0,
+            elapsed: Duration::from_secs(5),
+            line: 0,
+            lines: 4,
+        };
+        assert_eq!(p.eta(), Some(Duration::from_secs(15)));
+    }
+}

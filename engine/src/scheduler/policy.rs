@@ -1,0 +1,160 @@
+//! Which stream gets the model next: the decision alone, as a pure function of what each
+//! stream has sent and when, so it can be tested without a model.
+//!
+//! Following `shared/docs/streaming.md`: a stream is *pressing* when it has sent no audio yet or
+//! when its listener, playing in real time from the first chunk, will reach the end of the
+//! audio already sent within a margin. Pressing streams go first, earliest deadline first (a
+//! stream with nothing sent is due at once, so new streams are admitted quickly but in arrival
+//! order); then interactive streams by how little they are ahead; then offline work (exports),
+//! oldest first. Streams whose listener has not taken what was sent (above the high watermark)
+//! are skipped until they drain below the low watermark: backpressure.
+
+use std::time::{Duration, Instant};
+
+/// Interactive streams are listened to as they arrive; offline ones (exports) only want
+/// throughput and yield to anything interactive that is pressing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Interactive,
+    Offline,
+}
+
+/// How the scheduler orders work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Policy {
+    /// Pressing first, as described above (the default).
+    Pressing,
+    /// First come, first served, one stream at a time to the end: the naive baseline the
+    /// benchmark compares against.
+    Fifo,
+}
+
+/// What the policy needs to know about one stream.
+#[derive(Debug, Clone, Copy)]
+pub struct StreamView {
+    pub mode: Mode,
+    pub arrived: Instant,
+    /// When its first audio was ready, if it was.
+    pub first_audio: Option<Instant>,
+    /// Seconds of audio produced so far.
+    pub produced: f64,
+    /// Audio produced but not yet taken by the listener, in seconds.
+    pub unread: f64,
+    /// Set once unread audio passed the high watermark; cleared below the low one.
+    pub throttled: bool,
+    /// Whether it has work left.
+    pub runnable: bool,
+}
+
+impl StreamView {
+    /// When the listener runs out of audio (playback from the first chunk in real time).
+    #[must_use]
+    pub fn runs_dry(&self) -> Option<Instant> {
+        self.first_audio
+            .map(|t| t + Duration::from_secs_f64(self.produced.max(0.0)))
+    }
+
+    /// Pressing: nothing sent yet, or the audio sent runs out within `margin`.
+    #[must_use]
+    pub fn is_pressing(&self, now: Instant, margin: Duration) -> bool {
+        self.mode == Mode::Interactive
+            && match self.runs_dry() {
+                None => true,
+                Some(dry) => dry <= now + margin,
+            }
+    }
+}
+
+/// Index of the stream to run next, or `None` when nothing may run.
+#[must_use]
+pub fn pick(streams: &[StreamView], now: Instant, margin: Duration, policy: Policy) -> Option<usize> {
+    let eligible = |s: &&StreamView| s.runnable && !s.throttled;
+    let candidates = streams.iter().enumerate().filter(|(_, s)| eligible(s));
+    if policy == Policy::Fifo {
+        return candidates.min_by_key(|(_, s)| s.arrived).map(|(i, _)| i);
+    }
+    let candidates: Vec<(usize, &StreamView)> = candidates.collect();
+    // 1. Pressing, earliest deadline first (not started: due at arrival).
+    let pressing = candidates
+        .iter()
+        .filter(|(_, s)| s.is_pressing(now, margin))
+        .min_by_key(|(_, s)| s.runs_dry().unwrap_or(s.arrived));
+    if let Some((i, _)) = pressing {
+        return Some(*i);
+    }
+    // 2. Interactive, least ahead of its listener.
+    let interactive = candidates
+        .iter()
+        .filter(|(_, s)| s.mode == Mode::Interactive)
+        .min_by_key(|(_, s)| s.runs_dry().unwrap_or(now));
+    if let Some((i, _)) = interactive {
+        return Some(*i);
+    }
+    // 3. Offline, oldest first.
+    candidates
+        .iter()
+        .min_by_key(|(_, s)| s.arrived)
+        .map(|(i, _)| *i)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(mode: Mode, arrived: Instant) -> StreamView {
+        StreamView {
+            mode,
+            arrived,
+            first_audio: None,
+            produced: 0.0,
+            unread: 0.0,
+            throttled: false,
+            runnable: true,
+        }
+    }
+
+    #[test]
+    fn pressing_streams_overtake_comfortable_ones() {
+        let t0 = Instant::now();
+        let now = t0 + Duration::from_secs(10);
+        let margin = Duration::from_secs(1);
+        // An old stream 20 s ahead of its listener, and a new one with nothing sent.
+        let mut old = view(Mode::Interactive, t0);
+        old.first_audio = Some(t0);
+        old.produced = 30.0;
+        let new = view(Mode::Interactive, now);
+        assert_eq!(pick(&[old, new], now, margin, Policy::Pressing), Some(1));
+        // FIFO would keep serving the old one.
+        assert_eq!(pick(&[old, new], now, margin, Policy::Fifo), Some(0));
+        // A stream whose listener runs dry before the new one arrived goes first (EDF).
+        let mut dry = view(Mode::Interactive, t0);
+        dry.first_audio = Some(t0);
+        dry.produced = 9.95;
+        assert!(dry.is_pressing(now, margin));
+        assert_eq!(pick(&[new, dry], now, margin, Policy::Pressing), Some(1));
+    }
+
+    #[test]
+    fn offline_yields_and_throttled_streams_wait() {
+        let t0 = Instant::now();
+        let now = t0 + Duration::from_secs(5);
+        let margin = Duration::from_secs(1);
+        let export = view(Mode::Offline, t0);
+        let mut listening = view(Mode::Interactive, now);
+        assert_eq!(pick(&[export, listening], now, margin, Policy::Pressing), Some(1));
+        listening.throttled = true;
+        assert_eq!(pick(&[export, listening], now, margin, Policy::Pressing), Some(0));
+        let mut done = export;
+        done.runnable = false;
+        assert_eq!(pick(&[done, listening], now, margin, Policy::Pressing), None);
+    }
+
+    #[test]
+    fn earlier_arrivals_are_admitted_first() {
+        let t0 = Instant::now();
+        let a = view(Mode::Interactive, t0);
+        let b = view(Mode::Interactive, t0 + Duration::from_millis(5));
+        let now = t0 + Duration::from_secs(1);
+        assert_eq!(pick(&[b, a], now, Duration::from_secs(1), Policy::Pressing), Some(1));
+    }
+}

@@ -1,0 +1,187 @@
+//! Scheduler behaviour with a stand-in model (a fixed cost per segment), so the tests need no
+//! weights and run in milliseconds.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::*;
+
+/// Renders 0.5 s of a constant per segment after sleeping `cost`, and logs which stream ran.
+struct FakeModel {
+    cost: Duration,
+    rendered: AtomicUsize,
+    log: Mutex<Vec<String>>,
+}
+
+impl FakeModel {
+    fn new(cost_ms: u64) -> Arc<Self> {
+        Arc::new(Self {
+            cost: Duration::from_millis(cost_ms),
+            rendered: AtomicUsize::new(0),
+            log: Mutex::new(Vec::new()),
+        })
+    }
+}
+
+impl SegmentModel for FakeModel {
+    fn segments(&self, text: &str, _: &SpeechRequest) -> Result<Vec<Segment>, SynthError> {
+        Ok(text
+            .split('|')
+            .map(|p| Segment {
+                phonemes: p.to_owned(),
+                ids: vec![1],
+            })
+            .collect())
+    }
+
+    fn render(&self, segment: &Segment, _: &SpeechRequest) -> Result<Vec<f32>, SynthError> {
+        std::thread::sleep(self.cost);
+        self.rendered.fetch_add(1, Ordering::SeqCst);
+        self.log
+            .lock()
+            .expect("log")
+            .push(segment.phonemes.clone());
+        Ok(vec![0.1; SAMPLE_RATE as usize / 2])
+    }
+}
+
+fn request() -> SpeechRequest {
+    SpeechRequest::new("af_heart", 1.0).expect("request")
+}
+
+fn text(name: &str, n: usize) -> String {
+    (0..n).map(|i| format!("{name}{i}")).collect::<Vec<_>>().join("|")
+}
+
+#[test]
+fn a_new_stream_overtakes_one_that_is_ahead() {
+    let model = FakeModel::new(20);
+    let sched = Scheduler::start(model.clone(), SchedulerConfig::default()).expect("start");
+    let mut long = sched
+        .submit_text(&text("a", 30), request(), Mode::Interactive)
+        .expect("submit");
+    // Let the long stream get well ahead of its (imaginary, real-time) listener.
+    for _ in 0..8 {
+        assert!(matches!(long.blocking_next(), Some(StreamEvent::Audio { .. })));
+    }
+    let mut short = sched
+        .submit_text(&text("b", 2), request(), Mode::Interactive)
+        .expect("submit");
+    assert!(matches!(short.blocking_next(), Some(StreamEvent::Audio { .. })));
+    assert!(matches!(short.blocking_next(), Some(StreamEvent::Audio { .. })));
+    assert!(short.blocking_next().is_none(), "stream ends");
+    let log = model.log.lock().expect("log").clone();
+    let b1 = log.iter().position(|s| s == "b1").expect("b1 rendered");
+    // Both of b's segments ran before a got far: a was 4 s ahead, b was pressing.
+    assert!(log[..b1].iter().filter(|s| s.starts_with('a')).count() <= 10, "{log:?}");
+    drop(long);
+}
+
+#[test]
+fn fifo_policy_serves_one_stream_to_the_end() {
+    let model = FakeModel::new(5);
+    let cfg = SchedulerConfig {
+        policy: Policy::Fifo,
+        ..SchedulerConfig::default()
+    };
+    let sched = Scheduler::start(model.clone(), cfg).expect("start");
+    let mut a = sched.submit_text(&text("a", 6), request(), Mode::Interactive).expect("a");
+    let mut b = sched.submit_text(&text("b", 2), request(), Mode::Interactive).expect("b");
+    while a.blocking_next().is_some() {}
+    while b.blocking_next().is_some() {}
+    let log = model.log.lock().expect("log").clone();
+    assert_eq!(log, ["a0", "a1", "a2", "a3", "a4", "a5", "b0", "b1"]);
+}
+
+#[test]
+fn watermarks_bound_unread_audio() {
+    let model = FakeModel::new(1);
+    let cfg = SchedulerConfig {
+        high_watermark: 3.0,
+        low_watermark: 1.0,
+        ..SchedulerConfig::default()
+    };
+    let sched = Scheduler::start(model.clone(), cfg).expect("start");
+    let mut slow = sched
+        .submit_text(&text("s", 200), request(), Mode::Interactive)
+        .expect("submit");
+    // Nobody reads: production stops just past the high watermark (0.5 s per segment).
+    let made = settle(&model);
+    assert!((6..=8).contains(&made), "rendered {made} segments while unread");
+    let buffered = sched.metrics().buffered_us.load(Ordering::Relaxed) as f64 / 1e6;
+    assert!(buffered <= 3.5, "{buffered} s buffered");
+    // Reading drains it and production resumes.
+    for _ in 0..6 {
+        slow.blocking_next();
+    }
+    assert!(settle(&model) > made);
+}
+
+/// Waits until the model has rendered nothing new for 150 ms (at most 10 s); returns the count.
+fn settle(model: &FakeModel) -> usize {
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    let mut last = model.rendered.load(Ordering::SeqCst);
+    loop {
+        std::thread::sleep(Duration::from_millis(150));
+        let now = model.rendered.load(Ordering::SeqCst);
+        if now == last || std::time::Instant::now() > deadline {
+            return now;
+        }
+        last = now;
+    }
+}
+
+#[test]
+fn dropping_a_handle_cancels_its_work() {
+    let model = FakeModel::new(10);
+    let sched = Scheduler::start(model.clone(), SchedulerConfig::default()).expect("start");
+    let mut h = sched
+        .submit_text(&text("c", 100), request(), Mode::Interactive)
+        .expect("submit");
+    h.blocking_next();
+    drop(h);
+    std::thread::sleep(Duration::from_millis(100));
+    let metrics = sched.metrics();
+    assert_eq!(metrics.cancelled.load(Ordering::Relaxed), 1);
+    let made = model.rendered.load(Ordering::SeqCst);
+    std::thread::sleep(Duration::from_millis(100));
+    assert_eq!(model.rendered.load(Ordering::SeqCst), made, "work went on after cancel");
+    assert!(made < 10);
+}
+
+#[test]
+fn offline_work_yields_to_interactive() {
+    let model = FakeModel::new(10);
+    let sched = Scheduler::start(model.clone(), SchedulerConfig::default()).expect("start");
+    let mut export = sched.submit_text(&text("x", 40), request(), Mode::Offline).expect("x");
+    export.blocking_next();
+    let before = model.rendered.load(Ordering::SeqCst);
+    let mut live = sched.submit_text(&text("l", 1), request(), Mode::Interactive).expect("l");
+    assert!(matches!(live.blocking_next(), Some(StreamEvent::Audio { .. })));
+    // One export segment may have been in flight; the live one came right after it.
+    let log = model.log.lock().expect("log").clone();
+    let l0 = log.iter().position(|s| s == "l0").expect("l0 rendered");
+    assert!(l0 <= before + 1, "live waited for {} export segments", l0 - before);
+    drop(export);
+}
+
+#[test]
+fn full_queue_is_refused_and_empty_streams_end() {
+    let model = FakeModel::new(50);
+    let cfg = SchedulerConfig {
+        max_queue: 2,
+        ..SchedulerConfig::default()
+    };
+    let sched = Scheduler::start(model, cfg).expect("start");
+    let _a = sched.submit_text("a", request(), Mode::Interactive).expect("a");
+    let _b = sched.submit_text("b", request(), Mode::Interactive).expect("b");
+    let _c = sched.submit_text("c", request(), Mode::Interactive);
+    let d = sched.submit_text("d", request(), Mode::Interactive);
+    assert!(
+        matches!(d, Err(SchedulerError::QueueFull { .. })),
+        "a fourth waiting stream must be refused"
+    );
+    let mut empty = sched.submit(Vec::new(), request(), Mode::Interactive).expect("empty");
+    assert!(empty.blocking_next().is_none());
+}
