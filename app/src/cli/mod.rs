@@ -4,9 +4,9 @@ mod bench;
 mod models;
 mod render;
 mod say;
-mod serve;
 mod script;
 mod script_input;
+mod serve;
 mod voices;
 
 use std::path::PathBuf;

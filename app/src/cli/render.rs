@@ -97,7 +97,12 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
     }
     let to_stdout = args.output.as_deref() == Some(Path::new("-"));
     let format_arg = args.format.or_else(|| {
-        let ext = args.output.as_deref()?.extension()?.to_str()?.to_ascii_lowercase();
+        let ext = args
+            .output
+            .as_deref()?
+            .extension()?
+            .to_str()?
+            .to_ascii_lowercase();
         match ext.as_str() {
             "flac" => Some(AudioFormat::Flac),
             "mp3" => Some(AudioFormat::Mp3),
@@ -106,22 +111,21 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
         }
     });
     let format = output_format(format_arg.unwrap_or(AudioFormat::Wav), args)?;
-    let dest = match &args.output {
-        Some(p) if !to_stdout => p.clone(),
-        Some(_) => std::env::current_dir()?.join(format!(
-            ".banter-stdout-{}.{}",
-            std::process::id(),
-            format.extension()
-        )),
-        None if args.script.as_os_str() == "-" => {
-            return Err(BadInput(
+    let dest =
+        match &args.output {
+            Some(p) if !to_stdout => p.clone(),
+            Some(_) => std::env::current_dir()?.join(format!(
+                ".banter-stdout-{}.{}",
+                std::process::id(),
+                format.extension()
+            )),
+            None if args.script.as_os_str() == "-" => return Err(BadInput(
                 "reading the script from standard input needs -o OUT (or -o - for standard output)"
                     .into(),
             )
-            .into())
-        }
-        None => args.script.with_extension(format.extension()),
-    };
+            .into()),
+            None => args.script.with_extension(format.extension()),
+        };
     if dest.is_dir() {
         return Err(BadInput(format!("{}: is a folder; give a file name", dest.display())).into());
     }
@@ -213,7 +217,9 @@ fn output_format(format: AudioFormat, args: &RenderArgs) -> anyhow::Result<Outpu
         (AudioFormat::Flac, SampleArg::S16) => OutputFormat::Flac { bits: 16 },
         (AudioFormat::Flac, SampleArg::S24) => OutputFormat::Flac { bits: 24 },
         (AudioFormat::Flac, SampleArg::F32) => {
-            return Err(BadInput("FLAC stores integers: use --sample-format s16 or s24".into()).into())
+            return Err(
+                BadInput("FLAC stores integers: use --sample-format s16 or s24".into()).into(),
+            )
         }
         (AudioFormat::Mp3, _) => {
             if !(32..=320).contains(&args.bitrate) {
@@ -246,7 +252,9 @@ impl ProgressLine {
 
     fn show(&mut self, p: &Progress) {
         let pct = p.fraction() * 100.0;
-        let eta = p.eta().map_or_else(|| "…".into(), |d| clock(d.as_secs_f64()));
+        let eta = p
+            .eta()
+            .map_or_else(|| "…".into(), |d| clock(d.as_secs_f64()));
         let text = format!(
             "[{pct:5.1}%] line {}/{} · {} of audio · ETA {eta}",
             p.line + 1,

@@ -109,7 +109,12 @@ fn recast(episode: &mut Episode, entry: &str) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let speakers: Vec<String> = episode.cast.members.iter().map(|m| m.name.clone()).collect();
+    let speakers: Vec<String> = episode
+        .cast
+        .members
+        .iter()
+        .map(|m| m.name.clone())
+        .collect();
     let Some(found) = episode.cast.get(name).map(|m| m.name.clone()) else {
         return Err(BadInput(format!(
             "--cast {entry}: {} has no speaker \"{name}\"; its speakers are: {}",

@@ -8,8 +8,12 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::EngineArgs;
-use crate::server::backend::SynthBackend;
+use std::sync::Arc;
+
+use engine::scheduler::{Policy as SchedulePolicy, Scheduler, SchedulerConfig};
+
 use crate::server::listener::Listeners;
+use crate::server::scheduled::SchedulerBackend;
 use crate::server::security::Policy;
 use crate::server::{token, Limits, Shared};
 
@@ -37,6 +41,10 @@ pub struct ServeArgs {
     /// Speech jobs accepted at once (waiting or streaming); more get 429.
     #[arg(long, default_value_t = 64, value_name = "N")]
     pub max_queue: usize,
+    /// Serve requests one at a time, first come first served, whole segments (the naive
+    /// baseline `tools/bench/load.py` compares the scheduler with).
+    #[arg(long)]
+    pub naive: bool,
     /// Close connections idle (no request in flight, no bytes) for this many seconds.
     #[arg(long, default_value_t = 30, value_name = "SECONDS")]
     pub idle_timeout: u64,
@@ -63,8 +71,19 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         .thread_name("api")
         .build()
         .context("starting the async runtime")?;
-    let backend = SynthBackend::spawn(synth, args.max_queue, runtime.handle().clone())
-        .context("starting the speech worker thread")?;
+    let voices = synth.stock_voices();
+    let config = SchedulerConfig {
+        policy: if args.naive {
+            SchedulePolicy::Fifo
+        } else {
+            SchedulePolicy::Pressing
+        },
+        max_queue: args.max_queue,
+        ..SchedulerConfig::default()
+    };
+    let scheduler =
+        Scheduler::start(Arc::new(synth), config).context("starting the model thread")?;
+    let backend = SchedulerBackend::new(scheduler, voices, runtime.handle().clone());
     let policy = Policy {
         token,
         allowed_origins: args.allow_origins.clone(),

@@ -15,6 +15,7 @@ mod format;
 pub mod listener;
 mod metrics;
 mod routes;
+pub mod scheduled;
 pub mod security;
 mod sse;
 pub mod token;

@@ -1,4 +1,4 @@
-//! Captions (SRT and WebVTT, one cue per sentence) and the chapters/markers JSON written beside
+//! Captions (SRT and `WebVTT`, one cue per sentence) and the chapters/markers JSON written beside
 //! an episode.
 //!
 //! Cue times are where the sentence's audible sound starts and ends in the final audio (the

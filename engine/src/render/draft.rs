@@ -112,10 +112,7 @@ pub fn render_draft(
             tl.silence(lead, &raw_path)?;
         }
         let line_start = tl.samples;
-        let last_speak = plan
-            .steps
-            .iter()
-            .rposition(|s| matches!(s, Step::Speak(_)));
+        let last_speak = plan.steps.iter().rposition(|s| matches!(s, Step::Speak(_)));
         let mut first_in_line = true;
         for (k, step) in plan.steps.iter().enumerate() {
             if cancel.load(Ordering::Relaxed) {
@@ -124,8 +121,7 @@ pub fn render_draft(
             match step {
                 Step::Silence(secs) => tl.silence(*secs, &raw_path)?,
                 Step::Speak(sentence) => {
-                    if !first_in_line && !matches!(plan.steps.get(k - 1), Some(Step::Silence(_)))
-                    {
+                    if !first_in_line && !matches!(plan.steps.get(k - 1), Some(Step::Silence(_))) {
                         tl.silence(timing::sentence_gap(sentence.speed), &raw_path)?;
                     }
                     first_in_line = false;

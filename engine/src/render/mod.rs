@@ -265,7 +265,12 @@ pub fn render_episode(
     let meta = Metadata {
         title: Some(title_of(episode, options, dest)),
         artist: Some(options.artist.clone().unwrap_or_else(|| {
-            let names: Vec<&str> = episode.cast.members.iter().map(|m| m.name.as_str()).collect();
+            let names: Vec<&str> = episode
+                .cast
+                .members
+                .iter()
+                .map(|m| m.name.as_str())
+                .collect();
             names.join(", ")
         })),
         chapters: chapters
@@ -407,7 +412,8 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RenderError> {
         .tempfile_in(dir)
         .map_err(|e| RenderError::io(dir, e))?;
     tmp.write_all(bytes).map_err(|e| RenderError::io(path, e))?;
-    tmp.persist(path).map_err(|e| RenderError::io(path, e.error))?;
+    tmp.persist(path)
+        .map_err(|e| RenderError::io(path, e.error))?;
     Ok(())
 }
 
@@ -426,7 +432,10 @@ mod tests {
     #[test]
     fn beside_names() {
         let p = Path::new("/x/ep.final.wav");
-        assert_eq!(beside(p, "chapters", "json"), Path::new("/x/ep.final.chapters.json"));
+        assert_eq!(
+            beside(p, "chapters", "json"),
+            Path::new("/x/ep.final.chapters.json")
+        );
     }
 
     #[test]

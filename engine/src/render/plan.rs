@@ -190,12 +190,11 @@ fn flush(
     for range in text::split_sentences(&run.text) {
         let source = &run.text[range];
         let caption = caption_of(source, &run.ipa);
-        let phonemes = phonemize_sentence(source, &run.ipa, language).map_err(|e| {
-            RenderError::Script {
+        let phonemes =
+            phonemize_sentence(source, &run.ipa, language).map_err(|e| RenderError::Script {
                 at: episode.locate(line.position),
                 message: format!("cannot phonemize \"{}\": {e}", excerpt(&caption)),
-            }
-        })?;
+            })?;
         if phonemes.chars().any(char::is_alphabetic) {
             steps.push(Step::Speak(SentencePlan {
                 caption,
@@ -308,7 +307,10 @@ mod tests {
         assert_eq!(ann.lead_pause, Some(0.8));
         let s = speaks(ann);
         let captions: Vec<&str> = s.iter().map(|x| x.caption.as_str()).collect();
-        assert_eq!(captions, ["Hello Dr. Smith.", "It costs $5 today.", "Bye Kokoro!"]);
+        assert_eq!(
+            captions,
+            ["Hello Dr. Smith.", "It costs $5 today.", "Bye Kokoro!"]
+        );
         assert!((s[0].speed - 1.1).abs() < 1e-6 && (s[2].speed - 1.5).abs() < 1e-6);
         assert!(matches!(ann.steps[2], Step::Silence(x) if (x - 1.0).abs() < 1e-6));
         // "$5" is read as words, and the IPA is spliced in as given.
@@ -317,7 +319,11 @@ mod tests {
             .phonemize("It costs $5 today.", Language::EnUs)
             .expect("phonemize");
         assert_ne!(s[1].phonemes, plain);
-        assert!(s[1].phonemes.contains("dˈɑːlɚz") || s[1].phonemes.contains("dˈɑlɚz"), "{}", s[1].phonemes);
+        assert!(
+            s[1].phonemes.contains("dˈɑːlɚz") || s[1].phonemes.contains("dˈɑlɚz"),
+            "{}",
+            s[1].phonemes
+        );
         assert!(s[2].phonemes.contains("kˈOkəɹO"), "{}", s[2].phonemes);
         assert!(!s.iter().any(|x| x.caption.contains("sighs")));
         assert!(p[1].cut_off && p[2].barges_in);
@@ -325,7 +331,6 @@ mod tests {
 
     #[test]
     fn placeholders_round_trip() {
-
         for k in [0, 1, 77, 5000] {
             assert_eq!(placeholder_index(placeholder(k)), Some(k));
         }

@@ -47,7 +47,10 @@ impl HistogramData {
 
 impl Histogram {
     pub fn observe(&self, secs: f64) {
-        let mut h = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut h = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if h.buckets.is_empty() {
             h.buckets = vec![0; LATENCY_BUCKETS.len() + 1];
         }
@@ -62,7 +65,10 @@ impl Histogram {
 
     #[must_use]
     pub fn snapshot(&self) -> HistogramData {
-        let h = self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let h = self
+            .inner
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let mut d = h.clone();
         if d.buckets.is_empty() {
             d.buckets = vec![0; LATENCY_BUCKETS.len() + 1];
@@ -125,38 +131,105 @@ impl Metrics {
     pub fn prometheus(&self) -> String {
         let mut out = String::new();
         let counters = [
-            ("streams_submitted_total", "Streams submitted", &self.submitted),
-            ("streams_completed_total", "Streams finished", &self.completed),
-            ("streams_cancelled_total", "Streams cancelled (disconnect, stop, edit)", &self.cancelled),
+            (
+                "streams_submitted_total",
+                "Streams submitted",
+                &self.submitted,
+            ),
+            (
+                "streams_completed_total",
+                "Streams finished",
+                &self.completed,
+            ),
+            (
+                "streams_cancelled_total",
+                "Streams cancelled (disconnect, stop, edit)",
+                &self.cancelled,
+            ),
             ("streams_failed_total", "Streams that failed", &self.failed),
-            ("streams_rejected_total", "Streams refused because the queue was full", &self.rejected),
-            ("underruns_total", "Chunks delivered after the listener ran out of audio", &self.underruns),
+            (
+                "streams_rejected_total",
+                "Streams refused because the queue was full",
+                &self.rejected,
+            ),
+            (
+                "underruns_total",
+                "Chunks delivered after the listener ran out of audio",
+                &self.underruns,
+            ),
             ("segments_total", "Segments rendered", &self.segments),
-            ("cache_hits_total", "Segments served from the render cache", &self.cache_hits),
+            (
+                "cache_hits_total",
+                "Segments served from the render cache",
+                &self.cache_hits,
+            ),
         ];
         for (name, help, c) in counters {
-            let _ = writeln!(out, "# HELP banter_{name} {help}\n# TYPE banter_{name} counter\nbanter_{name} {}", Self::get(c));
+            let _ = writeln!(
+                out,
+                "# HELP banter_{name} {help}\n# TYPE banter_{name} counter\nbanter_{name} {}",
+                Self::get(c)
+            );
         }
         let secs = |c: &AtomicU64| Self::get(c) as f64 / 1e6;
         let gauges = [
-            ("audio_seconds_total", "Seconds of audio produced", secs(&self.audio_us), "counter"),
-            ("model_busy_seconds_total", "Seconds the model spent rendering", secs(&self.busy_us), "counter"),
-            ("queue_depth", "Streams waiting for their first audio", Self::get(&self.queued) as f64, "gauge"),
-            ("active_streams", "Streams being rendered", Self::get(&self.active) as f64, "gauge"),
-            ("buffered_audio_seconds", "Audio rendered but not yet taken by listeners", secs(&self.buffered_us), "gauge"),
+            (
+                "audio_seconds_total",
+                "Seconds of audio produced",
+                secs(&self.audio_us),
+                "counter",
+            ),
+            (
+                "model_busy_seconds_total",
+                "Seconds the model spent rendering",
+                secs(&self.busy_us),
+                "counter",
+            ),
+            (
+                "queue_depth",
+                "Streams waiting for their first audio",
+                Self::get(&self.queued) as f64,
+                "gauge",
+            ),
+            (
+                "active_streams",
+                "Streams being rendered",
+                Self::get(&self.active) as f64,
+                "gauge",
+            ),
+            (
+                "buffered_audio_seconds",
+                "Audio rendered but not yet taken by listeners",
+                secs(&self.buffered_us),
+                "gauge",
+            ),
         ];
         for (name, help, v, kind) in gauges {
-            let _ = writeln!(out, "# HELP banter_{name} {help}\n# TYPE banter_{name} {kind}\nbanter_{name} {v}");
+            let _ = writeln!(
+                out,
+                "# HELP banter_{name} {help}\n# TYPE banter_{name} {kind}\nbanter_{name} {v}"
+            );
         }
         let histograms = [
             ("ttfa_seconds", "Time to first audio", &self.ttfa),
-            ("segment_seconds", "Model time per segment", &self.segment_latency),
-            ("queue_wait_seconds", "Time a runnable segment waited", &self.queue_wait),
+            (
+                "segment_seconds",
+                "Model time per segment",
+                &self.segment_latency,
+            ),
+            (
+                "queue_wait_seconds",
+                "Time a runnable segment waited",
+                &self.queue_wait,
+            ),
             ("batch_size", "Segments per forward pass", &self.batch_size),
         ];
         for (name, help, h) in histograms {
             let d = h.snapshot();
-            let _ = writeln!(out, "# HELP banter_{name} {help}\n# TYPE banter_{name} histogram");
+            let _ = writeln!(
+                out,
+                "# HELP banter_{name} {help}\n# TYPE banter_{name} histogram"
+            );
             let mut cumulative = 0;
             for (i, n) in d.buckets.iter().enumerate() {
                 cumulative += n;
@@ -165,7 +238,11 @@ impl Metrics {
                     .map_or_else(|| "+Inf".to_owned(), ToString::to_string);
                 let _ = writeln!(out, "banter_{name}_bucket{{le=\"{le}\"}} {cumulative}");
             }
-            let _ = writeln!(out, "banter_{name}_sum {}\nbanter_{name}_count {}", d.sum, d.count);
+            let _ = writeln!(
+                out,
+                "banter_{name}_sum {}\nbanter_{name}_count {}",
+                d.sum, d.count
+            );
         }
         out
     }

@@ -165,10 +165,7 @@ pub struct Scheduler {
 
 impl Scheduler {
     /// Starts the model thread.
-    pub fn start(
-        model: Arc<dyn SegmentModel>,
-        config: SchedulerConfig,
-    ) -> std::io::Result<Self> {
+    pub fn start(model: Arc<dyn SegmentModel>, config: SchedulerConfig) -> std::io::Result<Self> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 streams: Vec::new(),
@@ -302,13 +299,11 @@ impl StreamHandle {
                 .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
                     Some(v.saturating_sub(us))
                 });
-            let _ = self
-                .shared
-                .metrics
-                .buffered_us
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
-                    Some(v.saturating_sub(us))
-                });
+            let _ = self.shared.metrics.buffered_us.fetch_update(
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+                |v| Some(v.saturating_sub(us)),
+            );
             self.shared.wake.notify_all();
         }
     }
@@ -441,7 +436,11 @@ fn prune_and_throttle(st: &mut State, shared: &Shared) {
 }
 
 fn update_gauges(st: &State, metrics: &Metrics) {
-    let queued = st.streams.iter().filter(|e| e.first_audio.is_none()).count();
+    let queued = st
+        .streams
+        .iter()
+        .filter(|e| e.first_audio.is_none())
+        .count();
     metrics.queued.store(queued as u64, Ordering::Relaxed);
     metrics
         .active

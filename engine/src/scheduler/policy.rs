@@ -67,7 +67,12 @@ impl StreamView {
 
 /// Index of the stream to run next, or `None` when nothing may run.
 #[must_use]
-pub fn pick(streams: &[StreamView], now: Instant, margin: Duration, policy: Policy) -> Option<usize> {
+pub fn pick(
+    streams: &[StreamView],
+    now: Instant,
+    margin: Duration,
+    policy: Policy,
+) -> Option<usize> {
     let eligible = |s: &&StreamView| s.runnable && !s.throttled;
     let candidates = streams.iter().enumerate().filter(|(_, s)| eligible(s));
     if policy == Policy::Fifo {
@@ -141,12 +146,21 @@ mod tests {
         let margin = Duration::from_secs(1);
         let export = view(Mode::Offline, t0);
         let mut listening = view(Mode::Interactive, now);
-        assert_eq!(pick(&[export, listening], now, margin, Policy::Pressing), Some(1));
+        assert_eq!(
+            pick(&[export, listening], now, margin, Policy::Pressing),
+            Some(1)
+        );
         listening.throttled = true;
-        assert_eq!(pick(&[export, listening], now, margin, Policy::Pressing), Some(0));
+        assert_eq!(
+            pick(&[export, listening], now, margin, Policy::Pressing),
+            Some(0)
+        );
         let mut done = export;
         done.runnable = false;
-        assert_eq!(pick(&[done, listening], now, margin, Policy::Pressing), None);
+        assert_eq!(
+            pick(&[done, listening], now, margin, Policy::Pressing),
+            None
+        );
     }
 
     #[test]
@@ -155,6 +169,9 @@ mod tests {
         let a = view(Mode::Interactive, t0);
         let b = view(Mode::Interactive, t0 + Duration::from_millis(5));
         let now = t0 + Duration::from_secs(1);
-        assert_eq!(pick(&[b, a], now, Duration::from_secs(1), Policy::Pressing), Some(1));
+        assert_eq!(
+            pick(&[b, a], now, Duration::from_secs(1), Policy::Pressing),
+            Some(1)
+        );
     }
 }

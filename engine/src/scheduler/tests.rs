@@ -38,10 +38,7 @@ impl SegmentModel for FakeModel {
     fn render(&self, segment: &Segment, _: &SpeechRequest) -> Result<Vec<f32>, SynthError> {
         std::thread::sleep(self.cost);
         self.rendered.fetch_add(1, Ordering::SeqCst);
-        self.log
-            .lock()
-            .expect("log")
-            .push(segment.phonemes.clone());
+        self.log.lock().expect("log").push(segment.phonemes.clone());
         Ok(vec![0.1; SAMPLE_RATE as usize / 2])
     }
 }
@@ -51,7 +48,10 @@ fn request() -> SpeechRequest {
 }
 
 fn text(name: &str, n: usize) -> String {
-    (0..n).map(|i| format!("{name}{i}")).collect::<Vec<_>>().join("|")
+    (0..n)
+        .map(|i| format!("{name}{i}"))
+        .collect::<Vec<_>>()
+        .join("|")
 }
 
 #[test]
@@ -63,18 +63,30 @@ fn a_new_stream_overtakes_one_that_is_ahead() {
         .expect("submit");
     // Let the long stream get well ahead of its (imaginary, real-time) listener.
     for _ in 0..8 {
-        assert!(matches!(long.blocking_next(), Some(StreamEvent::Audio { .. })));
+        assert!(matches!(
+            long.blocking_next(),
+            Some(StreamEvent::Audio { .. })
+        ));
     }
     let mut short = sched
         .submit_text(&text("b", 2), request(), Mode::Interactive)
         .expect("submit");
-    assert!(matches!(short.blocking_next(), Some(StreamEvent::Audio { .. })));
-    assert!(matches!(short.blocking_next(), Some(StreamEvent::Audio { .. })));
+    assert!(matches!(
+        short.blocking_next(),
+        Some(StreamEvent::Audio { .. })
+    ));
+    assert!(matches!(
+        short.blocking_next(),
+        Some(StreamEvent::Audio { .. })
+    ));
     assert!(short.blocking_next().is_none(), "stream ends");
     let log = model.log.lock().expect("log").clone();
     let b1 = log.iter().position(|s| s == "b1").expect("b1 rendered");
     // Both of b's segments ran before a got far: a was 4 s ahead, b was pressing.
-    assert!(log[..b1].iter().filter(|s| s.starts_with('a')).count() <= 10, "{log:?}");
+    assert!(
+        log[..b1].iter().filter(|s| s.starts_with('a')).count() <= 10,
+        "{log:?}"
+    );
     drop(long);
 }
 
@@ -86,8 +98,12 @@ fn fifo_policy_serves_one_stream_to_the_end() {
         ..SchedulerConfig::default()
     };
     let sched = Scheduler::start(model.clone(), cfg).expect("start");
-    let mut a = sched.submit_text(&text("a", 6), request(), Mode::Interactive).expect("a");
-    let mut b = sched.submit_text(&text("b", 2), request(), Mode::Interactive).expect("b");
+    let mut a = sched
+        .submit_text(&text("a", 6), request(), Mode::Interactive)
+        .expect("a");
+    let mut b = sched
+        .submit_text(&text("b", 2), request(), Mode::Interactive)
+        .expect("b");
     while a.blocking_next().is_some() {}
     while b.blocking_next().is_some() {}
     let log = model.log.lock().expect("log").clone();
@@ -108,7 +124,10 @@ fn watermarks_bound_unread_audio() {
         .expect("submit");
     // Nobody reads: production stops just past the high watermark (0.5 s per segment).
     let made = settle(&model);
-    assert!((6..=8).contains(&made), "rendered {made} segments while unread");
+    assert!(
+        (6..=8).contains(&made),
+        "rendered {made} segments while unread"
+    );
     let buffered = sched.metrics().buffered_us.load(Ordering::Relaxed) as f64 / 1e6;
     assert!(buffered <= 3.5, "{buffered} s buffered");
     // Reading drains it and production resumes.
@@ -146,7 +165,11 @@ fn dropping_a_handle_cancels_its_work() {
     assert_eq!(metrics.cancelled.load(Ordering::Relaxed), 1);
     let made = model.rendered.load(Ordering::SeqCst);
     std::thread::sleep(Duration::from_millis(100));
-    assert_eq!(model.rendered.load(Ordering::SeqCst), made, "work went on after cancel");
+    assert_eq!(
+        model.rendered.load(Ordering::SeqCst),
+        made,
+        "work went on after cancel"
+    );
     assert!(made < 10);
 }
 
@@ -154,15 +177,26 @@ fn dropping_a_handle_cancels_its_work() {
 fn offline_work_yields_to_interactive() {
     let model = FakeModel::new(10);
     let sched = Scheduler::start(model.clone(), SchedulerConfig::default()).expect("start");
-    let mut export = sched.submit_text(&text("x", 40), request(), Mode::Offline).expect("x");
+    let mut export = sched
+        .submit_text(&text("x", 40), request(), Mode::Offline)
+        .expect("x");
     export.blocking_next();
     let before = model.rendered.load(Ordering::SeqCst);
-    let mut live = sched.submit_text(&text("l", 1), request(), Mode::Interactive).expect("l");
-    assert!(matches!(live.blocking_next(), Some(StreamEvent::Audio { .. })));
+    let mut live = sched
+        .submit_text(&text("l", 1), request(), Mode::Interactive)
+        .expect("l");
+    assert!(matches!(
+        live.blocking_next(),
+        Some(StreamEvent::Audio { .. })
+    ));
     // One export segment may have been in flight; the live one came right after it.
     let log = model.log.lock().expect("log").clone();
     let l0 = log.iter().position(|s| s == "l0").expect("l0 rendered");
-    assert!(l0 <= before + 1, "live waited for {} export segments", l0 - before);
+    assert!(
+        l0 <= before + 1,
+        "live waited for {} export segments",
+        l0 - before
+    );
     drop(export);
 }
 
@@ -174,14 +208,20 @@ fn full_queue_is_refused_and_empty_streams_end() {
         ..SchedulerConfig::default()
     };
     let sched = Scheduler::start(model, cfg).expect("start");
-    let _a = sched.submit_text("a", request(), Mode::Interactive).expect("a");
-    let _b = sched.submit_text("b", request(), Mode::Interactive).expect("b");
+    let _a = sched
+        .submit_text("a", request(), Mode::Interactive)
+        .expect("a");
+    let _b = sched
+        .submit_text("b", request(), Mode::Interactive)
+        .expect("b");
     let _c = sched.submit_text("c", request(), Mode::Interactive);
     let d = sched.submit_text("d", request(), Mode::Interactive);
     assert!(
         matches!(d, Err(SchedulerError::QueueFull { .. })),
         "a fourth waiting stream must be refused"
     );
-    let mut empty = sched.submit(Vec::new(), request(), Mode::Interactive).expect("empty");
+    let mut empty = sched
+        .submit(Vec::new(), request(), Mode::Interactive)
+        .expect("empty");
     assert!(empty.blocking_next().is_none());
 }

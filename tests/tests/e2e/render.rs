@@ -1,6 +1,7 @@
 //! `banter render` end to end: every bundled example becomes an episode whose captions, loudness,
 //! line order and casting are checked against the script; other formats, stems and Ctrl-C.
 
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use engine::audio::LoudnessMeter;
@@ -79,14 +80,14 @@ fn dedup(v: Vec<String>) -> Vec<String> {
 fn loudness(samples: &[f32], rate: u32) -> (f64, f64) {
     let mut m = LoudnessMeter::new(rate).expect("meter");
     m.add(samples).expect("meter add");
-    (
-        m.integrated_lufs().expect("not silent"),
-        m.true_peak_dbtp(),
-    )
+    (m.integrated_lufs().expect("not silent"), m.true_peak_dbtp())
 }
 
 fn check_report(script: &Path) -> Value {
-    let out = banter(&["script", "check", "--json", &script.to_string_lossy()], None);
+    let out = banter(
+        &["script", "check", "--json", &script.to_string_lossy()],
+        None,
+    );
     assert!(
         out.status.success(),
         "script check {}: {}",
@@ -103,11 +104,20 @@ fn every_example_renders_with_true_captions_loudness_order_and_voices() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     for script in examples() {
-        let name = script.file_name().expect("name").to_string_lossy().into_owned();
+        let name = script
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
         let out_wav = dir.path().join(format!("{name}.wav"));
         let started = std::time::Instant::now();
         let out = banter(
-            &["render", &script.to_string_lossy(), "-o", &out_wav.to_string_lossy()],
+            &[
+                "render",
+                &script.to_string_lossy(),
+                "-o",
+                &out_wav.to_string_lossy(),
+            ],
             None,
         );
         let stderr = String::from_utf8_lossy(&out.stderr);
@@ -125,13 +135,25 @@ fn every_example_renders_with_true_captions_loudness_order_and_voices() {
         let cues = parse_srt(&srt);
         assert!(!cues.is_empty(), "{name}: no cues");
         for pair in cues.windows(2) {
-            assert!(pair[0].start < pair[0].end, "{name}: empty cue {:?}", pair[0]);
+            assert!(
+                pair[0].start < pair[0].end,
+                "{name}: empty cue {:?}",
+                pair[0]
+            );
             assert!(pair[0].end <= pair[1].start, "{name}: overlap {pair:?}");
         }
         let last = cues.last().expect("cue");
         assert!(last.end <= duration + 1e-3, "{name}: cue past the end");
-        assert!(duration - last.end < 1.0, "{name}: {:.2} s after the last cue", duration - last.end);
-        assert!(cues[0].start < 1.0, "{name}: first cue at {:.2}", cues[0].start);
+        assert!(
+            duration - last.end < 1.0,
+            "{name}: {:.2} s after the last cue",
+            duration - last.end
+        );
+        assert!(
+            cues[0].start < 1.0,
+            "{name}: first cue at {:.2}",
+            cues[0].start
+        );
         // Every cue holds sound, and the gaps between cues are quiet.
         for cue in &cues {
             let a = (cue.start * 24_000.0) as usize;
@@ -157,7 +179,10 @@ fn every_example_renders_with_true_captions_loudness_order_and_voices() {
             .map(|l| letters(l["text"].as_str().unwrap_or("")))
             .collect();
         let caption_words: String = cues.iter().map(|c| letters(&c.text)).collect();
-        assert_eq!(caption_words, script_words, "{name}: captions differ from the script");
+        assert_eq!(
+            caption_words, script_words,
+            "{name}: captions differ from the script"
+        );
         let script_speakers = dedup(
             spoken
                 .iter()
@@ -178,7 +203,11 @@ fn every_example_renders_with_true_captions_loudness_order_and_voices() {
         for line in rendered {
             let speaker = line["speaker"].as_str().expect("speaker");
             let want = VoiceSpec::parse(cast[speaker].as_str().expect("voice")).expect("spec");
-            assert_eq!(line["voice"].as_str(), Some(want.canonical().as_str()), "{name}");
+            assert_eq!(
+                line["voice"].as_str(),
+                Some(want.canonical().as_str()),
+                "{name}"
+            );
         }
         if name == "episode.md" {
             let chapters = markers["chapters"].as_array().expect("chapters");
@@ -217,24 +246,43 @@ fn flac_mp3_resampling_stems_and_vtt() {
         ],
         None,
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let bytes = std::fs::read(&flac).expect("flac");
     assert_eq!(&bytes[..4], b"fLaC");
     // STREAMINFO: sample rate is the top 20 bits at byte 18 of the file.
-    let rate = (u32::from(bytes[18]) << 12) | (u32::from(bytes[19]) << 4) | (u32::from(bytes[20]) >> 4);
+    let rate =
+        (u32::from(bytes[18]) << 12) | (u32::from(bytes[19]) << 4) | (u32::from(bytes[20]) >> 4);
     assert_eq!(rate, 48_000);
     for stem in ["short.ann.flac", "short.ben.flac", "short.srt", "short.vtt"] {
         assert!(dir.path().join(stem).is_file(), "{stem} missing");
     }
     let vtt = std::fs::read_to_string(dir.path().join("short.vtt")).expect("vtt");
-    assert!(vtt.starts_with("WEBVTT\n\n") && vtt.contains("<v Ben>"), "{vtt}");
+    assert!(
+        vtt.starts_with("WEBVTT\n\n") && vtt.contains("<v Ben>"),
+        "{vtt}"
+    );
 
     let mp3 = dir.path().join("short.mp3");
     let out = banter(
-        &["render", &script.to_string_lossy(), "-o", &mp3.to_string_lossy(), "--title", "Short"],
+        &[
+            "render",
+            &script.to_string_lossy(),
+            "-o",
+            &mp3.to_string_lossy(),
+            "--title",
+            "Short",
+        ],
         None,
     );
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let bytes = std::fs::read(&mp3).expect("mp3");
     assert_eq!(&bytes[..3], b"ID3", "ID3v2 tag first");
     let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
@@ -248,19 +296,30 @@ fn ctrl_c_leaves_the_previous_file_and_no_temporaries() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let script = dir.path().join("long.txt");
-    let text: String = (0..40)
-        .map(|i| format!("A: This is sentence number {i}, and it goes on for a while.\nB: Indeed it does.\n"))
-        .collect();
+    let mut text = String::new();
+    for i in 0..40 {
+        writeln!(
+            text,
+            "A: This is sentence number {i}, and it goes on for a while."
+        )
+        .expect("write");
+        text.push_str("B: Indeed it does.\n");
+    }
     std::fs::write(&script, text).expect("script");
     let target = dir.path().join("long.wav");
     std::fs::write(&target, b"OLD").expect("old file");
     let mut child = std::process::Command::new(crate::support::banter_path())
-        .args(["render", &script.to_string_lossy(), "-o", &target.to_string_lossy()])
+        .args([
+            "render",
+            &script.to_string_lossy(),
+            "-o",
+            &target.to_string_lossy(),
+        ])
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("spawn");
     // Wait until rendering is under way (the draft exists), then interrupt.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_mins(1);
     while !has_temporaries(dir.path()) {
         assert!(std::time::Instant::now() < deadline, "render never started");
         std::thread::sleep(std::time::Duration::from_millis(50));
@@ -277,9 +336,12 @@ fn ctrl_c_leaves_the_previous_file_and_no_temporaries() {
 }
 
 fn has_temporaries(dir: &Path) -> bool {
-    std::fs::read_dir(dir)
-        .expect("dir")
-        .any(|e| e.expect("entry").file_name().to_string_lossy().starts_with(".banter"))
+    std::fs::read_dir(dir).expect("dir").any(|e| {
+        e.expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .starts_with(".banter")
+    })
 }
 
 #[test]
@@ -288,8 +350,18 @@ fn bad_scripts_fail_with_file_line_column() {
     let cases: [(&str, &[u8], &[&str], &str); 4] = [
         ("empty.txt", b"", &[], "empty.txt:1:1:"),
         ("ws.txt", b"  \n\t\n", &[], "ws.txt:1:1:"),
-        ("voice.txt", b"# cast\nAnn: af_nobody\n\nAnn: Hi.\n", &[], "voice.txt:2:"),
-        ("cast.txt", b"Ann: Hi.\nBen: Yo.\n", &["--cast", "Zed=af_heart"], "Zed"),
+        (
+            "voice.txt",
+            b"# cast\nAnn: af_nobody\n\nAnn: Hi.\n",
+            &[],
+            "voice.txt:2:",
+        ),
+        (
+            "cast.txt",
+            b"Ann: Hi.\nBen: Yo.\n",
+            &["--cast", "Zed=af_heart"],
+            "Zed",
+        ),
     ];
     for (file, bytes, extra, needle) in cases {
         let path = dir.path().join(file);

@@ -41,7 +41,7 @@ async fn health() -> impl IntoResponse {
 async fn render_metrics(State(state): State<AppState>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        state.metrics.render(),
+        state.metrics.render() + &state.backend.metrics_text(),
     )
 }
 

@@ -1,0 +1,91 @@
+//! [`SpeechBackend`] over the engine's [`Scheduler`]: the one the studio and exports share.
+//!
+//! Each job becomes an interactive scheduler stream; a small task forwards its audio into the
+//! bounded channel the HTTP side reads. When the client reads slowly the forwarder waits, the
+//! stream's unread audio rises past the scheduler's high watermark and the model turns to other
+//! streams; when the client leaves, the channel closes, the forwarder drops the stream handle,
+//! and the scheduler drops the stream's remaining segments before its next step.
+
+use engine::scheduler::{Mode, Scheduler, SchedulerError, StreamEvent, StreamHandle};
+use engine::synth::{SpeechRequest, SPEED_RANGE};
+use engine::voice::StockVoice;
+use tokio::sync::mpsc;
+
+use super::backend::{check_voices, input_error, synth_error};
+use super::backend::{AudioEvent, BackendError, SpeechBackend, SpeechJob};
+
+/// Chunks (segments) that may wait between the forwarder and the HTTP body.
+const CHUNKS_IN_FLIGHT: usize = 2;
+
+pub struct SchedulerBackend {
+    scheduler: Scheduler,
+    voices: Vec<StockVoice>,
+    runtime: tokio::runtime::Handle,
+}
+
+impl SchedulerBackend {
+    #[must_use]
+    pub fn new(
+        scheduler: Scheduler,
+        voices: Vec<StockVoice>,
+        runtime: tokio::runtime::Handle,
+    ) -> Self {
+        Self {
+            scheduler,
+            voices,
+            runtime,
+        }
+    }
+}
+
+impl SpeechBackend for SchedulerBackend {
+    fn start(&self, job: SpeechJob) -> Result<mpsc::Receiver<AudioEvent>, BackendError> {
+        let request = SpeechRequest::new(&job.voice, job.speed).map_err(|e| input_error(&e))?;
+        check_voices(&request.voice, &self.voices)?;
+        if !(SPEED_RANGE.0..=SPEED_RANGE.1).contains(&job.speed) {
+            return Err(BackendError::Input {
+                field: "speed",
+                message: format!(
+                    "speed {} is outside {}–{}",
+                    job.speed, SPEED_RANGE.0, SPEED_RANGE.1
+                ),
+            });
+        }
+        // Phonemes are made here, on the request's thread, while the model works on others.
+        let handle = self
+            .scheduler
+            .submit_text(&job.text, request, Mode::Interactive)
+            .map_err(|e| match e {
+                SchedulerError::QueueFull { waiting } => BackendError::Busy { queued: waiting },
+                SchedulerError::Shutdown => BackendError::Stopped,
+                SchedulerError::Synth(e) => synth_error(&e),
+            })?;
+        let (tx, rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
+        self.runtime.spawn(forward(handle, tx));
+        Ok(rx)
+    }
+
+    fn voices(&self) -> Vec<StockVoice> {
+        self.voices.clone()
+    }
+
+    fn metrics_text(&self) -> String {
+        self.scheduler.metrics().prometheus()
+    }
+}
+
+async fn forward(mut handle: StreamHandle, tx: mpsc::Sender<AudioEvent>) {
+    loop {
+        let event = match handle.next().await {
+            Some(StreamEvent::Audio { samples, .. }) => AudioEvent::Chunk(samples),
+            Some(StreamEvent::Failed(message)) => {
+                AudioEvent::Failed(BackendError::Internal(message))
+            }
+            None => AudioEvent::Done,
+        };
+        let last = !matches!(event, AudioEvent::Chunk(_));
+        if tx.send(event).await.is_err() || last {
+            return; // the client left (dropping `handle` cancels the stream), or all was said
+        }
+    }
+}
