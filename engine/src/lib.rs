@@ -14,11 +14,14 @@
 //!   split into sentences.
 //! - [`synth`]: the public entry point: load once, synthesize whole or as a stream of chunks.
 //! - [`script`]: podcast scripts in many formats, parsed into episodes (cast, lines, chapters).
+//! - [`library`]: the user's `SQLite` library: saved voices, speaker embeddings, projects and the
+//!   render cache.
 
 pub mod assets;
 pub mod audio;
 pub mod device;
 pub mod kokoro;
+pub mod library;
 pub mod onnx;
 pub mod phonemes;
 pub mod script;
