@@ -8,7 +8,8 @@ use super::open::Library;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CheckReport {
     pub schema_version: u32,
-    /// `PRAGMA integrity_check`'s lines: exactly `["ok"]` when the file is sound.
+    /// `PRAGMA integrity_check`'s lines, then any damage met while counting: exactly
+    /// `["ok"]` when the file is sound.
     pub integrity: Vec<String>,
     /// `PRAGMA foreign_key_check` rows, as `table rowid -> parent`.
     pub foreign_key_violations: Vec<String>,
@@ -39,48 +40,66 @@ pub struct VacuumReport {
 }
 
 impl Library {
-    /// Runs `SQLite`'s full integrity and foreign key checks and counts what is stored. Reads
-    /// every page: seconds for a large cache.
+    /// Runs `SQLite`'s full integrity and foreign key checks and counts what is stored (a
+    /// count that meets damage reads 0, and the damage is listed). Reads every page: seconds
+    /// for a large cache.
     pub fn check(&self) -> Result<CheckReport, LibraryError> {
-        let op = "check the library";
-        let err = self.sql_err(op);
-        let integrity = {
-            let mut stmt = self.conn.prepare("PRAGMA integrity_check").map_err(&err)?;
-            let rows = stmt.query_map([], |r| r.get(0)).map_err(&err)?;
-            rows.collect::<Result<Vec<String>, _>>().map_err(&err)?
+        let err = self.sql_err("check the library");
+        let mut integrity = match self.lines("PRAGMA integrity_check", |r| r.get(0)) {
+            Ok(lines) => lines,
+            Err(e) => vec![damage(e, "integrity check").map_err(&err)?],
         };
-        let foreign_key_violations = {
-            let mut stmt = self
-                .conn
-                .prepare("PRAGMA foreign_key_check")
-                .map_err(&err)?;
-            let rows = stmt
-                .query_map([], |r| {
-                    let table: String = r.get(0)?;
-                    let rowid: Option<i64> = r.get(1)?;
-                    let parent: String = r.get(2)?;
-                    Ok(format!("{table} {} -> {parent}", rowid.unwrap_or_default()))
-                })
-                .map_err(&err)?;
-            rows.collect::<Result<Vec<_>, _>>().map_err(&err)?
-        };
-        let count = |sql: &str| -> Result<u64, LibraryError> {
-            let n: i64 = self.conn.query_row(sql, [], |r| r.get(0)).map_err(&err)?;
-            Ok(u64::try_from(n).unwrap_or(0))
-        };
+        let mut foreign_key_violations = Vec::new();
+        match self.lines("PRAGMA foreign_key_check", |r| {
+            let table: String = r.get(0)?;
+            let rowid: Option<i64> = r.get(1)?;
+            let parent: String = r.get(2)?;
+            Ok(format!("{table} {} -> {parent}", rowid.unwrap_or_default()))
+        }) {
+            Ok(v) => foreign_key_violations = v,
+            Err(e) => integrity.push(damage(e, "foreign key check").map_err(&err)?),
+        }
+        let queries = [
+            "SELECT count(*) FROM voices",
+            "SELECT count(*) FROM voices WHERE kind = 'stock'",
+            "SELECT count(*) FROM projects",
+            "SELECT count(*) FROM autosaves",
+            "SELECT count(*) FROM speaker_embeddings",
+            "SELECT count(*) FROM render_cache",
+            "SELECT coalesce(sum(size_bytes), 0) FROM render_cache",
+        ];
+        let mut counts = [0u64; 7];
+        for (sql, n) in queries.iter().zip(&mut counts) {
+            match self.conn.query_row(sql, [], |r| r.get::<_, i64>(0)) {
+                Ok(v) => *n = u64::try_from(v).unwrap_or(0),
+                Err(e) => integrity.push(damage(e, sql).map_err(&err)?),
+            }
+        }
+        let [voices, stock_voices, projects, autosaves, embeddings, cache_entries, cache_bytes] =
+            counts;
         Ok(CheckReport {
             schema_version: self.schema_version()?,
             integrity,
             foreign_key_violations,
-            voices: count("SELECT count(*) FROM voices")?,
-            stock_voices: count("SELECT count(*) FROM voices WHERE kind = 'stock'")?,
-            projects: count("SELECT count(*) FROM projects")?,
-            autosaves: count("SELECT count(*) FROM autosaves")?,
-            embeddings: count("SELECT count(*) FROM speaker_embeddings")?,
-            cache_entries: count("SELECT count(*) FROM render_cache")?,
-            cache_bytes: count("SELECT coalesce(sum(size_bytes), 0) FROM render_cache")?,
+            voices,
+            stock_voices,
+            projects,
+            autosaves,
+            embeddings,
+            cache_entries,
+            cache_bytes,
             file_bytes: self.file_bytes(),
         })
+    }
+
+    fn lines<T>(
+        &self,
+        sql: &str,
+        f: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<Vec<T>> {
+        let mut stmt = self.conn.prepare(sql)?;
+        let rows = stmt.query_map([], f)?;
+        rows.collect()
     }
 
     /// Rebuilds the file without free pages (after clearing or shrinking the cache). Needs
@@ -109,5 +128,15 @@ impl Library {
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| m.len())
             .sum()
+    }
+}
+
+/// Damage met while checking is part of the report, not an error of the check: a corruption
+/// error becomes a report line, any other error stays an error.
+fn damage(e: rusqlite::Error, what: &str) -> Result<String, rusqlite::Error> {
+    if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseCorrupt) {
+        Ok(format!("{what}: {e}"))
+    } else {
+        Err(e)
     }
 }

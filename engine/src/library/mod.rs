@@ -13,6 +13,7 @@
 //! Files of this module, each about one thing:
 //! - `open`: opening, pragmas, busy handling, write transactions, setting aside a corrupt
 //!   or foreign file.
+//! - `aside`: recognising a corrupt or foreign file and renaming it out of the way.
 //! - `schema`: the ordered migrations and `PRAGMA user_version`.
 //! - `voices`, `embeddings`, `projects`, `cache`: one table family each.
 //! - `check`: `banter library check` (integrity, counts) and `vacuum`.
@@ -21,6 +22,7 @@
 //! A [`Library`] wraps one connection; it is `Send` but not `Sync`: give each thread its own
 //! (opening is cheap), as `SQLite` serialises writers across connections anyway.
 
+mod aside;
 mod cache;
 mod check;
 mod clock;
@@ -34,13 +36,16 @@ mod voices;
 #[cfg(test)]
 mod tests;
 
+pub use aside::{SetAside, SetAsideReason};
 pub use cache::{
     CacheStats, CachedAudio, PutOutcome, RenderKey, RenderKeyParts, DEFAULT_CACHE_CAP,
 };
 pub use check::{CheckReport, VacuumReport};
 pub use embeddings::{EmbeddingKey, SpeakerEmbedding, EMBEDDING_DIM};
 pub use error::LibraryError;
-pub use open::{default_path, Library, LibraryOptions, SetAside, SetAsideReason, LIBRARY_ENV};
+pub use open::{
+    default_path, Library, LibraryOptions, DEFAULT_BUSY_TIMEOUT, LIBRARY_ENV, LIBRARY_FILE,
+};
 pub use projects::{Autosave, Project, ProjectDraft};
 pub use schema::SCHEMA_VERSION;
 pub use voices::{NewVoice, Voice, VoiceKind};

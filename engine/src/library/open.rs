@@ -27,12 +27,12 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior};
 
+use super::aside::{precheck, set_aside_file, SetAside, SetAsideReason};
 use super::cache::{Counters, DEFAULT_CACHE_CAP};
-use super::clock;
 use super::error::{is_busy_code, LibraryError};
 use super::schema::{self, MigrateOutcome, APPLICATION_ID, SCHEMA_VERSION};
 
@@ -77,29 +77,6 @@ impl Default for LibraryOptions {
             busy_timeout: DEFAULT_BUSY_TIMEOUT,
         }
     }
-}
-
-/// Why a file was moved out of the way.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum SetAsideReason {
-    /// `SQLite` could not read it as a database (random bytes, a text file, a damaged header).
-    Unreadable { detail: String },
-    /// A `SQLite` database of some other application.
-    Foreign {
-        application_id: i32,
-        user_version: u32,
-        tables: u32,
-    },
-}
-
-/// A file found at the library path that was renamed so a fresh library could be created.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SetAside {
-    /// Where it was (the library path).
-    pub original: PathBuf,
-    /// Where it is now (its `-wal`/`-shm`, if any, sit beside it with the same suffixes).
-    pub moved_to: PathBuf,
-    pub reason: SetAsideReason,
 }
 
 /// The user's library: one `SQLite` connection with the settings above.
@@ -302,9 +279,11 @@ pub(crate) fn sql_error(
     }
 }
 
-/// 1, 2, 4 … ms, capped at 20 ms: short waits, as `SQLite` write transactions here are short.
+/// 0.1, 0.2, 0.4 … ms, capped at 5 ms. Write transactions here last well under a
+/// millisecond, and a waiter that sleeps long loses every race for the lock to a writer
+/// committing in a loop, so it polls often.
 fn backoff(tries: u32) -> Duration {
-    Duration::from_millis(1u64 << tries.min(5)).min(Duration::from_millis(20))
+    Duration::from_micros(100 << tries.min(6)).min(Duration::from_millis(5))
 }
 
 /// A busy handler that sleeps with [`backoff`] until `timeout` has passed since this wait began.
@@ -322,6 +301,24 @@ fn install_busy_handler(conn: &mut Connection, timeout: Duration) -> rusqlite::R
     }))
 }
 
+/// Runs `f` again while it fails with a busy error, until `timeout` has passed.
+fn retry_busy<T>(
+    timeout: Duration,
+    mut f: impl FnMut() -> rusqlite::Result<T>,
+) -> rusqlite::Result<T> {
+    let start = Instant::now();
+    let mut tries = 0;
+    loop {
+        match f() {
+            Err(e) if is_busy_code(&e) && start.elapsed() < timeout => {
+                tries += 1;
+                std::thread::sleep(backoff(tries));
+            }
+            other => return other,
+        }
+    }
+}
+
 /// One try at opening `path`: connect, classify the file, set the pragmas, migrate.
 fn attempt(path: &Path, options: &LibraryOptions) -> Result<Connection, Attempt> {
     let fatal = |op| move |e| Attempt::Fatal(sql_error(path, op, options.busy_timeout, e));
@@ -330,10 +327,15 @@ fn attempt(path: &Path, options: &LibraryOptions) -> Result<Connection, Attempt>
     }
     let mut conn = Connection::open(path).map_err(fatal("open"))?;
     install_busy_handler(&mut conn, options.busy_timeout).map_err(fatal("set the busy handler"))?;
-    classify(&conn, path).map_err(|e| unusable_or(e, path, "read the file header"))??;
-    let mode: String = conn
-        .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
-        .map_err(|e| unusable_or(e, path, "switch to WAL"))?;
+    let wait = options.busy_timeout;
+    retry_busy(wait, || classify(&conn, path))
+        .map_err(|e| unusable_or(e, path, "read the file header", wait))??;
+    // Switching to WAL needs an exclusive lock and fails at once (no busy handler) while a
+    // second process creates the same library; so do the migrations' first steps.
+    let mode: String = retry_busy(wait, || {
+        conn.pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
+    })
+    .map_err(|e| unusable_or(e, path, "switch to WAL", wait))?;
     if !mode.eq_ignore_ascii_case("wal") {
         tracing::warn!(path = %path.display(), mode, "the file system refused WAL mode; writers will block readers");
     }
@@ -341,7 +343,7 @@ fn attempt(path: &Path, options: &LibraryOptions) -> Result<Connection, Attempt>
         .map_err(fatal("set synchronous"))?;
     conn.pragma_update(None, "foreign_keys", "ON")
         .map_err(fatal("enable foreign keys"))?;
-    match schema::migrate_to(&mut conn, SCHEMA_VERSION) {
+    match retry_busy(wait, || schema::migrate_to(&mut conn, SCHEMA_VERSION)) {
         Ok(MigrateOutcome::Done { from }) => {
             if from != SCHEMA_VERSION {
                 tracing::info!(path = %path.display(), from, to = SCHEMA_VERSION, "voice library schema upgraded");
@@ -349,7 +351,7 @@ fn attempt(path: &Path, options: &LibraryOptions) -> Result<Connection, Attempt>
             Ok(conn)
         }
         Ok(MigrateOutcome::Newer { found }) => Err(newer(path, found)),
-        Err(e) => Err(unusable_or(e, path, "upgrade the schema")),
+        Err(e) => Err(unusable_or(e, path, "upgrade the schema", wait)),
     }
 }
 
@@ -361,42 +363,16 @@ fn newer(path: &Path, found: u32) -> Attempt {
     })
 }
 
-/// Looks at the file before `SQLite` does: opening a file that is not a database still makes
-/// `SQLite` delete a `-wal`/`-shm` beside it, and those must go aside intact. Also an empty
-/// main file beside a non-empty WAL (`SQLite` would discard the WAL) counts as unreadable.
-fn precheck(path: &Path) -> std::io::Result<Option<SetAsideReason>> {
-    const MAGIC: &[u8; 16] = b"SQLite format 3\0";
-    let mut file = match fs_err::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
-    };
-    let mut head = Vec::with_capacity(100);
-    std::io::Read::read_to_end(&mut std::io::Read::take(&mut file, 100), &mut head)?;
-    if head.is_empty() {
-        let wal_len = std::fs::metadata(with_suffix(path, "-wal")).map_or(0, |m| m.len());
-        return Ok((wal_len > 0).then(|| SetAsideReason::Unreadable {
-            detail: format!("empty database file beside a {wal_len}-byte write-ahead log"),
-        }));
-    }
-    Ok(
-        (head.len() < 100 || !head.starts_with(MAGIC)).then(|| SetAsideReason::Unreadable {
-            detail: "not a SQLite database: the file does not start with the SQLite header"
-                .to_owned(),
-        }),
-    )
-}
-
 /// "Not a database" and "malformed" mean the file must go; anything else (permissions, disk
 /// full, busy) is reported and the file left alone.
-fn unusable_or(e: rusqlite::Error, path: &Path, op: &'static str) -> Attempt {
+fn unusable_or(e: rusqlite::Error, path: &Path, op: &'static str, waited: Duration) -> Attempt {
     match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
             Attempt::Unusable(SetAsideReason::Unreadable {
                 detail: e.to_string(),
             })
         }
-        _ => Attempt::Fatal(sql_error(path, op, DEFAULT_BUSY_TIMEOUT, e)),
+        _ => Attempt::Fatal(sql_error(path, op, waited, e)),
     }
 }
 
@@ -423,45 +399,6 @@ fn classify(conn: &Connection, path: &Path) -> rusqlite::Result<Result<(), Attem
     })
 }
 
-/// Renames `path` (and its `-wal`, `-shm`, `-journal`) beside itself with a timestamped name
-/// that does not exist yet; returns the new main path. Side files go first: a stale `-wal`
-/// left beside a fresh database could be replayed into it.
-fn set_aside_file(path: &Path, reason: &SetAsideReason) -> Result<PathBuf, LibraryError> {
-    let tag = match reason {
-        SetAsideReason::Unreadable { .. } => "corrupt",
-        SetAsideReason::Foreign { .. } => "foreign",
-    };
-    let base = format!(
-        "{}.{tag}-{}",
-        path.display(),
-        clock::compact_utc(SystemTime::now())
-    );
-    let mut target = PathBuf::from(&base);
-    let mut n = 1;
-    while target.exists() || with_suffix(&target, "-wal").exists() {
-        n += 1;
-        target = PathBuf::from(format!("{base}-{n}"));
-    }
-    for suffix in ["-wal", "-shm", "-journal"] {
-        let side = with_suffix(path, suffix);
-        if side.exists() {
-            fs_err::rename(&side, with_suffix(&target, suffix))?;
-        }
-    }
-    match fs_err::rename(path, &target) {
-        Ok(()) => Ok(target),
-        // Another process set it aside first; the fresh library is already on its way.
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(target),
-        Err(e) => Err(e.into()),
-    }
-}
-
-fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
-    let mut s = path.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -480,8 +417,8 @@ mod tests {
 
     #[test]
     fn backoff_is_short_and_bounded() {
-        assert_eq!(backoff(0), Duration::from_millis(1));
-        assert_eq!(backoff(3), Duration::from_millis(8));
-        assert_eq!(backoff(40), Duration::from_millis(20));
+        assert_eq!(backoff(0), Duration::from_micros(100));
+        assert_eq!(backoff(3), Duration::from_micros(800));
+        assert_eq!(backoff(40), Duration::from_millis(5));
     }
 }

@@ -331,3 +331,40 @@ fn check_counts_and_vacuum() {
     assert!(v.bytes_after < v.bytes_before, "{v:?}");
     assert!(lib.check().unwrap().is_ok());
 }
+
+#[test]
+fn a_library_can_move_to_another_thread() {
+    fn assert_send<T: Send>() {}
+    assert_send::<crate::library::Library>();
+}
+
+#[test]
+fn check_reports_damaged_pages() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = super::support::db_path(&dir);
+    {
+        let lib = crate::library::Library::open(&path).unwrap();
+        for i in 0..200 {
+            lib.save_project(&draft(&format!("P{i}"), &"HOST: words ".repeat(50)))
+                .unwrap();
+        }
+        lib.conn
+            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+            .unwrap();
+    }
+    // damage the last pages (project rows), leaving the header and schema page intact
+    let mut bytes = std::fs::read(&path).unwrap();
+    let len = bytes.len();
+    for b in &mut bytes[len - 8192..] {
+        *b = 0x5A;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+    let lib = crate::library::Library::open(&path).unwrap();
+    assert!(
+        lib.set_aside().is_none(),
+        "a readable header is not set aside"
+    );
+    let report = lib.check().unwrap();
+    assert!(!report.is_ok(), "{report:?}");
+    assert_ne!(report.integrity, ["ok"]);
+}
