@@ -18,11 +18,14 @@
 //! - [`scheduler`]: one model thread serving every stream, most urgent first.
 //! - [`render`]: episodes to finished audio (loudness, captions, chapters, stems).
 //! - [`audio`]: output containers and the DSP around them (resampling, loudness, limiting).
+//! - [`library`]: the user's `SQLite` library: saved voices, speaker embeddings, projects and the
+//!   render cache.
 
 pub mod assets;
 pub mod audio;
 pub mod device;
 pub mod kokoro;
+pub mod library;
 pub mod onnx;
 pub mod phonemes;
 pub mod render;

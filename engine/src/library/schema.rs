@@ -1,0 +1,155 @@
+//! The schema as an ordered list of migrations, and the code that applies them.
+//!
+//! The version lives in `PRAGMA user_version` (in the file header, so it changes atomically
+//! with the transaction that upgrades the tables); the `migrations` table keeps a readable
+//! history for `banter library check`. Each upgrade runs in its own `BEGIN IMMEDIATE`
+//! transaction that re-reads the version first, so two processes opening an old library at
+//! once cannot both apply the same step. A fresh library is built by the same steps from
+//! version 0, so "fresh" and "upgraded" cannot drift apart, and the tests check it.
+//!
+//! Rules for a new version: append a step, never edit a published one; keep each step valid
+//! SQL on the previous schema; add a test fixture row for the new tables in `tests/migrate.rs`.
+
+use rusqlite::{Connection, TransactionBehavior};
+
+/// `PRAGMA application_id` of a Banter library ("BNTR"): how a foreign `SQLite` file at our
+/// path is told apart from an old or newer library of ours.
+pub(crate) const APPLICATION_ID: i32 = 0x424E_5452;
+
+/// One step of the schema's history.
+pub(crate) struct Migration {
+    pub version: u32,
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+/// Every step, oldest first; `version` is the position plus one.
+pub(crate) const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "voices, speaker embeddings, projects, autosaves",
+        sql: r"
+CREATE TABLE migrations (
+    version    INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL,
+    applied_at INTEGER NOT NULL
+);
+-- The style table is the last column: listing voices never reads its overflow pages.
+CREATE TABLE voices (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL UNIQUE,
+    kind       TEXT    NOT NULL CHECK (kind IN ('stock', 'blend', 'matched')),
+    language   TEXT,
+    gender     TEXT    CHECK (gender IN ('female', 'male')),
+    recipe     TEXT,
+    notes      TEXT    NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    style      BLOB    CHECK (style IS NULL OR length(style) = 522240)
+);
+CREATE TABLE speaker_embeddings (
+    audio_hash      TEXT    NOT NULL,
+    encoder         TEXT    NOT NULL,
+    encoder_version INTEGER NOT NULL,
+    embedding       BLOB    NOT NULL CHECK (length(embedding) = 1024),
+    clip_secs       REAL    NOT NULL,
+    sample_rate     INTEGER NOT NULL,
+    created_at      INTEGER NOT NULL,
+    PRIMARY KEY (audio_hash, encoder, encoder_version)
+);
+CREATE TABLE projects (
+    id            INTEGER PRIMARY KEY,
+    name          TEXT    NOT NULL UNIQUE,
+    script        TEXT    NOT NULL,
+    script_format TEXT    NOT NULL,
+    cast_json     TEXT    NOT NULL DEFAULT '{}',
+    settings_json TEXT    NOT NULL DEFAULT '{}',
+    render_path   TEXT,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL
+);
+CREATE INDEX projects_by_recency ON projects (updated_at DESC);
+-- Keyed by name, not by project id: a project never saved yet needs crash recovery too.
+CREATE TABLE autosaves (
+    project_name TEXT    PRIMARY KEY,
+    script       TEXT    NOT NULL,
+    saved_at     INTEGER NOT NULL
+);
+",
+    },
+    Migration {
+        version: 2,
+        name: "render cache",
+        sql: r"
+-- Metadata apart from the audio: a cache hit updates last_used/use_seq, and SQLite rewrites
+-- a whole row (overflow pages included) on UPDATE, so the hit must not touch the samples.
+CREATE TABLE render_cache (
+    id           INTEGER PRIMARY KEY,
+    key          TEXT    NOT NULL UNIQUE,
+    sample_rate  INTEGER NOT NULL,
+    sample_count INTEGER NOT NULL,
+    size_bytes   INTEGER NOT NULL,
+    created_at   INTEGER NOT NULL,
+    last_used    INTEGER NOT NULL,
+    use_seq      INTEGER NOT NULL
+);
+CREATE INDEX render_cache_lru ON render_cache (use_seq);
+CREATE TABLE render_audio (
+    entry_id INTEGER PRIMARY KEY REFERENCES render_cache (id) ON DELETE CASCADE,
+    samples  BLOB    NOT NULL
+);
+",
+    },
+];
+
+/// The schema version this Banter writes.
+#[allow(clippy::cast_possible_truncation)] // a handful of migrations
+pub const SCHEMA_VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// What [`migrate_to`] found and did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum MigrateOutcome {
+    /// Applied steps (possibly none) and now at the target.
+    Done { from: u32 },
+    /// The file is newer than `target`; nothing was touched.
+    Newer { found: u32 },
+}
+
+pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<u32> {
+    let v: i64 = conn.pragma_query_value(None, "user_version", |r| r.get(0))?;
+    // user_version is a signed 32-bit field; a negative one is not ours, read as "newer".
+    Ok(u32::try_from(v).unwrap_or(u32::MAX))
+}
+
+/// Applies the migrations up to `target`, one transaction per step.
+pub(crate) fn migrate_to(conn: &mut Connection, target: u32) -> rusqlite::Result<MigrateOutcome> {
+    let mut start = None;
+    loop {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let current = user_version(&tx)?;
+        let from = *start.get_or_insert(current);
+        if current > target {
+            return Ok(MigrateOutcome::Newer { found: current });
+        }
+        if current == target {
+            return Ok(MigrateOutcome::Done { from });
+        }
+        let step = &MIGRATIONS[current as usize];
+        debug_assert_eq!(step.version, current + 1);
+        tx.execute_batch(step.sql)?;
+        if current == 0 {
+            tx.pragma_update(None, "application_id", APPLICATION_ID)?;
+        }
+        tx.execute(
+            "INSERT INTO migrations (version, name, applied_at) VALUES (?1, ?2, ?3)",
+            rusqlite::params![step.version, step.name, super::clock::now_ms()],
+        )?;
+        tx.pragma_update(None, "user_version", step.version)?;
+        tx.commit()?;
+        tracing::debug!(
+            version = step.version,
+            name = step.name,
+            "library schema upgraded"
+        );
+    }
+}

@@ -1,0 +1,183 @@
+//! Tests: the migrations from an empty file and from every earlier version end at the same
+//! schema as a fresh library, keep the data, and a newer library is refused untouched.
+
+use rusqlite::Connection;
+
+use super::support::db_path;
+use crate::library::schema::{migrate_to, MigrateOutcome, APPLICATION_ID, MIGRATIONS};
+use crate::library::{Library, LibraryError, SCHEMA_VERSION};
+
+/// Everything that defines the schema, in a stable order.
+fn schema_of(conn: &Connection) -> Vec<(String, String, String, Option<String>)> {
+    let mut stmt = conn
+        .prepare("SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY type, name")
+        .unwrap();
+    stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn header(conn: &Connection) -> (i32, u32) {
+    let app: i32 = conn
+        .pragma_query_value(None, "application_id", |r| r.get(0))
+        .unwrap();
+    let ver: u32 = conn
+        .pragma_query_value(None, "user_version", |r| r.get(0))
+        .unwrap();
+    (app, ver)
+}
+
+fn fresh_schema() -> Vec<(String, String, String, Option<String>)> {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = Library::open(db_path(&dir)).unwrap();
+    schema_of(&lib.conn)
+}
+
+/// Rows that exist at `version`, written with the SQL of that version.
+fn fixture_rows(conn: &Connection, version: u32) {
+    if version >= 1 {
+        conn.execute_batch(
+            "INSERT INTO voices (name, kind, created_at, updated_at)
+                 VALUES ('af_heart', 'stock', 1, 1);
+             INSERT INTO projects (name, script, script_format, created_at, updated_at)
+                 VALUES ('Old episode', 'HOST: hi', 'markdown', 1, 2);
+             INSERT INTO autosaves VALUES ('Old episode', 'HOST: hi!', 3);",
+        )
+        .unwrap();
+    }
+    if version >= 2 {
+        conn.execute_batch(
+            "INSERT INTO render_cache
+                 (id, key, sample_rate, sample_count, size_bytes, created_at, last_used, use_seq)
+                 VALUES (1, 'k', 24000, 1, 4, 1, 1, 1);
+             INSERT INTO render_audio VALUES (1, x'0000803f');",
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn migrations_are_numbered_in_order() {
+    for (i, m) in MIGRATIONS.iter().enumerate() {
+        assert_eq!(m.version as usize, i + 1, "{}", m.name);
+    }
+    const {
+        assert!(
+            SCHEMA_VERSION >= 2,
+            "keep at least two versions so upgrades are tested"
+        );
+    };
+}
+
+#[test]
+fn a_fresh_library_is_at_the_latest_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = Library::open(db_path(&dir)).unwrap();
+    assert_eq!(header(&lib.conn), (APPLICATION_ID, SCHEMA_VERSION));
+    assert_eq!(lib.schema_version().unwrap(), SCHEMA_VERSION);
+    let history: Vec<u32> = lib
+        .conn
+        .prepare("SELECT version FROM migrations ORDER BY version")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(history, (1..=SCHEMA_VERSION).collect::<Vec<_>>());
+    let journal: String = lib
+        .conn
+        .pragma_query_value(None, "journal_mode", |r| r.get(0))
+        .unwrap();
+    assert_eq!(journal, "wal");
+    let fk: i64 = lib
+        .conn
+        .pragma_query_value(None, "foreign_keys", |r| r.get(0))
+        .unwrap();
+    assert_eq!(fk, 1);
+    drop(lib);
+    // reopening changes nothing
+    let again = Library::open(db_path(&dir)).unwrap();
+    assert_eq!(schema_of(&again.conn), fresh_schema());
+    assert!(again.set_aside().is_none());
+}
+
+#[test]
+fn every_earlier_version_upgrades_to_the_fresh_schema_keeping_data() {
+    let fresh = fresh_schema();
+    for from in 0..SCHEMA_VERSION {
+        let dir = tempfile::tempdir().unwrap();
+        let path = db_path(&dir);
+        {
+            let mut conn = Connection::open(&path).unwrap();
+            conn.pragma_update(None, "journal_mode", "WAL").unwrap();
+            assert_eq!(
+                migrate_to(&mut conn, from).unwrap(),
+                MigrateOutcome::Done { from: 0 }
+            );
+            assert_eq!(header(&conn).1, from);
+            fixture_rows(&conn, from);
+        }
+        let lib = Library::open(&path).unwrap();
+        assert!(lib.set_aside().is_none(), "from v{from}: not set aside");
+        assert_eq!(
+            header(&lib.conn),
+            (APPLICATION_ID, SCHEMA_VERSION),
+            "from v{from}"
+        );
+        assert_eq!(schema_of(&lib.conn), fresh, "from v{from}");
+        assert!(lib.check().unwrap().is_ok(), "from v{from}");
+        if from >= 1 {
+            assert!(lib.get_voice("af_heart").unwrap().is_some(), "from v{from}");
+            let p = lib.load_project("Old episode").unwrap().unwrap();
+            assert_eq!(p.draft.script, "HOST: hi");
+            assert!(p.draft.cast.is_empty(), "default cast JSON parses");
+            assert_eq!(
+                lib.autosave_for("Old episode").unwrap().unwrap().script,
+                "HOST: hi!"
+            );
+        }
+        // the new tables work
+        let key = crate::library::RenderKey::from_hex(&"ab".repeat(32)).unwrap();
+        lib.cache_put(&key, &[0.5; 8], 24_000).unwrap();
+        assert_eq!(lib.cache_get(&key).unwrap().unwrap().samples, [0.5; 8]);
+    }
+}
+
+#[test]
+fn a_newer_library_is_refused_and_left_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db_path(&dir);
+    {
+        let lib = Library::open(&path).unwrap();
+        lib.conn
+            .pragma_update(None, "user_version", SCHEMA_VERSION + 1)
+            .unwrap();
+        lib.conn
+            .execute_batch("CREATE TABLE from_the_future (x); PRAGMA wal_checkpoint(TRUNCATE);")
+            .unwrap();
+    }
+    let before = std::fs::read(&path).unwrap();
+    let err = Library::open(&path).unwrap_err();
+    assert!(
+        matches!(err, LibraryError::NewerSchema { found, known, .. }
+            if found == SCHEMA_VERSION + 1 && known == SCHEMA_VERSION),
+        "{err:?}"
+    );
+    assert!(err.to_string().contains("newer Banter"), "{err}");
+    assert_eq!(std::fs::read(&path).unwrap(), before, "file untouched");
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    assert!(
+        names.iter().all(|n| n.starts_with("library.sqlite")),
+        "{names:?}"
+    );
+    assert!(
+        !names
+            .iter()
+            .any(|n| n.contains("corrupt") || n.contains("foreign")),
+        "{names:?}"
+    );
+}
