@@ -40,27 +40,38 @@ pub struct MasterSpec<'a> {
 
 const BLOCK: usize = 1 << 15;
 
-/// Masters `raw` (f32 LE at the model's rate) into `dest`. `keep`, if given, lists the sample
+/// Masters `raw` (f32 LE at the model's rate) into `dest`, or only measures the result when
+/// `dest` is `None`. `keep`, if given, lists the sample
 /// ranges to keep (a stem); everything else is silence.
 pub fn master(
     raw: &Path,
     spec: &MasterSpec<'_>,
     keep: Option<&[Range<u64>]>,
-    dest: &Path,
+    dest: Option<&Path>,
     cancel: &AtomicBool,
 ) -> Result<Measured, RenderError> {
-    let dir = dest.parent().unwrap_or_else(|| Path::new("."));
-    let tmp = tempfile::Builder::new()
-        .prefix(".banter-out-")
-        .tempfile_in(dir)
-        .map_err(|e| RenderError::io(dir, e))?;
-    let out = tmp.reopen().map_err(|e| RenderError::io(tmp.path(), e))?;
-    let mut sink = file_encoder(
-        std::io::BufWriter::with_capacity(1 << 16, out),
-        spec.format,
-        spec.sample_rate,
-        spec.meta,
-    )?;
+    // `None`: a measuring run (the whole chain but the encoder), to settle the gain.
+    let mut output = match dest {
+        Some(dest) => {
+            let dir = match dest.parent() {
+                Some(p) if !p.as_os_str().is_empty() => p,
+                _ => Path::new("."),
+            };
+            let tmp = tempfile::Builder::new()
+                .prefix(".banter-out-")
+                .tempfile_in(dir)
+                .map_err(|e| RenderError::io(dir, e))?;
+            let out = tmp.reopen().map_err(|e| RenderError::io(tmp.path(), e))?;
+            let sink = file_encoder(
+                std::io::BufWriter::with_capacity(1 << 16, out),
+                spec.format,
+                spec.sample_rate,
+                spec.meta,
+            )?;
+            Some((tmp, sink, dest))
+        }
+        None => None,
+    };
     let mut resampler = (spec.sample_rate != SAMPLE_RATE)
         .then(|| Resampler::new(SAMPLE_RATE, spec.sample_rate))
         .transpose()?;
@@ -77,11 +88,13 @@ pub fn master(
     let mut position = 0u64;
     let mut written = 0u64;
     let mut emit = |samples: &[f32],
-                    sink: &mut Box<dyn crate::audio::AudioSink>,
+                    sink: Option<&mut Box<dyn crate::audio::AudioSink>>,
                     meter: &mut LoudnessMeter|
      -> Result<(), RenderError> {
         meter.add(samples)?;
-        sink.write(samples)?;
+        if let Some(sink) = sink {
+            sink.write(samples)?;
+        }
         written += samples.len() as u64;
         Ok(())
     };
@@ -113,7 +126,7 @@ pub fn master(
         };
         limited.clear();
         limiter.process(stage, &mut limited);
-        emit(&limited, &mut sink, &mut meter)?;
+        emit(&limited, output.as_mut().map(|o| &mut o.1), &mut meter)?;
     }
     limited.clear();
     if let Some(r) = resampler.as_mut() {
@@ -122,10 +135,12 @@ pub fn master(
         limiter.process(&resampled, &mut limited);
     }
     limiter.flush(&mut limited);
-    emit(&limited, &mut sink, &mut meter)?;
-    sink.finish()?;
-    tmp.persist(dest)
-        .map_err(|e| RenderError::io(dest, e.error))?;
+    emit(&limited, output.as_mut().map(|o| &mut o.1), &mut meter)?;
+    if let Some((tmp, sink, dest)) = output {
+        sink.finish()?;
+        tmp.persist(dest)
+            .map_err(|e| RenderError::io(dest, e.error))?;
+    }
     Ok(Measured {
         loudness_lufs: meter.integrated_lufs(),
         true_peak_dbtp: meter.true_peak_dbtp(),
