@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Renders the application icon's PNGs from its SVG source, assets/icons/banter.svg, into
-# assets/icons/hicolor/SIZExSIZE/apps/io.github.banter.Banter.png (the hicolor theme's layout, so
-# the package copies the tree as it is; the SVG itself is installed as the scalable icon). The PNGs are committed: building the package does not
-# need this script or its tool; run it again after editing the SVG.
+# assets/icons/hicolor/SIZExSIZE/apps/io.github.banter.Banter.png (the hicolor theme's layout; the
+# SVG itself is installed as the scalable icon). The PNGs are committed: building the package
+# does not need this script or its tool; run it again after editing the SVG.
 # Tool: rsvg-convert (Debian package librsvg2-bin), installed here if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
