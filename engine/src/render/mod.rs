@@ -302,7 +302,12 @@ pub fn render_episode(
             break;
         };
         let error = options.target_lufs - lufs;
-        tracing::debug!(gain, lufs, true_peak = probe.true_peak_dbtp, "loudness settling");
+        tracing::debug!(
+            gain,
+            lufs,
+            true_peak = probe.true_peak_dbtp,
+            "loudness settling"
+        );
         if error.abs() < LOUDNESS_TOLERANCE_LU {
             break;
         }
