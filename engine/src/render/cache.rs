@@ -122,15 +122,14 @@ impl<S: SentenceSource> Cached<S> {
             .lock()
             .ok()
             .and_then(|m| m.get(&spec).cloned());
-        let table_hash = match known {
-            Some(h) => h,
-            None => {
-                let h = RenderKey::voice_table_hash(&*synth.voice(&request.voice).ok()?);
-                if let Ok(mut m) = self.table_hashes.lock() {
-                    m.insert(spec, h.clone());
-                }
-                h
+        let table_hash = if let Some(h) = known {
+            h
+        } else {
+            let h = RenderKey::voice_table_hash(&*synth.voice(&request.voice).ok()?);
+            if let Ok(mut m) = self.table_hashes.lock() {
+                m.insert(spec, h.clone());
             }
+            h
         };
         let passes: Vec<Vec<u32>> = synth
             .sentence_segments(phonemes)

@@ -43,7 +43,7 @@ impl Default for MatchOptions {
 /// What the match is doing, for a progress display.
 #[derive(Debug, Clone, PartialEq)]
 pub enum MatchEvent {
-    ClipEmbedded(ClipEmbedding),
+    ClipEmbedded(Box<ClipEmbedding>),
     /// A stock voice's probe embedding is ready (`cache` says whether it was rendered now).
     Stock {
         name: String,
@@ -87,7 +87,7 @@ pub fn match_voice(
 ) -> Result<VoiceMatch, VoiceMatchError> {
     let candidates = candidates(synth, options.candidates.as_deref())?;
     let target = embedder.embed_clip(library, clip)?;
-    progress(&MatchEvent::ClipEmbedded(target.clone()));
+    progress(&MatchEvent::ClipEmbedded(Box::new(target.clone())));
     let mut stock = Vec::with_capacity(candidates.len());
     for (done, name) in candidates.iter().enumerate() {
         let spec = VoiceSpec::parse(name).map_err(crate::synth::SynthError::from)?;
@@ -102,7 +102,7 @@ pub fn match_voice(
     }
     stock.sort_by(|a, b| b.1.total_cmp(&a.1));
     let mut search = BlendSearch::new(stock.clone(), options.max_renders);
-    while let Some(terms) = search.next() {
+    while let Some(terms) = search.next_candidate() {
         let similarity = score(embedder, synth, library, &terms, &target)?;
         search.record(&terms, similarity);
         progress(&MatchEvent::Blend {

@@ -91,16 +91,15 @@ impl VoiceMatchError {
     #[must_use]
     pub fn is_input_error(&self) -> bool {
         match self {
-            Self::Decode(DecodeError::Io { .. }) => false,
-            Self::Decode(_)
-            | Self::Silence { .. }
+            Self::Decode(e) => !matches!(e, DecodeError::Io { .. }),
+            Self::Synth(e) => e.is_input_error(),
+            Self::Silence { .. }
             | Self::TooLittleSpeech { .. }
             | Self::NoCandidates { .. }
             | Self::UnknownVoice { .. }
             | Self::Markers { .. }
-            | Self::Speaker(SpeakerError::NoSpeech { .. }) => true,
-            Self::Synth(e) => e.is_input_error(),
-            Self::Library(
+            | Self::Speaker(SpeakerError::NoSpeech { .. })
+            | Self::Library(
                 LibraryError::DuplicateName { .. } | LibraryError::InvalidName { .. },
             ) => true,
             _ => false,

@@ -17,7 +17,7 @@ pub const DEFAULT_RENDERS: usize = 12;
 pub const BLEND_OF: usize = 3;
 /// Renders kept back from the coarse pass for refinement.
 const REFINE_RESERVE: usize = 2;
-/// Weights stay within [MIN_WEIGHT, 1 − MIN_WEIGHT]: a smaller share is inaudible.
+/// Weights stay within `[MIN_WEIGHT, 1 − MIN_WEIGHT]`: a smaller share is inaudible.
 const MIN_WEIGHT: f32 = 0.05;
 /// Refinement stops once the step would be smaller than this.
 const MIN_STEP: f32 = 0.025;
@@ -54,7 +54,7 @@ fn normalise(terms: Terms) -> Terms {
         .collect()
 }
 
-/// The state of one search; drive it with [`BlendSearch::next`] and [`BlendSearch::record`].
+/// The state of one search; drive it with [`BlendSearch::next_candidate`] and [`BlendSearch::record`].
 #[derive(Debug, Clone)]
 pub struct BlendSearch {
     nearest: Vec<(String, f32)>,
@@ -128,7 +128,7 @@ impl BlendSearch {
 
     /// The next blend to render and score, or `None` when the budget is spent or nothing new
     /// is worth trying.
-    pub fn next(&mut self) -> Option<Terms> {
+    pub fn next_candidate(&mut self) -> Option<Terms> {
         if self.proposed >= self.budget {
             return None;
         }
@@ -230,7 +230,7 @@ mod tests {
     /// Runs a search against a made-up similarity landscape.
     fn run(budget: usize, score: impl Fn(&Terms) -> f32) -> BlendSearch {
         let mut s = BlendSearch::new(nearest(), budget);
-        while let Some(terms) = s.next() {
+        while let Some(terms) = s.next_candidate() {
             let total: f32 = terms.iter().map(|(_, w)| w).sum();
             assert!((total - 1.0).abs() < 0.011, "{terms:?} sums to {total}");
             let sim = score(&terms);
@@ -292,7 +292,7 @@ mod tests {
     #[test]
     fn one_voice_gives_no_blends() {
         let mut s = BlendSearch::new(vec![("af_bella".into(), 0.8)], 12);
-        assert!(s.next().is_none());
+        assert!(s.next_candidate().is_none());
         assert_eq!(recipe(&s.best().expect("stock").0), "af_bella");
     }
 

@@ -73,7 +73,7 @@ fn write_wav(
     w.flush().expect("test setup");
 }
 
-/// About 12 s of af_bella reading something other than the probe passage, rendered once per
+/// About 12 s of `af_bella` reading something other than the probe passage, rendered once per
 /// test binary (24 kHz mono WAV).
 fn speech_clip() -> &'static Path {
     static CLIP: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
