@@ -304,7 +304,10 @@ fn cache_bench(args: &CacheBenchArgs) -> anyhow::Result<()> {
                     audio_s: report.duration_secs,
                     wall_s: started.elapsed().as_secs_f64(),
                     pass_one_s: report.compute.as_secs_f64(),
-                    model_s: (after.model_time - before.model_time).as_secs_f64(),
+                    model_s: after
+                        .model_time
+                        .saturating_sub(before.model_time)
+                        .as_secs_f64(),
                     hits: after.hits - before.hits,
                     misses: after.misses - before.misses,
                 });

@@ -155,7 +155,7 @@ pub fn load_embedder(store: &ModelStore, synth: &Synthesizer) -> anyhow::Result<
         eprintln!("fetching the speaker encoder (resemblyzer GE2E, about 17 MB) once…");
         store.ensure_speaker_encoder(&mut |_| {})?;
     }
-    Ok(VoiceEmbedder::load(store, synth.device()).map_err(user_error)?)
+    VoiceEmbedder::load(store, synth.device()).map_err(user_error)
 }
 
 /// A voice-matching error as the CLI reports it: exit status 2 when the input was at fault.

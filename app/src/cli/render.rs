@@ -18,6 +18,8 @@ use super::script_input::{self, ScriptArgs};
 use super::EngineArgs;
 use crate::exit::BadInput;
 
+// Command-line flags are bools by nature.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, clap::Args)]
 pub struct RenderArgs {
     /// The script (any supported format); `-` reads standard input.

@@ -50,11 +50,11 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
         args.text.clone()
     };
     // A library voice (blend or matched, by name) first, then a stock voice or recipe.
-    let saved = super::library::open_optional("library voices are unavailable")
-        .map(|lib| engine::voicematch::resolve::library_voice(&lib, &args.voice))
-        .transpose()
-        .map_err(super::library::user_error)?
-        .flatten();
+    let saved = match super::library::open_optional("library voices are unavailable") {
+        Some(lib) => engine::voicematch::resolve::library_voice(&lib, &args.voice)
+            .map_err(super::library::user_error)?,
+        None => None,
+    };
     let request = match &saved {
         Some(v) => SpeechRequest {
             voice: v.spec.clone(),
