@@ -336,13 +336,14 @@ fn match_clip(args: &MatchArgs) -> anyhow::Result<()> {
         );
     }
     eprintln!(
-        "{} in {:.1} s ({} blend renders, clip embedding cache: {})",
+        "{} in {:.1} s ({} blends scored, {} probes rendered now, clip embedding cache: {})",
         if args.dry_run {
             "matched (not saved: --dry-run)"
         } else {
             "matched and saved"
         },
         started.elapsed().as_secs_f64(),
+        found.blends_tried,
         found.renders,
         found.clip.cache.as_str()
     );

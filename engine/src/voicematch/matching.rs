@@ -70,7 +70,9 @@ pub struct VoiceMatch {
     /// The nearest stock voices, best first.
     pub nearest_stock: Vec<(String, f32)>,
     pub clip: ClipEmbedding,
-    /// Probe renders the blend search spent (stock probes not counted).
+    /// Blends the search scored (at most the budget).
+    pub blends_tried: usize,
+    /// Probes actually rendered now (stock and blends; the rest came from the library).
     pub renders: usize,
     /// Every blend tried with its similarity, in order.
     pub tried: Vec<(String, f32)>,
@@ -89,9 +91,11 @@ pub fn match_voice(
     let target = embedder.embed_clip(library, clip)?;
     progress(&MatchEvent::ClipEmbedded(Box::new(target.clone())));
     let mut stock = Vec::with_capacity(candidates.len());
+    let mut renders = 0;
     for (done, name) in candidates.iter().enumerate() {
         let spec = VoiceSpec::parse(name).map_err(crate::synth::SynthError::from)?;
         let (embedding, cache) = embedder.voice_embedding(library, synth, &spec)?;
+        renders += usize::from(cache == CacheUse::Miss);
         stock.push((name.clone(), embedding.cosine(&target.embedding)));
         progress(&MatchEvent::Stock {
             name: name.clone(),
@@ -103,7 +107,8 @@ pub fn match_voice(
     stock.sort_by(|a, b| b.1.total_cmp(&a.1));
     let mut search = BlendSearch::new(stock.clone(), options.max_renders);
     while let Some(terms) = search.next_candidate() {
-        let similarity = score(embedder, synth, library, &terms, &target)?;
+        let (similarity, cache) = score(embedder, synth, library, &terms, &target)?;
+        renders += usize::from(cache == CacheUse::Miss);
         search.record(&terms, similarity);
         progress(&MatchEvent::Blend {
             recipe: recipe(&terms),
@@ -120,7 +125,8 @@ pub fn match_voice(
         similarity,
         nearest_stock: stock.into_iter().take(options.listed.max(1)).collect(),
         clip: target,
-        renders: search.renders(),
+        blends_tried: search.renders(),
+        renders,
         tried: search
             .scored()
             .iter()
@@ -135,10 +141,10 @@ fn score(
     library: &Library,
     terms: &Terms,
     target: &ClipEmbedding,
-) -> Result<f32, VoiceMatchError> {
+) -> Result<(f32, CacheUse), VoiceMatchError> {
     let spec = VoiceSpec::parse(&recipe(terms)).map_err(crate::synth::SynthError::from)?;
-    let (embedding, _) = embedder.voice_embedding(library, synth, &spec)?;
-    Ok(embedding.cosine(&target.embedding))
+    let (embedding, cache) = embedder.voice_embedding(library, synth, &spec)?;
+    Ok((embedding.cosine(&target.embedding), cache))
 }
 
 /// The stock voices to compare with: those asked for (each must be installed), else every
