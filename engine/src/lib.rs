@@ -35,3 +35,4 @@ pub mod speaker;
 pub mod synth;
 pub mod text;
 pub mod voice;
+pub mod voicematch;

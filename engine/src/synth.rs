@@ -197,6 +197,17 @@ impl Synthesizer {
         Ok(table)
     }
 
+    /// Makes `spec` render with `table` instead of the table its recipe would compute: a saved
+    /// library voice (a blend or a matched voice) keeps the exact table it was saved with.
+    /// Replaces any table loaded before under the same canonical spec.
+    pub fn register_voice(&self, spec: &VoiceSpec, table: VoiceTable) -> Result<(), SynthError> {
+        self.voices
+            .lock()
+            .map_err(|_| poisoned())?
+            .insert(spec.canonical(), Arc::new(table));
+        Ok(())
+    }
+
     /// Phonemizes `text` and cuts it into segments.
     pub fn segments(
         &self,

@@ -18,6 +18,19 @@ use crate::exit::BadInput;
 pub enum BenchCommand {
     /// Render the bundled passages and compare with kokoro-onnx.
     Synth(SynthBenchArgs),
+    /// Render SCRIPT three times through the render cache (in a temporary library): cold,
+    /// unchanged, and with one line edited; print the times and ratios.
+    Cache(CacheBenchArgs),
+}
+
+#[derive(Debug, clap::Args)]
+pub struct CacheBenchArgs {
+    /// The script to render.
+    pub script: PathBuf,
+    #[command(flatten)]
+    pub script_args: super::script_input::ScriptArgs,
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 #[derive(Debug, clap::Args)]
@@ -51,7 +64,13 @@ struct Figures {
 }
 
 pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
-    let BenchCommand::Synth(args) = cmd;
+    match cmd {
+        BenchCommand::Synth(args) => synth_bench(args),
+        BenchCommand::Cache(args) => cache_bench(args),
+    }
+}
+
+fn synth_bench(args: &SynthBenchArgs) -> anyhow::Result<()> {
     let passages = passages(&args.passages)?;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let load_started = Instant::now();
@@ -233,4 +252,122 @@ fn peak_rss_mb() -> f64 {
             })
         })
         .map_or(0.0, |kb| kb / 1024.0)
+}
+
+/// One timed render of the cache benchmark.
+struct CacheRun {
+    label: &'static str,
+    audio_s: f64,
+    wall_s: f64,
+    pass_one_s: f64,
+    model_s: f64,
+    hits: u64,
+    misses: u64,
+}
+
+fn cache_bench(args: &CacheBenchArgs) -> anyhow::Result<()> {
+    use engine::render::cache::Cached;
+    use engine::render::{render_episode, Direct, RenderOptions};
+    use engine::script::Piece;
+    use std::sync::atomic::AtomicBool;
+
+    let episode = super::script_input::load(&args.script, &args.script_args, None)?;
+    let synth = super::models::load_synthesizer(&args.engine)?;
+    let dir = std::env::temp_dir().join(format!("banter-bench-cache-{}", std::process::id()));
+    fs_err::create_dir_all(&dir)?;
+    let result = (|| -> anyhow::Result<Vec<CacheRun>> {
+        let library = engine::library::Library::open(dir.join("library.sqlite"))?;
+        let cached = Cached::new(Direct, library);
+        let options = RenderOptions {
+            captions: vec![],
+            markers: false,
+            ..RenderOptions::default()
+        };
+        let cancel = AtomicBool::new(false);
+        let mut runs = Vec::new();
+        let mut render =
+            |label: &'static str, ep: &engine::script::Episode| -> anyhow::Result<()> {
+                let before = cached.counts();
+                let started = Instant::now();
+                let report = render_episode(
+                    &synth,
+                    &cached,
+                    ep,
+                    &dir.join("episode.wav"),
+                    &options,
+                    &cancel,
+                    &mut |_| {},
+                )?;
+                let after = cached.counts();
+                runs.push(CacheRun {
+                    label,
+                    audio_s: report.duration_secs,
+                    wall_s: started.elapsed().as_secs_f64(),
+                    pass_one_s: report.compute.as_secs_f64(),
+                    model_s: after
+                        .model_time
+                        .saturating_sub(before.model_time)
+                        .as_secs_f64(),
+                    hits: after.hits - before.hits,
+                    misses: after.misses - before.misses,
+                });
+                eprintln!("{label}: done");
+                Ok(())
+            };
+        render("full render (cold cache)", &episode)?;
+        render("unchanged re-render", &episode)?;
+        let mut edited = episode.clone();
+        let middle = edited.lines.len() / 2;
+        let line = edited
+            .lines
+            .iter_mut()
+            .skip(middle)
+            .find(|l| l.pieces.iter().any(|p| matches!(p, Piece::Text { .. })))
+            .ok_or_else(|| BadInput("the script has no line of text to edit".into()))?;
+        if let Some(Piece::Text { text }) = line
+            .pieces
+            .iter_mut()
+            .rev()
+            .find(|p| matches!(p, Piece::Text { .. }))
+        {
+            text.push_str(" That much is certain.");
+        }
+        render("one line edited", &edited)?;
+        Ok(runs)
+    })();
+    let _ = fs_err::remove_dir_all(&dir);
+    let runs = result?;
+    println!(
+        "{:<26} {:>8} {:>8} {:>8} {:>8} {:>8} {:>5} {:>6}",
+        "render", "audio s", "wall s", "RTF", "pass 1 s", "model s", "hits", "misses"
+    );
+    for r in &runs {
+        println!(
+            "{:<26} {:>8.1} {:>8.2} {:>8.3} {:>8.2} {:>8.2} {:>5} {:>6}",
+            r.label,
+            r.audio_s,
+            r.wall_s,
+            r.wall_s / r.audio_s.max(1e-9),
+            r.pass_one_s,
+            r.model_s,
+            r.hits,
+            r.misses
+        );
+    }
+    if let [full, same, edit] = runs.as_slice() {
+        let ratio = |a: f64, b: f64| a / b.max(1e-9);
+        println!(
+            "unchanged re-render: {:.1}x faster wall, {:.1}x faster pass one",
+            ratio(full.wall_s, same.wall_s),
+            ratio(full.pass_one_s, same.pass_one_s)
+        );
+        println!(
+            "one-line edit:       {:.1}x faster wall, {:.1}x faster pass one ({} of {} sentences re-rendered)",
+            ratio(full.wall_s, edit.wall_s),
+            ratio(full.pass_one_s, edit.pass_one_s),
+            edit.misses,
+            edit.hits + edit.misses
+        );
+    }
+    Ok(())
 }

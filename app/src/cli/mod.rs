@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions and dispatch to one module per subcommand.
 
 mod bench;
+mod library;
 mod models;
 mod render;
 mod say;
@@ -36,8 +37,11 @@ pub enum Command {
     /// Fetch, verify and inspect the model assets.
     #[command(subcommand)]
     Models(models::ModelsCommand),
-    /// List the available voices (name, language, gender).
+    /// List the voices (stock, blends, matched), save blends, match a clip, remove voices.
     Voices(voices::VoicesArgs),
+    /// Check and tidy the voice library (voices, embeddings, projects, render cache).
+    #[command(subcommand)]
+    Library(library::LibraryCommand),
     /// Benchmarks that print Banter's figures beside the peer's.
     #[command(subcommand)]
     Bench(bench::BenchCommand),
@@ -63,6 +67,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Say(args)) => say::run(&args),
         Some(Command::Models(cmd)) => models::run(&cmd),
         Some(Command::Voices(args)) => voices::run(&args),
+        Some(Command::Library(cmd)) => library::run(&cmd),
         Some(Command::Bench(cmd)) => bench::run(&cmd),
         Some(Command::Serve(args)) => serve::run(&args),
         None => {

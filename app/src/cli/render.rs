@@ -11,12 +11,15 @@ use std::sync::Arc;
 
 use anyhow::Context;
 use engine::audio::{OutputFormat, SampleFormat};
+use engine::render::cache::Cached;
 use engine::render::{self, CaptionFormat, Direct, Progress, RenderError, RenderOptions};
 
 use super::script_input::{self, ScriptArgs};
 use super::EngineArgs;
 use crate::exit::BadInput;
 
+// Command-line flags are bools by nature.
+#[allow(clippy::struct_excessive_bools)]
 #[derive(Debug, clap::Args)]
 pub struct RenderArgs {
     /// The script (any supported format); `-` reads standard input.
@@ -55,6 +58,13 @@ pub struct RenderArgs {
     /// Artist tag (default: the speakers' names).
     #[arg(long)]
     pub artist: Option<String>,
+    /// Render every sentence with the model, neither reading nor filling the render cache.
+    #[arg(long)]
+    pub no_cache: bool,
+    /// After rendering, score every line against its speaker's voice and list the lines that
+    /// do not sound like it (needs the markers file).
+    #[arg(long)]
+    pub check_voices: bool,
     #[command(flatten)]
     pub script_args: ScriptArgs,
     #[command(flatten)]
@@ -91,7 +101,7 @@ fn parse_rate(s: &str) -> Result<u32, String> {
 }
 
 pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
-    let episode = script_input::load(&args.script, &args.script_args, None)?;
+    let mut episode = script_input::load(&args.script, &args.script_args, None)?;
     for w in &episode.warnings {
         eprintln!("{}: warning: {}", episode.locate(w.position), w.message);
     }
@@ -126,6 +136,12 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
             .into()),
             None => args.script.with_extension(format.extension()),
         };
+    if args.check_voices && (to_stdout || args.no_markers) {
+        return Err(BadInput(
+            "--check-voices reads the markers file: drop --no-markers and write to a file".into(),
+        )
+        .into());
+    }
     if dest.is_dir() {
         return Err(BadInput(format!("{}: is a folder; give a file name", dest.display())).into());
     }
@@ -150,6 +166,22 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
         ..RenderOptions::default()
     };
     let synth = super::models::load_synthesizer(&args.engine)?;
+    let library = super::library::open_optional("rendering without the render cache");
+    if let Some(lib) = &library {
+        let rewritten = engine::voicematch::resolve::resolve_cast(lib, &synth, &mut episode)
+            .map_err(super::library::user_error)?;
+        for (speaker, name, recipe) in rewritten {
+            eprintln!("{speaker}: library voice {name} = {recipe}");
+        }
+    }
+    let cached = match library {
+        Some(lib) if !args.no_cache => Some(Cached::new(Direct, lib)),
+        _ => None,
+    };
+    let source: &dyn render::SentenceSource = match &cached {
+        Some(c) => c,
+        None => &Direct,
+    };
     let cancel = Arc::new(AtomicBool::new(false));
     {
         let cancel = Arc::clone(&cancel);
@@ -166,7 +198,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
     let mut meter = ProgressLine::new();
     let result = render::render_episode(
         &synth,
-        &Direct,
+        source,
         &episode,
         &dest,
         &options,
@@ -206,7 +238,83 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
             .map_or_else(|| "n/a".into(), |l| format!("{l:.1}")),
         report.true_peak_dbtp
     );
+    if let Some(c) = &cached {
+        let n = c.counts();
+        eprintln!(
+            "render cache: {} hits, {} misses; model time {:.1} s, pass one {:.1} s{}",
+            n.hits,
+            n.misses,
+            n.model_time.as_secs_f64(),
+            report.compute.as_secs_f64(),
+            if n.errors > 0 {
+                format!(" ({} cache errors, see the log)", n.errors)
+            } else {
+                String::new()
+            }
+        );
+    }
+    if args.check_voices {
+        check_voices(args, &synth, cached.map(|c| c.into_parts().1), &dest)?;
+    }
     Ok(())
+}
+
+/// `--check-voices`: every line scored against its voice; the outliers listed.
+fn check_voices(
+    args: &RenderArgs,
+    synth: &engine::synth::Synthesizer,
+    library: Option<engine::library::Library>,
+    dest: &Path,
+) -> anyhow::Result<()> {
+    use engine::voicematch::consistency;
+    let library = match library {
+        Some(l) => l,
+        None => super::library::open()?,
+    };
+    let store = match &args.engine.models {
+        Some(d) => engine::assets::ModelStore::at(d),
+        None => engine::assets::ModelStore::open_default()?,
+    };
+    let embedder = super::library::load_embedder(&store, synth)?;
+    let markers = consistency::markers_beside(dest);
+    let report = consistency::check_render(&embedder, synth, &library, dest, &markers)
+        .map_err(super::library::user_error)?;
+    let scored = report
+        .scores
+        .iter()
+        .filter(|s| s.similarity.is_some())
+        .count();
+    eprintln!(
+        "voice check: {scored} of {} lines scored (shorter than {:.0} s are skipped); median \
+         similarity {:.3}, flagging below {:.3}; {} flagged",
+        report.scores.len(),
+        consistency::MIN_LINE_SECS,
+        report.median,
+        report.threshold,
+        report.flagged.len()
+    );
+    for &i in &report.flagged {
+        let s = &report.scores[i];
+        println!(
+            "{}:{}: {} ({}) at {}–{} does not sound like its voice: similarity {:.3}",
+            episode_source(args),
+            s.line.source_line,
+            s.line.speaker,
+            s.line.voice,
+            clock(s.line.start),
+            clock(s.line.end),
+            s.similarity.unwrap_or(0.0)
+        );
+    }
+    Ok(())
+}
+
+fn episode_source(args: &RenderArgs) -> String {
+    if args.script.as_os_str() == "-" {
+        "<stdin>".to_owned()
+    } else {
+        args.script.display().to_string()
+    }
 }
 
 fn output_format(format: AudioFormat, args: &RenderArgs) -> anyhow::Result<OutputFormat> {

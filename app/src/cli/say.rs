@@ -16,7 +16,7 @@ use crate::exit::BadInput;
 pub struct SayArgs {
     /// The text to speak; `-` reads it from standard input.
     pub text: String,
-    /// A stock voice (`af_heart`) or a blend (`af_bella:0.7+af_sky:0.3`).
+    /// A stock voice (`af_heart`), a blend (`af_bella:0.7+af_sky:0.3`), or a library voice.
     #[arg(long, default_value = "af_heart")]
     pub voice: String,
     /// Speaking rate, 0.5–2.0.
@@ -49,8 +49,24 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
     } else {
         args.text.clone()
     };
-    let request = SpeechRequest::new(&args.voice, args.speed)?;
+    // A library voice (blend or matched, by name) first, then a stock voice or recipe.
+    let saved = match super::library::open_optional("library voices are unavailable") {
+        Some(lib) => engine::voicematch::resolve::library_voice(&lib, &args.voice)
+            .map_err(super::library::user_error)?,
+        None => None,
+    };
+    let request = match &saved {
+        Some(v) => SpeechRequest {
+            voice: v.spec.clone(),
+            speed: args.speed,
+            language: None,
+        },
+        None => SpeechRequest::new(&args.voice, args.speed)?,
+    };
     let synth = super::models::load_synthesizer(&args.engine)?;
+    if let Some(table) = saved.and_then(|v| v.table) {
+        synth.register_voice(&request.voice, table)?;
+    }
     let format = match args.format {
         WavFormat::Pcm16 => SampleFormat::Pcm16,
         WavFormat::Pcm24 => SampleFormat::Pcm24,

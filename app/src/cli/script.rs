@@ -3,6 +3,14 @@
 
 use std::path::PathBuf;
 
+use engine::assets::ModelStore;
+use engine::device::DeviceChoice;
+use engine::library::Library;
+use engine::script::Episode;
+use engine::synth::Synthesizer;
+use engine::voicematch::cast::check_cast;
+use engine::voicematch::{CastPair, VoiceEmbedder, CAST_WARN_SIMILARITY};
+
 use super::script_input::{self, ScriptArgs};
 
 #[derive(Debug, clap::Subcommand)]
@@ -21,6 +29,10 @@ pub struct CheckArgs {
     /// Print `{"format", "cast", "lines", "warnings"}` as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Skip the cast check (which compares the cast's voices with the speaker encoder, once
+    /// per voice, when the model and the encoder are installed).
+    #[arg(long)]
+    pub no_cast_check: bool,
     #[command(flatten)]
     pub script_args: ScriptArgs,
 }
@@ -35,6 +47,9 @@ fn check(args: &CheckArgs) -> anyhow::Result<()> {
     let episode = script_input::load(&args.script, &args.script_args, args.format.as_deref())?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&episode.check_report())?);
+        if !args.no_cast_check {
+            cast_check(&episode);
+        }
         return Ok(());
     }
     println!("{}: {} format", episode.source, episode.format.as_str());
@@ -61,5 +76,51 @@ fn check(args: &CheckArgs) -> anyhow::Result<()> {
     for w in &episode.warnings {
         eprintln!("{}: warning: {}", episode.locate(w.position), w.message);
     }
+    if !args.no_cast_check {
+        cast_check(&episode);
+    }
     Ok(())
+}
+
+/// Warns (on stderr) about speakers whose voices sound alike. Advice only: any failure is a
+/// note, never an error of the check.
+fn cast_check(episode: &Episode) {
+    if episode.cast.members.len() < 2 {
+        return;
+    }
+    match cast_pairs(episode) {
+        Ok(Some(pairs)) => {
+            for p in pairs {
+                eprintln!("{}: warning: {}", episode.source, p.message());
+            }
+        }
+        Ok(None) => {}
+        Err(e) => eprintln!("note: the cast check was skipped: {e:#}"),
+    }
+}
+
+/// `None` when the model, the encoder or the library is not available.
+fn cast_pairs(episode: &Episode) -> anyhow::Result<Option<Vec<CastPair>>> {
+    let store = ModelStore::open_default()?;
+    if !store.is_ready() || !store.speaker_encoder_ready() {
+        return Ok(None);
+    }
+    let Ok(library) = Library::open_default() else {
+        return Ok(None);
+    };
+    let synth = Synthesizer::load(&store, DeviceChoice::Auto)?;
+    let embedder = VoiceEmbedder::load(&store, synth.device())?;
+    let cast: Vec<(String, String)> = episode
+        .cast
+        .members
+        .iter()
+        .map(|m| (m.name.clone(), m.voice.clone()))
+        .collect();
+    Ok(Some(check_cast(
+        &embedder,
+        &synth,
+        &library,
+        &cast,
+        CAST_WARN_SIMILARITY,
+    )?))
 }

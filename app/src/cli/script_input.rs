@@ -69,8 +69,9 @@ pub fn load(path: &Path, args: &ScriptArgs, format: Option<&str>) -> anyhow::Res
     };
     let mut episode =
         Episode::parse_bytes(&name, &bytes, &options).map_err(|e| BadInput(e.to_string()))?;
+    let saved = library_voice_names();
     for entry in &args.cast {
-        recast(&mut episode, entry)?;
+        recast(&mut episode, entry, &saved)?;
     }
     let lexicon_path = args.lexicon.clone().or_else(|| {
         let beside = path.with_extension("lexicon");
@@ -89,20 +90,43 @@ pub fn load(path: &Path, args: &ScriptArgs, format: Option<&str>) -> anyhow::Res
         episode.apply_lexicon(&lexicon);
     }
     episode
-        .validate_voices(&is_stock_voice)
+        .validate_voices(&|v| is_stock_voice(v) || saved.iter().any(|n| n == v))
         .map_err(|e| BadInput(e.to_string()))?;
     Ok(episode)
 }
 
-/// Applies one `--cast NAME=VOICE`.
-fn recast(episode: &mut Episode, entry: &str) -> anyhow::Result<()> {
+/// The names of the blends and matched voices saved in the voice library (empty when it cannot
+/// be opened: library voices are then unknown, and say so when used).
+pub fn library_voice_names() -> Vec<String> {
+    engine::library::Library::open_default()
+        .and_then(|l| l.list_voices())
+        .map(|voices| {
+            voices
+                .into_iter()
+                .filter(|v| v.kind != engine::library::VoiceKind::Stock)
+                .map(|v| v.name)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Applies one `--cast NAME=VOICE`; VOICE may be a library voice (any name) or a stock spec.
+fn recast(episode: &mut Episode, entry: &str, saved: &[String]) -> anyhow::Result<()> {
     let Some((name, voice)) = entry.split_once('=') else {
         return Err(BadInput(format!("--cast {entry}: expected NAME=VOICE")).into());
     };
     let (name, voice) = (name.trim(), voice.trim());
-    let spec = engine::voice::VoiceSpec::parse(voice)
-        .map_err(|e| BadInput(format!("--cast {entry}: {e}")))?;
-    if let Some(t) = spec.terms.iter().find(|t| !is_stock_voice(&t.voice)) {
+    let is_saved = saved.iter().any(|n| n == voice);
+    let spec = if is_saved {
+        None
+    } else {
+        Some(
+            engine::voice::VoiceSpec::parse(voice)
+                .map_err(|e| BadInput(format!("--cast {entry}: {e}")))?,
+        )
+    };
+    let terms = spec.as_ref().map_or(&[][..], |s| s.terms.as_slice());
+    if let Some(t) = terms.iter().find(|t| !is_stock_voice(&t.voice)) {
         return Err(BadInput(format!(
             "--cast {entry}: unknown voice \"{}\"; `banter voices` lists them",
             t.voice

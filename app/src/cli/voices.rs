@@ -1,39 +1,383 @@
-//! `banter voices`: the stock voices in the model store, with language and gender.
+//! `banter voices`: the voices Banter can speak in (stock voices from the model store, blends
+//! and matched voices from the library), and the commands that add and remove library voices.
+//!
+//! `voices match` finds the stock voice or blend of stock voices whose speech is closest to
+//! the speaker of a clip. It says so plainly: a match, not a clone.
+
+use std::path::PathBuf;
+use std::time::Instant;
 
 use engine::assets::ModelStore;
+use engine::library::{Library, NewVoice, Voice, VoiceKind};
 use engine::phonemes::Language;
+use engine::voice::{StockVoice, VoiceSpec, VoiceTable};
+use engine::voicematch::matching::{save_match, MatchOptions};
+use engine::voicematch::{match_voice, MatchEvent};
+
+use super::library::{load_embedder, user_error};
+use super::EngineArgs;
+use crate::exit::BadInput;
 
 #[derive(Debug, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct VoicesArgs {
+    #[command(subcommand)]
+    pub command: Option<VoicesCommand>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
     /// Model folder (default: $BANTER_MODEL_DIR or $XDG_DATA_HOME/banter/models).
     #[arg(long, value_name = "DIR")]
-    pub models: Option<std::path::PathBuf>,
+    pub models: Option<PathBuf>,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum VoicesCommand {
+    /// Save a blend of stock voices as NAME, e.g. `warm af_bella:0.7+af_sky:0.3`.
+    Blend {
+        name: String,
+        /// Stock voices with weights: `af_bella:0.7+af_sky:0.3` or `af_bella(2)+af_sky(1)`.
+        recipe: String,
+        /// A note kept with the voice.
+        #[arg(long, default_value = "")]
+        notes: String,
+        #[arg(long, value_name = "DIR")]
+        models: Option<PathBuf>,
+    },
+    /// Find the stock voice or blend of stock voices closest to the speaker in CLIP (WAV,
+    /// FLAC, MP3, Ogg) and save it as NAME. This matches a voice Banter has; it does not clone.
+    Match(MatchArgs),
+    /// Remove a saved blend or matched voice.
+    Rm { name: String },
+}
+
+#[derive(Debug, clap::Args)]
+pub struct MatchArgs {
+    pub name: String,
+    pub clip: PathBuf,
+    /// Print `{"voice", "recipe", "similarity", "nearest_stock", "embedding_cache"}`.
+    #[arg(long)]
+    pub json: bool,
+    /// Compare only with these stock voices (comma-separated); default: every English one.
+    #[arg(long, value_delimiter = ',', value_name = "VOICES")]
+    pub among: Vec<String>,
+    /// Probe renders the blend search may spend (each is about 9 s of speech).
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u16).range(0..=48))]
+    pub renders: u16,
+    /// Show the match without saving it.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
+
+/// The exact `--json` shape of `voices match`.
+#[derive(serde::Serialize)]
+struct MatchJson<'a> {
+    voice: &'a str,
+    recipe: &'a str,
+    similarity: f32,
+    nearest_stock: Vec<(&'a str, f32)>,
+    embedding_cache: &'a str,
 }
 
 pub fn run(args: &VoicesArgs) -> anyhow::Result<()> {
-    let store = match &args.models {
-        Some(dir) => ModelStore::at(dir),
+    match &args.command {
+        None => list(args),
+        Some(VoicesCommand::Blend {
+            name,
+            recipe,
+            notes,
+            models,
+        }) => blend(name, recipe, notes, models.as_ref()),
+        Some(VoicesCommand::Match(m)) => match_clip(m),
+        Some(VoicesCommand::Rm { name }) => {
+            let library = super::library::open()?;
+            match library.remove_voice(name) {
+                Ok(()) => {
+                    eprintln!("removed {}", name.trim());
+                    Ok(())
+                }
+                Err(
+                    e @ (engine::library::LibraryError::NotFound { .. }
+                    | engine::library::LibraryError::StockVoice { .. }),
+                ) => Err(BadInput(e.to_string()).into()),
+                Err(e) => Err(e.into()),
+            }
+        }
+    }
+}
+
+fn store(dir: Option<&PathBuf>) -> anyhow::Result<ModelStore> {
+    let store = match dir {
+        Some(d) => ModelStore::at(d),
         None => ModelStore::open_default()?,
     };
     super::models::ensure_store(&store)?;
-    let voices = engine::synth::stock_voices(&store);
+    Ok(store)
+}
+
+/// A library with the store's stock voices seeded.
+fn seeded(store: &ModelStore) -> anyhow::Result<Library> {
+    let library = super::library::open()?;
+    library.seed_stock_voices(&engine::synth::stock_voices(store))?;
+    Ok(library)
+}
+
+fn list(args: &VoicesArgs) -> anyhow::Result<()> {
+    let store = store(args.models.as_ref())?;
+    let voices: Vec<Voice> = match seeded(&store) {
+        Ok(library) => library.list_voices()?,
+        Err(e) => {
+            eprintln!("warning: the voice library is unavailable ({e}); listing stock voices only");
+            return list_stock(&store, args.json);
+        }
+    };
     if args.json {
+        let list: Vec<serde_json::Value> = voices
+            .iter()
+            .map(|v| {
+                serde_json::json!({
+                    "name": v.name,
+                    "kind": kind_str(v.kind),
+                    "language": v.language.map(Language::espeak_code),
+                    "gender": v.gender.map(|g| g.to_string()),
+                    "recipe": v.recipe,
+                    "notes": v.notes,
+                })
+            })
+            .collect();
+        println!("{}", serde_json::to_string_pretty(&list)?);
+        return Ok(());
+    }
+    println!(
+        "{:<14} {:<8} {:<22} {:<7} RECIPE",
+        "NAME", "KIND", "LANGUAGE", "GENDER"
+    );
+    for v in voices {
+        println!(
+            "{:<14} {:<8} {:<22} {:<7} {}",
+            v.name,
+            kind_str(v.kind),
+            v.language.map_or("", language_name),
+            v.gender.map(|g| g.to_string()).unwrap_or_default(),
+            v.recipe.unwrap_or_default()
+        );
+    }
+    Ok(())
+}
+
+fn list_stock(store: &ModelStore, json: bool) -> anyhow::Result<()> {
+    let voices = engine::synth::stock_voices(store);
+    if json {
         println!("{}", serde_json::to_string_pretty(&voices)?);
         return Ok(());
     }
-    println!("{:<14} {:<22} GENDER", "NAME", "LANGUAGE");
+    println!("{:<14} {:<8} {:<22} GENDER", "NAME", "KIND", "LANGUAGE");
     for v in voices {
         println!(
-            "{:<14} {:<22} {}",
+            "{:<14} {:<8} {:<22} {}",
             v.name,
+            "stock",
             language_name(v.language),
             v.gender
         );
     }
     Ok(())
+}
+
+fn kind_str(kind: VoiceKind) -> &'static str {
+    match kind {
+        VoiceKind::Stock => "stock",
+        VoiceKind::Blend => "blend",
+        VoiceKind::Matched => "matched",
+    }
+}
+
+fn blend(name: &str, recipe: &str, notes: &str, models: Option<&PathBuf>) -> anyhow::Result<()> {
+    let spec = VoiceSpec::parse(recipe).map_err(|e| BadInput(e.to_string()))?;
+    let store = store(models)?;
+    let library = seeded(&store)?;
+    let mut parts = Vec::with_capacity(spec.terms.len());
+    for term in &spec.terms {
+        let path = store.voice_table(&term.voice);
+        if StockVoice::from_name(&term.voice).is_none() || !path.is_file() {
+            return Err(BadInput(format!(
+                "`{}` is not a stock voice; a blend mixes stock voices (`banter voices` lists them)",
+                term.voice
+            ))
+            .into());
+        }
+        parts.push((VoiceTable::read(&path)?, term.weight));
+    }
+    let heaviest = spec
+        .terms
+        .iter()
+        .max_by(|a, b| a.weight.total_cmp(&b.weight))
+        .and_then(|t| StockVoice::from_name(&t.voice));
+    let voice = library
+        .add_voice(&NewVoice {
+            name: name.to_owned(),
+            kind: VoiceKind::Blend,
+            language: Some(spec.language()),
+            gender: heaviest.map(|v| v.gender),
+            recipe: Some(spec.canonical()),
+            style: Some(VoiceTable::blend(&parts)),
+            notes: notes.to_owned(),
+        })
+        .map_err(library_input_error)?;
+    eprintln!(
+        "saved blend {} = {}",
+        voice.name,
+        voice.recipe.unwrap_or_default()
+    );
+    warn_if_not_castable(&voice.name);
+    Ok(())
+}
+
+/// Duplicate and invalid names are the user's to fix (exit status 2).
+fn library_input_error(e: engine::library::LibraryError) -> anyhow::Error {
+    use engine::library::LibraryError as E;
+    match e {
+        E::DuplicateName { .. } | E::InvalidName { .. } => BadInput(e.to_string()).into(),
+        other => other.into(),
+    }
+}
+
+/// Script cast sections accept ASCII voice names only; other names work through `--cast`.
+fn warn_if_not_castable(name: &str) {
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        eprintln!(
+            "note: a script's cast section accepts voice names of ASCII letters, digits, `_` \
+             and `-`; use `--cast SPEAKER={name}` (or `banter say --voice`) for this one"
+        );
+    }
+}
+
+fn match_clip(args: &MatchArgs) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let store = store(args.engine.models.as_ref())?;
+    let library = seeded(&store)?;
+    if !args.dry_run && library.get_voice(&args.name)?.is_some() {
+        return Err(BadInput(format!(
+            "a voice named `{}` already exists; choose another name (or `banter voices rm` it)",
+            args.name.trim()
+        ))
+        .into());
+    }
+    let name = args.name.trim();
+    if name.is_empty() || name.chars().any(char::is_control) || name.chars().count() > 200 {
+        return Err(BadInput(format!(
+            "invalid voice name {:?}: give 1 to 200 characters, no control characters",
+            args.name
+        ))
+        .into());
+    }
+    let synth = super::models::load_synthesizer(&args.engine)?;
+    let embedder = load_embedder(&store, &synth)?;
+    let options = MatchOptions {
+        candidates: (!args.among.is_empty()).then(|| args.among.clone()),
+        max_renders: usize::from(args.renders),
+        ..MatchOptions::default()
+    };
+    let found = match_voice(
+        &embedder,
+        &synth,
+        &library,
+        &args.clip,
+        &options,
+        &mut show_progress,
+    )
+    .map_err(user_error)?;
+    if found.clip.truncated {
+        eprintln!(
+            "note: the clip is long; only its first {:.0} s were used",
+            found.clip.embedded_secs
+        );
+    }
+    if let Some(damage) = &found.clip.damaged {
+        eprintln!("note: the clip is damaged ({damage}); the part before the damage was used");
+    }
+    if !args.dry_run {
+        save_match(&library, &synth, &args.name, &args.clip, &found).map_err(user_error)?;
+    }
+    if args.json {
+        let out = MatchJson {
+            voice: args.name.trim(),
+            recipe: &found.recipe,
+            similarity: found.similarity,
+            nearest_stock: found
+                .nearest_stock
+                .iter()
+                .map(|(n, s)| (n.as_str(), *s))
+                .collect(),
+            embedding_cache: found.clip.cache.as_str(),
+        };
+        println!("{}", serde_json::to_string(&out)?);
+    } else {
+        println!(
+            "{} = {}  (similarity {:.3})",
+            args.name.trim(),
+            found.recipe,
+            found.similarity
+        );
+        let nearest: Vec<String> = found
+            .nearest_stock
+            .iter()
+            .map(|(n, s)| format!("{n} {s:.3}"))
+            .collect();
+        println!("nearest stock voices: {}", nearest.join(", "));
+        println!(
+            "This is the closest voice Banter can speak (a stock voice or a blend of them), \
+             matched to the clip's speaker; it is not a clone of that voice."
+        );
+    }
+    eprintln!(
+        "{} in {:.1} s ({} blends scored, {} probes rendered now, clip embedding cache: {})",
+        if args.dry_run {
+            "matched (not saved: --dry-run)"
+        } else {
+            "matched and saved"
+        },
+        started.elapsed().as_secs_f64(),
+        found.blends_tried,
+        found.renders,
+        found.clip.cache.as_str()
+    );
+    warn_if_not_castable(args.name.trim());
+    Ok(())
+}
+
+fn show_progress(event: &MatchEvent) {
+    match event {
+        MatchEvent::ClipEmbedded(c) => eprintln!(
+            "clip embedded ({:.1} s{}; embedding cache: {})",
+            c.embedded_secs,
+            c.speech_secs
+                .map(|s| format!(", {s:.1} s of speech"))
+                .unwrap_or_default(),
+            c.cache.as_str()
+        ),
+        MatchEvent::Stock {
+            name,
+            done,
+            total,
+            cache,
+        } => {
+            if *cache == engine::voicematch::CacheUse::Miss {
+                eprintln!("[{done}/{total}] measured stock voice {name} (once)");
+            }
+        }
+        MatchEvent::Blend {
+            recipe,
+            similarity,
+            render,
+            budget,
+        } => eprintln!("blend {render}/{budget}: {recipe} → {similarity:.3}"),
+    }
 }
 
 /// The language as a podcast author would name it.

@@ -15,6 +15,7 @@
 //! Ctrl-C (the `cancel` flag, checked between sentences and blocks) never leaves a half-written
 //! file under the target's name; the raw draft is deleted on every path out.
 
+pub mod cache;
 pub mod captions;
 pub mod draft;
 pub mod master;

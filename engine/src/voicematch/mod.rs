@@ -1,0 +1,108 @@
+//! Uses of speaker embeddings over the voice library: match a reference clip to a stock voice
+//! or a blend of stock voices, warn when a cast's voices are hard to tell apart, and check that
+//! every rendered line still sounds like its speaker's voice.
+//!
+//! What "match" means here, honestly: Kokoro speaks only in its stock voices and their
+//! weighted blends. Matching finds the stock voice or blend whose speech the GE2E encoder
+//! places closest to the clip's speaker; it does not clone the voice in the clip, and the
+//! similarity it reports says how close it got.
+//!
+//! A voice is compared through its *probe embedding*: the embedding of a fixed passage
+//! ([`PROBE_TEXT`], `assets/passages/probe.txt`, about 9 s of neutral English) rendered in that
+//! voice. Both clip and probe embeddings are cached in the library: a clip under the hash of its
+//! bytes, a probe under the hash of everything that determines its audio (model, engine,
+//! probe text, language, the voice's style table), each with the encoder's id and version. So
+//! the encoder runs once per clip and Kokoro once per voice, ever.
+//!
+//! Files: [`embed`] (clip and probe embeddings with their caches), [`search`] (the blend
+//! search's bookkeeping, pure), [`matching`] (the match itself), [`cast`] (cast check),
+//! [`consistency`] (per-line check after a render), [`resolve`] (library voice names to
+//! what the synthesizer renders).
+
+pub mod cast;
+pub mod consistency;
+pub mod embed;
+pub mod matching;
+pub mod resolve;
+pub mod search;
+
+use std::path::PathBuf;
+
+use crate::audio::decode::DecodeError;
+use crate::audio::AudioError;
+use crate::library::LibraryError;
+use crate::speaker::SpeakerError;
+use crate::synth::SynthError;
+
+pub use cast::{close_voices, CastPair, CAST_WARN_SIMILARITY};
+pub use consistency::{flag_outliers, ConsistencyReport, LineScore};
+pub use embed::{CacheUse, ClipEmbedding, VoiceEmbedder};
+pub use matching::{match_voice, MatchEvent, MatchOptions, VoiceMatch};
+pub use search::BlendSearch;
+
+/// The passage every voice reads for its probe embedding.
+pub const PROBE_TEXT: &str = include_str!("../../../assets/passages/probe.txt");
+/// Only this much of a clip is embedded (the rest is ignored, and the result says so): a few
+/// minutes already give a stable embedding; an hour would cost minutes of encoder time.
+pub const MAX_CLIP_SECS: f64 = 180.0;
+/// A clip needs at least this much speech (after trimming silences) to be embedded reliably.
+pub const MIN_SPEECH_SECS: f64 = 2.0;
+
+/// What can go wrong while embedding, matching or checking voices.
+#[derive(Debug, thiserror::Error)]
+pub enum VoiceMatchError {
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+    #[error(transparent)]
+    Speaker(#[from] SpeakerError),
+    #[error(transparent)]
+    Library(#[from] LibraryError),
+    #[error(transparent)]
+    Synth(#[from] SynthError),
+    #[error("resampling a rendered probe for the speaker encoder: {0}")]
+    Resample(#[from] AudioError),
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(
+        "{} holds only silence (no speech found); give a recording of the speaker talking",
+        path.display()
+    )]
+    Silence { path: PathBuf },
+    #[error(
+        "{} has only {speech_secs:.1} s of speech after trimming silences; at least \
+         {MIN_SPEECH_SECS} s are needed (10 s or more gives a better match)",
+        path.display()
+    )]
+    TooLittleSpeech { path: PathBuf, speech_secs: f64 },
+    #[error("no stock voice to compare with: {reason}")]
+    NoCandidates { reason: String },
+    #[error("{what} `{name}` is not a stock voice, a blend of stock voices, or a library voice")]
+    UnknownVoice { what: &'static str, name: String },
+    #[error("markers file {}: {detail}", path.display())]
+    Markers { path: PathBuf, detail: String },
+}
+
+impl VoiceMatchError {
+    /// True when the user's input was at fault (a bad clip, an unknown voice): exit status 2.
+    #[must_use]
+    pub fn is_input_error(&self) -> bool {
+        match self {
+            Self::Decode(e) => !matches!(e, DecodeError::Io { .. }),
+            Self::Synth(e) => e.is_input_error(),
+            Self::Silence { .. }
+            | Self::TooLittleSpeech { .. }
+            | Self::NoCandidates { .. }
+            | Self::UnknownVoice { .. }
+            | Self::Markers { .. }
+            | Self::Speaker(SpeakerError::NoSpeech { .. })
+            | Self::Library(
+                LibraryError::DuplicateName { .. } | LibraryError::InvalidName { .. },
+            ) => true,
+            _ => false,
+        }
+    }
+}

@@ -1,0 +1,95 @@
+//! Library voices (blends and matched voices saved by name) as the synthesizer renders them.
+//!
+//! The synthesizer knows stock voices and recipes (`af_bella:0.7+af_sky:0.3`). A library voice
+//! is looked up by name, replaced by its recipe (which also gives the language to phonemize
+//! in), and its stored style table is registered for that recipe, so it renders exactly as it
+//! was saved. Names are looked up in the library before the stock voices are tried: a cast
+//! saying `narrator` means the library's `narrator`.
+
+use crate::library::{Library, VoiceKind};
+use crate::script::Episode;
+use crate::synth::Synthesizer;
+use crate::voice::{VoiceSpec, VoiceTable};
+
+use super::VoiceMatchError;
+
+/// A library voice ready to render.
+#[derive(Debug, Clone)]
+pub struct LibraryVoice {
+    pub name: String,
+    pub spec: VoiceSpec,
+    /// The stored table (`None` for a saved voice without one: its recipe is rendered).
+    pub table: Option<VoiceTable>,
+}
+
+/// The blend or matched voice called `name`, if the library has one.
+pub fn library_voice(
+    library: &Library,
+    name: &str,
+) -> Result<Option<LibraryVoice>, VoiceMatchError> {
+    let Some(voice) = library.get_voice(name)? else {
+        return Ok(None);
+    };
+    if voice.kind == VoiceKind::Stock {
+        return Ok(None);
+    }
+    let recipe = voice.recipe.ok_or_else(|| VoiceMatchError::UnknownVoice {
+        what: "library voice without a recipe",
+        name: voice.name.clone(),
+    })?;
+    let spec = VoiceSpec::parse(&recipe).map_err(crate::synth::SynthError::from)?;
+    let table = if voice.has_style {
+        library.voice_style(&voice.name)?
+    } else {
+        None
+    };
+    Ok(Some(LibraryVoice {
+        name: voice.name,
+        spec,
+        table,
+    }))
+}
+
+/// The spec to render `name` with: a library voice's recipe (its table registered with
+/// `synth`), else `name` parsed as a stock voice or blend.
+pub fn resolve_voice(
+    library: Option<&Library>,
+    synth: &Synthesizer,
+    name: &str,
+) -> Result<VoiceSpec, VoiceMatchError> {
+    if let Some(lib) = library {
+        if let Some(v) = library_voice(lib, name)? {
+            if let Some(table) = v.table {
+                synth.register_voice(&v.spec, table)?;
+            }
+            return Ok(v.spec);
+        }
+    }
+    VoiceSpec::parse(name).map_err(|_| VoiceMatchError::UnknownVoice {
+        what: "voice",
+        name: name.to_owned(),
+    })
+}
+
+/// Rewrites every cast member whose voice is a library voice to that voice's recipe, and
+/// registers the stored tables with `synth`. Returns `(speaker, library name, recipe)` for
+/// each member rewritten.
+pub fn resolve_cast(
+    library: &Library,
+    synth: &Synthesizer,
+    episode: &mut Episode,
+) -> Result<Vec<(String, String, String)>, VoiceMatchError> {
+    let mut rewritten = Vec::new();
+    for member in &mut episode.cast.members {
+        let Some(v) = library_voice(library, &member.voice)? else {
+            continue;
+        };
+        let recipe = v.spec.canonical();
+        if let Some(table) = v.table {
+            synth.register_voice(&v.spec, table)?;
+        }
+        rewritten.push((member.name.clone(), v.name, recipe.clone()));
+        member.voice = recipe;
+    }
+    Ok(rewritten)
+}
