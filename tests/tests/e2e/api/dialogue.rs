@@ -1,7 +1,7 @@
 //! `POST /v1/dialogue`: a two-speaker script streams as SSE, with sentence and line events in
 //! timeline order, the right speakers and voices, audio whose length is the last sentence's end
 //! plus the tail, silence exactly where the timeline says, and script errors as 400s naming
-//! FILE:LINE:COLUMN.
+//! `FILE:LINE:COLUMN`.
 
 use std::time::Instant;
 

@@ -1,6 +1,6 @@
 //! FLAC and MP3 responses: each streams (bytes before the end), decodes with symphonia as any
 //! client's decoder would, at 24 kHz, to the length of the same request's raw PCM; and a request
-//! that names no format gets MP3, as OpenAI's API gives.
+//! that names no format gets MP3, as `OpenAI`'s API gives.
 
 use std::path::Path;
 use std::time::Instant;
