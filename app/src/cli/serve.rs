@@ -71,7 +71,6 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         .thread_name("api")
         .build()
         .context("starting the async runtime")?;
-    let voices = synth.stock_voices();
     let config = SchedulerConfig {
         policy: if args.naive {
             SchedulePolicy::Fifo
@@ -81,9 +80,10 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         max_queue: args.max_queue,
         ..SchedulerConfig::default()
     };
-    let scheduler =
-        Scheduler::start(Arc::new(synth), config).context("starting the model thread")?;
-    let backend = SchedulerBackend::new(scheduler, voices, runtime.handle().clone());
+    let synth = Arc::new(synth);
+    let model: Arc<dyn engine::scheduler::SegmentModel> = synth.clone();
+    let scheduler = Scheduler::start(model, config).context("starting the model thread")?;
+    let backend = SchedulerBackend::new(scheduler, synth, runtime.handle().clone());
     let policy = Policy {
         token,
         allowed_origins: args.allow_origins.clone(),

@@ -11,6 +11,8 @@
 //! aborts the response instead of passing truncated audio off as complete).
 
 use engine::synth::SynthError;
+
+pub use super::dialogue::{DialogueEvent, DialogueJob};
 use engine::voice::{StockVoice, VoiceSpec};
 use tokio::sync::mpsc;
 
@@ -59,6 +61,11 @@ pub enum BackendError {
 pub trait SpeechBackend: Send + Sync + 'static {
     /// Queues `job`; returns its audio as a bounded stream (see [`AudioEvent`]).
     fn start(&self, job: SpeechJob) -> Result<mpsc::Receiver<AudioEvent>, BackendError>;
+    /// Starts speaking a planned episode (`POST /v1/dialogue`); see [`super::dialogue`].
+    fn start_dialogue(
+        &self,
+        job: DialogueJob,
+    ) -> Result<mpsc::Receiver<DialogueEvent>, BackendError>;
     /// The stock voices, sorted by name.
     fn voices(&self) -> Vec<StockVoice>;
     /// The engine's own figures in Prometheus text, appended to `GET /metrics`.

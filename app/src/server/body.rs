@@ -23,6 +23,12 @@ use super::{sse, AppState, JobSlot};
 #[error("the speech stream ended early: {0}")]
 pub struct StreamError(String);
 
+impl StreamError {
+    pub fn new(why: impl Into<String>) -> Self {
+        Self(why.into())
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Outcome {
     Streaming,
@@ -69,34 +75,40 @@ impl AudioBody {
         }
     }
 
-    /// Bytes for one event, or `None` when nothing is to be sent for it.
+    /// Bytes for one event (empty when nothing is to be sent for it).
     fn bytes_for(&mut self, event: AudioEvent) -> Result<Vec<u8>, StreamError> {
-        match event {
+        let encoded = match event {
             AudioEvent::Chunk(samples) => {
                 self.samples += samples.len();
-                let bytes = self.encoder.encode(&samples);
-                Ok(self.frame(&bytes))
+                self.encoder
+                    .encode(&samples)
+                    .map(|bytes| self.frame(&bytes))
             }
             AudioEvent::Done => {
                 self.outcome = Outcome::Completed;
-                let tail = self.encoder.finish();
-                let mut out = self.frame(&tail);
-                if self.sse {
-                    out.extend_from_slice(&sse::done(self.input_chars, self.samples));
-                }
-                Ok(out)
+                self.encoder.finish().map(|tail| {
+                    let mut out = self.frame(&tail);
+                    if self.sse {
+                        out.extend_from_slice(&sse::done(self.input_chars, self.samples));
+                    }
+                    out
+                })
             }
-            AudioEvent::Failed(e) => {
-                self.outcome = Outcome::Failed;
-                tracing::error!("speech failed mid-stream: {e}");
-                if self.sse {
-                    // The status line is sent; an SSE client can still read an error event.
-                    let error = ApiError::internal("speech synthesis failed mid-stream");
-                    Ok(sse::error(&error.body()))
-                } else {
-                    Err(StreamError(e.to_string()))
-                }
-            }
+            AudioEvent::Failed(e) => return self.fail(&e.to_string()),
+        };
+        encoded.or_else(|e| self.fail(&format!("encoding: {e}")))
+    }
+
+    /// Ends the stream after a failure: an SSE client still reads an `error` event (the status
+    /// line is sent); a plain body is cut off so the client sees it incomplete.
+    fn fail(&mut self, why: &str) -> Result<Vec<u8>, StreamError> {
+        self.outcome = Outcome::Failed;
+        tracing::error!("speech failed mid-stream: {why}");
+        if self.sse {
+            let error = ApiError::internal("speech synthesis failed mid-stream");
+            Ok(sse::error(&error.body()))
+        } else {
+            Err(StreamError(why.to_owned()))
         }
     }
 

@@ -4,10 +4,15 @@
 //! Streaming rules the encoders follow: bytes go out as soon as a chunk is encoded, so nothing
 //! may need the total length up front. `pcm` is raw 24 kHz mono s16le (OpenAI's `pcm`). `wav`
 //! is the same samples behind a 44-byte header whose RIFF and data sizes are 0xFFFFFFFF
-//! ("unknown, read to the end"), as OpenAI's streamed WAV does. FLAC and MP3 come from the
-//! engine's streaming encoders once they land: [`encoder_for`] is the one place to plug them in;
-//! until then those formats are a clear 400, like `opus` and `aac`.
+//! ("unknown, read to the end"), as OpenAI's streamed WAV does. `flac` (16-bit, no total length
+//! or MD5 in STREAMINFO) and `mp3` (LAME CBR at [`MP3_KBPS`], no Xing frame) come from the
+//! engine's [`stream_encoder`], which flushes every ~100 ms block, so bytes flow while the
+//! speech is still being made. `opus` and `aac` are a clear 400.
 
+use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use engine::audio::{stream_encoder, AudioError, AudioSink, Metadata, OutputFormat};
 use engine::synth::SAMPLE_RATE;
 
 use super::errors::ApiError;
@@ -41,15 +46,10 @@ impl AudioFormat {
         })
     }
 
-    /// OpenAI's default is mp3; until an MP3 encoder is available the default is wav, so a
-    /// client that names no format still gets audio.
+    /// OpenAI's default when a request names no format.
     #[must_use]
     pub fn default_for_server() -> Self {
-        if encoder_for(Self::Mp3).is_ok() {
-            Self::Mp3
-        } else {
-            Self::Wav
-        }
+        Self::Mp3
     }
 
     #[must_use]
@@ -77,48 +77,105 @@ impl AudioFormat {
     }
 }
 
+/// MP3 bit rate: 64 kbit/s CBR is transparent enough for 24 kHz mono speech.
+pub const MP3_KBPS: u32 = 64;
+
 /// Turns 24 kHz mono f32 chunks into the bytes of one format, chunk by chunk.
 pub trait ChunkEncoder: Send {
     /// Bytes for `samples` (may be empty when the encoder buffers).
-    fn encode(&mut self, samples: &[f32]) -> Vec<u8>;
+    fn encode(&mut self, samples: &[f32]) -> Result<Vec<u8>, AudioError>;
     /// Whatever is left at the end of the stream.
-    fn finish(&mut self) -> Vec<u8>;
+    fn finish(&mut self) -> Result<Vec<u8>, AudioError>;
 }
 
-/// The encoder for `format`, or a 400 naming the format when this build cannot produce it.
+/// The encoder for `format`, or a 400 naming the format when Banter cannot produce it.
 pub fn encoder_for(format: AudioFormat) -> Result<Box<dyn ChunkEncoder>, ApiError> {
-    match format {
-        AudioFormat::Pcm => Ok(Box::new(Pcm16)),
-        AudioFormat::Wav => Ok(Box::new(StreamingWav { header_sent: false })),
-        // Plug point: `engine::audio::stream_encoder` (FLAC, MP3) is being written; wrap it in
-        // a ChunkEncoder here when it lands on main.
-        AudioFormat::Flac | AudioFormat::Mp3 => Err(ApiError::invalid(
-            "response_format",
-            "unsupported_response_format",
-            format!(
-                "response_format `{}` is not available in this build yet; use wav or pcm",
-                format.name()
-            ),
-        )),
-        AudioFormat::Opus | AudioFormat::Aac => Err(ApiError::invalid(
-            "response_format",
-            "unsupported_response_format",
-            format!(
-                "response_format `{}` is not supported by Banter; use wav, pcm, flac or mp3",
-                format.name()
-            ),
-        )),
+    let engine_format = match format {
+        AudioFormat::Pcm => return Ok(Box::new(Pcm16)),
+        AudioFormat::Wav => return Ok(Box::new(StreamingWav { header_sent: false })),
+        AudioFormat::Flac => OutputFormat::Flac { bits: 16 },
+        AudioFormat::Mp3 => OutputFormat::Mp3 { kbps: MP3_KBPS },
+        AudioFormat::Opus | AudioFormat::Aac => {
+            return Err(ApiError::invalid(
+                "response_format",
+                "unsupported_response_format",
+                format!(
+                    "response_format `{}` is not supported by Banter; use wav, pcm, flac or mp3",
+                    format.name()
+                ),
+            ))
+        }
+    };
+    let tap = Tap::default();
+    let sink = stream_encoder(
+        tap.clone(),
+        engine_format,
+        SAMPLE_RATE,
+        &Metadata::default(),
+    )
+    .map_err(|e| {
+        tracing::error!("{} encoder: {e}", format.name());
+        ApiError::internal(format!("the {} encoder could not start", format.name()))
+    })?;
+    Ok(Box::new(Engine {
+        sink: Some(sink),
+        tap,
+    }))
+}
+
+/// The bytes an engine encoder wrote and nobody has taken yet.
+#[derive(Clone, Default)]
+struct Tap(Arc<Mutex<Vec<u8>>>);
+
+impl Tap {
+    fn take(&self) -> Vec<u8> {
+        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+impl Write for Tap {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// FLAC or MP3 through `engine::audio::stream_encoder`, writing into a [`Tap`] drained after
+/// each chunk (the header comes out with the first chunk's bytes).
+struct Engine {
+    sink: Option<Box<dyn AudioSink>>,
+    tap: Tap,
+}
+
+impl ChunkEncoder for Engine {
+    fn encode(&mut self, samples: &[f32]) -> Result<Vec<u8>, AudioError> {
+        if let Some(sink) = &mut self.sink {
+            sink.write(samples)?;
+        }
+        Ok(self.tap.take())
+    }
+    fn finish(&mut self) -> Result<Vec<u8>, AudioError> {
+        if let Some(sink) = self.sink.take() {
+            sink.finish()?;
+        }
+        Ok(self.tap.take())
     }
 }
 
 struct Pcm16;
 
 impl ChunkEncoder for Pcm16 {
-    fn encode(&mut self, samples: &[f32]) -> Vec<u8> {
-        s16le(samples)
+    fn encode(&mut self, samples: &[f32]) -> Result<Vec<u8>, AudioError> {
+        Ok(s16le(samples))
     }
-    fn finish(&mut self) -> Vec<u8> {
-        Vec::new()
+    fn finish(&mut self) -> Result<Vec<u8>, AudioError> {
+        Ok(Vec::new())
     }
 }
 
@@ -127,22 +184,22 @@ struct StreamingWav {
 }
 
 impl ChunkEncoder for StreamingWav {
-    fn encode(&mut self, samples: &[f32]) -> Vec<u8> {
+    fn encode(&mut self, samples: &[f32]) -> Result<Vec<u8>, AudioError> {
         let mut out = Vec::with_capacity(44 + samples.len() * 2);
         if !self.header_sent {
             self.header_sent = true;
             out.extend_from_slice(&streaming_wav_header());
         }
         out.extend_from_slice(&s16le(samples));
-        out
+        Ok(out)
     }
-    fn finish(&mut self) -> Vec<u8> {
+    fn finish(&mut self) -> Result<Vec<u8>, AudioError> {
         // An empty utterance is still a valid (empty) WAV file.
         if self.header_sent {
-            Vec::new()
+            Ok(Vec::new())
         } else {
             self.header_sent = true;
-            streaming_wav_header().to_vec()
+            Ok(streaming_wav_header().to_vec())
         }
     }
 }
@@ -193,27 +250,30 @@ mod tests {
     #[test]
     fn wav_header_then_samples_once() {
         let mut enc = encoder_for(AudioFormat::Wav).expect("wav");
-        let a = enc.encode(&[0.0, 1.0]);
-        let b = enc.encode(&[-1.0, 2.0, f32::NAN]);
+        let a = enc.encode(&[0.0, 1.0]).expect("encode");
+        let b = enc.encode(&[-1.0, 2.0, f32::NAN]).expect("encode");
         assert_eq!(&a[..4], b"RIFF");
         assert_eq!(&a[4..8], &[0xFF; 4]);
         assert_eq!(u32::from_le_bytes([a[24], a[25], a[26], a[27]]), 24_000);
         assert_eq!(&a[40..44], &[0xFF; 4]);
         assert_eq!(&a[44..], &[0, 0, 0xFF, 0x7F]);
         assert_eq!(b, vec![0x01, 0x80, 0xFF, 0x7F, 0, 0]);
-        assert!(enc.finish().is_empty());
+        assert!(enc.finish().expect("finish").is_empty());
     }
 
     #[test]
     fn empty_wav_is_a_header() {
         let mut enc = encoder_for(AudioFormat::Wav).expect("wav");
-        assert_eq!(enc.finish().len(), 44);
+        assert_eq!(enc.finish().expect("finish").len(), 44);
     }
 
     #[test]
     fn pcm_is_raw() {
         let mut enc = encoder_for(AudioFormat::Pcm).expect("pcm");
-        assert_eq!(enc.encode(&[0.5]), 16384i16.to_le_bytes().to_vec());
+        assert_eq!(
+            enc.encode(&[0.5]).expect("encode"),
+            16384i16.to_le_bytes().to_vec()
+        );
     }
 
     #[test]
@@ -226,5 +286,48 @@ mod tests {
             assert_eq!(e.status.as_u16(), 400);
             assert!(e.message.contains(name), "{}", e.message);
         }
+    }
+
+    /// A second of a 220 Hz tone in 100 ms chunks: bytes come out before `finish`, and the
+    /// whole stream decodes (symphonia, as any client would) to about a second at 24 kHz.
+    #[test]
+    fn flac_and_mp3_stream_and_decode() {
+        let tone: Vec<f32> = (0..24_000)
+            .map(|i| 0.3 * (i as f32 * 220.0 * std::f32::consts::TAU / 24_000.0).sin())
+            .collect();
+        for (format, ext, magic) in [
+            (AudioFormat::Flac, "flac", &b"fLaC"[..]),
+            (AudioFormat::Mp3, "mp3", &b"ID3"[..]),
+        ] {
+            let mut enc = encoder_for(format).expect("encoder");
+            let mut bytes = Vec::new();
+            let mut early = 0;
+            for (k, chunk) in tone.chunks(2400).enumerate() {
+                bytes.extend(enc.encode(chunk).expect("encode"));
+                if k == 1 {
+                    early = bytes.len();
+                }
+            }
+            let before_finish = bytes.len();
+            bytes.extend(enc.finish().expect("finish"));
+            assert!(early > 0, "{ext}: nothing after 200 ms");
+            assert!(
+                before_finish * 10 > bytes.len() * 8,
+                "{ext}: {before_finish} of {} bytes before finish",
+                bytes.len()
+            );
+            let starts = bytes.starts_with(magic) || (ext == "mp3" && bytes[0] == 0xFF);
+            assert!(starts, "{ext}: starts with {:?}", &bytes[..4]);
+            let decoded = engine::audio::decode::decode_bytes(
+                bytes,
+                std::path::Path::new(&format!("t.{ext}")),
+                &engine::audio::decode::DecodeOptions::default(),
+            )
+            .expect("decodes");
+            assert_eq!(decoded.sample_rate, 24_000, "{ext}");
+            let secs = decoded.duration_secs();
+            assert!((0.95..1.15).contains(&secs), "{ext}: {secs} s");
+        }
+        assert_eq!(AudioFormat::default_for_server(), AudioFormat::Mp3);
     }
 }

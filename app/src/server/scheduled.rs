@@ -4,35 +4,44 @@
 //! bounded channel the HTTP side reads. When the client reads slowly the forwarder waits, the
 //! stream's unread audio rises past the scheduler's high watermark and the model turns to other
 //! streams; when the client leaves, the channel closes, the forwarder drops the stream handle,
-//! and the scheduler drops the stream's remaining segments before its next step.
+//! and the scheduler drops the stream's remaining segments before its next step. Dialogues
+//! (`POST /v1/dialogue`) go through the same scheduler: see [`super::dialogue`].
+
+use std::sync::Arc;
 
 use engine::scheduler::{Mode, Scheduler, SchedulerError, StreamEvent, StreamHandle};
-use engine::synth::{SpeechRequest, SPEED_RANGE};
+use engine::synth::{SpeechRequest, Synthesizer, SPEED_RANGE};
 use engine::voice::StockVoice;
 use tokio::sync::mpsc;
 
 use super::backend::{check_voices, input_error, synth_error};
 use super::backend::{AudioEvent, BackendError, SpeechBackend, SpeechJob};
+use super::dialogue::{self, DialogueEvent, DialogueJob};
 
 /// Chunks (segments) that may wait between the forwarder and the HTTP body.
 const CHUNKS_IN_FLIGHT: usize = 2;
 
 pub struct SchedulerBackend {
     scheduler: Scheduler,
+    /// The model the scheduler runs, for what needs its vocabulary and voice tables (cutting a
+    /// dialogue's sentences into segments).
+    synth: Arc<Synthesizer>,
     voices: Vec<StockVoice>,
     runtime: tokio::runtime::Handle,
 }
 
 impl SchedulerBackend {
+    /// `scheduler` must run `synth`.
     #[must_use]
     pub fn new(
         scheduler: Scheduler,
-        voices: Vec<StockVoice>,
+        synth: Arc<Synthesizer>,
         runtime: tokio::runtime::Handle,
     ) -> Self {
         Self {
             scheduler,
-            voices,
+            voices: synth.stock_voices(),
+            synth,
             runtime,
         }
     }
@@ -63,6 +72,13 @@ impl SpeechBackend for SchedulerBackend {
         let (tx, rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
         self.runtime.spawn(forward(handle, tx));
         Ok(rx)
+    }
+
+    fn start_dialogue(
+        &self,
+        job: DialogueJob,
+    ) -> Result<mpsc::Receiver<DialogueEvent>, BackendError> {
+        dialogue::start(&self.scheduler, &self.synth, &self.runtime, job)
     }
 
     fn voices(&self) -> Vec<StockVoice> {

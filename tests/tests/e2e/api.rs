@@ -1,8 +1,10 @@
 //! `banter serve` as clients see it: the guard (token, Host, Origin, body and queue limits,
 //! loopback only, idle connections), the audio (WAV, PCM, SSE decode to plausible speech),
-//! streaming (audio before synthesis ends, 32 at once, disconnects cancel), and the official
-//! `OpenAI` Python client against it.
+//! FLAC and MP3, streaming (audio before synthesis ends, 32 at once, disconnects cancel),
+//! whole scripts as dialogue events, and the official `OpenAI` Python client against it.
 
+mod dialogue;
+mod formats;
 mod http;
 mod openai;
 mod streaming;
@@ -297,14 +299,4 @@ fn api_speaks_wav_pcm_and_sse() {
         fast.body.len() < pcm.body.len() * 3 / 4,
         "speed 2 is shorter"
     );
-
-    let flac = server.post_json("/v1/audio/speech", &speech("Hi.", "flac"));
-    match flac.status {
-        200 => assert_eq!(&flac.body[..4], b"fLaC"),
-        400 => assert!(flac.json()["error"]["message"]
-            .as_str()
-            .expect("message")
-            .contains("flac")),
-        other => panic!("flac: status {other}"),
-    }
 }

@@ -1,6 +1,7 @@
 //! The routes and the small ones' handlers: `/health`, `/metrics`, `/v1/models`, `/v1/voices`.
-//! Speech, the one that does work, lives in [`speech`].
+//! Speech and dialogue, the ones that do work, live in [`speech`] and [`dialogue`].
 
+pub mod dialogue;
 pub mod speech;
 
 use axum::extract::{DefaultBodyLimit, State};
@@ -26,6 +27,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/models", get(models))
         .route("/v1/voices", get(voices))
         .route("/v1/audio/speech", post(speech::speech))
+        .route("/v1/dialogue", post(dialogue::dialogue))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(state.policy.body_limit))
         .layer(from_fn(mark_busy))

@@ -238,12 +238,12 @@ pub async fn speech(State(state): State<AppState>, request: Request) -> Result<R
     Ok(response)
 }
 
-fn retry_after(queued: usize) -> u32 {
+pub(crate) fn retry_after(queued: usize) -> u32 {
     // About one short job per second leaves the queue; never tell a client to wait long.
     (queued / 8).clamp(1, 30) as u32
 }
 
-fn backend_error(e: BackendError) -> ApiError {
+pub(crate) fn backend_error(e: BackendError) -> ApiError {
     match e {
         BackendError::Input { field, message } => {
             ApiError::invalid(field, "invalid_input", message)
