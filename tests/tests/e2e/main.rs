@@ -13,3 +13,4 @@ mod speaker;
 mod stages_decoder;
 mod stages_encoder;
 mod streaming;
+mod studio;
