@@ -7,6 +7,7 @@ mod support;
 use std::time::Duration;
 
 use eframe::egui;
+use eframe::egui::Role;
 use egui_kittest::kittest::Queryable;
 use support::{model_store, step_until, Fixture, SIZE};
 
@@ -35,7 +36,11 @@ fn import_cast_play_edit_and_export() {
     // Give Ben another voice through the cast panel's combo box.
     let ben = h.state().document().speakers()[1].1.voice.clone();
     let new_voice = if ben == "am_adam" { "am_michael" } else { "am_adam" };
-    h.get_by_label(&ben).click();
+    h.get_by_value(&ben).click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::TextInput, "Search").focus();
+    h.run_steps(1);
+    h.get_by_role_and_label(Role::TextInput, "Search").type_text(new_voice);
     h.run_steps(2);
     h.get_by_label(&format!("{new_voice} (male)")).click();
     h.run_steps(2);

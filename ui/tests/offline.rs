@@ -7,6 +7,7 @@ mod support;
 use std::time::Duration;
 
 use eframe::egui;
+use eframe::egui::Role;
 use egui_kittest::kittest::Queryable;
 use support::{step_until, Fixture, SIZE};
 use ui::doc::CastChoice;
@@ -20,7 +21,7 @@ fn dropping_a_script_opens_it_and_unsupported_files_are_explained() {
         h.state().engine_error().is_some()
     });
     // First run without a model says so and offers a retry.
-    assert!(h.query_by_label("Retry (fetch the model)").is_some());
+    assert!(h.query_all_by_label("Retry (fetch the model)").next().is_some());
     ui::input::drop_file(h.input_mut(), &script);
     step_until(&mut h, Duration::from_secs(10), "the import", |h| {
         h.state().document().name == "chat"
@@ -30,7 +31,8 @@ fn dropping_a_script_opens_it_and_unsupported_files_are_explained() {
     assert_eq!(speakers, ["Ann", "Ben"]);
     // The lines view shows each turn with its speaker.
     assert!(h.query_by_label("Morning, Ann!").is_some());
-    assert!(h.query_by_label("Ben").is_some());
+    // Ben appears in the cast and as the speaker of his line.
+    assert!(h.query_all_by_label("Ben").count() >= 2);
 
     let picture = fx.write("photo.png", "not a script");
     ui::input::drop_file(h.input_mut(), &picture);
@@ -73,7 +75,11 @@ fn choosing_a_voice_in_the_cast_panel_changes_the_episode() {
     h.run_steps(2);
     let (speaker, before) = h.state().document().speakers()[1].clone();
     assert_ne!(before.voice, "bm_lewis");
-    h.get_by_label(&before.voice).click();
+    h.get_by_value(&before.voice).click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::TextInput, "Search").focus();
+    h.run_steps(1);
+    h.get_by_role_and_label(Role::TextInput, "Search").type_text("lewis");
     h.run_steps(2);
     h.get_by_label("bm_lewis (male)").click();
     h.run_steps(2);
@@ -128,7 +134,8 @@ fn projects_save_load_and_recover_after_a_crash() {
     step_until(&mut h, Duration::from_secs(10), "the recovery offer", |h| {
         !h.state().recovery_offers().is_empty()
     });
-    assert!(h.query_by_label("Recover unsaved work?").is_some());
+    h.run_steps(2);
+    assert!(h.query_all_by_label_contains("closed without saving \"pilot\"").next().is_some());
     h.get_by_label("Recover").click();
     h.run_steps(2);
     assert!(h.state().document().text.contains("two, and three") || h.state().document().text.contains("Two, and three"));

@@ -60,12 +60,16 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                         .width(170.0)
                         .height(400.0)
                         .show_ui(ui, |ui| {
-                            ui.add(
-                                egui::TextEdit::singleline(&mut filter)
-                                    .hint_text("search voices")
-                                    .desired_width(150.0),
-                            )
-                            .on_hover_text("Filter the voices by name or language");
+                            ui.horizontal(|ui| {
+                                let label = ui.label("Search");
+                                ui.add(
+                                    egui::TextEdit::singleline(&mut filter)
+                                        .hint_text("name or language")
+                                        .desired_width(110.0),
+                                )
+                                .labelled_by(label.id)
+                                .on_hover_text("Filter the voices by name or language");
+                            });
                             let mut language = None;
                             for v in &voices {
                                 let lang = v.language.to_string();
