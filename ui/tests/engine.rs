@@ -76,7 +76,9 @@ fn import_cast_play_edit_and_export() {
     h.run_steps(2);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     h.run_steps(1);
-    h.get_by_value("Ben: Thanks. It is good to be here.")
+    h.get_all_by_value("Ben: Thanks. It is good to be here.")
+        .next()
+        .expect("the line's source in an editor")
         .type_text("Ben: Thanks! Glad to be here.");
     h.run_steps(1);
     h.key_press(egui::Key::Enter);
