@@ -60,7 +60,12 @@ impl Studio {
                     text: "starting…".into(),
                     fraction: None,
                 };
-                self.set_load_rx(load::start(store, self.config.device, true, self.waker.clone()));
+                self.set_load_rx(load::start(
+                    store,
+                    self.config.device,
+                    true,
+                    self.waker.clone(),
+                ));
             }
             Err(e) => self.engine = EngineState::Failed(e),
         }

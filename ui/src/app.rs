@@ -39,8 +39,15 @@ pub struct StudioConfig {
 
 /// Where the engine stands.
 pub enum EngineState {
-    Loading { text: String, fraction: Option<f32> },
-    Fetching { root: String, text: String, fraction: Option<f32> },
+    Loading {
+        text: String,
+        fraction: Option<f32>,
+    },
+    Fetching {
+        root: String,
+        text: String,
+        fraction: Option<f32>,
+    },
     Failed(String),
     Ready(Box<Loaded>),
 }
@@ -125,7 +132,10 @@ impl Studio {
             Err(e) => (EngineState::Failed(e), None),
         };
         let buffer = PlayBuffer::new();
-        let audio_error = audio.attach(Arc::clone(&buffer)).err().map(|e| e.to_string());
+        let audio_error = audio
+            .attach(Arc::clone(&buffer))
+            .err()
+            .map(|e| e.to_string());
         let library = LibraryLink::start(config.library.clone(), waker.clone());
         library.send(LibCmd::ListAutosaves);
         library.send(LibCmd::ListProjects);
@@ -291,9 +301,10 @@ impl Studio {
 
     pub(crate) fn replace_document(&mut self, incoming: Incoming) {
         self.stop();
-        let stem = Path::new(&incoming.name)
-            .file_stem()
-            .map_or_else(|| incoming.name.clone(), |s| s.to_string_lossy().into_owned());
+        let stem = Path::new(&incoming.name).file_stem().map_or_else(
+            || incoming.name.clone(),
+            |s| s.to_string_lossy().into_owned(),
+        );
         self.doc = Document::new(&stem, incoming.text, Some(incoming.path));
         // A freshly imported script is a new project that has not been saved yet.
         self.doc.dirty = true;
@@ -385,13 +396,14 @@ impl Studio {
                         text: "starting the fetch…".into(),
                         fraction: None,
                     },
-                    (LoadEvent::Progress { text, fraction }, EngineState::Fetching { root, .. }) => {
-                        EngineState::Fetching {
-                            root: root.clone(),
-                            text,
-                            fraction,
-                        }
-                    }
+                    (
+                        LoadEvent::Progress { text, fraction },
+                        EngineState::Fetching { root, .. },
+                    ) => EngineState::Fetching {
+                        root: root.clone(),
+                        text,
+                        fraction,
+                    },
                     (LoadEvent::Progress { text, fraction }, _) => {
                         EngineState::Loading { text, fraction }
                     }
@@ -450,7 +462,11 @@ impl Studio {
                     self.doc
                         .cast
                         .insert(m.speaker.clone(), crate::doc::CastChoice { voice, speed });
-                    self.say(format!("{} now speaks like {}", m.speaker, m.clip.display()));
+                    self.say(format!(
+                        "{} now speaks like {}",
+                        m.speaker,
+                        m.clip.display()
+                    ));
                 }
                 Err(e) => self.say(e),
             }
@@ -539,7 +555,11 @@ impl Studio {
             // Keep the playhead moving at the display rate while anything is under way.
             ctx.request_repaint_after(Duration::from_millis(16));
         }
-        if self.message.as_ref().is_some_and(|(_, t)| t.elapsed() > Duration::from_secs(8)) {
+        if self
+            .message
+            .as_ref()
+            .is_some_and(|(_, t)| t.elapsed() > Duration::from_secs(8))
+        {
             self.message = None;
         }
         self.frames.record(started.elapsed());

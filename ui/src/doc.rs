@@ -106,9 +106,9 @@ impl Document {
         self.cast = map
             .iter()
             .map(|(k, v)| {
-                let (voice, speed) = v.rsplit_once('@').map_or((v.as_str(), 1.0), |(v, s)| {
-                    (v, s.parse().unwrap_or(1.0))
-                });
+                let (voice, speed) = v
+                    .rsplit_once('@')
+                    .map_or((v.as_str(), 1.0), |(v, s)| (v, s.parse().unwrap_or(1.0)));
                 (
                     k.clone(),
                     CastChoice {

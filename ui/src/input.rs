@@ -12,7 +12,9 @@ use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
 use crate::app::{EditorMode, Studio};
 
 /// Extensions read as scripts.
-pub const SCRIPT_EXTENSIONS: [&str; 8] = ["txt", "md", "markdown", "json", "xml", "text", "script", "fountain"];
+pub const SCRIPT_EXTENSIONS: [&str; 8] = [
+    "txt", "md", "markdown", "json", "xml", "text", "script", "fountain",
+];
 /// Extensions read as voice clips.
 pub const AUDIO_EXTENSIONS: [&str; 5] = ["wav", "flac", "mp3", "ogg", "oga"];
 
@@ -59,7 +61,9 @@ pub fn handle(studio: &mut Studio, ctx: &egui::Context) {
     }
     if pressed(sc(cmd, Key::O)) {
         studio.open_dialog = Some(String::new());
-        studio.library.send(crate::work::library::LibCmd::ListProjects);
+        studio
+            .library
+            .send(crate::work::library::LibCmd::ListProjects);
     }
     if pressed(sc(cmd, Key::E)) {
         studio.export.open = true;
@@ -121,10 +125,9 @@ fn drops(studio: &mut Studio, ctx: &egui::Context) {
                 studio.import(&path);
                 opened = true;
             }
-            DropKind::Script => skipped.push(format!(
-                "{} (one script opens at a time)",
-                path.display()
-            )),
+            DropKind::Script => {
+                skipped.push(format!("{} (one script opens at a time)", path.display()))
+            }
             DropKind::Audio => match &speaker {
                 Some(s) => studio.start_voice_match(s.clone(), path),
                 None => skipped.push(format!(

@@ -23,7 +23,11 @@ fn import_cast_play_edit_and_export() {
     );
     let mut h = fx.harness(Some(store.root()), SIZE);
     step_until(&mut h, Duration::from_secs(120), "the model to load", |h| {
-        assert!(h.state().engine_error().is_none(), "{:?}", h.state().engine_error());
+        assert!(
+            h.state().engine_error().is_none(),
+            "{:?}",
+            h.state().engine_error()
+        );
         h.state().is_ready()
     });
 
@@ -35,17 +39,25 @@ fn import_cast_play_edit_and_export() {
 
     // Give Ben another voice through the cast panel's combo box.
     let ben = h.state().document().speakers()[1].1.voice.clone();
-    let new_voice = if ben == "am_adam" { "am_michael" } else { "am_adam" };
+    let new_voice = if ben == "am_adam" {
+        "am_michael"
+    } else {
+        "am_adam"
+    };
     h.get_by_value(&ben).click();
     h.run_steps(2);
     h.get_by_role_and_label(Role::TextInput, "Search").focus();
     h.run_steps(1);
-    h.get_by_role_and_label(Role::TextInput, "Search").type_text(new_voice);
+    h.get_by_role_and_label(Role::TextInput, "Search")
+        .type_text(new_voice);
     h.run_steps(2);
     h.get_by_label(&format!("{new_voice} (male)")).click();
     h.run_steps(2);
     let ep = h.state().document().episode().expect("parses");
-    assert_eq!(ep.cast.get("Ben").map(|m| m.voice.as_str()), Some(new_voice));
+    assert_eq!(
+        ep.cast.get("Ben").map(|m| m.voice.as_str()),
+        Some(new_voice)
+    );
 
     // Play: the waveform grows as chunks arrive, and the mock device receives them.
     h.get_by_label("Play").click();
@@ -67,12 +79,19 @@ fn import_cast_play_edit_and_export() {
     // Drain the device and compare what it received with what was rendered.
     while fx.mock.pull(24_000) > 0 {}
     let received = fx.mock.received();
-    assert_eq!(received.len(), tl.samples, "the device got every rendered sample");
+    assert_eq!(
+        received.len(),
+        tl.samples,
+        "the device got every rendered sample"
+    );
     let energy: f32 = received.iter().map(|s| s * s).sum::<f32>() / received.len() as f32;
     assert!(energy > 1e-5, "not silence: {energy}");
 
     // Edit Ben's line through its Edit button.
-    h.get_all_by_label("Edit").nth(1).expect("two lines").click();
+    h.get_all_by_label("Edit")
+        .nth(1)
+        .expect("two lines")
+        .click();
     h.run_steps(2);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     h.run_steps(1);
@@ -84,7 +103,11 @@ fn import_cast_play_edit_and_export() {
     h.key_press(egui::Key::Enter);
     h.run_steps(2);
     let doc = h.state().document();
-    assert!(doc.text.contains("Ben: Thanks! Glad to be here."), "{}", doc.text);
+    assert!(
+        doc.text.contains("Ben: Thanks! Glad to be here."),
+        "{}",
+        doc.text
+    );
     assert!(!doc.text.contains("It is good"), "{}", doc.text);
     assert!(h.query_by_label("Thanks! Glad to be here.").is_some());
 

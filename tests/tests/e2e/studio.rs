@@ -82,7 +82,15 @@ fn studio_opens_draws_and_quits_cleanly_under_xvfb() {
     }
     let dir = tempfile::tempdir().expect("temp dir");
     let mut xvfb = Command::new("Xvfb")
-        .args(["-displayfd", "1", "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
+        .args([
+            "-displayfd",
+            "1",
+            "-screen",
+            "0",
+            "1280x800x24",
+            "-nolisten",
+            "tcp",
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -122,7 +130,10 @@ fn studio_opens_draws_and_quits_cleanly_under_xvfb() {
                 std::fs::read_to_string(&stderr_path).unwrap_or_default()
             );
         }
-        assert!(start.elapsed() < Duration::from_secs(60), "no window after 60 s");
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no window after 60 s"
+        );
         std::thread::sleep(Duration::from_millis(200));
     };
     // Let the model load (when present) and a few frames draw.
@@ -132,7 +143,10 @@ fn studio_opens_draws_and_quits_cleanly_under_xvfb() {
     std::thread::sleep(Duration::from_secs(8));
     let shot = dir.path().join("studio.png");
     let spread = screenshot(&display, &shot);
-    assert!(spread > 0.02, "the screenshot is blank (standard deviation {spread})");
+    assert!(
+        spread > 0.02,
+        "the screenshot is blank (standard deviation {spread})"
+    );
     keep(&shot, "studio-playback.png");
 
     xdotool(&display, &["key", "space"]);
@@ -158,5 +172,12 @@ fn studio_opens_draws_and_quits_cleanly_under_xvfb() {
     };
     let stderr = std::fs::read_to_string(&stderr_path).unwrap_or_default();
     assert!(status.success(), "banter exited with {status}: {stderr}");
-    eprintln!("{}", stderr.lines().filter(|l| l.contains("frame stats")).collect::<Vec<_>>().join("\n"));
+    eprintln!(
+        "{}",
+        stderr
+            .lines()
+            .filter(|l| l.contains("frame stats"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }

@@ -100,7 +100,9 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                             .step_by(0.05)
                             .fixed_decimals(2),
                     )
-                    .on_hover_text(format!("How fast {name} speaks (1.0 is the voice's own pace)"));
+                    .on_hover_text(format!(
+                        "How fast {name} speaks (1.0 is the voice's own pace)"
+                    ));
                 });
             });
             rows.push((name.clone(), frame.response.rect));

@@ -36,13 +36,19 @@ pub fn first_run(studio: &mut Studio, ui: &mut egui::Ui) {
                 "First run: the model (about 400 MB) is being downloaded into {root}."
             ));
             let bar = egui::ProgressBar::new(fraction.unwrap_or(0.0)).text(text.as_str());
-            ui.add(if fraction.is_some() { bar } else { bar.animate(true) })
-                .on_hover_text("Fetch progress");
+            ui.add(if fraction.is_some() {
+                bar
+            } else {
+                bar.animate(true)
+            })
+            .on_hover_text("Fetch progress");
         }
         EngineState::Failed(e) => {
             ui.heading("The speech model is not available");
             ui.colored_label(ui.visuals().error_fg_color, e.as_str());
-            ui.label("You can still write and cast the script; playback and export need the model.");
+            ui.label(
+                "You can still write and cast the script; playback and export need the model.",
+            );
             if ui
                 .button("Retry (fetch the model)")
                 .on_hover_text("Fetch and load the model again")
@@ -113,19 +119,25 @@ fn open_dialog(studio: &mut Studio, ctx: &egui::Context) {
             if let Some(e) = &studio.library_error {
                 ui.colored_label(ui.visuals().error_fg_color, e.as_str());
             }
-            egui::ScrollArea::vertical().max_height(200.0).show(ui, |ui| {
-                for name in studio.projects.clone() {
-                    if ui
-                        .button(&name)
-                        .on_hover_text("Open this project")
-                        .clicked()
-                    {
-                        studio.library.send(LibCmd::Load(name));
-                        keep = false;
+            egui::ScrollArea::vertical()
+                .max_height(200.0)
+                .show(ui, |ui| {
+                    for name in studio.projects.clone() {
+                        if ui
+                            .button(&name)
+                            .on_hover_text("Open this project")
+                            .clicked()
+                        {
+                            studio.library.send(LibCmd::Load(name));
+                            keep = false;
+                        }
                     }
-                }
-            });
-            if ui.button("Cancel").on_hover_text("Close this dialog").clicked() {
+                });
+            if ui
+                .button("Cancel")
+                .on_hover_text("Close this dialog")
+                .clicked()
+            {
                 keep = false;
             }
         });
@@ -149,14 +161,22 @@ fn save_as(studio: &mut Studio, ctx: &egui::Context) {
                 .on_hover_text("The name to save the project under");
             let enter = r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
             ui.horizontal(|ui| {
-                if (ui.button("Save").on_hover_text("Save under this name").clicked() || enter)
+                if (ui
+                    .button("Save")
+                    .on_hover_text("Save under this name")
+                    .clicked()
+                    || enter)
                     && !name.trim().is_empty()
                 {
                     studio.doc.name = name.trim().to_owned();
                     studio.save();
                     keep = false;
                 }
-                if ui.button("Cancel").on_hover_text("Close this dialog").clicked() {
+                if ui
+                    .button("Cancel")
+                    .on_hover_text("Close this dialog")
+                    .clicked()
+                {
                     keep = false;
                 }
             });
@@ -228,7 +248,11 @@ fn replace(studio: &mut Studio, ctx: &egui::Context) {
                 {
                     decision = Some(true);
                 }
-                if ui.button("Cancel").on_hover_text("Keep the current script").clicked() {
+                if ui
+                    .button("Cancel")
+                    .on_hover_text("Keep the current script")
+                    .clicked()
+                {
                     decision = Some(false);
                 }
             });

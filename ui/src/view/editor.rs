@@ -230,7 +230,10 @@ pub fn replace_source(studio: &mut Studio, starts: &[usize], i: usize, text: &st
         .rev()
         .take_while(|l| l.trim().is_empty())
         .count();
-    let mut out: Vec<String> = source[..range.start].iter().map(|s| (*s).to_owned()).collect();
+    let mut out: Vec<String> = source[..range.start]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
     out.push(text.to_owned());
     out.extend(std::iter::repeat_n(String::new(), kept_blank));
     out.extend(source[range.end..].iter().map(|s| (*s).to_owned()));

@@ -223,8 +223,12 @@ fn settings(studio: &mut Studio, ui: &mut egui::Ui) {
             ui.label("Sample rate");
             ui.horizontal(|ui| {
                 for rate in [24_000, 44_100, 48_000] {
-                    ui.selectable_value(&mut e.rate, rate, format!("{} kHz", f64::from(rate) / 1000.0))
-                        .on_hover_text("24 kHz is the model's own rate; others are resampled");
+                    ui.selectable_value(
+                        &mut e.rate,
+                        rate,
+                        format!("{} kHz", f64::from(rate) / 1000.0),
+                    )
+                    .on_hover_text("24 kHz is the model's own rate; others are resampled");
                 }
             });
             ui.end_row();

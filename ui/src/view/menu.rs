@@ -15,10 +15,18 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                 .on_hover_text("Edit the script as plain text in any supported format")
                 .clicked()
             {
-                studio.mode = if raw { EditorMode::Lines } else { EditorMode::Raw };
+                studio.mode = if raw {
+                    EditorMode::Lines
+                } else {
+                    EditorMode::Raw
+                };
                 ui.close();
             }
-            let label = if studio.dark { "Light theme" } else { "Dark theme" };
+            let label = if studio.dark {
+                "Light theme"
+            } else {
+                "Dark theme"
+            };
             if ui
                 .button(format!("{label}  (Ctrl+Shift+T)"))
                 .on_hover_text("Switch between the dark and the light theme")

@@ -34,7 +34,10 @@ pub fn speaker_colour(index: usize) -> egui::Color32 {
 pub fn layout(studio: &mut Studio, ui: &mut egui::Ui) {
     egui::Panel::top("menu").show(ui, |ui| menu::show(studio, ui));
     egui::Panel::bottom("status").show(ui, |ui| status::show(studio, ui));
-    let first_run = !matches!(studio.engine, EngineState::Ready(_) | EngineState::Loading { .. });
+    let first_run = !matches!(
+        studio.engine,
+        EngineState::Ready(_) | EngineState::Loading { .. }
+    );
     egui::Panel::bottom("transport")
         .resizable(true)
         .default_size(190.0)

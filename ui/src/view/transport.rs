@@ -25,7 +25,10 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
         let label = if playing { "Pause" } else { "Play" };
         let ready = studio.is_ready() && studio.doc.parsed.is_ok();
         if ui
-            .add_enabled(ready, egui::Button::new(label).min_size(Vec2::new(84.0, 26.0)))
+            .add_enabled(
+                ready,
+                egui::Button::new(label).min_size(Vec2::new(84.0, 26.0)),
+            )
             .on_hover_text("Play from the selected line (Space)")
             .on_disabled_hover_text("Playback needs the model loaded and a script that parses")
             .clicked()
@@ -57,8 +60,11 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
         ui.label(state)
             .on_hover_text("How much audio is ready beyond the playhead");
         if studio.timeline.revision != studio.doc.revision && rendered > 0 {
-            ui.colored_label(ui.visuals().warn_fg_color, "script changed: press Play to re-render")
-                .on_hover_text("The audio was rendered before the last edit");
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                "script changed: press Play to re-render",
+            )
+            .on_hover_text("The audio was rendered before the last edit");
         }
     });
     ui.add_space(4.0);
@@ -67,8 +73,10 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
 
 fn timeline(studio: &mut Studio, ui: &mut egui::Ui) {
     let height = ui.available_height().clamp(60.0, 220.0) - 6.0;
-    let (rect, response) =
-        ui.allocate_exact_size(Vec2::new(ui.available_width(), height), Sense::click_and_drag());
+    let (rect, response) = ui.allocate_exact_size(
+        Vec2::new(ui.available_width(), height),
+        Sense::click_and_drag(),
+    );
     let response = response.on_hover_text("Timeline: click or drag to move the playhead");
     let visuals = ui.visuals().clone();
     let painter = ui.painter_at(rect);
@@ -77,7 +85,9 @@ fn timeline(studio: &mut Studio, ui: &mut egui::Ui) {
     let total = if tl.complete {
         tl.samples.max(1)
     } else {
-        tl.samples.max((MIN_VIEW_SECS * f64::from(SAMPLE_RATE)) as usize) + SAMPLE_RATE as usize * 2
+        tl.samples
+            .max((MIN_VIEW_SECS * f64::from(SAMPLE_RATE)) as usize)
+            + SAMPLE_RATE as usize * 2
     };
     let x_of = |sample: usize| rect.left() + rect.width() * (sample as f32 / total as f32);
     // Rendered-ahead region: everything rendered, a lighter band.

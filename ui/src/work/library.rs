@@ -9,7 +9,10 @@ use engine::library::{Autosave, Library, ProjectDraft};
 use super::{send, spawn, Waker};
 
 pub enum LibCmd {
-    Autosave { name: String, script: String },
+    Autosave {
+        name: String,
+        script: String,
+    },
     Save(Box<ProjectDraft>),
     Load(String),
     ListProjects,
@@ -22,7 +25,9 @@ pub enum LibCmd {
 pub enum LibEvent {
     /// The library could not be opened: projects are unavailable, the rest works.
     Unavailable(String),
-    Saved { name: String },
+    Saved {
+        name: String,
+    },
     Loaded(Box<ProjectDraft>),
     /// Project names, most recent first.
     Projects(Vec<String>),

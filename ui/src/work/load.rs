@@ -23,9 +23,14 @@ pub struct Loaded {
 
 pub enum LoadEvent {
     /// The store is incomplete; a fetch is starting.
-    Fetching { root: String },
+    Fetching {
+        root: String,
+    },
     /// A line of fetch progress, and the step fraction when known.
-    Progress { text: String, fraction: Option<f32> },
+    Progress {
+        text: String,
+        fraction: Option<f32>,
+    },
     /// The fetch or the load failed; the UI offers a retry.
     Failed(String),
     Loaded(Box<Loaded>),

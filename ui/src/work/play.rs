@@ -124,8 +124,8 @@ fn render(
                         audio = silence(timing::sentence_gap(sentence.speed));
                     }
                     first = false;
-                    let request =
-                        SpeechRequest::new(&plan.voice, sentence.speed).map_err(|e| e.to_string())?;
+                    let request = SpeechRequest::new(&plan.voice, sentence.speed)
+                        .map_err(|e| e.to_string())?;
                     let speech = speak(synth, scheduler, &sentence.phonemes, request, cancel)?;
                     let cut_off = plan.cut_off && Some(k) == last_speak;
                     let keep = timing::audible_range(&speech, SAMPLE_RATE, cut_off);
