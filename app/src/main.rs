@@ -70,6 +70,6 @@ pub fn open_studio(script: Option<std::path::PathBuf>) -> anyhow::Result<()> {
     };
     ui::run(config).map_err(|e| match e {
         ui::UiError::NoDisplay => exit::BadInput(e.to_string()).into(),
-        other => anyhow::Error::new(other),
+        ui::UiError::Window(_) => anyhow::Error::new(e),
     })
 }

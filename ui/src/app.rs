@@ -90,12 +90,12 @@ pub struct Studio {
     pub(crate) save_as: Option<String>,
     pub(crate) incoming: Option<Incoming>,
     import_rx: mpsc::Receiver<Result<Incoming, String>>,
-    import_tx: mpsc::Sender<Result<Incoming, String>>,
+    import_tx: mpsc::SyncSender<Result<Incoming, String>>,
     pub(crate) show_help: bool,
     pub(crate) dark: bool,
     pub(crate) message: Option<(String, Instant)>,
     pub(crate) matcher: Arc<dyn VoiceMatcher>,
-    match_tx: mpsc::Sender<MatchResult>,
+    match_tx: mpsc::SyncSender<MatchResult>,
     match_rx: mpsc::Receiver<MatchResult>,
     /// Where each speaker's row in the cast panel was last drawn (clip drop targets).
     pub(crate) cast_rows: Vec<(String, egui::Rect)>,
@@ -139,8 +139,8 @@ impl Studio {
         let library = LibraryLink::start(config.library.clone(), waker.clone());
         library.send(LibCmd::ListAutosaves);
         library.send(LibCmd::ListProjects);
-        let (import_tx, import_rx) = mpsc::channel();
-        let (match_tx, match_rx) = mpsc::channel();
+        let (import_tx, import_rx) = mpsc::sync_channel(16);
+        let (match_tx, match_rx) = mpsc::sync_channel(16);
         let mut studio = Self {
             waker,
             doc: Document::new("untitled", EXAMPLE.to_owned(), None),
@@ -211,6 +211,7 @@ impl Studio {
     }
 
     /// Waits until the library thread has written everything queued (shutdown, tests).
+    #[must_use]
     pub fn flush_library(&self) -> bool {
         self.library.flush(Duration::from_secs(5))
     }

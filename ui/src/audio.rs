@@ -315,6 +315,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[allow(clippy::float_cmp)] // the samples are copied, not computed: exact equality is right
     fn reads_from_the_playhead_and_stops_at_the_end_when_complete() {
         let buf = PlayBuffer::new();
         buf.append(&[1.0, 2.0, 3.0]);

@@ -126,7 +126,7 @@ fn drops(studio: &mut Studio, ctx: &egui::Context) {
                 opened = true;
             }
             DropKind::Script => {
-                skipped.push(format!("{} (one script opens at a time)", path.display()))
+                skipped.push(format!("{} (one script opens at a time)", path.display()));
             }
             DropKind::Audio => match &speaker {
                 Some(s) => studio.start_voice_match(s.clone(), path),

@@ -22,7 +22,7 @@ fn import_cast_play_edit_and_export() {
         "Ann: Good morning, and welcome.\nBen: Thanks. It is good to be here.\n",
     );
     let mut h = fx.harness(Some(store.root()), SIZE);
-    step_until(&mut h, Duration::from_secs(120), "the model to load", |h| {
+    step_until(&mut h, Duration::from_mins(2), "the model to load", |h| {
         assert!(
             h.state().engine_error().is_none(),
             "{:?}",
@@ -62,7 +62,7 @@ fn import_cast_play_edit_and_export() {
     // Play: the waveform grows as chunks arrive, and the mock device receives them.
     h.get_by_label("Play").click();
     let mut sizes = Vec::new();
-    step_until(&mut h, Duration::from_secs(120), "the whole render", |h| {
+    step_until(&mut h, Duration::from_mins(2), "the whole render", |h| {
         let n = h.state().timeline().samples;
         if sizes.last() != Some(&n) {
             sizes.push(n);
@@ -117,7 +117,7 @@ fn import_cast_play_edit_and_export() {
     let dest = fx.path("duo-episode.wav");
     h.state_mut().export_dialog_mut().path = dest.display().to_string();
     h.get_by_label("Export").click();
-    step_until(&mut h, Duration::from_secs(180), "the export", |h| {
+    step_until(&mut h, Duration::from_mins(3), "the export", |h| {
         h.state().export_dialog().finished.is_some()
     });
     let report = match h.state().export_dialog().finished.as_ref() {

@@ -1,6 +1,6 @@
 //! Studio UI tests that need no model: import by drop, inline parse errors, cast choices,
 //! shortcuts, projects in the library (save, autosave, crash recovery), and layout at the two
-//! window sizes. They drive the real widgets through egui_kittest's AccessKit tree.
+//! window sizes. They drive the real widgets through `egui_kittest`'s `AccessKit` tree.
 
 mod support;
 
@@ -153,7 +153,10 @@ fn projects_save_load_and_recover_after_a_crash() {
         h.state_mut().document_mut().text = "Ann: One.\nBen: Two, and three.\n".into();
         h.state_mut().document_mut().edited();
         h.state_mut().autosave_now();
-        h.state_mut().flush_library();
+        assert!(
+            h.state_mut().flush_library(),
+            "the library wrote the autosave"
+        );
     }
     let mut h = fx.harness(None, SIZE);
     step_until(&mut h, Duration::from_secs(10), "the recovery offer", |h| {

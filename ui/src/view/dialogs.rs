@@ -168,7 +168,7 @@ fn save_as(studio: &mut Studio, ctx: &egui::Context) {
                     || enter)
                     && !name.trim().is_empty()
                 {
-                    studio.doc.name = name.trim().to_owned();
+                    name.trim().clone_into(&mut studio.doc.name);
                     studio.save();
                     keep = false;
                 }

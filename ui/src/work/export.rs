@@ -10,7 +10,7 @@ use engine::scheduler::Scheduler;
 use engine::script::Episode;
 use engine::synth::Synthesizer;
 
-use super::{send, spawn, Waker};
+use super::{send, spawn, Waker, EVENTS};
 
 pub enum ExportEvent {
     Progress(Progress),
@@ -44,7 +44,7 @@ pub fn start(
     options: RenderOptions,
     waker: Waker,
 ) -> ExportJob {
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = mpsc::sync_channel(EVENTS);
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&cancel);
     let path = dest.clone();

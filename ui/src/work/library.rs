@@ -8,6 +8,9 @@ use engine::library::{Autosave, Library, ProjectDraft};
 
 use super::{send, spawn, Waker};
 
+/// Commands (and answers) the library queue holds before the UI's sends are refused.
+const COMMANDS: usize = 64;
+
 pub enum LibCmd {
     Autosave {
         name: String,
@@ -19,7 +22,7 @@ pub enum LibCmd {
     ListAutosaves,
     ClearAutosave(String),
     /// Answers when every earlier command is done.
-    Flush(mpsc::Sender<()>),
+    Flush(mpsc::SyncSender<()>),
 }
 
 pub enum LibEvent {
@@ -38,7 +41,7 @@ pub enum LibEvent {
 
 /// The UI's handle on the library thread.
 pub struct LibraryLink {
-    tx: mpsc::Sender<LibCmd>,
+    tx: mpsc::SyncSender<LibCmd>,
     pub rx: mpsc::Receiver<LibEvent>,
 }
 
@@ -46,8 +49,8 @@ impl LibraryLink {
     /// Opens the library at `path` (default: the user's library) on a new thread.
     #[must_use]
     pub fn start(path: Option<PathBuf>, waker: Waker) -> Self {
-        let (tx, cmd_rx) = mpsc::channel::<LibCmd>();
-        let (ev_tx, rx) = mpsc::channel();
+        let (tx, cmd_rx) = mpsc::sync_channel::<LibCmd>(COMMANDS);
+        let (ev_tx, rx) = mpsc::sync_channel(COMMANDS);
         let ev_tx2 = ev_tx.clone();
         let waker2 = waker.clone();
         if let Err(e) = spawn("banter-library", move || {
@@ -77,13 +80,18 @@ impl LibraryLink {
     /// Queues a command; if the library thread is gone the command is dropped (the UI already
     /// said the library is unavailable).
     pub fn send(&self, cmd: LibCmd) {
-        let _ = self.tx.send(cmd);
+        // Never block the UI thread: a full queue (the disk stalled for a long time) drops the
+        // command and says so; the next autosave repeats the work.
+        if let Err(mpsc::TrySendError::Full(_)) = self.tx.try_send(cmd) {
+            tracing::warn!("the library is not keeping up; a command was dropped");
+        }
     }
 
     /// Waits (at most `timeout`) until the library has done every queued command. Only for
     /// shutdown and tests: the frame loop never calls it.
+    #[must_use]
     pub fn flush(&self, timeout: std::time::Duration) -> bool {
-        let (tx, rx) = mpsc::channel();
+        let (tx, rx) = mpsc::sync_channel(1);
         self.send(LibCmd::Flush(tx));
         rx.recv_timeout(timeout).is_ok()
     }

@@ -10,7 +10,7 @@ use engine::scheduler::{Scheduler, SchedulerConfig};
 use engine::synth::Synthesizer;
 use engine::voice::StockVoice;
 
-use super::{send, spawn, Waker};
+use super::{send, spawn, Waker, EVENTS};
 
 /// The engine, ready to speak.
 pub struct Loaded {
@@ -37,13 +37,14 @@ pub enum LoadEvent {
 }
 
 /// Checks the store, fetches if needed (when `fetch` allows), then loads.
+#[must_use]
 pub fn start(
     store: ModelStore,
     device: DeviceChoice,
     fetch: bool,
     waker: Waker,
 ) -> mpsc::Receiver<LoadEvent> {
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = mpsc::sync_channel(EVENTS);
     let tx2 = tx.clone();
     let waker2 = waker.clone();
     if let Err(e) = spawn("banter-load", move || {
@@ -62,7 +63,7 @@ fn load(
     store: &ModelStore,
     device: DeviceChoice,
     fetch: bool,
-    tx: &mpsc::Sender<LoadEvent>,
+    tx: &mpsc::SyncSender<LoadEvent>,
     waker: &Waker,
 ) -> Result<Loaded, String> {
     if !store.is_ready() {

@@ -10,6 +10,10 @@ pub mod voicematch;
 
 use std::sync::mpsc;
 
+/// How many events a worker may have in flight before it waits for the UI to take them (the UI
+/// drains every channel each frame; waiting is the back-pressure a bounded channel gives).
+pub(crate) const EVENTS: usize = 256;
+
 /// Wakes the UI when a worker has news.
 #[derive(Clone)]
 pub struct Waker(pub eframe::egui::Context);
@@ -20,8 +24,9 @@ impl Waker {
     }
 }
 
-/// Sends `event` and wakes the UI; a closed channel (the UI is gone) is not an error.
-pub(crate) fn send<T>(tx: &mpsc::Sender<T>, waker: &Waker, event: T) {
+/// Sends `event` (waiting if the UI is behind) and wakes the UI; a closed channel (the UI is
+/// gone) is not an error.
+pub(crate) fn send<T>(tx: &mpsc::SyncSender<T>, waker: &Waker, event: T) {
     let _ = tx.send(event);
     waker.wake();
 }

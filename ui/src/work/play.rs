@@ -14,7 +14,7 @@ use engine::scheduler::{Mode, Scheduler, StreamEvent};
 use engine::script::Episode;
 use engine::synth::{SpeechRequest, Synthesizer, SAMPLE_RATE};
 
-use super::{send, spawn, Waker};
+use super::{send, spawn, Waker, EVENTS};
 
 pub enum PlayEvent {
     /// Line `line` (episode index) by `speaker` starts at sample `at` of this playback.
@@ -56,7 +56,7 @@ pub fn start(
     from: usize,
     waker: Waker,
 ) -> PlayJob {
-    let (tx, rx) = mpsc::channel();
+    let (tx, rx) = mpsc::sync_channel(EVENTS);
     let cancel = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&cancel);
     let tx2 = tx.clone();
@@ -85,7 +85,7 @@ fn render(
     episode: &Episode,
     from: usize,
     cancel: &AtomicBool,
-    tx: &mpsc::Sender<PlayEvent>,
+    tx: &mpsc::SyncSender<PlayEvent>,
     waker: &Waker,
 ) -> Result<(), String> {
     let plans = plan_episode(episode).map_err(|e| e.to_string())?;

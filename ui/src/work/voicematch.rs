@@ -39,7 +39,7 @@ pub fn start(
     matcher: Arc<dyn VoiceMatcher>,
     speaker: String,
     clip: PathBuf,
-    tx: mpsc::Sender<MatchResult>,
+    tx: mpsc::SyncSender<MatchResult>,
     waker: Waker,
 ) {
     let tx2 = tx.clone();
