@@ -17,6 +17,7 @@ pub mod actions;
 pub mod app;
 pub mod audio;
 pub mod doc;
+mod drain;
 pub mod frames;
 pub mod input;
 pub mod timeline;
