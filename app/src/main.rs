@@ -1,4 +1,6 @@
 //! `banter`: the studio by default, plus CLI subcommands (`say`, `models`, `voices`, `bench`).
+//! `banter SCRIPT` opens the studio with SCRIPT imported: a first argument that is an existing
+//! file and not a subcommand is taken as a script before clap sees the arguments.
 //!
 //! This crate is the only place that wires the engine to the outside world. Exit status: 0 on
 //! success, 2 when the input was bad (with a one-line reason), 1 on internal errors. A panic is a
@@ -15,17 +17,59 @@ use clap::Parser;
 
 fn main() {
     exit::install_panic_hook();
+    if let Some(script) = script_argument() {
+        init_logging(false);
+        let code = match open_studio(Some(script)) {
+            Ok(()) => 0,
+            Err(err) => exit::report(&err),
+        };
+        std::process::exit(code);
+    }
     let args = cli::Cli::parse();
-    let filter = tracing_subscriber::EnvFilter::try_from_env("BANTER_LOG").unwrap_or_else(|_| {
-        tracing_subscriber::EnvFilter::new(if args.verbose { "debug" } else { "warn" })
-    });
-    tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .init();
+    init_logging(args.verbose);
     let code = match cli::run(args) {
         Ok(()) => 0,
         Err(err) => exit::report(&err),
     };
     std::process::exit(code);
+}
+
+fn init_logging(verbose: bool) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("BANTER_LOG").unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new(if verbose { "debug" } else { "warn" })
+    });
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}
+
+/// `banter SCRIPT`: the only argument is an existing file whose name is not a subcommand.
+fn script_argument() -> Option<std::path::PathBuf> {
+    use clap::CommandFactory;
+    let mut args = std::env::args_os().skip(1);
+    let first = args.next()?;
+    if args.next().is_some() {
+        return None;
+    }
+    let text = first.to_string_lossy();
+    if text.starts_with('-') || cli::Cli::command().find_subcommand(text.as_ref()).is_some() {
+        return None;
+    }
+    let path = std::path::PathBuf::from(&first);
+    path.is_file().then_some(path)
+}
+
+/// Opens the studio window (with a script imported, if given) and waits until it closes.
+pub fn open_studio(script: Option<std::path::PathBuf>) -> anyhow::Result<()> {
+    let config = ui::StudioConfig {
+        script,
+        // BANTER_NO_FETCH=1: never download the model from the studio (tests, offline use).
+        fetch_models: std::env::var_os("BANTER_NO_FETCH").is_none(),
+        ..ui::StudioConfig::default()
+    };
+    ui::run(config).map_err(|e| match e {
+        ui::UiError::NoDisplay => exit::BadInput(e.to_string()).into(),
+        ui::UiError::Window(_) => anyhow::Error::new(e),
+    })
 }

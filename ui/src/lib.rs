@@ -1,2 +1,73 @@
-//! The studio window. It is built in a later issue; for now the crate exists so that the
-//! one-way layering (`ui` knows nothing of candle, axum or `SQLite`) is checked from day one.
+//! Banter's studio: a native egui/eframe window for writing, casting, hearing and exporting an
+//! episode.
+//!
+//! The window talks to the engine only through its public API and never waits on it: model
+//! loading and fetching, playback rendering (interactive streams on the shared scheduler),
+//! exports (offline work on the same scheduler), the library and voice matching each run on a
+//! named thread ([`work`]) and report through channels; every report requests a repaint.
+//! Playback goes through the [`audio::AudioOut`] trait: cpal on a real machine, a recording mock
+//! in tests, and a "cannot play" stand-in when there is no device (rendering and export still
+//! work then).
+//!
+//! Layout of the crate: [`app`] holds the state and the frame loop, [`view`] one file per panel
+//! or dialog, [`doc`] the open script, [`timeline`] the waveform envelope, [`input`] shortcuts
+//! and dropped files, [`frames`] the frame-time statistics.
+
+pub mod actions;
+pub mod app;
+pub mod audio;
+pub mod doc;
+mod drain;
+pub mod frames;
+pub mod input;
+pub mod timeline;
+pub mod view;
+pub mod work;
+
+pub use app::{Studio, StudioConfig};
+
+use eframe::egui;
+
+/// Why the studio could not open.
+#[derive(Debug, thiserror::Error)]
+pub enum UiError {
+    #[error(
+        "no display to open the studio on (DISPLAY and WAYLAND_DISPLAY are unset); \
+         render from the command line instead: banter render SCRIPT"
+    )]
+    NoDisplay,
+    #[error("the studio window failed: {0}")]
+    Window(String),
+}
+
+/// Opens the studio window and runs it until it is closed.
+pub fn run(config: StudioConfig) -> Result<(), UiError> {
+    if cfg!(target_os = "linux")
+        && std::env::var_os("DISPLAY").is_none()
+        && std::env::var_os("WAYLAND_DISPLAY").is_none()
+    {
+        return Err(UiError::NoDisplay);
+    }
+    let options = eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title("Banter studio")
+            .with_app_id("banter")
+            .with_inner_size([1280.0, 800.0])
+            .with_min_inner_size([900.0, 560.0])
+            .with_drag_and_drop(true),
+        renderer: eframe::Renderer::Glow,
+        ..Default::default()
+    };
+    eframe::run_native(
+        "Banter studio",
+        options,
+        Box::new(move |cc| {
+            let audio: Box<dyn audio::AudioOut> = match audio::CpalOut::open_default() {
+                Ok(out) => Box::new(out),
+                Err(e) => Box::new(audio::NoAudio(e)),
+            };
+            Ok(Box::new(Studio::new(&cc.egui_ctx, config, audio)))
+        }),
+    )
+    .map_err(|e| UiError::Window(e.to_string()))
+}

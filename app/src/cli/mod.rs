@@ -70,11 +70,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Library(cmd)) => library::run(&cmd),
         Some(Command::Bench(cmd)) => bench::run(&cmd),
         Some(Command::Serve(args)) => serve::run(&args),
-        None => {
-            use clap::CommandFactory;
-            Cli::command().print_help()?;
-            println!("\n\nThe studio window arrives in a later release; try `banter say \"Hello!\" -o hello.wav`.");
-            Ok(())
-        }
+        None => crate::open_studio(None),
     }
 }

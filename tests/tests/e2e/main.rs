@@ -14,3 +14,4 @@ mod stages_decoder;
 mod stages_encoder;
 mod streaming;
 mod voicelib;
+mod studio;

@@ -1,0 +1,73 @@
+//! Project actions: new, save (to the library), and retrying the model load.
+
+use engine::assets::ModelStore;
+use engine::library::ProjectDraft;
+
+use crate::app::{EngineState, Studio};
+use crate::doc::{Document, EXAMPLE};
+use crate::timeline::Timeline;
+use crate::work::library::LibCmd;
+use crate::work::load;
+
+impl Studio {
+    /// Starts a new, unsaved project from the example script.
+    pub fn new_project(&mut self) {
+        self.stop();
+        self.autosave_now();
+        self.doc = Document::new("untitled", EXAMPLE.to_owned(), None);
+        self.selected = 0;
+        self.timeline = Timeline::default();
+        self.buffer.clear();
+    }
+
+    /// Saves the project in the library under its name (the library thread does the writing).
+    pub fn save(&mut self) {
+        if self.library_error.is_some() {
+            self.say("the library is unavailable; the project cannot be saved");
+            return;
+        }
+        let format = self
+            .doc
+            .parsed
+            .as_ref()
+            .map_or_else(|_| String::new(), |e| e.format.as_str().to_owned());
+        let draft = ProjectDraft {
+            name: self.doc.name.clone(),
+            script: self.doc.text.clone(),
+            script_format: format,
+            cast: self.doc.cast_map(),
+            settings: serde_json::json!({
+                "export_rate": self.export.rate,
+                "stems": self.export.stems,
+            }),
+            render_path: (!self.export.path.is_empty())
+                .then(|| std::path::PathBuf::from(&self.export.path)),
+        };
+        self.library.send(LibCmd::Save(Box::new(draft)));
+        self.doc.dirty = false;
+        self.doc.unsaved_edits = false;
+    }
+
+    /// Fetches (if needed) and loads the model again after a failure.
+    pub fn retry_load(&mut self) {
+        let store = self.config.models.clone().map_or_else(
+            || ModelStore::open_default().map_err(|e| e.to_string()),
+            |p| Ok(ModelStore::at(p)),
+        );
+        match store {
+            Ok(store) => {
+                self.engine = EngineState::Loading {
+                    text: "starting…".into(),
+                    fraction: None,
+                };
+                self.set_load_rx(load::start(
+                    store,
+                    self.config.device,
+                    true,
+                    self.waker.clone(),
+                ));
+            }
+            Err(e) => self.engine = EngineState::Failed(e),
+        }
+    }
+}

@@ -1,0 +1,441 @@
+//! The studio's state and its frame loop: drain the workers' channels, handle dropped files and
+//! shortcuts, then lay out the panels (menu, cast, script, transport and timeline, status) and
+//! any open dialog. Nothing here waits: every slow thing is a job in [`crate::work`].
+
+use std::path::{Path, PathBuf};
+use std::sync::{mpsc, Arc};
+use std::time::{Duration, Instant};
+
+use eframe::egui;
+use engine::assets::ModelStore;
+use engine::device::DeviceChoice;
+use engine::library::Autosave;
+
+use crate::audio::{AudioOut, PlayBuffer};
+use crate::doc::{Document, EXAMPLE};
+use crate::frames::FrameStats;
+use crate::timeline::Timeline;
+use crate::view;
+use crate::work::export::ExportJob;
+use crate::work::library::{LibCmd, LibraryLink};
+use crate::work::load::{self, LoadEvent, Loaded};
+use crate::work::play::{self, PlayJob};
+use crate::work::voicematch::{MatchResult, Unavailable, VoiceMatcher};
+use crate::work::Waker;
+
+/// How the studio starts.
+#[derive(Debug, Clone, Default)]
+pub struct StudioConfig {
+    /// A script to import at start.
+    pub script: Option<PathBuf>,
+    /// The model store (default: `$BANTER_MODEL_DIR` or the user's data directory).
+    pub models: Option<PathBuf>,
+    pub device: DeviceChoice,
+    /// The library file (default: `$BANTER_LIBRARY` or the user's data directory).
+    pub library: Option<PathBuf>,
+    /// Fetch missing model assets on start (the first-run view); tests switch it off.
+    pub fetch_models: bool,
+}
+
+/// Where the engine stands.
+pub enum EngineState {
+    Loading {
+        text: String,
+        fraction: Option<f32>,
+    },
+    Fetching {
+        root: String,
+        text: String,
+        fraction: Option<f32>,
+    },
+    Failed(String),
+    Ready(Box<Loaded>),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditorMode {
+    Lines,
+    Raw,
+}
+
+/// A script read from disk, waiting to replace the current one.
+pub struct Incoming {
+    pub name: String,
+    pub path: PathBuf,
+    pub text: String,
+}
+
+pub struct Studio {
+    pub(crate) config: StudioConfig,
+    pub(crate) waker: Waker,
+    pub(crate) doc: Document,
+    pub(crate) mode: EditorMode,
+    /// Episode index of the selected line (play starts there).
+    pub(crate) selected: usize,
+    pub(crate) engine: EngineState,
+    pub(crate) load_rx: Option<mpsc::Receiver<LoadEvent>>,
+    pub(crate) audio: Box<dyn AudioOut>,
+    pub(crate) audio_error: Option<String>,
+    pub(crate) buffer: Arc<PlayBuffer>,
+    pub(crate) play: Option<PlayJob>,
+    pub(crate) timeline: Timeline,
+    pub(crate) export: view::export::ExportDialog,
+    pub(crate) export_job: Option<ExportJob>,
+    pub(crate) library: LibraryLink,
+    pub(crate) library_error: Option<String>,
+    pub(crate) projects: Vec<String>,
+    pub(crate) recovery: Vec<Autosave>,
+    pub(crate) last_autosave: Instant,
+    pub(crate) open_dialog: Option<String>,
+    pub(crate) save_as: Option<String>,
+    pub(crate) incoming: Option<Incoming>,
+    pub(crate) import_rx: mpsc::Receiver<Result<Incoming, String>>,
+    pub(crate) import_tx: mpsc::SyncSender<Result<Incoming, String>>,
+    pub(crate) show_help: bool,
+    pub(crate) dark: bool,
+    pub(crate) message: Option<(String, Instant)>,
+    pub(crate) matcher: Arc<dyn VoiceMatcher>,
+    pub(crate) match_tx: mpsc::SyncSender<MatchResult>,
+    pub(crate) match_rx: mpsc::Receiver<MatchResult>,
+    /// Where each speaker's row in the cast panel was last drawn (clip drop targets).
+    pub(crate) cast_rows: Vec<(String, egui::Rect)>,
+    pub(crate) last_xrt: Option<f64>,
+    pub(crate) frames: FrameStats,
+    pub(crate) quit: bool,
+}
+
+/// How often unsaved edits are autosaved.
+pub const AUTOSAVE_EVERY: Duration = Duration::from_secs(5);
+
+impl Studio {
+    /// Builds the studio and starts its workers (model load, library).
+    #[must_use]
+    pub fn new(ctx: &egui::Context, config: StudioConfig, mut audio: Box<dyn AudioOut>) -> Self {
+        let waker = Waker(ctx.clone());
+        let store = config.models.clone().map_or_else(
+            || ModelStore::open_default().map_err(|e| e.to_string()),
+            |p| Ok(ModelStore::at(p)),
+        );
+        let (engine, load_rx) = match store {
+            Ok(store) => (
+                EngineState::Loading {
+                    text: "starting…".into(),
+                    fraction: None,
+                },
+                Some(load::start(
+                    store,
+                    config.device,
+                    config.fetch_models,
+                    waker.clone(),
+                )),
+            ),
+            Err(e) => (EngineState::Failed(e), None),
+        };
+        let buffer = PlayBuffer::new();
+        let audio_error = audio
+            .attach(Arc::clone(&buffer))
+            .err()
+            .map(|e| e.to_string());
+        let library = LibraryLink::start(config.library.clone(), waker.clone());
+        library.send(LibCmd::ListAutosaves);
+        library.send(LibCmd::ListProjects);
+        let (import_tx, import_rx) = mpsc::sync_channel(16);
+        let (match_tx, match_rx) = mpsc::sync_channel(16);
+        let mut studio = Self {
+            waker,
+            doc: Document::new("untitled", EXAMPLE.to_owned(), None),
+            mode: EditorMode::Lines,
+            selected: 0,
+            engine,
+            load_rx,
+            audio,
+            audio_error,
+            buffer,
+            play: None,
+            timeline: Timeline::default(),
+            export: view::export::ExportDialog::default(),
+            export_job: None,
+            library,
+            library_error: None,
+            projects: Vec::new(),
+            recovery: Vec::new(),
+            last_autosave: Instant::now(),
+            open_dialog: None,
+            save_as: None,
+            incoming: None,
+            import_rx,
+            import_tx,
+            show_help: false,
+            dark: true,
+            message: None,
+            matcher: Arc::new(Unavailable),
+            match_tx,
+            match_rx,
+            cast_rows: Vec::new(),
+            last_xrt: None,
+            frames: FrameStats::from_env(),
+            quit: false,
+            config,
+        };
+        if let Some(path) = studio.config.script.clone() {
+            studio.import(&path);
+        }
+        studio
+    }
+
+    pub(crate) fn set_load_rx(&mut self, rx: mpsc::Receiver<LoadEvent>) {
+        self.load_rx = Some(rx);
+    }
+
+    /// Replaces the voice matcher (the hook for the engine's voice matching).
+    pub fn set_voice_matcher(&mut self, matcher: Arc<dyn VoiceMatcher>) {
+        self.matcher = matcher;
+    }
+
+    // --- read-only views for tests and the status bar ---
+
+    #[must_use]
+    pub fn document(&self) -> &Document {
+        &self.doc
+    }
+
+    /// The open document, to change it as an edit in a widget would (tests, automation); call
+    /// [`Document::edited`] after changing the text.
+    pub fn document_mut(&mut self) -> &mut Document {
+        &mut self.doc
+    }
+
+    /// Opens project `name` from the library (as the Open dialog does).
+    pub fn library_load(&mut self, name: &str) {
+        self.library.send(LibCmd::Load(name.to_owned()));
+    }
+
+    /// Waits until the library thread has written everything queued (shutdown, tests).
+    #[must_use]
+    pub fn flush_library(&self) -> bool {
+        self.library.flush(Duration::from_secs(5))
+    }
+
+    #[must_use]
+    pub fn is_ready(&self) -> bool {
+        matches!(self.engine, EngineState::Ready(_))
+    }
+
+    #[must_use]
+    pub fn engine_error(&self) -> Option<&str> {
+        match &self.engine {
+            EngineState::Failed(e) => Some(e),
+            _ => None,
+        }
+    }
+
+    #[must_use]
+    pub fn timeline(&self) -> &Timeline {
+        &self.timeline
+    }
+
+    #[must_use]
+    pub fn is_playing(&self) -> bool {
+        self.buffer.is_playing()
+    }
+
+    /// Rendering for playback is under way.
+    #[must_use]
+    pub fn is_rendering(&self) -> bool {
+        self.play.is_some()
+    }
+
+    #[must_use]
+    pub fn export_dialog(&self) -> &view::export::ExportDialog {
+        &self.export
+    }
+
+    /// The export dialog's settings, to set them as a user would type them (tests).
+    pub fn export_dialog_mut(&mut self) -> &mut view::export::ExportDialog {
+        &mut self.export
+    }
+
+    #[must_use]
+    pub fn message(&self) -> Option<&str> {
+        self.message.as_ref().map(|(m, _)| m.as_str())
+    }
+
+    #[must_use]
+    pub fn recovery_offers(&self) -> &[Autosave] {
+        &self.recovery
+    }
+
+    #[must_use]
+    pub fn projects(&self) -> &[String] {
+        &self.projects
+    }
+
+    pub(crate) fn say(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        tracing::info!("studio: {text}");
+        self.message = Some((text, Instant::now()));
+    }
+
+    // --- actions ---
+
+    /// Reads a script file on a worker thread; it opens when read (or asks to replace).
+    pub fn import(&mut self, path: &Path) {
+        let tx = self.import_tx.clone();
+        let waker = self.waker.clone();
+        let path = path.to_path_buf();
+        if let Err(e) = crate::work::spawn("banter-import", move || {
+            let name = path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            );
+            let result = fs_err::read(&path)
+                .map_err(|e| e.to_string())
+                .and_then(|bytes| {
+                    engine::script::decode_script_bytes(&name, &bytes).map_err(|e| e.to_string())
+                })
+                .map(|text| Incoming { name, path, text });
+            crate::work::send(&tx, &waker, result);
+        }) {
+            self.say(e);
+        }
+    }
+
+    pub(crate) fn replace_document(&mut self, incoming: Incoming) {
+        self.stop();
+        let stem = Path::new(&incoming.name).file_stem().map_or_else(
+            || incoming.name.clone(),
+            |s| s.to_string_lossy().into_owned(),
+        );
+        self.doc = Document::new(&stem, incoming.text, Some(incoming.path));
+        // A freshly imported script is a new project that has not been saved yet.
+        self.doc.dirty = true;
+        self.selected = 0;
+        self.timeline = Timeline::default();
+        self.buffer.clear();
+        self.say(format!("opened {}", incoming.name));
+    }
+
+    /// Plays from the selected line: renders through the scheduler and plays as audio arrives.
+    pub fn play(&mut self) {
+        let EngineState::Ready(engine) = &self.engine else {
+            self.say("the model is not loaded yet");
+            return;
+        };
+        let (synth, scheduler) = (Arc::clone(&engine.synth), engine.scheduler.clone());
+        let Some(episode) = self.doc.episode() else {
+            self.say("fix the script's error first");
+            return;
+        };
+        self.stop();
+        self.buffer.clear();
+        self.timeline = Timeline::new(self.doc.revision, self.selected);
+        self.play = Some(play::start(
+            synth,
+            scheduler,
+            episode,
+            self.selected,
+            self.waker.clone(),
+        ));
+        self.buffer.set_playing(true);
+        if let Some(e) = &self.audio_error {
+            self.say(format!("rendering, but cannot play: {e}"));
+        }
+    }
+
+    /// Pauses playback if it is running; resumes (or starts) it otherwise.
+    pub fn toggle_play(&mut self) {
+        if self.buffer.is_playing() {
+            self.buffer.set_playing(false);
+        } else if !self.buffer.is_empty()
+            && self.timeline.revision == self.doc.revision
+            && self.timeline.start_line == self.selected
+            && self.buffer.position() < self.buffer.len()
+        {
+            self.buffer.set_playing(true);
+        } else {
+            self.play();
+        }
+    }
+
+    /// Stops playback and its render.
+    pub fn stop(&mut self) {
+        self.buffer.set_playing(false);
+        if let Some(job) = self.play.take() {
+            job.stop();
+        }
+    }
+
+    /// Moves the playhead to `sample` of the rendered audio.
+    pub fn seek(&mut self, sample: usize) {
+        self.buffer.seek(sample);
+        if let Some(r) = self.timeline.region_at(sample) {
+            self.selected = r.line;
+        }
+    }
+
+    /// Autosaves unsaved edits now (the frame loop does it every few seconds).
+    pub fn autosave_now(&mut self) {
+        if self.doc.unsaved_edits {
+            self.library.send(LibCmd::Autosave {
+                name: self.doc.name.clone(),
+                script: self.doc.text.clone(),
+            });
+            self.doc.unsaved_edits = false;
+        }
+        self.last_autosave = Instant::now();
+    }
+
+    // --- the frame ---
+
+    /// One frame: the whole UI. Public so tests and the eframe wrapper share it.
+    pub fn frame(&mut self, ui: &mut egui::Ui) {
+        let started = Instant::now();
+        let ctx = ui.ctx().clone();
+        self.drain_all();
+        crate::input::handle(self, &ctx);
+        if self.last_autosave.elapsed() >= AUTOSAVE_EVERY {
+            self.autosave_now();
+        }
+        ctx.set_visuals(if self.dark {
+            egui::Visuals::dark()
+        } else {
+            egui::Visuals::light()
+        });
+        view::layout(self, ui);
+        if self.is_playing() || self.play.is_some() || self.export_job.is_some() {
+            // Keep the playhead moving at the display rate while anything is under way.
+            ctx.request_repaint_after(Duration::from_millis(16));
+        }
+        if self
+            .message
+            .as_ref()
+            .is_some_and(|(_, t)| t.elapsed() > Duration::from_secs(8))
+        {
+            self.message = None;
+        }
+        self.frames.record(started.elapsed());
+        if self.quit {
+            ctx.send_viewport_cmd(egui::ViewportCommand::Close);
+        }
+    }
+
+    /// Called once when the window closes: autosave and frame statistics.
+    pub fn shutdown(&mut self) {
+        self.stop();
+        self.autosave_now();
+        if !self.flush_library() {
+            tracing::warn!("the library did not confirm the last autosave in time");
+        }
+        self.frames.report();
+    }
+}
+
+impl eframe::App for Studio {
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.frame(ui);
+    }
+
+    fn on_exit(&mut self, _gl: Option<&eframe::glow::Context>) {
+        self.shutdown();
+    }
+}

@@ -1,0 +1,166 @@
+//! The frame loop's first step: take everything the workers reported since the last frame
+//! (model load, playback audio, imports, voice matches, library answers, export progress) and
+//! fold it into the studio's state. Only `try_iter`: nothing here waits.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::app::{EngineState, Studio};
+use crate::doc::Document;
+use crate::timeline::Timeline;
+use crate::work::library::{LibCmd, LibEvent};
+use crate::work::load::LoadEvent;
+use crate::work::play::PlayEvent;
+
+impl Studio {
+    pub(crate) fn drain_all(&mut self) {
+        if let Some(rx) = &self.load_rx {
+            let events: Vec<_> = rx.try_iter().collect();
+            for event in events {
+                self.engine = match (event, &self.engine) {
+                    (LoadEvent::Fetching { root }, _) => EngineState::Fetching {
+                        root,
+                        text: "starting the fetch…".into(),
+                        fraction: None,
+                    },
+                    (
+                        LoadEvent::Progress { text, fraction },
+                        EngineState::Fetching { root, .. },
+                    ) => EngineState::Fetching {
+                        root: root.clone(),
+                        text,
+                        fraction,
+                    },
+                    (LoadEvent::Progress { text, fraction }, _) => {
+                        EngineState::Loading { text, fraction }
+                    }
+                    (LoadEvent::Failed(e), _) => EngineState::Failed(e),
+                    (LoadEvent::Loaded(l), _) => EngineState::Ready(l),
+                };
+            }
+        }
+        if let Some(job) = &self.play {
+            let mut finished = false;
+            for event in job.rx.try_iter() {
+                match event {
+                    PlayEvent::LineStart { line, speaker, at } => {
+                        self.timeline.line_start(line, speaker, at);
+                    }
+                    PlayEvent::Audio(samples) => {
+                        self.buffer.append(&samples);
+                        self.timeline.push(&samples);
+                    }
+                    PlayEvent::Done => {
+                        self.buffer.set_complete(true);
+                        self.timeline.complete = true;
+                        finished = true;
+                    }
+                    PlayEvent::Failed(e) => {
+                        self.buffer.set_complete(true);
+                        self.message = Some((format!("playback failed: {e}"), Instant::now()));
+                        finished = true;
+                    }
+                }
+            }
+            if finished {
+                self.play = None;
+            }
+        }
+        let imports: Vec<_> = self.import_rx.try_iter().collect();
+        for result in imports {
+            match result {
+                Ok(incoming) if self.doc.dirty && self.doc.revision > 0 => {
+                    self.incoming = Some(incoming);
+                }
+                Ok(incoming) => self.replace_document(incoming),
+                Err(e) => self.say(format!("cannot open: {e}")),
+            }
+        }
+        let matches: Vec<_> = self.match_rx.try_iter().collect();
+        for m in matches {
+            match m.voice {
+                Ok(voice) => {
+                    let speed = self
+                        .doc
+                        .speakers()
+                        .into_iter()
+                        .find(|(s, _)| *s == m.speaker)
+                        .map_or(1.0, |(_, c)| c.speed);
+                    self.doc
+                        .cast
+                        .insert(m.speaker.clone(), crate::doc::CastChoice { voice, speed });
+                    self.say(format!(
+                        "{} now speaks like {}",
+                        m.speaker,
+                        m.clip.display()
+                    ));
+                }
+                Err(e) => self.say(e),
+            }
+        }
+        self.drain_library();
+        self.drain_export();
+    }
+
+    fn drain_library(&mut self) {
+        let events: Vec<_> = self.library.rx.try_iter().collect();
+        for event in events {
+            match event {
+                LibEvent::Unavailable(e) => {
+                    self.library_error = Some(e.clone());
+                    self.say(format!("projects unavailable: {e}"));
+                }
+                LibEvent::Saved { name } => {
+                    self.say(format!("saved project \"{name}\""));
+                    self.library.send(LibCmd::ListProjects);
+                }
+                LibEvent::Loaded(draft) => {
+                    self.stop();
+                    let mut doc = Document::new(&draft.name, draft.script, None);
+                    doc.set_cast_map(&draft.cast);
+                    self.doc = doc;
+                    self.selected = 0;
+                    self.timeline = Timeline::default();
+                    self.buffer.clear();
+                    self.say(format!("opened project \"{}\"", draft.name));
+                }
+                LibEvent::Projects(p) => self.projects = p,
+                LibEvent::Autosaves(a) => self.recovery = a,
+                LibEvent::Error(e) => self.say(e),
+            }
+        }
+    }
+
+    pub(crate) fn start_voice_match(&mut self, speaker: String, clip: PathBuf) {
+        self.say(format!("matching a voice for {speaker}…"));
+        crate::work::voicematch::start(
+            Arc::clone(&self.matcher),
+            speaker,
+            clip,
+            self.match_tx.clone(),
+            self.waker.clone(),
+        );
+    }
+
+    fn drain_export(&mut self) {
+        let Some(job) = &self.export_job else {
+            return;
+        };
+        let mut done = None;
+        for event in job.rx.try_iter() {
+            match event {
+                crate::work::export::ExportEvent::Progress(p) => self.export.progress = Some(p),
+                crate::work::export::ExportEvent::Done(r) => done = Some(r),
+            }
+        }
+        if let Some(result) = done {
+            match &result {
+                Ok(report) => self.last_xrt = Some(report.xrt()),
+                Err(e) => tracing::warn!("export: {e}"),
+            }
+            self.export.finished = Some(result);
+            self.export_job = None;
+        }
+    }
+}

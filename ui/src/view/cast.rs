@@ -1,0 +1,123 @@
+//! The cast: every speaker with a voice (stock voices grouped by language, searchable) and a
+//! speed. Each row is also a drop target: an audio clip dropped on it asks the voice matcher for
+//! the closest voice (see [`crate::work::voicematch`]).
+
+use eframe::egui;
+use engine::script::{ENGLISH_FEMALE, ENGLISH_MALE, OTHER_LANGUAGE_FEMALE, OTHER_LANGUAGE_MALE};
+use engine::voice::StockVoice;
+
+use crate::app::{EngineState, Studio};
+use crate::doc::CastChoice;
+use crate::view::speaker_colour;
+
+/// The voices to offer: the store's when loaded, else the names the script parser knows.
+fn voices(studio: &Studio) -> Vec<StockVoice> {
+    if let EngineState::Ready(engine) = &studio.engine {
+        if !engine.voices.is_empty() {
+            return engine.voices.clone();
+        }
+    }
+    let mut v: Vec<StockVoice> = ENGLISH_FEMALE
+        .iter()
+        .chain(ENGLISH_MALE.iter())
+        .chain(OTHER_LANGUAGE_FEMALE.iter())
+        .chain(OTHER_LANGUAGE_MALE.iter())
+        .filter_map(|n| StockVoice::from_name(n))
+        .collect();
+    v.sort_by(|a, b| a.name.cmp(&b.name));
+    v
+}
+
+pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
+    ui.heading("Cast");
+    ui.label(egui::RichText::new("Drop a voice clip on a speaker to match a voice.").weak())
+        .on_hover_text("Voice matching compares the clip with every voice in the library");
+    ui.separator();
+    let voices = voices(studio);
+    let speakers = studio.doc.speakers();
+    if speakers.is_empty() {
+        ui.label("No speakers: the script does not parse yet.");
+    }
+    let filter_id = ui.scope_id().with("voice-filter");
+    let mut filter: String = ui.data_mut(|d| d.get_temp(filter_id)).unwrap_or_default();
+    let mut rows = Vec::new();
+    egui::ScrollArea::vertical().id_salt("cast").show(ui, |ui| {
+        for (k, (name, choice)) in speakers.into_iter().enumerate() {
+            let mut new = choice.clone();
+            let frame = egui::Frame::group(ui.style()).show(ui, |ui| {
+                ui.set_width(ui.available_width());
+                ui.horizontal(|ui| {
+                    let (dot, _) =
+                        ui.allocate_exact_size(egui::vec2(12.0, 12.0), egui::Sense::hover());
+                    ui.painter()
+                        .circle_filled(dot.center(), 5.0, speaker_colour(k));
+                    ui.strong(&name);
+                });
+                ui.horizontal(|ui| {
+                    ui.label("Voice");
+                    egui::ComboBox::from_id_salt(("voice", &name))
+                        .selected_text(&new.voice)
+                        .width(170.0)
+                        .height(400.0)
+                        .show_ui(ui, |ui| {
+                            ui.horizontal(|ui| {
+                                let label = ui.label("Search");
+                                ui.add(
+                                    egui::TextEdit::singleline(&mut filter)
+                                        .hint_text("name or language")
+                                        .desired_width(110.0),
+                                )
+                                .labelled_by(label.id)
+                                .on_hover_text("Filter the voices by name or language");
+                            });
+                            let mut language = None;
+                            for v in &voices {
+                                let lang = v.language.to_string();
+                                if !filter.is_empty()
+                                    && !v.name.contains(filter.as_str())
+                                    && !lang.contains(filter.as_str())
+                                {
+                                    continue;
+                                }
+                                if language.as_ref() != Some(&lang) {
+                                    ui.label(egui::RichText::new(&lang).small().weak());
+                                    language = Some(lang);
+                                }
+                                ui.selectable_value(
+                                    &mut new.voice,
+                                    v.name.clone(),
+                                    format!("{} ({})", v.name, v.gender),
+                                );
+                            }
+                        })
+                        .response
+                        .on_hover_text(format!("The voice {name} speaks with"));
+                });
+                ui.horizontal(|ui| {
+                    ui.label("Speed");
+                    ui.add(
+                        egui::Slider::new(&mut new.speed, 0.5..=2.0)
+                            .step_by(0.05)
+                            .fixed_decimals(2),
+                    )
+                    .on_hover_text(format!(
+                        "How fast {name} speaks (1.0 is the voice's own pace)"
+                    ));
+                });
+            });
+            rows.push((name.clone(), frame.response.rect));
+            if new != choice {
+                set_choice(studio, &name, new);
+            }
+        }
+    });
+    ui.data_mut(|d| d.insert_temp(filter_id, filter));
+    studio.cast_rows = rows;
+}
+
+/// Gives `speaker` a voice and speed (the cast panel and tests).
+pub fn set_choice(studio: &mut Studio, speaker: &str, choice: CastChoice) {
+    studio.doc.cast.insert(speaker.to_owned(), choice);
+    studio.doc.dirty = true;
+    studio.doc.revision += 1;
+}

@@ -1,0 +1,268 @@
+//! Small dialogs: first run (model fetch), open, save as, crash recovery, replace the script,
+//! and the keyboard shortcuts overlay.
+
+use eframe::egui;
+
+use crate::app::{EngineState, Studio};
+use crate::doc::Document;
+use crate::work::library::LibCmd;
+
+/// Every shortcut, for the F1 overlay.
+pub const SHORTCUTS: [(&str, &str); 12] = [
+    ("Space", "Play / pause from the selected line"),
+    ("Esc", "Stop (or close a dialog)"),
+    ("Ctrl+N", "New project"),
+    ("Ctrl+O", "Open a script or a project"),
+    ("Ctrl+S", "Save the project"),
+    ("Ctrl+Shift+S", "Save the project as…"),
+    ("Ctrl+E", "Export…"),
+    ("Ctrl+L", "Switch between lines and raw text"),
+    ("Ctrl+Shift+T", "Dark / light theme"),
+    ("F1", "This list"),
+    ("Ctrl+Q", "Quit (autosaves first)"),
+    ("Double-click a line", "Edit it"),
+];
+
+/// The first-run view: shown above the editor while the model is missing or failed.
+pub fn first_run(studio: &mut Studio, ui: &mut egui::Ui) {
+    match &studio.engine {
+        EngineState::Fetching {
+            root,
+            text,
+            fraction,
+        } => {
+            ui.heading("Fetching the speech model");
+            ui.label(format!(
+                "First run: the model (about 400 MB) is being downloaded into {root}."
+            ));
+            let bar = egui::ProgressBar::new(fraction.unwrap_or(0.0)).text(text.as_str());
+            ui.add(if fraction.is_some() {
+                bar
+            } else {
+                bar.animate(true)
+            })
+            .on_hover_text("Fetch progress");
+        }
+        EngineState::Failed(e) => {
+            ui.heading("The speech model is not available");
+            ui.colored_label(ui.visuals().error_fg_color, e.as_str());
+            ui.label(
+                "You can still write and cast the script; playback and export need the model.",
+            );
+            if ui
+                .button("Retry (fetch the model)")
+                .on_hover_text("Fetch and load the model again")
+                .clicked()
+            {
+                studio.retry_load();
+            }
+        }
+        EngineState::Loading { .. } | EngineState::Ready(_) => {}
+    }
+}
+
+pub fn show(studio: &mut Studio, ctx: &egui::Context) {
+    open_dialog(studio, ctx);
+    save_as(studio, ctx);
+    recovery(studio, ctx);
+    replace(studio, ctx);
+    if studio.show_help {
+        let mut open = true;
+        egui::Window::new("Keyboard shortcuts")
+            .open(&mut open)
+            .collapsible(false)
+            .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+            .show(ctx, |ui| {
+                egui::Grid::new("shortcuts").striped(true).show(ui, |ui| {
+                    for (key, what) in SHORTCUTS {
+                        ui.monospace(key);
+                        ui.label(what);
+                        ui.end_row();
+                    }
+                });
+            });
+        studio.show_help = open;
+    }
+}
+
+fn open_dialog(studio: &mut Studio, ctx: &egui::Context) {
+    let Some(mut path) = studio.open_dialog.take() else {
+        return;
+    };
+    let mut keep = true;
+    egui::Window::new("Open")
+        .collapsible(false)
+        .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+        .show(ctx, |ui| {
+            ui.label("Import a script file (any supported format), or drop one on the window:");
+            ui.horizontal(|ui| {
+                let r = ui
+                    .add(
+                        egui::TextEdit::singleline(&mut path)
+                            .hint_text("/path/to/script.txt")
+                            .desired_width(320.0),
+                    )
+                    .on_hover_text("The script's path");
+                let enter = r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+                if ui
+                    .button("Import")
+                    .on_hover_text("Open this file as a new project")
+                    .clicked()
+                    || enter
+                {
+                    studio.import(std::path::Path::new(path.trim()));
+                    keep = false;
+                }
+            });
+            ui.separator();
+            ui.label("Projects in the library:");
+            if let Some(e) = &studio.library_error {
+                ui.colored_label(ui.visuals().error_fg_color, e.as_str());
+            }
+            egui::ScrollArea::vertical()
+                .max_height(200.0)
+                .show(ui, |ui| {
+                    for name in studio.projects.clone() {
+                        if ui
+                            .button(&name)
+                            .on_hover_text("Open this project")
+                            .clicked()
+                        {
+                            studio.library.send(LibCmd::Load(name));
+                            keep = false;
+                        }
+                    }
+                });
+            if ui
+                .button("Cancel")
+                .on_hover_text("Close this dialog")
+                .clicked()
+            {
+                keep = false;
+            }
+        });
+    if keep {
+        studio.open_dialog = Some(path);
+    }
+}
+
+fn save_as(studio: &mut Studio, ctx: &egui::Context) {
+    let Some(mut name) = studio.save_as.take() else {
+        return;
+    };
+    let mut keep = true;
+    egui::Window::new("Save as")
+        .collapsible(false)
+        .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+        .show(ctx, |ui| {
+            ui.label("Project name in the library:");
+            let r = ui
+                .text_edit_singleline(&mut name)
+                .on_hover_text("The name to save the project under");
+            let enter = r.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            ui.horizontal(|ui| {
+                if (ui
+                    .button("Save")
+                    .on_hover_text("Save under this name")
+                    .clicked()
+                    || enter)
+                    && !name.trim().is_empty()
+                {
+                    name.trim().clone_into(&mut studio.doc.name);
+                    studio.save();
+                    keep = false;
+                }
+                if ui
+                    .button("Cancel")
+                    .on_hover_text("Close this dialog")
+                    .clicked()
+                {
+                    keep = false;
+                }
+            });
+        });
+    if keep {
+        studio.save_as = Some(name);
+    }
+}
+
+fn recovery(studio: &mut Studio, ctx: &egui::Context) {
+    let Some(first) = studio.recovery.first().cloned() else {
+        return;
+    };
+    egui::Window::new("Recover unsaved work?")
+        .collapsible(false)
+        .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+        .show(ctx, |ui| {
+            ui.label(format!(
+                "The studio closed without saving \"{}\". Recover its script?",
+                first.project_name
+            ));
+            let preview: String = first.script.lines().take(4).collect::<Vec<_>>().join("\n");
+            ui.monospace(preview);
+            ui.horizontal(|ui| {
+                if ui
+                    .button("Recover")
+                    .on_hover_text("Open the unsaved script")
+                    .clicked()
+                {
+                    studio.stop();
+                    let mut doc = Document::new(&first.project_name, first.script.clone(), None);
+                    doc.dirty = true;
+                    doc.unsaved_edits = true;
+                    studio.doc = doc;
+                    studio.recovery.remove(0);
+                }
+                if ui
+                    .button("Discard")
+                    .on_hover_text("Forget this unsaved work")
+                    .clicked()
+                {
+                    studio
+                        .library
+                        .send(LibCmd::ClearAutosave(first.project_name.clone()));
+                    studio.recovery.remove(0);
+                }
+            });
+        });
+}
+
+fn replace(studio: &mut Studio, ctx: &egui::Context) {
+    let Some(incoming) = studio.incoming.take() else {
+        return;
+    };
+    let mut decision = None;
+    egui::Window::new("Replace the script?")
+        .collapsible(false)
+        .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+        .show(ctx, |ui| {
+            ui.label(format!(
+                "\"{}\" has unsaved changes (they are autosaved). Open {} instead?",
+                studio.doc.name, incoming.name
+            ));
+            ui.horizontal(|ui| {
+                if ui
+                    .button("Open")
+                    .on_hover_text("Replace the current script")
+                    .clicked()
+                {
+                    decision = Some(true);
+                }
+                if ui
+                    .button("Cancel")
+                    .on_hover_text("Keep the current script")
+                    .clicked()
+                {
+                    decision = Some(false);
+                }
+            });
+        });
+    match decision {
+        Some(true) => {
+            studio.autosave_now();
+            studio.replace_document(incoming);
+        }
+        Some(false) => {}
+        None => studio.incoming = Some(incoming),
+    }
+}

@@ -1,0 +1,255 @@
+//! The script editor, in two modes. *Lines*: the parsed turns, each with its speaker's colour;
+//! click selects (play starts there), the Edit button edits that turn's source text in place.
+//! *Raw*: the whole text in any supported format, with the line a parse error points at
+//! highlighted and the message under it. When the text does not parse, the raw view is shown
+//! whatever the mode, since there are no lines to show.
+
+use eframe::egui::{self, text::LayoutJob, Color32, FontId, TextFormat};
+
+use crate::app::{EditorMode, Studio};
+use crate::doc::speaker_index;
+use crate::view::speaker_colour;
+
+/// Per-frame editor state kept in egui's memory: the turn being edited and its text.
+#[derive(Clone, Default)]
+struct LineEdit {
+    line: Option<usize>,
+    text: String,
+}
+
+pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        ui.heading("Script");
+        ui.add_space(8.0);
+        let mut mode = studio.mode;
+        ui.selectable_value(&mut mode, EditorMode::Lines, "Lines")
+            .on_hover_text("The parsed turns, coloured by speaker (Ctrl+L toggles)");
+        ui.selectable_value(&mut mode, EditorMode::Raw, "Raw text")
+            .on_hover_text("Edit the whole script as text, in any supported format");
+        studio.mode = mode;
+        if let Ok(ep) = &studio.doc.parsed {
+            ui.label(format!(
+                "{} · {} lines · {} speakers",
+                ep.format.as_str(),
+                ep.lines.len(),
+                ep.cast.members.len()
+            ))
+            .on_hover_text("Detected format and size of the script");
+        }
+    });
+    if let Err(err) = &studio.doc.parsed {
+        let text = format!("line {}, column {}: {}", err.line, err.column, err.kind);
+        ui.colored_label(ui.visuals().error_fg_color, format!("Error at {text}"))
+            .on_hover_text("The script does not parse; the line is highlighted below");
+    }
+    ui.separator();
+    if studio.mode == EditorMode::Raw || studio.doc.parsed.is_err() {
+        raw(studio, ui);
+    } else {
+        lines(studio, ui);
+    }
+}
+
+fn raw(studio: &mut Studio, ui: &mut egui::Ui) {
+    let error_line = studio.doc.parsed.as_ref().err().map(|e| e.line);
+    let error_bg = ui.visuals().error_fg_color.gamma_multiply(0.25);
+    let text_colour = ui.visuals().text_color();
+    let mut layouter = move |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
+        let mut job = LayoutJob::default();
+        for (i, line) in text.as_str().split_inclusive('\n').enumerate() {
+            let mut format = TextFormat::simple(FontId::monospace(14.0), text_colour);
+            if error_line == Some(i + 1) {
+                format.background = error_bg;
+            }
+            job.append(line, 0.0, format);
+        }
+        job.wrap.max_width = wrap;
+        ui.fonts_mut(|f| f.layout_job(job))
+    };
+    egui::ScrollArea::vertical()
+        .id_salt("raw")
+        .auto_shrink(false)
+        .show(ui, |ui| {
+            let response = ui.add(
+                egui::TextEdit::multiline(&mut studio.doc.text)
+                    .id_salt("raw-editor")
+                    .desired_width(f32::INFINITY)
+                    .desired_rows(24)
+                    .code_editor()
+                    .layouter(&mut layouter),
+            );
+            let response = response.on_hover_text("The script as text");
+            if response.changed() {
+                studio.doc.edited();
+            }
+        });
+}
+
+fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
+    let Ok(ep) = &studio.doc.parsed else {
+        return;
+    };
+    let id = ui.scope_id().with("line-edit");
+    let mut edit: LineEdit = ui.data_mut(|d| d.get_temp(id)).unwrap_or_default();
+    let source: Vec<&str> = studio.doc.text.lines().collect();
+    let starts: Vec<usize> = ep.lines.iter().map(|l| l.position.line).collect();
+    let current = studio
+        .timeline
+        .region_at(studio.buffer.position())
+        .filter(|_| studio.buffer.is_playing())
+        .map(|r| r.line);
+    let rows: Vec<(usize, String, String, usize)> = ep
+        .lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            (
+                i,
+                l.speaker.clone(),
+                ep.spoken_text(l),
+                speaker_index(&studio.doc, &l.speaker),
+            )
+        })
+        .collect();
+    let mut commit: Option<(usize, String)> = None;
+    egui::ScrollArea::vertical()
+        .id_salt("lines")
+        .auto_shrink(false)
+        .show(ui, |ui| {
+            for (i, speaker, text, colour) in rows {
+                let selected = studio.selected == i;
+                let playing = current == Some(i);
+                let fill = if playing {
+                    ui.visuals().selection.bg_fill.gamma_multiply(0.6)
+                } else if selected {
+                    ui.visuals().faint_bg_color
+                } else {
+                    Color32::TRANSPARENT
+                };
+                egui::Frame::new()
+                    .fill(fill)
+                    .inner_margin(egui::Margin::symmetric(6, 3))
+                    .corner_radius(4.0)
+                    .show(ui, |ui| {
+                        ui.horizontal(|ui| {
+                            ui.add_sized(
+                                [110.0, 18.0],
+                                egui::Label::new(
+                                    egui::RichText::new(&speaker)
+                                        .strong()
+                                        .color(speaker_colour(colour)),
+                                )
+                                .truncate(),
+                            )
+                            .on_hover_text(format!("Speaker: {speaker}"));
+                            if edit.line == Some(i) {
+                                let r = ui.add(
+                                    egui::TextEdit::multiline(&mut edit.text)
+                                        .id_salt(("line-text", i))
+                                        .desired_rows(1)
+                                        .desired_width(ui.available_width() - 40.0),
+                                );
+                                r.request_focus();
+                                let enter = ui.input(|inp| {
+                                    inp.key_pressed(egui::Key::Enter) && !inp.modifiers.shift
+                                });
+                                if ui
+                                    .button("Apply")
+                                    .on_hover_text("Apply the edit (Enter)")
+                                    .clicked()
+                                    || enter
+                                {
+                                    commit = Some((i, edit.text.trim_end().to_owned()));
+                                }
+                                if ui.input(|inp| inp.key_pressed(egui::Key::Escape)) {
+                                    edit.line = None;
+                                }
+                            } else {
+                                let label = ui
+                                    .add(egui::Label::new(&text).wrap().sense(egui::Sense::click()))
+                                    .on_hover_text("Click to select (play starts here)");
+                                if label.clicked() {
+                                    studio.selected = i;
+                                }
+                                if label.double_clicked() {
+                                    edit = LineEdit {
+                                        line: Some(i),
+                                        text: source_of(&source, &starts, i),
+                                    };
+                                }
+                                ui.with_layout(
+                                    egui::Layout::right_to_left(egui::Align::Center),
+                                    |ui| {
+                                        if ui
+                                            .small_button("Edit")
+                                            .on_hover_text(format!("Edit line {}", i + 1))
+                                            .clicked()
+                                        {
+                                            studio.selected = i;
+                                            edit = LineEdit {
+                                                line: Some(i),
+                                                text: source_of(&source, &starts, i),
+                                            };
+                                        }
+                                    },
+                                );
+                            }
+                        });
+                    });
+            }
+        });
+    if let Some((i, text)) = commit {
+        replace_source(studio, &starts, i, &text);
+        edit = LineEdit::default();
+    }
+    ui.data_mut(|d| d.insert_temp(id, edit));
+}
+
+/// The source lines of turn `i`: from its first line to the next turn's, blank lines trimmed.
+fn source_range(source_len: usize, starts: &[usize], i: usize) -> std::ops::Range<usize> {
+    let from = starts.get(i).copied().unwrap_or(1).saturating_sub(1);
+    let to = starts
+        .get(i + 1)
+        .map_or(source_len, |n| n.saturating_sub(1))
+        .max(from + 1)
+        .min(source_len);
+    from..to.max(from)
+}
+
+fn source_of(source: &[&str], starts: &[usize], i: usize) -> String {
+    let range = source_range(source.len(), starts, i);
+    source[range].join("\n").trim_end().to_owned()
+}
+
+/// Replaces turn `i`'s source lines by `text` and reparses.
+pub fn replace_source(studio: &mut Studio, starts: &[usize], i: usize, text: &str) {
+    let source: Vec<&str> = studio.doc.text.lines().collect();
+    let range = source_range(source.len(), starts, i);
+    let kept_blank = source[range.clone()]
+        .iter()
+        .rev()
+        .take_while(|l| l.trim().is_empty())
+        .count();
+    let mut out: Vec<String> = source[..range.start]
+        .iter()
+        .map(|s| (*s).to_owned())
+        .collect();
+    out.push(text.to_owned());
+    out.extend(std::iter::repeat_n(String::new(), kept_blank));
+    out.extend(source[range.end..].iter().map(|s| (*s).to_owned()));
+    let mut joined = out.join("\n");
+    if studio.doc.text.ends_with('\n') {
+        joined.push('\n');
+    }
+    studio.doc.text = joined;
+    studio.doc.edited();
+}
+
+/// Replaces line `i`'s source (for tests and the context menu).
+pub fn edit_line(studio: &mut Studio, i: usize, text: &str) {
+    let starts: Vec<usize> = match &studio.doc.parsed {
+        Ok(ep) => ep.lines.iter().map(|l| l.position.line).collect(),
+        Err(_) => return,
+    };
+    replace_source(studio, &starts, i, text);
+}

@@ -1,0 +1,301 @@
+//! The export dialog: format, sample rate, captions, chapters and stems; then progress with
+//! ETA, cancel, and "show in folder". The export runs in the background through the shared
+//! scheduler as offline work, so the author can keep listening and editing meanwhile.
+
+use std::path::PathBuf;
+
+use eframe::egui;
+use engine::audio::{OutputFormat, SampleFormat};
+use engine::render::{CaptionFormat, Progress, RenderOptions, RenderReport};
+
+use crate::app::{EngineState, Studio};
+use crate::work::export;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Wav,
+    Flac,
+    Mp3,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Captions {
+    None,
+    Srt,
+    Vtt,
+    Both,
+}
+
+pub struct ExportDialog {
+    pub open: bool,
+    pub format: Format,
+    pub rate: u32,
+    pub captions: Captions,
+    pub markers: bool,
+    pub stems: bool,
+    /// Destination file (edited as text).
+    pub path: String,
+    pub progress: Option<Progress>,
+    pub finished: Option<Result<RenderReport, String>>,
+}
+
+impl Default for ExportDialog {
+    fn default() -> Self {
+        Self {
+            open: false,
+            format: Format::Wav,
+            rate: 24_000,
+            captions: Captions::Srt,
+            markers: true,
+            stems: false,
+            path: String::new(),
+            progress: None,
+            finished: None,
+        }
+    }
+}
+
+impl ExportDialog {
+    #[must_use]
+    pub fn options(&self) -> RenderOptions {
+        RenderOptions {
+            format: match self.format {
+                Format::Wav => OutputFormat::Wav(SampleFormat::Pcm16),
+                Format::Flac => OutputFormat::Flac { bits: 16 },
+                Format::Mp3 => OutputFormat::Mp3 { kbps: 128 },
+            },
+            sample_rate: self.rate,
+            captions: match self.captions {
+                Captions::None => vec![],
+                Captions::Srt => vec![CaptionFormat::Srt],
+                Captions::Vtt => vec![CaptionFormat::Vtt],
+                Captions::Both => vec![CaptionFormat::Srt, CaptionFormat::Vtt],
+            },
+            markers: self.markers,
+            stems: self.stems,
+            ..RenderOptions::default()
+        }
+    }
+
+    fn extension(&self) -> &'static str {
+        match self.format {
+            Format::Wav => "wav",
+            Format::Flac => "flac",
+            Format::Mp3 => "mp3",
+        }
+    }
+}
+
+fn default_path(studio: &Studio) -> PathBuf {
+    let dir = studio
+        .doc
+        .path
+        .as_ref()
+        .and_then(|p| p.parent().map(PathBuf::from))
+        .filter(|p| !p.as_os_str().is_empty())
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default();
+    dir.join(format!(
+        "{}.{}",
+        engine::render::slug(&studio.doc.name),
+        studio.export.extension()
+    ))
+}
+
+/// Starts the export with the dialog's settings.
+pub fn start(studio: &mut Studio) {
+    let EngineState::Ready(engine) = &studio.engine else {
+        studio.export.finished = Some(Err("the model is not loaded yet".into()));
+        return;
+    };
+    let Some(episode) = studio.doc.episode() else {
+        studio.export.finished = Some(Err("the script does not parse".into()));
+        return;
+    };
+    if studio.export.path.trim().is_empty() {
+        studio.export.path = default_path(studio).display().to_string();
+    }
+    let mut dest = PathBuf::from(studio.export.path.trim());
+    dest.set_extension(studio.export.extension());
+    studio.export.path = dest.display().to_string();
+    studio.export.progress = None;
+    studio.export.finished = None;
+    studio.export_job = Some(export::start(
+        std::sync::Arc::clone(&engine.synth),
+        engine.scheduler.clone(),
+        episode,
+        dest,
+        studio.export.options(),
+        studio.waker.clone(),
+    ));
+}
+
+fn eta(p: &Progress) -> String {
+    p.eta().map_or_else(
+        || "estimating…".into(),
+        |d| format!("{:.0} s left", d.as_secs_f64()),
+    )
+}
+
+pub fn show(studio: &mut Studio, ctx: &egui::Context) {
+    if !studio.export.open {
+        return;
+    }
+    if studio.export.path.is_empty() {
+        studio.export.path = default_path(studio).display().to_string();
+    }
+    let mut open = true;
+    let running = studio.export_job.is_some();
+    egui::Window::new("Export episode")
+        .open(&mut open)
+        .collapsible(false)
+        .resizable(false)
+        .default_width(440.0)
+        .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+        .show(ctx, |ui| {
+            ui.add_enabled_ui(!running, |ui| settings(studio, ui));
+            ui.separator();
+            if let Some(job) = &studio.export_job {
+                let p = studio.export.progress.clone();
+                let frac = p.as_ref().map_or(0.0, Progress::fraction) as f32;
+                ui.add(egui::ProgressBar::new(frac).show_percentage())
+                    .on_hover_text("Export progress");
+                if let Some(p) = &p {
+                    ui.label(format!(
+                        "line {}/{} · {:.1} s of audio · {}",
+                        p.line + 1,
+                        p.lines,
+                        p.audio_secs,
+                        eta(p)
+                    ));
+                } else {
+                    ui.label("planning…");
+                }
+                if ui
+                    .button("Cancel")
+                    .on_hover_text("Stop the export; nothing is written")
+                    .clicked()
+                {
+                    job.cancel();
+                }
+            } else {
+                ui.horizontal(|ui| {
+                    if ui
+                        .add_enabled(studio.is_ready(), egui::Button::new("Export"))
+                        .on_hover_text("Render the whole episode in the background")
+                        .on_disabled_hover_text("The model is not loaded yet")
+                        .clicked()
+                    {
+                        start(studio);
+                    }
+                    if ui
+                        .button("Close")
+                        .on_hover_text("Close this dialog")
+                        .clicked()
+                    {
+                        studio.export.open = false;
+                    }
+                });
+            }
+            finished(studio, ui);
+        });
+    if !open {
+        studio.export.open = false;
+    }
+}
+
+fn settings(studio: &mut Studio, ui: &mut egui::Ui) {
+    let e = &mut studio.export;
+    egui::Grid::new("export-grid")
+        .num_columns(2)
+        .spacing([12.0, 8.0])
+        .show(ui, |ui| {
+            ui.label("Format");
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut e.format, Format::Wav, "WAV")
+                    .on_hover_text("16-bit PCM, uncompressed");
+                ui.selectable_value(&mut e.format, Format::Flac, "FLAC")
+                    .on_hover_text("Lossless, about half the size of WAV");
+                ui.selectable_value(&mut e.format, Format::Mp3, "MP3")
+                    .on_hover_text("128 kbit/s with ID3 chapters, for podcast hosts");
+            });
+            ui.end_row();
+            ui.label("Sample rate");
+            ui.horizontal(|ui| {
+                for rate in [24_000, 44_100, 48_000] {
+                    ui.selectable_value(
+                        &mut e.rate,
+                        rate,
+                        format!("{} kHz", f64::from(rate) / 1000.0),
+                    )
+                    .on_hover_text("24 kHz is the model's own rate; others are resampled");
+                }
+            });
+            ui.end_row();
+            ui.label("Captions");
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut e.captions, Captions::None, "None")
+                    .on_hover_text("No caption file");
+                ui.selectable_value(&mut e.captions, Captions::Srt, "SRT")
+                    .on_hover_text("SubRip captions beside the audio");
+                ui.selectable_value(&mut e.captions, Captions::Vtt, "VTT")
+                    .on_hover_text("WebVTT captions beside the audio");
+                ui.selectable_value(&mut e.captions, Captions::Both, "Both")
+                    .on_hover_text("SRT and VTT");
+            });
+            ui.end_row();
+            ui.label("Extras");
+            ui.horizontal(|ui| {
+                ui.checkbox(&mut e.markers, "Chapters JSON")
+                    .on_hover_text("Chapter and line markers in NAME.chapters.json");
+                ui.checkbox(&mut e.stems, "Stems")
+                    .on_hover_text("One file per speaker beside the episode");
+            });
+            ui.end_row();
+            ui.label("Save to");
+            ui.add(egui::TextEdit::singleline(&mut e.path).desired_width(300.0))
+                .on_hover_text("The episode file; captions and stems are written beside it");
+            ui.end_row();
+        });
+}
+
+fn finished(studio: &mut Studio, ui: &mut egui::Ui) {
+    let Some(result) = &studio.export.finished else {
+        return;
+    };
+    match result {
+        Ok(report) => {
+            ui.label(format!(
+                "Done: {:.1} s of audio in {:.1} s (xRT {:.2}), {} LUFS",
+                report.duration_secs,
+                report.total.as_secs_f64(),
+                report.xrt(),
+                report
+                    .loudness_lufs
+                    .map_or_else(|| "n/a".into(), |l| format!("{l:.1}"))
+            ));
+            for path in &report.outputs {
+                ui.monospace(path.display().to_string());
+            }
+            if let Some(dir) = report.outputs.first().and_then(|p| p.parent()) {
+                if ui
+                    .button("Show in folder")
+                    .on_hover_text("Open the folder in the file manager")
+                    .clicked()
+                {
+                    let dir = if dir.as_os_str().is_empty() {
+                        PathBuf::from(".")
+                    } else {
+                        dir.to_path_buf()
+                    };
+                    if let Err(e) = std::process::Command::new("xdg-open").arg(&dir).spawn() {
+                        studio.say(format!("cannot open {}: {e}", dir.display()));
+                    }
+                }
+            }
+        }
+        Err(e) => {
+            ui.colored_label(ui.visuals().error_fg_color, format!("Export failed: {e}"));
+        }
+    }
+}

@@ -1,0 +1,125 @@
+//! The menu bar: File (projects, import, export, quit), View (script mode, theme) and Help.
+
+use eframe::egui;
+
+use crate::app::{EditorMode, Studio};
+use crate::work::library::LibCmd;
+
+pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
+    egui::MenuBar::new().ui(ui, |ui| {
+        ui.menu_button("File", |ui| file_menu(studio, ui));
+        ui.menu_button("View", |ui| {
+            let raw = studio.mode == EditorMode::Raw;
+            if ui
+                .selectable_label(raw, "Raw text  (Ctrl+L)")
+                .on_hover_text("Edit the script as plain text in any supported format")
+                .clicked()
+            {
+                studio.mode = if raw {
+                    EditorMode::Lines
+                } else {
+                    EditorMode::Raw
+                };
+                ui.close();
+            }
+            let label = if studio.dark {
+                "Light theme"
+            } else {
+                "Dark theme"
+            };
+            if ui
+                .button(format!("{label}  (Ctrl+Shift+T)"))
+                .on_hover_text("Switch between the dark and the light theme")
+                .clicked()
+            {
+                studio.dark = !studio.dark;
+                ui.close();
+            }
+        });
+        ui.menu_button("Help", |ui| {
+            if ui
+                .button("Keyboard shortcuts  (F1)")
+                .on_hover_text("List every shortcut")
+                .clicked()
+            {
+                studio.show_help = true;
+                ui.close();
+            }
+        });
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            let marker = if studio.doc.dirty { " •" } else { "" };
+            ui.label(format!("{}{marker}", studio.doc.name))
+                .on_hover_text("The project's name; • means unsaved changes");
+        });
+    });
+}
+
+fn file_menu(studio: &mut Studio, ui: &mut egui::Ui) {
+    if ui
+        .button("New  (Ctrl+N)")
+        .on_hover_text("Start a new project from the example script")
+        .clicked()
+    {
+        studio.new_project();
+        ui.close();
+    }
+    if ui
+        .button("Open…  (Ctrl+O)")
+        .on_hover_text("Import a script file, or open a project from the library")
+        .clicked()
+    {
+        studio.open_dialog = Some(String::new());
+        studio.library.send(LibCmd::ListProjects);
+        ui.close();
+    }
+    ui.menu_button("Recent projects", |ui| {
+        if studio.projects.is_empty() {
+            ui.label("none yet");
+        }
+        for name in studio.projects.clone().into_iter().take(10) {
+            if ui
+                .button(&name)
+                .on_hover_text("Open this project from the library")
+                .clicked()
+            {
+                studio.library.send(LibCmd::Load(name));
+                ui.close();
+            }
+        }
+    });
+    ui.separator();
+    if ui
+        .button("Save  (Ctrl+S)")
+        .on_hover_text("Save the project in the library")
+        .clicked()
+    {
+        studio.save();
+        ui.close();
+    }
+    if ui
+        .button("Save as…  (Ctrl+Shift+S)")
+        .on_hover_text("Save the project under a new name")
+        .clicked()
+    {
+        studio.save_as = Some(studio.doc.name.clone());
+        ui.close();
+    }
+    ui.separator();
+    if ui
+        .button("Export…  (Ctrl+E)")
+        .on_hover_text("Render the episode to WAV, FLAC or MP3 with captions and chapters")
+        .clicked()
+    {
+        studio.export.open = true;
+        ui.close();
+    }
+    ui.separator();
+    if ui
+        .button("Quit  (Ctrl+Q)")
+        .on_hover_text("Autosave and close the studio")
+        .clicked()
+    {
+        studio.quit = true;
+        ui.close();
+    }
+}

@@ -1,0 +1,59 @@
+//! The status bar: model device, playback device, xRT of the last render, the scheduler's
+//! figures, and the latest message.
+
+use std::sync::atomic::Ordering;
+
+use eframe::egui;
+
+use crate::app::{EngineState, Studio};
+
+pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
+    ui.horizontal(|ui| {
+        match &studio.engine {
+            EngineState::Ready(engine) => {
+                ui.label(format!("model: {}", engine.device))
+                    .on_hover_text("Where the speech model runs");
+                let m = engine.scheduler.metrics();
+                ui.separator();
+                let xrt = studio.last_xrt.unwrap_or_else(|| m.xrt());
+                ui.label(format!("xRT {xrt:.2}")).on_hover_text(
+                    "Compute time over audio time of the last render (below 1 is faster than real time)",
+                );
+                ui.separator();
+                ui.label(format!(
+                    "streams {} active · {} queued · {} segments · {} cache hits",
+                    m.active.load(Ordering::Relaxed),
+                    m.queued.load(Ordering::Relaxed),
+                    m.segments.load(Ordering::Relaxed),
+                    m.cache_hits.load(Ordering::Relaxed),
+                ))
+                .on_hover_text("The shared scheduler that serves playback, exports and the API");
+            }
+            EngineState::Loading { text, .. } => {
+                ui.spinner();
+                ui.label(format!("model: {text}"));
+            }
+            EngineState::Fetching { text, .. } => {
+                ui.spinner();
+                ui.label(format!("fetching the model: {text}"));
+            }
+            EngineState::Failed(e) => {
+                ui.colored_label(ui.visuals().error_fg_color, "model unavailable")
+                    .on_hover_text(e.as_str());
+            }
+        }
+        ui.separator();
+        match &studio.audio_error {
+            None => ui
+                .label(format!("audio: {}", studio.audio.describe()))
+                .on_hover_text("The audio output playback goes to"),
+            Some(e) => ui
+                .colored_label(ui.visuals().warn_fg_color, "audio: cannot play")
+                .on_hover_text(format!("{e}. Rendering and export still work.")),
+        };
+        if let Some((m, _)) = &studio.message {
+            ui.separator();
+            ui.label(m.as_str());
+        }
+    });
+}

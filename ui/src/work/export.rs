@@ -1,0 +1,70 @@
+//! Exports in the background: [`render_episode`] through the shared scheduler as offline work
+//! (so playback and API clients are served first), with progress, ETA and cancel.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
+
+use engine::render::{render_episode, Progress, RenderOptions, RenderReport, Scheduled};
+use engine::scheduler::Scheduler;
+use engine::script::Episode;
+use engine::synth::Synthesizer;
+
+use super::{send, spawn, Waker, EVENTS};
+
+pub enum ExportEvent {
+    Progress(Progress),
+    Done(Result<RenderReport, String>),
+}
+
+/// A running export; dropping it cancels.
+pub struct ExportJob {
+    pub rx: mpsc::Receiver<ExportEvent>,
+    pub dest: PathBuf,
+    cancel: Arc<AtomicBool>,
+}
+
+impl ExportJob {
+    pub fn cancel(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Drop for ExportJob {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}
+
+pub fn start(
+    synth: Arc<Synthesizer>,
+    scheduler: Scheduler,
+    episode: Episode,
+    dest: PathBuf,
+    options: RenderOptions,
+    waker: Waker,
+) -> ExportJob {
+    let (tx, rx) = mpsc::sync_channel(EVENTS);
+    let cancel = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&cancel);
+    let path = dest.clone();
+    let tx2 = tx.clone();
+    let waker2 = waker.clone();
+    if let Err(e) = spawn("banter-export", move || {
+        let source = Scheduled(scheduler);
+        let result = render_episode(
+            &synth,
+            &source,
+            &episode,
+            &path,
+            &options,
+            &flag,
+            &mut |p| send(&tx, &waker, ExportEvent::Progress(p.clone())),
+        )
+        .map_err(|e| e.to_string());
+        send(&tx, &waker, ExportEvent::Done(result));
+    }) {
+        send(&tx2, &waker2, ExportEvent::Done(Err(e)));
+    }
+    ExportJob { rx, dest, cancel }
+}

