@@ -13,5 +13,5 @@ mod speaker;
 mod stages_decoder;
 mod stages_encoder;
 mod streaming;
-mod voicelib;
 mod studio;
+mod voicelib;
