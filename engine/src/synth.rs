@@ -30,8 +30,15 @@ pub use crate::kokoro::config::SAMPLE_RATE;
 pub const MAX_PHONEMES: usize = 510;
 /// Later segments pack whole sentences up to this many phoneme characters (about 20 s of speech).
 pub const PACK_PHONEMES: usize = 250;
-/// The first segment is cut at a clause or word boundary when it is longer than this (about 6 s).
+/// The first segment is at most this long (about 6 s): longer first sentences are cut at a
+/// clause mark, else at a word boundary.
 pub const FIRST_PHONEMES: usize = 80;
+/// A first sentence longer than this (about 3 s) is cut at its earliest clause mark, so the
+/// first audio, which costs what its length costs, comes sooner (`Well, …` stays whole: see
+/// [`MIN_PIECE`]).
+pub const FIRST_CLAUSE_ABOVE: usize = 40;
+/// Neither piece of a cut first sentence is shorter than this (a lone word sounds clipped).
+const MIN_PIECE: usize = 12;
 /// Slowest and fastest speaking rate accepted (Kokoro's own limits).
 pub const SPEED_RANGE: (f32, f32) = (0.5, 2.0);
 
@@ -372,7 +379,7 @@ pub fn plan_segments(phonemes: &str) -> Vec<String> {
         if sentence.is_empty() {
             continue;
         }
-        if sentences.is_empty() && sentence.chars().count() > FIRST_PHONEMES {
+        if sentences.is_empty() && sentence.chars().count() > FIRST_CLAUSE_ABOVE {
             let (head, tail) = split_first(sentence, FIRST_PHONEMES);
             sentences.push(head.to_owned());
             if !tail.is_empty() {
@@ -407,9 +414,13 @@ fn fit(sentence: &str) -> Vec<String> {
     }
 }
 
-/// Cuts a long first sentence after its last clause mark (`,;:—`) within `max` characters, else
-/// after its last word within `max`, else at `max`. Returns (head, rest), both trimmed.
+/// Cuts a long first sentence after its earliest clause mark (`,;:—`) that leaves at least
+/// [`MIN_PIECE`] characters on both sides within `max` characters. Without one, a sentence of
+/// at most `max` stays whole (a cut mid-clause costs more in prosody than it saves in latency);
+/// a longer one is cut after its last word within `max`, else at `max`. Returns (head, rest),
+/// both trimmed; rest is empty when nothing was cut.
 fn split_first(sentence: &str, max: usize) -> (&str, &str) {
+    let chars = sentence.chars().count();
     let limit = sentence
         .char_indices()
         .nth(max)
@@ -417,11 +428,16 @@ fn split_first(sentence: &str, max: usize) -> (&str, &str) {
     let window = &sentence[..limit];
     let clause = window
         .char_indices()
-        .filter(|&(i, c)| {
+        .enumerate()
+        .filter(|&(_, (i, c))| {
             matches!(c, ',' | ';' | ':' | '—') && sentence[i + c.len_utf8()..].starts_with(' ')
         })
-        .map(|(i, c)| i + c.len_utf8())
-        .rfind(|&end| end >= limit / 4);
+        .map(|(n, (i, c))| (n + 1, i + c.len_utf8()))
+        .find(|&(n, _)| n >= MIN_PIECE && chars - n > MIN_PIECE)
+        .map(|(_, end)| end);
+    if clause.is_none() && chars <= max {
+        return (sentence, "");
+    }
     let cut = clause
         .or_else(|| window.rfind(' ').filter(|&i| i > 0))
         .unwrap_or(limit);
@@ -534,6 +550,23 @@ mod tests {
             s[0]
         );
         assert_eq!(s.join(" ").split_whitespace().count(), 40);
+    }
+
+    #[test]
+    fn a_first_sentence_is_cut_at_its_earliest_useful_clause() {
+        // "wˈɛl," is too short to stand alone; the next clause is the cut.
+        let sentence = format!("wˈɛl, {}, {} {}.", "a".repeat(14), "b".repeat(20), "c".repeat(20));
+        let s = plan_segments(&sentence);
+        assert_eq!(s[0], format!("wˈɛl, {},", "a".repeat(14)));
+        // A medium sentence without a clause mark stays whole...
+        let plain = format!("{} {} {}.", "a".repeat(20), "b".repeat(20), "c".repeat(20));
+        assert_eq!(plan_segments(&plain), vec![plain.clone()]);
+        // ...and so does a short one with a comma.
+        let short = format!("{}, {}.", "a".repeat(15), "b".repeat(15));
+        assert_eq!(plan_segments(&short), vec![short.clone()]);
+        // A clause leaving a lone word behind is not a cut.
+        let tail = format!("{}, ɐ wˈʌn.", "a".repeat(45));
+        assert_eq!(plan_segments(&tail), vec![tail.clone()]);
     }
 
     #[test]

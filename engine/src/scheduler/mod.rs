@@ -4,7 +4,9 @@
 //! thread runs the model; before each segment it asks [`policy::pick`] which stream is most
 //! urgent — a stream that has sent nothing yet, or whose listener is about to run out of audio —
 //! so a new request's first (short) segment overtakes the later segments of streams that are
-//! comfortably ahead. Everything CPU-side that is not the model (text normalisation and
+//! comfortably ahead, but never makes a playing stream run dry: the model thread keeps a running
+//! estimate of what a segment costs, and the policy admits a new stream only when every started
+//! one can still be served in time after it. Everything CPU-side that is not the model (text normalisation and
 //! phonemes in [`Scheduler::submit_text`], output encoding in the consumer) runs on the
 //! caller's threads, concurrently with the model.
 //!
@@ -61,7 +63,8 @@ impl SegmentModel for Synthesizer {
 #[derive(Debug, Clone, Copy)]
 pub struct SchedulerConfig {
     pub policy: Policy,
-    /// A stream is pressing when its listener has less than this much audio left.
+    /// Safety margin: a new stream is admitted only if every started stream still gets its
+    /// next segment this long before its listener runs dry (the cost estimate is an average).
     pub margin: Duration,
     /// Unread audio (seconds) above which a stream stops being scheduled...
     pub high_watermark: f64,
@@ -75,7 +78,7 @@ impl Default for SchedulerConfig {
     fn default() -> Self {
         Self {
             policy: Policy::Pressing,
-            margin: Duration::from_secs(1),
+            margin: Duration::from_millis(300),
             high_watermark: 20.0,
             low_watermark: 8.0,
             max_queue: 64,
@@ -128,6 +131,47 @@ struct State {
     streams: Vec<Entry>,
     next_id: u64,
     shutdown: bool,
+    cost: CostModel,
+}
+
+/// Estimated compute time of a segment: a running average of seconds per unit of work, where a
+/// unit is a phoneme id at speed 1 (the decoder's work grows with the audio's length, so with
+/// ids ÷ speed), plus a fixed share per pass for the encoder and the tensors' set-up.
+#[derive(Debug, Clone, Copy)]
+struct CostModel {
+    secs_per_unit: f64,
+}
+
+impl CostModel {
+    /// Units a pass costs before its first phoneme.
+    const OVERHEAD_UNITS: f64 = 12.0;
+    /// Weight of the newest measurement.
+    const ALPHA: f64 = 0.3;
+
+    fn units(segment: &Segment, speed: f32) -> f64 {
+        segment.ids.len() as f64 / f64::from(speed.max(0.1)) + Self::OVERHEAD_UNITS
+    }
+
+    fn estimate(&self, segment: &Segment, speed: f32) -> f64 {
+        self.secs_per_unit * Self::units(segment, speed)
+    }
+
+    fn observe(&mut self, segment: &Segment, speed: f32, secs: f64) {
+        let rate = secs / Self::units(segment, speed);
+        if rate.is_finite() {
+            self.secs_per_unit += Self::ALPHA * (rate - self.secs_per_unit);
+        }
+    }
+}
+
+impl Default for CostModel {
+    /// A 2-core CPU's figure (about 0.4 s of compute per second of speech); the first
+    /// measurements replace it.
+    fn default() -> Self {
+        Self {
+            secs_per_unit: 0.006,
+        }
+    }
 }
 
 struct Shared {
@@ -171,6 +215,7 @@ impl Scheduler {
                 streams: Vec::new(),
                 next_id: 0,
                 shutdown: false,
+                cost: CostModel::default(),
             }),
             wake: Condvar::new(),
             metrics: Arc::new(Metrics::default()),
@@ -338,7 +383,9 @@ fn run(shared: &Shared) {
                 }
                 prune_and_throttle(&mut st, shared);
                 let now = Instant::now();
-                let views: Vec<policy::StreamView> = st.streams.iter().map(view).collect();
+                let cost = st.cost;
+                let views: Vec<policy::StreamView> =
+                    st.streams.iter().map(|e| view(e, &cost)).collect();
                 if let Some(i) = policy::pick(&views, now, cfg.margin, cfg.policy) {
                     break i;
                 }
@@ -366,6 +413,9 @@ fn run(shared: &Shared) {
         let result = shared.model.render(&segment, &request);
         let busy = started.elapsed();
         let mut st = shared.lock();
+        if result.is_ok() {
+            st.cost.observe(&segment, request.speed, busy.as_secs_f64());
+        }
         let Some(pos) = st.streams.iter().position(|e| e.id == id) else {
             continue; // cancelled while rendering: pruned (and counted) already
         };
@@ -447,8 +497,12 @@ fn update_gauges(st: &State, metrics: &Metrics) {
         .store((st.streams.len() - queued) as u64, Ordering::Relaxed);
 }
 
-fn view(e: &Entry) -> policy::StreamView {
+fn view(e: &Entry, cost: &CostModel) -> policy::StreamView {
     policy::StreamView {
+        next_cost: e
+            .segments
+            .get(e.next)
+            .map_or(0.0, |seg| cost.estimate(seg, e.request.speed)),
         mode: e.mode,
         arrived: e.arrived,
         first_audio: e.first_audio,

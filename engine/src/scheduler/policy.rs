@@ -3,11 +3,18 @@
 //!
 //! Following `shared/docs/streaming.md`: a stream is *pressing* when it has sent no audio yet or
 //! when its listener, playing in real time from the first chunk, will reach the end of the
-//! audio already sent within a margin. Pressing streams go first, earliest deadline first (a
-//! stream with nothing sent is due at once, so new streams are admitted quickly but in arrival
-//! order); then interactive streams by how little they are ahead; then offline work (exports),
-//! oldest first. Streams whose listener has not taken what was sent (above the high watermark)
-//! are skipped until they drain below the low watermark: backpressure.
+//! audio already sent within a margin.
+//!
+//! New streams (nothing sent) are admitted in arrival order, as soon as admitting one does not
+//! starve a started one: the policy knows each stream's estimated cost for its next segment,
+//! and runs the new stream's first segment only if every started stream, served earliest
+//! deadline first *after* it, still gets its next segment before its listener runs dry.
+//! Otherwise the started stream due first runs. Without this check a burst of arrivals makes
+//! every playing stream stutter (each first segment overtaking them), which the load benchmark
+//! showed: better viability for FIFO than for "new first". Once nothing new is waiting, started
+//! interactive streams go earliest deadline first, then offline work (exports), oldest first.
+//! Streams whose listener has not taken what was sent (above the high watermark) are skipped
+//! until they drain below the low watermark: backpressure.
 
 use std::time::{Duration, Instant};
 
@@ -44,6 +51,8 @@ pub struct StreamView {
     pub throttled: bool,
     /// Whether it has work left.
     pub runnable: bool,
+    /// Estimated compute time of its next segment, in seconds.
+    pub next_cost: f64,
 }
 
 impl StreamView {
@@ -79,27 +88,50 @@ pub fn pick(
         return candidates.min_by_key(|(_, s)| s.arrived).map(|(i, _)| i);
     }
     let candidates: Vec<(usize, &StreamView)> = candidates.collect();
-    // 1. Pressing, earliest deadline first (not started: due at arrival).
-    let pressing = candidates
-        .iter()
-        .filter(|(_, s)| s.is_pressing(now, margin))
-        .min_by_key(|(_, s)| s.runs_dry().unwrap_or(s.arrived));
-    if let Some((i, _)) = pressing {
-        return Some(*i);
-    }
-    // 2. Interactive, least ahead of its listener.
-    let interactive = candidates
+    // Started interactive streams, earliest deadline (listener runs dry) first.
+    let mut started: Vec<(usize, &StreamView, Instant)> = candidates
         .iter()
         .filter(|(_, s)| s.mode == Mode::Interactive)
-        .min_by_key(|(_, s)| s.runs_dry().unwrap_or(now));
-    if let Some((i, _)) = interactive {
-        return Some(*i);
+        .filter_map(|&(i, s)| s.runs_dry().map(|dry| (i, s, dry)))
+        .collect();
+    started.sort_by_key(|&(_, _, dry)| dry);
+    // 1. The oldest new stream, if admitting it now starves no started one.
+    let newest = candidates
+        .iter()
+        .filter(|(_, s)| s.mode == Mode::Interactive && s.first_audio.is_none())
+        .min_by_key(|(_, s)| s.arrived);
+    if let Some(&(i, new)) = newest {
+        if admits(new.next_cost, &started, now, margin) {
+            return Some(i);
+        }
+    }
+    // 2. Started interactive streams: a pressing one, or one still within reach of its
+    //    listener, earliest deadline first.
+    if let Some(&(i, _, _)) = started.first() {
+        return Some(i);
     }
     // 3. Offline, oldest first.
     candidates
         .iter()
         .min_by_key(|(_, s)| s.arrived)
         .map(|(i, _)| *i)
+}
+
+/// Whether spending `cost` seconds on something else first still leaves every started stream
+/// (in deadline order, one next segment each) served at least `margin` before its listener runs
+/// dry (the margin absorbs the error of an average cost). In overload this holds new streams
+/// back until the started ones finish or get ahead; the queue cap then refuses newcomers.
+fn admits(
+    cost: f64,
+    started: &[(usize, &StreamView, Instant)],
+    now: Instant,
+    margin: Duration,
+) -> bool {
+    let mut t = now + Duration::from_secs_f64(cost.max(0.0));
+    started.iter().all(|(_, s, dry)| {
+        t += Duration::from_secs_f64(s.next_cost.max(0.0));
+        t + margin <= *dry
+    })
 }
 
 #[cfg(test)]
@@ -115,6 +147,7 @@ mod tests {
             unread: 0.0,
             throttled: false,
             runnable: true,
+            next_cost: 0.5,
         }
     }
 
@@ -137,6 +170,34 @@ mod tests {
         dry.produced = 9.95;
         assert!(dry.is_pressing(now, margin));
         assert_eq!(pick(&[new, dry], now, margin, Policy::Pressing), Some(1));
+    }
+
+    #[test]
+    fn a_new_stream_waits_while_admitting_it_would_starve_a_playing_one() {
+        let t0 = Instant::now();
+        let now = t0 + Duration::from_secs(4);
+        let margin = Duration::from_millis(300);
+        let new = view(Mode::Interactive, now); // next_cost 0.5 s
+        let mut playing = view(Mode::Interactive, t0);
+        playing.first_audio = Some(t0);
+        // 1.2 s of audio left: 0.5 (new) + 0.5 (its next) + 0.3 margin = 1.3 s > 1.2 s.
+        playing.produced = 5.2;
+        assert_eq!(pick(&[new, playing], now, margin, Policy::Pressing), Some(1));
+        // 2 s left: room for the new stream's first segment first.
+        playing.produced = 6.0;
+        assert_eq!(pick(&[new, playing], now, margin, Policy::Pressing), Some(0));
+        // A cheaper first segment fits where a dearer one did not.
+        playing.produced = 5.2;
+        let mut cheap = new;
+        cheap.next_cost = 0.3;
+        assert_eq!(pick(&[cheap, playing], now, margin, Policy::Pressing), Some(0));
+        // Every started stream counts: a second one due soon after tips the balance.
+        let mut second = playing;
+        second.produced = 5.4;
+        assert_eq!(
+            pick(&[cheap, playing, second], now, margin, Policy::Pressing),
+            Some(1)
+        );
     }
 
     #[test]
