@@ -197,7 +197,7 @@ fn api_refuses_what_it_should() {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
-    let shown = std::process::Command::new(crate::support::banter_path())
+    let shown = crate::support::banter_command()
         .args(["serve", "--show-token"])
         .env("BANTER_CONFIG_DIR", server.config.path())
         .output()

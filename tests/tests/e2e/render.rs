@@ -308,7 +308,7 @@ fn ctrl_c_leaves_the_previous_file_and_no_temporaries() {
     std::fs::write(&script, text).expect("script");
     let target = dir.path().join("long.wav");
     std::fs::write(&target, b"OLD").expect("old file");
-    let mut child = std::process::Command::new(crate::support::banter_path())
+    let mut child = crate::support::banter_command()
         .args([
             "render",
             &script.to_string_lossy(),

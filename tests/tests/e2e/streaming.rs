@@ -163,3 +163,69 @@ and somewhere in the pause between them an idea takes shape. ";
     assert_eq!((a.segment, b.segment), (0, 1));
     assert_eq!(b.offset, a.samples.len());
 }
+
+/// The early head of a first segment: sent before the rest is decoded, it is the only part
+/// that differs from the single-pass render; after a 20 ms fade the rest is that render exactly.
+#[test]
+fn an_early_head_is_the_only_approximate_part() {
+    use engine::kokoro::stream::FADE;
+    let Some(synth) = synth(ChunkPlan::whole()) else {
+        return;
+    };
+    let request = SpeechRequest::new("am_michael", 1.0).expect("request");
+    let segments = synth
+        .segments(
+            "Our train leaves the station at half past nine tomorrow morning.",
+            &request,
+        )
+        .expect("segments");
+    let segment = &segments[0];
+    let mut exact = Vec::new();
+    for chunk in synth
+        .stream_segments(vec![segment.clone()], &request)
+        .expect("stream")
+    {
+        exact.extend_from_slice(&chunk.expect("chunk").samples);
+    }
+    let mut heads = Vec::new();
+    let rest = synth
+        .render_segment_early(segment, &request, &mut |h| heads.push(h))
+        .expect("early render");
+    assert_eq!(heads.len(), 1, "a 3 s segment sends one early head");
+    let head = &heads[0];
+    assert_eq!(head.len(), engine::synth::HEAD_FRAMES * 300);
+    assert_eq!(
+        head.len() + rest.len(),
+        exact.len(),
+        "nothing lost or added"
+    );
+    assert!(
+        rest[FADE..] == exact[head.len() + FADE..],
+        "after the fade the rest is the single-pass render, sample for sample"
+    );
+    // The head itself is an approximation: report how close, and require speech-like audio of
+    // the same loudness as the exact head (within 3 dB) that follows it in shape.
+    let exact_head = &exact[..head.len()];
+    let rms =
+        |x: &[f32]| (x.iter().map(|v| f64::from(*v).powi(2)).sum::<f64>() / x.len() as f64).sqrt();
+    let level_db = 20.0 * (rms(head) / rms(exact_head)).log10();
+    let dot: f64 = head
+        .iter()
+        .zip(exact_head)
+        .map(|(a, b)| f64::from(*a) * f64::from(*b))
+        .sum();
+    let corr = dot / (rms(head) * rms(exact_head) * head.len() as f64);
+    eprintln!(
+        "early head vs exact: level {level_db:+.2} dB, correlation {corr:.3}, SNR {:.1} dB",
+        snr_db(exact_head, head)
+    );
+    assert!(level_db.abs() < 3.0, "head level {level_db:+.2} dB off");
+    assert!(corr > 0.7, "head correlation {corr:.3}");
+    // A segment too short for a head comes back whole.
+    let short = synth.segments("Yes.", &request).expect("segments");
+    let mut called = false;
+    let whole = synth
+        .render_segment_early(&short[0], &request, &mut |_| called = true)
+        .expect("short");
+    assert!(!called && !whole.is_empty());
+}

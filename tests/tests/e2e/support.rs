@@ -62,10 +62,26 @@ pub fn banter_path() -> PathBuf {
     bin
 }
 
+/// A library for this test binary's `banter` runs (`BANTER_LIBRARY`), so the tests never read
+/// or write the user's own voices and projects, and find only the stock voices there.
+pub fn scratch_library() -> PathBuf {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    DIR.get_or_init(|| tempfile::tempdir().expect("scratch library dir"))
+        .path()
+        .join("library.sqlite")
+}
+
+/// `banter` as a command, with the scratch library.
+pub fn banter_command() -> Command {
+    let mut cmd = Command::new(banter_path());
+    cmd.env("BANTER_LIBRARY", scratch_library());
+    cmd
+}
+
 /// Runs `banter ARGS` with `stdin` and returns its output.
 pub fn banter(args: &[&str], stdin: Option<&[u8]>) -> Output {
     use std::io::Write;
-    let mut cmd = Command::new(banter_path());
+    let mut cmd = banter_command();
     cmd.args(args)
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());

@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use crate::support::{banter_path, model_store};
+use crate::support::model_store;
 
 const IO_TIMEOUT: Duration = Duration::from_mins(5);
 
@@ -28,7 +28,7 @@ impl Server {
         model_store()?;
         let config = tempfile::tempdir().expect("config dir");
         let stderr = config.path().join("stderr.log");
-        let mut child = Command::new(banter_path())
+        let mut child = crate::support::banter_command()
             .args(["serve", "--port", "0"])
             .args(extra)
             .env("BANTER_CONFIG_DIR", config.path())
