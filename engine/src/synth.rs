@@ -21,11 +21,6 @@ use crate::assets::ModelStore;
 use crate::device::{DeviceChoice, DeviceError};
 use crate::kokoro::model::Kokoro;
 use crate::kokoro::stream::{ChunkPlan, SegmentDecoder};
-
-/// Decoder frames (12.5 ms each) of a segment's early head: half a second.
-pub const HEAD_FRAMES: usize = 40;
-/// Frames of right context the head is decoded with (0.3 s).
-pub const HEAD_CONTEXT: usize = 24;
 use crate::phonemes::{self, Language, PhonemeError, Phonemizer, Vocab};
 use crate::voice::{StockVoice, VoiceError, VoiceSpec, VoiceTable};
 
@@ -303,39 +298,6 @@ impl Synthesizer {
         })
     }
 
-    /// Renders one segment, handing `early` its first half second as soon as that is decoded
-    /// (approximate: see [`SegmentDecoder::head`]) and returning the rest, exact, so a listener
-    /// hears something long before the segment is done. Segments too short for a head to pay
-    /// off come back whole, without a call to `early`.
-    pub fn render_segment_early(
-        &self,
-        segment: &Segment,
-        request: &SpeechRequest,
-        early: &mut dyn FnMut(Vec<f32>),
-    ) -> Result<Vec<f32>, SynthError> {
-        check_speed(request.speed)?;
-        let voice = self.voice(&request.voice)?;
-        let style = self.style(&voice, segment.ids.len())?;
-        let decoder = SegmentDecoder::new(
-            &self.model,
-            &segment.ids,
-            &style,
-            request.speed,
-            ChunkPlan::whole(),
-        )?;
-        match decoder.head(HEAD_FRAMES, HEAD_CONTEXT)? {
-            Some(head) => {
-                let len = head.samples.len();
-                early(head.samples);
-                Ok(decoder.rest_after(len, &head.lookahead)?)
-            }
-            None => {
-                let mut decoder = decoder;
-                Ok(decoder.next_chunk()?.unwrap_or_default())
-            }
-        }
-    }
-
     /// Renders `text` whole. Same samples as concatenating the stream's chunks.
     pub fn synthesize(&self, text: &str, request: &SpeechRequest) -> Result<Vec<f32>, SynthError> {
         let mut stream = self.stream(text, request)?;
@@ -593,12 +555,7 @@ mod tests {
     #[test]
     fn a_first_sentence_is_cut_at_its_earliest_useful_clause() {
         // "wˈɛl," is too short to stand alone; the next clause is the cut.
-        let sentence = format!(
-            "wˈɛl, {}, {} {}.",
-            "a".repeat(14),
-            "b".repeat(20),
-            "c".repeat(20)
-        );
+        let sentence = format!("wˈɛl, {}, {} {}.", "a".repeat(14), "b".repeat(20), "c".repeat(20));
         let s = plan_segments(&sentence);
         assert_eq!(s[0], format!("wˈɛl, {},", "a".repeat(14)));
         // A medium sentence without a clause mark stays whole...

@@ -78,7 +78,6 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
             SchedulePolicy::Pressing
         },
         max_queue: args.max_queue,
-        early_audio: !args.naive,
         ..SchedulerConfig::default()
     };
     let synth = Arc::new(synth);

@@ -9,12 +9,9 @@
 //! statistics are its own, not the segment's: windowed output is *not* the reference audio (the
 //! `streaming` tests measure SNR 2–4 dB against one pass, yet 332 dB with full context, which
 //! shows the slicing itself is exact). [`ChunkPlan::whole`], the default, decodes a segment in one
-//! window; the engine gets early audio from short first segments
-//! ([`crate::synth::plan_segments`]) and, for a request someone is listening to, from a *head*:
-//! [`SegmentDecoder::head`] decodes only the first half second (approximate, sent at once), then
-//! [`SegmentDecoder::rest_after`] decodes the whole segment exactly and continues where the head
-//! stopped, fading over 20 ms. Only that first half second differs from the reference.
-//! [`ChunkPlan::windowed`] stays for callers who accept the approximation throughout.
+//! window; the engine gets early audio from short first segments instead
+//! ([`crate::synth::plan_segments`]). [`ChunkPlan::windowed`] stays for callers who accept the
+//! approximation for lower latency inside very long segments.
 
 use candle_core::{Tensor, D};
 
@@ -157,47 +154,6 @@ impl<'m> SegmentDecoder<'m> {
         let frames = self.frames();
         let lo = start.saturating_sub(self.context);
         let hi = end.saturating_add(self.context).min(frames);
-        let audio = self.generate(lo, hi)?;
-        let from = (start - lo) * SAMPLES_PER_FRAME;
-        Ok(Some(
-            audio[from..from + (end - start) * SAMPLES_PER_FRAME].to_vec(),
-        ))
-    }
-
-    /// Early audio for a long segment: its first `head` frames decoded alone, with `context`
-    /// frames of what follows so the convolutions see across the seam. The `AdaIN` statistics
-    /// are the window's own, so this is an approximation of the exact audio (see the module
-    /// docs); [`Self::rest_after`] then decodes the whole segment exactly and continues from
-    /// where the head stops. `None` when the segment is too short for a head to pay off.
-    pub fn head(&self, head: usize, context: usize) -> candle_core::Result<Option<Head>> {
-        let frames = self.frames();
-        if head == 0 || frames < 2 * (head + context) {
-            return Ok(None);
-        }
-        let audio = self.generate(0, head + context)?;
-        let cut = head * SAMPLES_PER_FRAME;
-        Ok(Some(Head {
-            samples: audio[..cut].to_vec(),
-            lookahead: audio[cut..].to_vec(),
-        }))
-    }
-
-    /// The whole segment decoded in one pass (exact), from sample `head_len` (where a head
-    /// stopped) on: its first [`FADE`] samples are faded in from the head's `lookahead`, so the
-    /// seam is inaudible.
-    pub fn rest_after(&self, head_len: usize, lookahead: &[f32]) -> candle_core::Result<Vec<f32>> {
-        let whole = self.generate(0, self.frames())?;
-        let mut rest = whole.get(head_len..).map_or_else(Vec::new, <[f32]>::to_vec);
-        let fade = FADE.min(rest.len()).min(lookahead.len());
-        for (i, (x, early)) in rest.iter_mut().zip(lookahead).take(fade).enumerate() {
-            let w = (i as f32 + 0.5) / fade as f32;
-            *x = w * *x + (1.0 - w) * early;
-        }
-        Ok(rest)
-    }
-
-    /// The generator over frames `[lo, hi)` as one window: `(hi - lo) * 300` samples.
-    fn generate(&self, lo: usize, hi: usize) -> candle_core::Result<Vec<f32>> {
         let x = self.body.narrow(D::Minus1, lo, hi - lo)?;
         let har = self.har.narrow(
             D::Minus1,
@@ -208,22 +164,13 @@ impl<'m> SegmentDecoder<'m> {
         let audio = generator
             .istft(&generator.body(&x, &har, &self.style)?)?
             .flatten_all()?;
-        audio
-            .narrow(0, 0, (hi - lo) * SAMPLES_PER_FRAME)?
-            .to_vec1::<f32>()
+        let keep = audio.narrow(
+            0,
+            (start - lo) * SAMPLES_PER_FRAME,
+            (end - start) * SAMPLES_PER_FRAME,
+        )?;
+        Ok(Some(keep.to_vec1::<f32>()?))
     }
-}
-
-/// Samples over which the exact audio takes over from a head's look-ahead (20 ms).
-pub const FADE: usize = 480;
-
-/// A segment's early audio (see [`SegmentDecoder::head`]).
-#[derive(Debug, Clone)]
-pub struct Head {
-    /// The first frames' audio, to send at once.
-    pub samples: Vec<f32>,
-    /// The audio decoded past the head (its right context), for the seam's fade.
-    pub lookahead: Vec<f32>,
 }
 
 #[cfg(test)]

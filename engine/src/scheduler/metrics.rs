@@ -88,8 +88,6 @@ pub struct Metrics {
     /// Chunks that reached a listener after the audio before them had run out.
     pub underruns: AtomicU64,
     pub segments: AtomicU64,
-    /// First segments that sent an early head before the rest was decoded.
-    pub early_heads: AtomicU64,
     /// Segments served from a cache instead of the model.
     pub cache_hits: AtomicU64,
     /// Microseconds of audio produced, and of model time spent producing it.
@@ -160,11 +158,6 @@ impl Metrics {
                 &self.underruns,
             ),
             ("segments_total", "Segments rendered", &self.segments),
-            (
-                "early_heads_total",
-                "First segments that sent their first half second early",
-                &self.early_heads,
-            ),
             (
                 "cache_hits_total",
                 "Segments served from the render cache",

@@ -42,19 +42,6 @@ pub trait SegmentModel: Send + Sync + 'static {
     fn segments(&self, text: &str, request: &SpeechRequest) -> Result<Vec<Segment>, SynthError>;
     /// 24 kHz audio of one segment.
     fn render(&self, segment: &Segment, request: &SpeechRequest) -> Result<Vec<f32>, SynthError>;
-
-    /// The same, for a listener waiting on its first audio: the model may hand `early` the
-    /// segment's beginning before the rest is done, and returns the rest. By default there is
-    /// no early part.
-    fn render_early(
-        &self,
-        segment: &Segment,
-        request: &SpeechRequest,
-        early: &mut dyn FnMut(Vec<f32>),
-    ) -> Result<Vec<f32>, SynthError> {
-        let _ = early;
-        self.render(segment, request)
-    }
 }
 
 impl SegmentModel for Synthesizer {
@@ -69,15 +56,6 @@ impl SegmentModel for Synthesizer {
             out.extend_from_slice(&chunk?.samples);
         }
         Ok(out)
-    }
-
-    fn render_early(
-        &self,
-        segment: &Segment,
-        request: &SpeechRequest,
-        early: &mut dyn FnMut(Vec<f32>),
-    ) -> Result<Vec<f32>, SynthError> {
-        self.render_segment_early(segment, request, early)
     }
 }
 
@@ -94,9 +72,6 @@ pub struct SchedulerConfig {
     pub low_watermark: f64,
     /// Streams waiting for their first audio beyond which new ones are refused.
     pub max_queue: usize,
-    /// Send the first half second of a text request's first segment before the rest of it is
-    /// decoded ([`SegmentModel::render_early`]); off for the naive baseline.
-    pub early_audio: bool,
 }
 
 impl Default for SchedulerConfig {
@@ -107,7 +82,6 @@ impl Default for SchedulerConfig {
             high_watermark: 20.0,
             low_watermark: 8.0,
             max_queue: 64,
-            early_audio: true,
         }
     }
 }
@@ -149,8 +123,6 @@ struct Entry {
     first_audio: Option<Instant>,
     produced: f64,
     throttled: bool,
-    /// Its first segment may send early audio (a text request someone listens to).
-    early: bool,
     link: Arc<Link>,
     tx: mpsc::Sender<StreamEvent>,
 }
@@ -270,8 +242,7 @@ impl Scheduler {
         self.shared.config
     }
 
-    /// Phonemizes `text` on the calling thread, then queues it. An interactive text request is
-    /// listened to as it arrives, so its first segment sends early audio (when the config allows).
+    /// Phonemizes `text` on the calling thread, then queues it.
     pub fn submit_text(
         &self,
         text: &str,
@@ -279,27 +250,15 @@ impl Scheduler {
         mode: Mode,
     ) -> Result<StreamHandle, SchedulerError> {
         let segments = self.shared.model.segments(text, &request)?;
-        let early = mode == Mode::Interactive && self.shared.config.early_audio;
-        self.enqueue(segments, request, mode, early)
+        self.submit(segments, request, mode)
     }
 
-    /// Queues already-made segments (no early audio: callers that cut their own segments,
-    /// like the studio's sentence-by-sentence playback, take each segment whole).
+    /// Queues already-made segments.
     pub fn submit(
         &self,
         segments: Vec<Segment>,
         request: SpeechRequest,
         mode: Mode,
-    ) -> Result<StreamHandle, SchedulerError> {
-        self.enqueue(segments, request, mode, false)
-    }
-
-    fn enqueue(
-        &self,
-        segments: Vec<Segment>,
-        request: SpeechRequest,
-        mode: Mode,
-        early: bool,
     ) -> Result<StreamHandle, SchedulerError> {
         let link = Arc::new(Link::default());
         let (tx, rx) = mpsc::channel(1024);
@@ -340,7 +299,6 @@ impl Scheduler {
             first_audio: None,
             produced: 0.0,
             throttled: false,
-            early,
             link: Arc::clone(&link),
             tx,
         });
@@ -417,7 +375,7 @@ fn run(shared: &Shared) {
     let metrics = &shared.metrics;
     let cfg = shared.config;
     loop {
-        let (id, segment, request, index, last, early) = {
+        let (id, segment, request, index, last) = {
             let mut st = shared.lock();
             let choice = loop {
                 if st.shutdown {
@@ -449,83 +407,62 @@ fn run(shared: &Shared) {
                 e.request.clone(),
                 index,
                 e.next == e.segments.len(),
-                e.early && index == 0,
             )
         };
         let started = Instant::now();
-        let result = if early {
-            shared.model.render_early(&segment, &request, &mut |head| {
-                Metrics::add(&metrics.early_heads, 1);
-                deliver(shared, id, index, head, false);
-            })
-        } else {
-            shared.model.render(&segment, &request)
-        };
+        let result = shared.model.render(&segment, &request);
         let busy = started.elapsed();
+        let mut st = shared.lock();
+        if result.is_ok() {
+            st.cost.observe(&segment, request.speed, busy.as_secs_f64());
+        }
+        let Some(pos) = st.streams.iter().position(|e| e.id == id) else {
+            continue; // cancelled while rendering: pruned (and counted) already
+        };
         match result {
             Ok(samples) => {
                 metrics.segment_latency.observe(busy.as_secs_f64());
                 metrics.batch_size.observe(1.0);
                 Metrics::add(&metrics.segments, 1);
                 Metrics::add(&metrics.busy_us, busy.as_micros() as u64);
-                shared
-                    .lock()
-                    .cost
-                    .observe(&segment, request.speed, busy.as_secs_f64());
-                deliver(shared, id, index, samples, last);
+                let us = samples_us(samples.len());
+                Metrics::add(&metrics.audio_us, us);
+                let now = Instant::now();
+                let e = &mut st.streams[pos];
+                match e.first_audio {
+                    None => {
+                        e.first_audio = Some(now);
+                        metrics.ttfa.observe((now - e.arrived).as_secs_f64());
+                    }
+                    Some(first) => {
+                        if first + Duration::from_secs_f64(e.produced) < now {
+                            Metrics::add(&metrics.underruns, 1);
+                        }
+                    }
+                }
+                e.produced += samples.len() as f64 / f64::from(SAMPLE_RATE);
+                e.ready_since = now;
+                e.link.unread_us.fetch_add(us, Ordering::Relaxed);
+                Metrics::add(&metrics.buffered_us, us);
+                let sent = e.tx.try_send(StreamEvent::Audio {
+                    samples,
+                    segment: index,
+                });
+                if sent.is_err() {
+                    e.link.cancelled.store(true, Ordering::Relaxed);
+                } else if last {
+                    st.streams.remove(pos);
+                    Metrics::add(&metrics.completed, 1);
+                }
             }
             Err(err) => {
-                let mut st = shared.lock();
-                if let Some(pos) = st.streams.iter().position(|e| e.id == id) {
-                    let e = st.streams.remove(pos);
-                    let _ = e.tx.try_send(StreamEvent::Failed(err.to_string()));
-                    Metrics::add(&metrics.failed, 1);
-                }
-                update_gauges(&st, metrics);
+                let e = st.streams.remove(pos);
+                let _ = e.tx.try_send(StreamEvent::Failed(err.to_string()));
+                Metrics::add(&metrics.failed, 1);
             }
         }
+        update_gauges(&st, metrics);
     }
-}
-
-/// Sends one piece of stream `id`'s audio (all of segment `index`, or its early head) and does
-/// the bookkeeping: first audio, underruns, unread audio; `last` completes the stream. A stream
-/// cancelled meanwhile has been pruned (and counted) already, and gets nothing.
-fn deliver(shared: &Shared, id: u64, index: usize, samples: Vec<f32>, last: bool) {
-    let metrics = &shared.metrics;
-    let mut st = shared.lock();
-    let Some(pos) = st.streams.iter().position(|e| e.id == id) else {
-        return;
-    };
-    let us = samples_us(samples.len());
-    Metrics::add(&metrics.audio_us, us);
-    let now = Instant::now();
-    let e = &mut st.streams[pos];
-    match e.first_audio {
-        None => {
-            e.first_audio = Some(now);
-            metrics.ttfa.observe((now - e.arrived).as_secs_f64());
-        }
-        Some(first) => {
-            if first + Duration::from_secs_f64(e.produced) < now {
-                Metrics::add(&metrics.underruns, 1);
-            }
-        }
-    }
-    e.produced += samples.len() as f64 / f64::from(SAMPLE_RATE);
-    e.ready_since = now;
-    e.link.unread_us.fetch_add(us, Ordering::Relaxed);
-    Metrics::add(&metrics.buffered_us, us);
-    let sent = e.tx.try_send(StreamEvent::Audio {
-        samples,
-        segment: index,
-    });
-    if sent.is_err() {
-        e.link.cancelled.store(true, Ordering::Relaxed);
-    } else if last {
-        st.streams.remove(pos);
-        Metrics::add(&metrics.completed, 1);
-    }
-    update_gauges(&st, metrics);
 }
 
 /// Drops cancelled or abandoned streams and applies the watermarks.

@@ -12,8 +12,6 @@ struct FakeModel {
     cost: Duration,
     rendered: AtomicUsize,
     log: Mutex<Vec<String>>,
-    /// Whether it sends early heads (`render_early`).
-    early: bool,
 }
 
 impl FakeModel {
@@ -22,16 +20,6 @@ impl FakeModel {
             cost: Duration::from_millis(cost_ms),
             rendered: AtomicUsize::new(0),
             log: Mutex::new(Vec::new()),
-            early: false,
-        })
-    }
-
-    fn with_early_heads(cost_ms: u64) -> Arc<Self> {
-        Arc::new(Self {
-            cost: Duration::from_millis(cost_ms),
-            rendered: AtomicUsize::new(0),
-            log: Mutex::new(Vec::new()),
-            early: true,
         })
     }
 }
@@ -52,21 +40,6 @@ impl SegmentModel for FakeModel {
         self.rendered.fetch_add(1, Ordering::SeqCst);
         self.log.lock().expect("log").push(segment.phonemes.clone());
         Ok(vec![0.1; SAMPLE_RATE as usize / 2])
-    }
-
-    /// An early tenth of a second (0.2), then the rest of the half second.
-    fn render_early(
-        &self,
-        segment: &Segment,
-        request: &SpeechRequest,
-        early: &mut dyn FnMut(Vec<f32>),
-    ) -> Result<Vec<f32>, SynthError> {
-        if !self.early {
-            return self.render(segment, request);
-        }
-        early(vec![0.2; SAMPLE_RATE as usize / 10]);
-        let mut whole = self.render(segment, request)?;
-        Ok(whole.split_off(SAMPLE_RATE as usize / 10))
     }
 }
 
@@ -251,51 +224,4 @@ fn full_queue_is_refused_and_empty_streams_end() {
         .submit(Vec::new(), request(), Mode::Interactive)
         .expect("empty");
     assert!(empty.blocking_next().is_none());
-}
-
-#[test]
-fn a_text_request_sends_its_first_head_early_and_segments_do_not() {
-    let model = FakeModel::with_early_heads(5);
-    let sched = Scheduler::start(model.clone(), SchedulerConfig::default()).expect("start");
-    let mut spoken = sched
-        .submit_text(&text("t", 2), request(), Mode::Interactive)
-        .expect("submit");
-    let mut pieces = Vec::new();
-    while let Some(StreamEvent::Audio { samples, segment }) = spoken.blocking_next() {
-        pieces.push((segment, samples.len(), samples[0]));
-    }
-    let tenth = SAMPLE_RATE as usize / 10;
-    let half = SAMPLE_RATE as usize / 2;
-    // Segment 0 comes as the early head then the rest; segment 1 whole; nothing lost.
-    assert_eq!(
-        pieces,
-        [(0, tenth, 0.2), (0, half - tenth, 0.1), (1, half, 0.1)]
-    );
-    assert_eq!(sched.metrics().early_heads.load(Ordering::Relaxed), 1);
-    // Ready-made segments (the studio's sentences) and an offline export take segments whole.
-    let segments = model.segments("s0|s1", &request()).expect("segments");
-    let mut whole = sched
-        .submit(segments, request(), Mode::Interactive)
-        .expect("submit");
-    let mut exported = sched
-        .submit_text("e0", request(), Mode::Offline)
-        .expect("submit");
-    while whole.blocking_next().is_some() {}
-    while exported.blocking_next().is_some() {}
-    assert_eq!(sched.metrics().early_heads.load(Ordering::Relaxed), 1);
-    // Off in the config (the naive baseline): no head.
-    let cfg = SchedulerConfig {
-        early_audio: false,
-        ..SchedulerConfig::default()
-    };
-    let plain = Scheduler::start(model, cfg).expect("start");
-    let mut h = plain
-        .submit_text("p0", request(), Mode::Interactive)
-        .expect("submit");
-    let mut events = 0;
-    while h.blocking_next().is_some() {
-        events += 1;
-    }
-    assert_eq!(events, 1);
-    assert_eq!(plain.metrics().early_heads.load(Ordering::Relaxed), 0);
 }
