@@ -5,13 +5,14 @@
 //! [`routes`] answers, [`backend`] is the seam to the speech engine, [`body`] streams audio out,
 //! [`format`] and [`sse`] encode it, [`metrics`] counts, [`token`] keeps the API token and
 //! [`errors`] is the one error type clients see. [`dialogue`] speaks a whole script
-//! (`POST /v1/dialogue`) over the same scheduler. Why a server at all: editors, chat tools and
-//! scripts already speak OpenAI's `/v1/audio/speech`; pointing them at Banter gives them
-//! Kokoro's voices locally.
+//! (`POST /v1/dialogue`) over the same scheduler; [`embedded`] runs it inside the studio. Why a
+//! server at all: editors, chat tools and scripts already speak OpenAI's `/v1/audio/speech`;
+//! pointing them at Banter gives them Kokoro's voices locally.
 
 pub mod backend;
 mod body;
 pub mod dialogue;
+pub mod embedded;
 pub mod errors;
 mod format;
 pub mod listener;

@@ -1,0 +1,32 @@
+//! The loopback API switch in the status bar.
+//!
+//! The HTTP server lives in the app crate (the ui knows nothing of HTTP); the studio reaches it
+//! through [`LoopbackApi`], handing it the engine it already has, so the studio's playback, its
+//! exports and every API client share one scheduler. Starting binds a loopback port (a few
+//! milliseconds, no network), so it is done on the UI thread when the author flips the switch.
+
+use std::sync::Arc;
+
+use engine::scheduler::Scheduler;
+use engine::synth::Synthesizer;
+
+/// A running API, as the status bar shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApiInfo {
+    /// Where clients reach it, e.g. `http://127.0.0.1:8717`.
+    pub url: String,
+    /// The bearer token clients send.
+    pub token: String,
+}
+
+/// Starts and stops the API server over the studio's engine.
+pub trait LoopbackApi: Send {
+    /// Serves `synth` through `scheduler` on the loopback interface.
+    ///
+    /// # Errors
+    /// A message for the status bar (port taken, config dir unwritable…).
+    fn start(&mut self, synth: Arc<Synthesizer>, scheduler: Scheduler) -> Result<ApiInfo, String>;
+
+    /// Stops serving (no-op when stopped). The scheduler keeps running for the studio.
+    fn stop(&mut self);
+}
