@@ -20,7 +20,9 @@ use crate::work::export::ExportJob;
 use crate::work::library::{LibCmd, LibraryLink};
 use crate::work::load::{self, LoadEvent, Loaded};
 use crate::work::play::{self, PlayJob};
-use crate::work::voicematch::{MatchResult, Unavailable, VoiceMatcher};
+use crate::work::voicematch::{
+    CastCheckState, CastChecked, MatchReport, MatchState, ToolsOrigin, Unavailable, VoiceTools,
+};
 use crate::work::Waker;
 
 /// How the studio starts.
@@ -78,6 +80,8 @@ pub struct Studio {
     pub(crate) audio_error: Option<String>,
     pub(crate) buffer: Arc<PlayBuffer>,
     pub(crate) play: Option<PlayJob>,
+    /// A cast preview being spoken (it uses the play buffer; playback stops for it).
+    pub(crate) preview: Option<crate::work::preview::PreviewJob>,
     pub(crate) timeline: Timeline,
     pub(crate) export: view::export::ExportDialog,
     pub(crate) export_job: Option<ExportJob>,
@@ -94,9 +98,16 @@ pub struct Studio {
     pub(crate) show_help: bool,
     pub(crate) dark: bool,
     pub(crate) message: Option<(String, Instant)>,
-    pub(crate) matcher: Arc<dyn VoiceMatcher>,
-    pub(crate) match_tx: mpsc::SyncSender<MatchResult>,
-    pub(crate) match_rx: mpsc::Receiver<MatchResult>,
+    pub(crate) matcher: Arc<dyn VoiceTools>,
+    pub(crate) tools_origin: ToolsOrigin,
+    pub(crate) match_options: engine::voicematch::MatchOptions,
+    pub(crate) match_tx: mpsc::SyncSender<MatchReport>,
+    pub(crate) match_rx: mpsc::Receiver<MatchReport>,
+    /// Each speaker's latest voice match (running, found, failed).
+    pub(crate) matching: std::collections::BTreeMap<String, MatchState>,
+    pub(crate) cast_check: CastCheckState,
+    pub(crate) check_tx: mpsc::SyncSender<CastChecked>,
+    pub(crate) check_rx: mpsc::Receiver<CastChecked>,
     /// Where each speaker's row in the cast panel was last drawn (clip drop targets).
     pub(crate) cast_rows: Vec<(String, egui::Rect)>,
     pub(crate) last_xrt: Option<f64>,
@@ -140,7 +151,8 @@ impl Studio {
         library.send(LibCmd::ListAutosaves);
         library.send(LibCmd::ListProjects);
         let (import_tx, import_rx) = mpsc::sync_channel(16);
-        let (match_tx, match_rx) = mpsc::sync_channel(16);
+        let (match_tx, match_rx) = mpsc::sync_channel(crate::work::EVENTS);
+        let (check_tx, check_rx) = mpsc::sync_channel(4);
         let mut studio = Self {
             waker,
             doc: Document::new("untitled", EXAMPLE.to_owned(), None),
@@ -152,6 +164,7 @@ impl Studio {
             audio_error,
             buffer,
             play: None,
+            preview: None,
             timeline: Timeline::default(),
             export: view::export::ExportDialog::default(),
             export_job: None,
@@ -169,8 +182,14 @@ impl Studio {
             dark: true,
             message: None,
             matcher: Arc::new(Unavailable),
+            tools_origin: ToolsOrigin::StandIn,
+            match_options: engine::voicematch::MatchOptions::default(),
             match_tx,
             match_rx,
+            matching: std::collections::BTreeMap::new(),
+            cast_check: CastCheckState::default(),
+            check_tx,
+            check_rx,
             cast_rows: Vec::new(),
             last_xrt: None,
             frames: FrameStats::from_env(),
@@ -187,9 +206,16 @@ impl Studio {
         self.load_rx = Some(rx);
     }
 
-    /// Replaces the voice matcher (the hook for the engine's voice matching).
-    pub fn set_voice_matcher(&mut self, matcher: Arc<dyn VoiceMatcher>) {
-        self.matcher = matcher;
+    /// Replaces the voice tools (matching, cast check); loading the model then keeps them.
+    pub fn set_voice_tools(&mut self, tools: Arc<dyn VoiceTools>) {
+        self.matcher = tools;
+        self.tools_origin = ToolsOrigin::Caller;
+    }
+
+    /// How the engine's voice matching searches (tests narrow the candidates to stay quick);
+    /// takes effect when the model loads.
+    pub fn set_match_options(&mut self, options: engine::voicematch::MatchOptions) {
+        self.match_options = options;
     }
 
     // --- read-only views for tests and the status bar ---
@@ -363,6 +389,9 @@ impl Studio {
         if let Some(job) = self.play.take() {
             job.stop();
         }
+        if let Some(job) = self.preview.take() {
+            job.stop();
+        }
     }
 
     /// Moves the playhead to `sample` of the rendered audio.
@@ -392,6 +421,7 @@ impl Studio {
         let started = Instant::now();
         let ctx = ui.ctx().clone();
         self.drain_all();
+        self.schedule_cast_check();
         crate::input::handle(self, &ctx);
         if self.last_autosave.elapsed() >= AUTOSAVE_EVERY {
             self.autosave_now();
@@ -402,7 +432,11 @@ impl Studio {
             egui::Visuals::light()
         });
         view::layout(self, ui);
-        if self.is_playing() || self.play.is_some() || self.export_job.is_some() {
+        if self.is_playing()
+            || self.play.is_some()
+            || self.preview.is_some()
+            || self.export_job.is_some()
+        {
             // Keep the playhead moving at the display rate while anything is under way.
             ctx.request_repaint_after(Duration::from_millis(16));
         }

@@ -16,6 +16,7 @@
 pub mod actions;
 pub mod app;
 pub mod audio;
+mod cast;
 pub mod doc;
 mod drain;
 pub mod frames;

@@ -5,7 +5,9 @@
 pub mod export;
 pub mod library;
 pub mod load;
+pub mod matcher;
 pub mod play;
+pub mod preview;
 pub mod voicematch;
 
 use std::sync::mpsc;

@@ -1,0 +1,176 @@
+//! Studio UI tests of the cast tools and editing aids that need no model: voice matching by
+//! dropping a clip on a speaker and the cast check (both through scripted voice tools that stand
+//! in for the engine), previews without a model, undo/redo and find. They drive the real widgets.
+
+mod support;
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use egui_kittest::kittest::Queryable;
+use egui_kittest::Harness;
+use engine::voicematch::CastPair;
+use support::{step_until, Fixture, SIZE};
+use ui::work::voicematch::{MatchState, Matched, Progress, VoiceTools};
+use ui::Studio;
+
+/// Voice tools with known answers: a clip called `short*` has too little speech; any other
+/// matches `af_bella:0.7+af_sky:0.3`. Speakers sharing a voice are flagged.
+struct Scripted;
+
+impl VoiceTools for Scripted {
+    fn match_clip(
+        &self,
+        speaker: &str,
+        clip: &Path,
+        progress: Progress<'_>,
+    ) -> Result<Matched, String> {
+        progress("embedding the clip…".into(), Some(0.1));
+        std::thread::sleep(Duration::from_millis(200));
+        progress("comparing with af_bella (1/2)".into(), Some(0.5));
+        std::thread::sleep(Duration::from_millis(200));
+        let name = clip.file_name().unwrap_or_default().to_string_lossy();
+        if name.starts_with("short") {
+            return Err(format!(
+                "{} has only 0.8 s of speech after trimming silences",
+                clip.display()
+            ));
+        }
+        Ok(Matched {
+            name: format!("{speaker} (matched)"),
+            recipe: "af_bella:0.7+af_sky:0.3".into(),
+            similarity: 0.8765,
+            nearest: vec![("af_bella".into(), 0.85)],
+            notes: Vec::new(),
+        })
+    }
+
+    fn check_cast(&self, cast: &[(String, String)]) -> Result<Vec<CastPair>, String> {
+        let mut out = Vec::new();
+        for (i, (sa, va)) in cast.iter().enumerate() {
+            for (sb, vb) in &cast[i + 1..] {
+                if va == vb {
+                    out.push(CastPair {
+                        speaker_a: sa.clone(),
+                        voice_a: va.clone(),
+                        speaker_b: sb.clone(),
+                        voice_b: vb.clone(),
+                        similarity: 1.0,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn with_tools(fx: &Fixture, script: &str) -> Harness<'static, Studio> {
+    let mut h = fx.harness(None, SIZE);
+    h.state_mut().set_voice_tools(Arc::new(Scripted));
+    h.state_mut().document_mut().text = script.into();
+    h.state_mut().document_mut().edited();
+    h.run_steps(3);
+    h
+}
+
+/// Drops `clip` with the pointer over `speaker`'s row in the cast panel.
+fn drop_on_speaker(h: &mut Harness<'static, Studio>, speaker: &str, clip: &Path) {
+    let row = h
+        .query_all_by_label(speaker)
+        .map(|n| n.rect())
+        .min_by(|a, b| a.left().total_cmp(&b.left()))
+        .expect("the speaker is in the cast panel");
+    h.hover_at(row.center());
+    h.run_steps(1);
+    ui::input::drop_file(h.input_mut(), clip);
+    h.run_steps(1);
+}
+
+#[test]
+fn a_clip_dropped_on_a_speaker_matches_a_voice_with_progress_and_an_honest_note() {
+    let fx = Fixture::new();
+    let mut h = with_tools(&fx, "Ann: Hello there.\nBen: Hi, Ann.\n");
+    let clip = fx.write("ann.wav", "RIFF");
+    drop_on_speaker(&mut h, "Ben", &clip);
+    assert!(
+        matches!(
+            h.state().match_state("Ben"),
+            Some(MatchState::Running { .. })
+        ),
+        "the match runs on a worker: the frame did not wait for it"
+    );
+    step_until(&mut h, Duration::from_secs(5), "match progress", |h| {
+        h.query_by_label_contains("Matching a voice: comparing with af_bella")
+            .is_some()
+    });
+    step_until(&mut h, Duration::from_secs(5), "the match", |h| {
+        matches!(h.state().match_state("Ben"), Some(MatchState::Done(_)))
+    });
+    h.run_steps(2);
+    let ben = h.state().document().episode().expect("parses");
+    assert_eq!(
+        ben.cast.get("Ben").map(|m| m.voice.as_str()),
+        Some("af_bella:0.7+af_sky:0.3")
+    );
+    // Ann is untouched.
+    assert_ne!(
+        ben.cast.get("Ann").map(|m| m.voice.as_str()),
+        Some("af_bella:0.7+af_sky:0.3")
+    );
+    assert!(h
+        .query_by_label_contains("Matched voice \"Ben (matched)\"")
+        .is_some());
+    assert!(h.query_by_label_contains("(similarity 0.88)").is_some());
+    assert!(h.query_by_label_contains("it does not clone").is_some());
+
+    // A clip with too little speech fails clearly, and the speaker keeps the voice.
+    let short = fx.write("short.wav", "RIFF");
+    drop_on_speaker(&mut h, "Ben", &short);
+    step_until(&mut h, Duration::from_secs(5), "the failed match", |h| {
+        matches!(h.state().match_state("Ben"), Some(MatchState::Failed(_)))
+    });
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("Voice match failed: ").is_some());
+    // In the cast panel and in the status bar.
+    assert!(h.query_all_by_label_contains("0.8 s of speech").count() >= 1);
+    let ep = h.state().document().episode().expect("parses");
+    assert_eq!(
+        ep.cast.get("Ben").map(|m| m.voice.as_str()),
+        Some("af_bella:0.7+af_sky:0.3")
+    );
+}
+
+#[test]
+fn the_cast_panel_warns_when_two_speakers_sound_alike() {
+    let fx = Fixture::new();
+    let mut h = with_tools(
+        &fx,
+        "---\ncast:\n  Ann: af_bella\n  Ben: af_bella\n  Cy: am_adam\n---\nAnn: One.\nBen: Two.\nCy: Three.\n",
+    );
+    step_until(&mut h, Duration::from_secs(5), "the cast check", |h| {
+        !h.state().cast_warnings().is_empty()
+    });
+    h.run_steps(2);
+    let warnings = h.state().cast_warnings();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert_eq!(
+        (
+            warnings[0].speaker_a.as_str(),
+            warnings[0].speaker_b.as_str()
+        ),
+        ("Ann", "Ben")
+    );
+    assert!(h
+        .query_by_label_contains("Ann and Ben share the voice af_bella")
+        .is_some());
+    assert_eq!(h.query_all_by_label("(sounds alike)").count(), 2);
+    // Give Ben another voice: the warning goes once the check has run again.
+    let mut ben = h.state().document().speakers()[1].1.clone();
+    ben.voice = "af_sky".into();
+    ui::view::cast::set_choice(h.state_mut(), "Ben", ben);
+    step_until(&mut h, Duration::from_secs(5), "the re-check", |h| {
+        h.query_by_label_contains("share the voice").is_none()
+            && h.state().cast_warnings().is_empty()
+    });
+}
