@@ -96,6 +96,8 @@ pub struct Studio {
     pub(crate) import_rx: mpsc::Receiver<Result<Incoming, String>>,
     pub(crate) import_tx: mpsc::SyncSender<Result<Incoming, String>>,
     pub(crate) show_help: bool,
+    pub(crate) history: crate::history::History,
+    pub(crate) find: crate::find::FindBar,
     pub(crate) dark: bool,
     pub(crate) message: Option<(String, Instant)>,
     pub(crate) matcher: Arc<dyn VoiceTools>,
@@ -179,6 +181,8 @@ impl Studio {
             import_rx,
             import_tx,
             show_help: false,
+            history: crate::history::History::default(),
+            find: crate::find::FindBar::default(),
             dark: true,
             message: None,
             matcher: Arc::new(Unavailable),
@@ -422,6 +426,7 @@ impl Studio {
         let ctx = ui.ctx().clone();
         self.drain_all();
         self.schedule_cast_check();
+        self.history.observe(&self.doc);
         crate::input::handle(self, &ctx);
         if self.last_autosave.elapsed() >= AUTOSAVE_EVERY {
             self.autosave_now();
@@ -432,6 +437,7 @@ impl Studio {
             egui::Visuals::light()
         });
         view::layout(self, ui);
+        self.history.observe(&self.doc);
         if self.is_playing()
             || self.play.is_some()
             || self.preview.is_some()

@@ -11,7 +11,7 @@
 //!
 //! Layout of the crate: [`app`] holds the state and the frame loop, [`view`] one file per panel
 //! or dialog, [`doc`] the open script, [`timeline`] the waveform envelope, [`input`] shortcuts
-//! and dropped files, [`frames`] the frame-time statistics.
+//! and dropped files, [`history`] undo/redo, [`find`] the find bar, [`frames`] the frame-time statistics.
 
 pub mod actions;
 pub mod app;
@@ -19,7 +19,9 @@ pub mod audio;
 mod cast;
 pub mod doc;
 mod drain;
+pub mod find;
 pub mod frames;
+pub mod history;
 pub mod input;
 pub mod timeline;
 pub mod view;

@@ -89,8 +89,8 @@ fn import_cast_play_edit_and_export() {
 
     // Edit Ben's line through its Edit button.
     h.get_all_by_label("Edit")
-        .nth(1)
-        .expect("two lines")
+        .last()
+        .expect("the last line's Edit button (the first is the Edit menu)")
         .click();
     h.run_steps(2);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);

@@ -8,6 +8,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use eframe::egui;
+use eframe::egui::Role;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use engine::voicematch::CastPair;
@@ -173,4 +175,118 @@ fn the_cast_panel_warns_when_two_speakers_sound_alike() {
         h.query_by_label_contains("share the voice").is_none()
             && h.state().cast_warnings().is_empty()
     });
+}
+
+#[test]
+fn preview_without_a_model_says_why() {
+    let fx = Fixture::new();
+    let mut h = with_tools(&fx, "Ann: Hello there.\nBen: Hi, Ann.\n");
+    h.get_by_label("Preview Ann").click();
+    h.run_steps(2);
+    assert_eq!(h.state().previewing(), None);
+    let message = h.state().message().unwrap_or_default().to_owned();
+    assert!(message.contains("model is not loaded"), "{message}");
+}
+
+#[test]
+fn undo_and_redo_cover_line_edits_and_cast_changes() {
+    let fx = Fixture::new();
+    let mut h = with_tools(&fx, "Ann: Hello there.\nBen: Hi, Ann.\n");
+    let original = h.state().document().text.clone();
+    // A line edit through the Edit button.
+    h.get_all_by_label("Edit")
+        .last()
+        .expect("the last line's Edit button (the first is the Edit menu)")
+        .click();
+    h.run_steps(2);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_all_by_value("Ben: Hi, Ann.")
+        .next()
+        .expect("the line's source in an editor")
+        .type_text("Ben: Good evening.");
+    h.run_steps(1);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(2);
+    let edited = h.state().document().text.clone();
+    assert!(edited.contains("Good evening"), "{edited}");
+    // A cast change through the voice combo box.
+    let before = h.state().document().speakers()[1].1.voice.clone();
+    h.get_by_value(&before).click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::TextInput, "Search").focus();
+    h.run_steps(1);
+    h.get_by_role_and_label(Role::TextInput, "Search")
+        .type_text("lewis");
+    h.run_steps(2);
+    h.get_by_label("bm_lewis (male)").click();
+    h.run_steps(2);
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    let ben = |h: &Harness<'static, Studio>| h.state().document().speakers()[1].1.voice.clone();
+    assert_eq!(ben(&h), "bm_lewis");
+
+    // Ctrl+Z undoes the cast change, then the edit.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    assert_eq!(ben(&h), before);
+    assert_eq!(h.state().document().text, edited);
+    // The Edit menu's Undo does the same.
+    h.get_all_by_label("Edit")
+        .next()
+        .expect("the Edit menu")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("Undo  (Ctrl+Z)").click();
+    h.run_steps(2);
+    assert_eq!(h.state().document().text, original);
+    // Ctrl+Shift+Z redoes the edit, Ctrl+Y the cast change.
+    h.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::Z,
+    );
+    h.run_steps(2);
+    assert_eq!(h.state().document().text, edited);
+    assert_eq!(ben(&h), before);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Y);
+    h.run_steps(2);
+    assert_eq!(ben(&h), "bm_lewis");
+    // The shortcuts overlay lists them.
+    h.key_press(egui::Key::F1);
+    h.run_steps(2);
+    assert!(h.query_by_label("Undo a script or cast change").is_some());
+    assert!(h.query_by_label("Find in the script").is_some());
+}
+
+#[test]
+fn find_highlights_matching_lines_and_jumps_between_them() {
+    let fx = Fixture::new();
+    let mut h = with_tools(
+        &fx,
+        "Ann: Hello.\nBen: I like apples.\nAnn: Pears, then.\nBen: Apple pie!\n",
+    );
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::F);
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::TextInput, "Find")
+        .type_text("apple");
+    h.run_steps(2);
+    assert_eq!(h.state().find_matches(), [1, 3]);
+    assert!(h.query_by_label("1 of 2").is_some());
+    h.key_press(egui::Key::Enter);
+    h.run_steps(2);
+    assert_eq!(h.state().selected_line(), 1);
+    h.key_press(egui::Key::Enter);
+    h.run_steps(2);
+    assert_eq!(h.state().selected_line(), 3);
+    assert!(h.query_by_label("2 of 2").is_some());
+    h.get_by_label("Next").click();
+    h.run_steps(2);
+    assert_eq!(h.state().selected_line(), 1, "wraps around");
+    h.get_by_label("Previous").click();
+    h.run_steps(2);
+    assert_eq!(h.state().selected_line(), 3);
+    h.get_by_label("Close").click();
+    h.run_steps(2);
+    assert!(h.state().find_matches().is_empty());
+    assert!(h.query_by_role_and_label(Role::TextInput, "Find").is_none());
 }

@@ -43,6 +43,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
             .on_hover_text("The script does not parse; the line is highlighted below");
     }
     ui.separator();
+    crate::find::show(studio, ui);
     if studio.mode == EditorMode::Raw || studio.doc.parsed.is_err() {
         raw(studio, ui);
     } else {
@@ -54,12 +55,20 @@ fn raw(studio: &mut Studio, ui: &mut egui::Ui) {
     let error_line = studio.doc.parsed.as_ref().err().map(|e| e.line);
     let error_bg = ui.visuals().error_fg_color.gamma_multiply(0.25);
     let text_colour = ui.visuals().text_color();
+    let find_bg = find_colour(ui);
+    let query = (studio.find.open && !studio.find.query.is_empty())
+        .then(|| studio.find.query.to_lowercase());
     let mut layouter = move |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
         let mut job = LayoutJob::default();
         for (i, line) in text.as_str().split_inclusive('\n').enumerate() {
             let mut format = TextFormat::simple(FontId::monospace(14.0), text_colour);
             if error_line == Some(i + 1) {
                 format.background = error_bg;
+            } else if query
+                .as_ref()
+                .is_some_and(|q| line.to_lowercase().contains(q.as_str()))
+            {
+                format.background = find_bg;
             }
             job.append(line, 0.0, format);
         }
@@ -111,6 +120,8 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
             )
         })
         .collect();
+    let found = crate::find::matching_lines(&studio.doc, &studio.find);
+    let scroll_to = studio.find.scroll_to.take();
     let mut commit: Option<(usize, String)> = None;
     egui::ScrollArea::vertical()
         .id_salt("lines")
@@ -121,13 +132,20 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                 let playing = current == Some(i);
                 let fill = if playing {
                     ui.visuals().selection.bg_fill.gamma_multiply(0.6)
+                } else if found.contains(&i) {
+                    find_colour(ui)
                 } else if selected {
                     ui.visuals().faint_bg_color
                 } else {
                     Color32::TRANSPARENT
                 };
-                egui::Frame::new()
+                let row = egui::Frame::new()
                     .fill(fill)
+                    .stroke(if selected && found.contains(&i) {
+                        ui.visuals().selection.stroke
+                    } else {
+                        egui::Stroke::NONE
+                    })
                     .inner_margin(egui::Margin::symmetric(6, 3))
                     .corner_radius(4.0)
                     .show(ui, |ui| {
@@ -196,6 +214,9 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                             }
                         });
                     });
+                if scroll_to == Some(i) {
+                    row.response.scroll_to_me(Some(egui::Align::Center));
+                }
             }
         });
     if let Some((i, text)) = commit {
@@ -203,6 +224,11 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
         edit = LineEdit::default();
     }
     ui.data_mut(|d| d.insert_temp(id, edit));
+}
+
+/// The background of a line that matches the find bar.
+fn find_colour(ui: &egui::Ui) -> Color32 {
+    ui.visuals().warn_fg_color.gamma_multiply(0.25)
 }
 
 /// The source lines of turn `i`: from its first line to the next turn's, blank lines trimmed.
