@@ -80,6 +80,10 @@ pub struct Studio {
     pub(crate) audio_error: Option<String>,
     pub(crate) buffer: Arc<PlayBuffer>,
     pub(crate) play: Option<PlayJob>,
+    /// Sentences already rendered for playback (replays and edits reuse them).
+    pub(crate) sentences: Arc<crate::work::sentences::SentenceCache>,
+    /// The document revision last seen and when it changed (edits during playback settle).
+    pub(crate) edit_seen: (u64, Instant),
     /// A cast preview being spoken (it uses the play buffer; playback stops for it).
     pub(crate) preview: Option<crate::work::preview::PreviewJob>,
     pub(crate) timeline: Timeline,
@@ -166,6 +170,8 @@ impl Studio {
             audio_error,
             buffer,
             play: None,
+            sentences: Arc::default(),
+            edit_seen: (0, Instant::now()),
             preview: None,
             timeline: Timeline::default(),
             export: view::export::ExportDialog::default(),
@@ -364,6 +370,7 @@ impl Studio {
             scheduler,
             episode,
             self.selected,
+            Arc::clone(&self.sentences),
             self.waker.clone(),
         ));
         self.buffer.set_playing(true);
@@ -438,6 +445,7 @@ impl Studio {
         });
         view::layout(self, ui);
         self.history.observe(&self.doc);
+        self.follow_edits();
         if self.is_playing()
             || self.play.is_some()
             || self.preview.is_some()

@@ -23,6 +23,7 @@ pub mod find;
 pub mod frames;
 pub mod history;
 pub mod input;
+mod live;
 pub mod timeline;
 pub mod view;
 pub mod work;

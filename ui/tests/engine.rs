@@ -223,3 +223,40 @@ fn a_dropped_clip_matches_a_voice_the_cast_check_warns_and_preview_speaks() {
         h.query_by_label_contains("share the voice").is_none()
     });
 }
+
+#[test]
+fn editing_a_line_while_playing_re_renders_only_that_line() {
+    let Some(store) = model_store() else {
+        return;
+    };
+    let fx = Fixture::new();
+    let mut h = fx.harness(Some(store.root()), SIZE);
+    h.state_mut().document_mut().text =
+        "Ann: Good morning, and welcome.\nBen: It is good to be here.\n".into();
+    h.state_mut().document_mut().edited();
+    step_until(&mut h, Duration::from_mins(2), "the model to load", |h| {
+        assert!(h.state().engine_error().is_none());
+        h.state().is_ready()
+    });
+    h.get_by_label("Play").click();
+    // Wait until Ann's line is rendered and Ben's has started (the device is not pulling, so
+    // the playhead stays in Ann's line).
+    step_until(&mut h, Duration::from_mins(2), "Ben's line to start", |h| {
+        h.state().timeline().regions.len() == 2 && h.state().sentence_stats().1 == 2
+    });
+    let (hits, misses) = h.state().sentence_stats();
+    assert!(h.state().is_playing());
+    ui::view::editor::edit_line(h.state_mut(), 1, "Ben: It is great to be here.");
+    let revision = h.state().document().revision;
+    step_until(&mut h, Duration::from_mins(2), "the re-render", |h| {
+        let tl = h.state().timeline();
+        tl.revision == revision && tl.complete
+    });
+    let (hits2, misses2) = h.state().sentence_stats();
+    assert_eq!(hits2 - hits, 1, "Ann's unchanged line came from the cache");
+    assert_eq!(misses2 - misses, 1, "only Ben's edited line was rendered");
+    assert!(h.state().is_playing(), "playback went on by itself");
+    let tl = h.state().timeline();
+    assert_eq!(tl.start_line, 0, "from the line being heard");
+    assert_eq!(tl.regions.len(), 2);
+}
