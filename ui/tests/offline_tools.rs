@@ -290,3 +290,56 @@ fn find_highlights_matching_lines_and_jumps_between_them() {
     assert!(h.state().find_matches().is_empty());
     assert!(h.query_by_role_and_label(Role::TextInput, "Find").is_none());
 }
+
+#[test]
+fn a_lines_context_menu_re_renders_it_with_another_speed_or_voice() {
+    let fx = Fixture::new();
+    let mut h = with_tools(&fx, "Ann: Hello there.\nBen: It is good to be here.\n");
+    h.get_by_label("It is good to be here.").click_secondary();
+    h.run_steps(2);
+    h.get_by_label("Re-render with speed…").click();
+    h.run_steps(2);
+    h.get_by_label("1.25×").click();
+    h.run_steps(2);
+    let text = h.state().document().text.clone();
+    assert!(
+        text.contains("Ben: [rate:1.25] It is good to be here."),
+        "{text}"
+    );
+    assert!(
+        text.contains("Ann: Hello there."),
+        "other lines untouched: {text}"
+    );
+    assert!(h.state().document().parsed.is_ok());
+    // Again at another speed: the directive is replaced, not stacked.
+    h.get_by_label("It is good to be here.").click_secondary();
+    h.run_steps(2);
+    h.get_by_label("Re-render with speed…").click();
+    h.run_steps(2);
+    h.get_by_label("0.90×").click();
+    h.run_steps(2);
+    let text = h.state().document().text.clone();
+    assert!(text.contains("Ben: [rate:0.9] It is good"), "{text}");
+    assert!(!text.contains("1.25"), "{text}");
+    // With another voice: the speaker's voice in the cast.
+    h.get_by_label("It is good to be here.").click_secondary();
+    h.run_steps(2);
+    h.get_by_label("Re-render with voice… (all of Ben's lines)")
+        .click();
+    h.run_steps(2);
+    h.get_by_label("af_aoede (female)").click();
+    h.run_steps(2);
+    let ep = h.state().document().episode().expect("parses");
+    assert_eq!(
+        ep.cast.get("Ben").map(|m| m.voice.as_str()),
+        Some("af_aoede")
+    );
+    // Undo takes the voice back, then the speed.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    let ep = h.state().document().episode().expect("parses");
+    assert_ne!(
+        ep.cast.get("Ben").map(|m| m.voice.as_str()),
+        Some("af_aoede")
+    );
+}

@@ -12,7 +12,7 @@ use crate::view::speaker_colour;
 use crate::work::voicematch::MatchState;
 
 /// The voices to offer: the store's when loaded, else the names the script parser knows.
-fn voices(studio: &Studio) -> Vec<StockVoice> {
+pub(crate) fn voices(studio: &Studio) -> Vec<StockVoice> {
     if let EngineState::Ready(engine) = &studio.engine {
         if !engine.voices.is_empty() {
             return engine.voices.clone();

@@ -100,7 +100,8 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
     };
     let id = ui.scope_id().with("line-edit");
     let mut edit: LineEdit = ui.data_mut(|d| d.get_temp(id)).unwrap_or_default();
-    let source: Vec<&str> = studio.doc.text.lines().collect();
+    // Owned: the line's context menu edits the document while the rows are drawn.
+    let source: Vec<String> = studio.doc.text.lines().map(str::to_owned).collect();
     let starts: Vec<usize> = ep.lines.iter().map(|l| l.position.line).collect();
     let current = studio
         .timeline
@@ -185,10 +186,16 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                             } else {
                                 let label = ui
                                     .add(egui::Label::new(&text).wrap().sense(egui::Sense::click()))
-                                    .on_hover_text("Click to select (play starts here)");
+                                    .on_hover_text(
+                                        "Click to select (play starts here); right-click to \
+                                         re-render it with another speed or voice",
+                                    );
                                 if label.clicked() {
                                     studio.selected = i;
                                 }
+                                label.context_menu(|ui| {
+                                    crate::view::line_menu::show(studio, ui, i, &speaker);
+                                });
                                 if label.double_clicked() {
                                     edit = LineEdit {
                                         line: Some(i),
@@ -242,9 +249,15 @@ fn source_range(source_len: usize, starts: &[usize], i: usize) -> std::ops::Rang
     from..to.max(from)
 }
 
-fn source_of(source: &[&str], starts: &[usize], i: usize) -> String {
+fn source_of<S: AsRef<str>>(source: &[S], starts: &[usize], i: usize) -> String {
     let range = source_range(source.len(), starts, i);
-    source[range].join("\n").trim_end().to_owned()
+    source[range]
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<&str>>()
+        .join("\n")
+        .trim_end()
+        .to_owned()
 }
 
 /// Replaces turn `i`'s source lines by `text` and reparses.
@@ -269,6 +282,18 @@ pub fn replace_source(studio: &mut Studio, starts: &[usize], i: usize, text: &st
     }
     studio.doc.text = joined;
     studio.doc.edited();
+}
+
+/// The source text of turn `i`, if the script parses and has it.
+#[must_use]
+pub fn line_source(studio: &Studio, i: usize) -> Option<String> {
+    let ep = studio.doc.parsed.as_ref().ok()?;
+    if i >= ep.lines.len() {
+        return None;
+    }
+    let starts: Vec<usize> = ep.lines.iter().map(|l| l.position.line).collect();
+    let source: Vec<&str> = studio.doc.text.lines().collect();
+    Some(source_of(&source, &starts, i))
 }
 
 /// Replaces line `i`'s source (for tests and the context menu).

@@ -6,6 +6,7 @@ pub mod cast;
 pub mod dialogs;
 pub mod editor;
 pub mod export;
+pub mod line_menu;
 pub mod menu;
 pub mod status;
 pub mod transport;
