@@ -78,6 +78,7 @@ pub struct Studio {
     pub(crate) load_rx: Option<mpsc::Receiver<LoadEvent>>,
     pub(crate) audio: Box<dyn AudioOut>,
     pub(crate) audio_error: Option<String>,
+    pub(crate) outputs: crate::devices::Outputs,
     pub(crate) buffer: Arc<PlayBuffer>,
     pub(crate) play: Option<PlayJob>,
     /// Sentences already rendered for playback (replays and edits reuse them).
@@ -168,6 +169,7 @@ impl Studio {
             load_rx,
             audio,
             audio_error,
+            outputs: crate::devices::Outputs::default(),
             buffer,
             play: None,
             sentences: Arc::default(),

@@ -83,6 +83,7 @@ impl Studio {
             }
         }
         self.drain_voice_tools();
+        self.drain_outputs();
         self.drain_library();
         self.drain_export();
     }

@@ -17,6 +17,7 @@ pub mod actions;
 pub mod app;
 pub mod audio;
 mod cast;
+pub mod devices;
 pub mod doc;
 mod drain;
 pub mod find;
@@ -70,7 +71,9 @@ pub fn run(config: StudioConfig) -> Result<(), UiError> {
                 Ok(out) => Box::new(out),
                 Err(e) => Box::new(audio::NoAudio(e)),
             };
-            Ok(Box::new(Studio::new(&cc.egui_ctx, config, audio)))
+            let mut studio = Studio::new(&cc.egui_ctx, config, audio);
+            studio.set_output_catalog(std::sync::Arc::new(devices::CpalCatalog));
+            Ok(Box::new(studio))
         }),
     )
     .map_err(|e| UiError::Window(e.to_string()))

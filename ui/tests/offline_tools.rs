@@ -343,3 +343,29 @@ fn a_lines_context_menu_re_renders_it_with_another_speed_or_voice() {
         Some("af_aoede")
     );
 }
+
+#[test]
+fn the_output_picker_lists_devices_and_switches_playback_to_the_chosen_one() {
+    let fx = Fixture::new();
+    let mut h = with_tools(&fx, "Ann: Hello there.\n");
+    h.state_mut()
+        .set_output_catalog(Arc::new(ui::devices::MockCatalog(fx.mock.clone())));
+    step_until(&mut h, Duration::from_secs(5), "the device list", |h| {
+        !h.state().output_names().is_empty()
+    });
+    assert_eq!(h.state().output_names(), ui::devices::MOCK_OUTPUTS);
+    h.run_steps(2);
+    h.get_by_value("mock output (tests)").click();
+    h.run_steps(2);
+    h.get_by_label("Mock headphones").click();
+    step_until(&mut h, Duration::from_secs(5), "the switch", |h| {
+        h.state().output_device() == "Mock headphones"
+    });
+    h.run_steps(2);
+    assert!(h.query_by_value("Mock headphones").is_some());
+    let message = h.state().message().unwrap_or_default().to_owned();
+    assert!(
+        message.contains("playing through Mock headphones"),
+        "{message}"
+    );
+}
