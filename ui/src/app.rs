@@ -112,6 +112,8 @@ pub struct Studio {
     pub(crate) match_rx: mpsc::Receiver<MatchReport>,
     /// Each speaker's latest voice match (running, found, failed).
     pub(crate) matching: std::collections::BTreeMap<String, MatchState>,
+    /// Blend editors open in the cast panel, by speaker.
+    pub(crate) blends: std::collections::BTreeMap<String, view::blend::Terms>,
     pub(crate) cast_check: CastCheckState,
     pub(crate) check_tx: mpsc::SyncSender<CastChecked>,
     pub(crate) check_rx: mpsc::Receiver<CastChecked>,
@@ -199,6 +201,7 @@ impl Studio {
             match_tx,
             match_rx,
             matching: std::collections::BTreeMap::new(),
+            blends: std::collections::BTreeMap::new(),
             cast_check: CastCheckState::default(),
             check_tx,
             check_rx,

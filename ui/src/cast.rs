@@ -121,15 +121,20 @@ impl Studio {
 
     /// Speaks a sample sentence in `speaker`'s voice and speed (stops playback first).
     pub fn preview_speaker(&mut self, speaker: &str) {
+        let Some((_, choice)) = self.doc.speakers().into_iter().find(|(s, _)| s == speaker) else {
+            self.say(format!("{speaker} is not in the cast"));
+            return;
+        };
+        self.preview_voice(speaker, &choice.voice, choice.speed);
+    }
+
+    /// Speaks a sample sentence for `speaker` as `voice` (a stock voice or blend) at `speed`.
+    pub fn preview_voice(&mut self, speaker: &str, voice: &str, speed: f32) {
         let EngineState::Ready(engine) = &self.engine else {
             self.say("the model is not loaded yet: previews need it");
             return;
         };
         let scheduler = engine.scheduler.clone();
-        let Some((_, choice)) = self.doc.speakers().into_iter().find(|(s, _)| s == speaker) else {
-            self.say(format!("{speaker} is not in the cast"));
-            return;
-        };
         self.stop();
         self.buffer.clear();
         // Matches no document revision, so Play afterwards renders the episode afresh.
@@ -137,16 +142,13 @@ impl Studio {
         self.preview = Some(crate::work::preview::start(
             scheduler,
             speaker.to_owned(),
-            choice.voice.clone(),
-            choice.speed,
+            voice.to_owned(),
+            speed,
             crate::work::preview::SAMPLE,
             self.waker.clone(),
         ));
         self.buffer.set_playing(true);
-        self.say(format!(
-            "previewing {speaker}: {} at {:.2}×",
-            choice.voice, choice.speed
-        ));
+        self.say(format!("previewing {speaker}: {voice} at {speed:.2}×"));
     }
 
     /// The speaker being previewed, if any.

@@ -222,6 +222,21 @@ fn a_dropped_clip_matches_a_voice_the_cast_check_warns_and_preview_speaks() {
     step_until(&mut h, Duration::from_mins(1), "the re-check", |h| {
         h.query_by_label_contains("share the voice").is_none()
     });
+
+    // A blend for Ann, previewed: it speaks.
+    h.get_by_label("Blend voices for Ann").click();
+    h.run_steps(2);
+    let before = fx.mock.received().len();
+    h.get_by_label("Preview blend").click();
+    h.run_steps(1);
+    assert_eq!(h.state().previewing(), Some("Ann"));
+    step_until(&mut h, Duration::from_mins(1), "the blend preview", |h| {
+        fx.mock.pull(2400);
+        h.state().previewing().is_none()
+    });
+    while fx.mock.pull(24_000) > 0 {}
+    let blend = fx.mock.received().len() - before;
+    assert!(blend > 24_000, "the blend spoke: {blend} samples");
 }
 
 #[test]

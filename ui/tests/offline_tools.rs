@@ -369,3 +369,53 @@ fn the_output_picker_lists_devices_and_switches_playback_to_the_chosen_one() {
         "{message}"
     );
 }
+
+#[test]
+fn the_blend_editor_builds_a_recipe_and_gives_it_to_the_speaker() {
+    let fx = Fixture::new();
+    let mut h = with_tools(
+        &fx,
+        "---\ncast:\n  Ann: af_heart\n  Ben: am_adam\n---\nAnn: One.\nBen: Two.\n",
+    );
+    h.get_by_label("Blend voices for Ben").click();
+    h.run_steps(2);
+    // Ben's voice and a second one, 0.7 / 0.3 to start.
+    let second = h.state().document().speakers()[1].1.voice.clone();
+    assert_eq!(second, "am_adam");
+    let start = h
+        .query_all_by_label_contains("Recipe: am_adam:0.7+")
+        .count();
+    assert_eq!(start, 1, "the starting recipe is shown");
+    // Even the weights through the sliders (Ann's speed, Ben's speed, then the blend's).
+    let sliders: Vec<_> = h.query_all_by_role(Role::Slider).collect();
+    assert_eq!(sliders.len(), 4);
+    sliders[2].set_value_accesskit(0.5);
+    sliders[3].set_value_accesskit(0.5);
+    h.run_steps(2);
+    let shown = h
+        .query_all_by_label_contains("Recipe: am_adam:0.5+")
+        .count();
+    assert_eq!(shown, 1, "equal weights normalise to 0.5 each");
+    // A third voice, then take it out again.
+    h.get_by_label("Add voice").click();
+    h.run_steps(2);
+    assert_eq!(h.query_all_by_label("Remove").count(), 3);
+    assert!(h.query_by_label_contains("+").is_some());
+    h.get_all_by_label("Remove").last().expect("three").click();
+    h.run_steps(2);
+    assert_eq!(h.query_all_by_label("Remove").count(), 0);
+    // Preview needs the model; Use gives Ben the blend.
+    h.get_by_label("Preview blend").click();
+    h.run_steps(2);
+    let message = h.state().message().unwrap_or_default().to_owned();
+    assert!(message.contains("model is not loaded"), "{message}");
+    h.get_by_label("Use for Ben").click();
+    h.run_steps(2);
+    let voice = h.state().document().speakers()[1].1.voice.clone();
+    assert!(
+        voice.starts_with("am_adam:0.5+") && voice.ends_with(":0.5"),
+        "{voice}"
+    );
+    let spec = engine::voice::VoiceSpec::parse(&voice).expect("the engine parses the recipe");
+    assert_eq!(spec.terms.len(), 2);
+}

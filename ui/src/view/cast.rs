@@ -123,6 +123,8 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                         "How fast {name} speaks (1.0 is the voice's own pace)"
                     ));
                 });
+                ui.horizontal(|ui| crate::view::blend::toggle(studio, ui, &name, &new.voice));
+                crate::view::blend::show(studio, ui, &name, new.speed);
                 match_status(studio, ui, &name);
             });
             rows.push((name.clone(), frame.response.rect));
