@@ -3,15 +3,18 @@
 //!
 //! The window talks to the engine only through its public API and never waits on it: model
 //! loading and fetching, playback rendering (interactive streams on the shared scheduler),
-//! exports (offline work on the same scheduler), the library and voice matching each run on a
-//! named thread ([`work`]) and report through channels; every report requests a repaint.
+//! exports (offline work on the same scheduler), the library, voice matching, the cast check,
+//! previews and output-device probing each run on a named thread ([`work`], [`devices`]) and
+//! report through bounded channels; every report requests a repaint.
 //! Playback goes through the [`audio::AudioOut`] trait: cpal on a real machine, a recording mock
 //! in tests, and a "cannot play" stand-in when there is no device (rendering and export still
 //! work then).
 //!
 //! Layout of the crate: [`app`] holds the state and the frame loop, [`view`] one file per panel
 //! or dialog, [`doc`] the open script, [`timeline`] the waveform envelope, [`input`] shortcuts
-//! and dropped files, [`history`] undo/redo, [`find`] the find bar, [`frames`] the frame-time statistics.
+//! and dropped files, [`history`] undo/redo, [`find`] the find bar, [`devices`] the output
+//! picker, `cast` (voice matching, cast check, previews) and `live` (edits while playing) the
+//! studio's cast and playback work, [`frames`] the frame-time statistics.
 
 pub mod actions;
 pub mod app;
