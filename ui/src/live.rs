@@ -17,8 +17,8 @@ impl Studio {
         if self.edit_seen.0 != revision {
             self.edit_seen = (revision, Instant::now());
         }
-        let live = self.play.is_some() || self.buffer.is_playing();
-        if !live
+        // Only while audible: a paused playback waits for Play, which renders the edit then.
+        if !self.buffer.is_playing()
             || self.preview.is_some()
             || self.timeline.revision == revision
             || self.timeline.revision == u64::MAX
