@@ -30,10 +30,21 @@ pub(crate) fn voices(studio: &Studio) -> Vec<StockVoice> {
 }
 
 pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
-    ui.heading("Cast");
+    ui.horizontal(|ui| {
+        ui.heading("Cast");
+        if studio.cast_check.running {
+            // In the heading row, so the rows below do not move while the check runs.
+            ui.spinner()
+                .on_hover_text("Checking that the speakers' voices sound distinct");
+        }
+    });
     ui.label(egui::RichText::new("Drop a voice clip on a speaker to match a voice.").weak())
         .on_hover_text("Voice matching compares the clip with every voice in the library");
     let warnings = studio.cast_warnings();
+    if let Some(e) = &studio.cast_check.error {
+        ui.label(egui::RichText::new(format!("Cast check unavailable: {e}")).weak())
+            .on_hover_text("The cast check compares the voices with the speaker encoder");
+    }
     for w in &warnings {
         ui.colored_label(
             ui.visuals().warn_fg_color,

@@ -8,7 +8,7 @@ use crate::doc::Document;
 use crate::work::library::LibCmd;
 
 /// Every shortcut, for the F1 overlay.
-pub const SHORTCUTS: [(&str, &str); 16] = [
+pub const SHORTCUTS: [(&str, &str); 17] = [
     ("Space", "Play / pause from the selected line"),
     ("Esc", "Stop (or close a dialog)"),
     ("Ctrl+N", "New project"),
@@ -28,6 +28,10 @@ pub const SHORTCUTS: [(&str, &str); 16] = [
     ("F1", "This list"),
     ("Ctrl+Q", "Quit (autosaves first)"),
     ("Double-click a line", "Edit it"),
+    (
+        "Right-click a line",
+        "Re-render it at another speed or voice",
+    ),
 ];
 
 /// The first-run view: shown above the editor while the model is missing or failed.
