@@ -376,6 +376,7 @@ impl Studio {
             episode,
             self.selected,
             Arc::clone(&self.sentences),
+            self.config.library.clone(),
             self.waker.clone(),
         ));
         self.buffer.set_playing(true);

@@ -134,12 +134,14 @@ impl Studio {
             self.say("the model is not loaded yet: previews need it");
             return;
         };
-        let scheduler = engine.scheduler.clone();
+        let (synth, scheduler) = (Arc::clone(&engine.synth), engine.scheduler.clone());
         self.stop();
         self.buffer.clear();
         // Matches no document revision, so Play afterwards renders the episode afresh.
         self.timeline = crate::timeline::Timeline::new(u64::MAX, usize::MAX);
         self.preview = Some(crate::work::preview::start(
+            synth,
+            self.config.library.clone(),
             scheduler,
             speaker.to_owned(),
             voice.to_owned(),
@@ -206,7 +208,7 @@ impl Studio {
                         self,
                         &speaker,
                         CastChoice {
-                            voice: found.recipe.clone(),
+                            voice: found.name.clone(),
                             speed,
                         },
                     );

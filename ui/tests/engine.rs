@@ -209,7 +209,10 @@ fn a_dropped_clip_matches_a_voice_the_cast_check_warns_and_preview_speaks() {
     assert!(found.recipe.contains("am_michael"), "{}", found.recipe);
     assert!(found.similarity > 0.7, "{}", found.similarity);
     let ben = h.state().document().speakers()[1].1.clone();
-    assert_eq!(ben.voice, found.recipe);
+    assert_eq!(
+        ben.voice, found.name,
+        "Ben speaks in the saved library voice"
+    );
     let library = engine::library::Library::open(fx.path("library.sqlite")).expect("library");
     let saved = library
         .get_voice(&found.name)
@@ -222,6 +225,20 @@ fn a_dropped_clip_matches_a_voice_the_cast_check_warns_and_preview_speaks() {
     step_until(&mut h, Duration::from_mins(1), "the re-check", |h| {
         h.query_by_label_contains("share the voice").is_none()
     });
+
+    // Ben's library voice renders (resolved to its recipe off the UI thread).
+    let before = fx.mock.received().len();
+    h.get_by_label("Preview Ben").click();
+    h.run_steps(1);
+    step_until(&mut h, Duration::from_mins(1), "Ben's preview", |h| {
+        fx.mock.pull(2400);
+        h.state().previewing().is_none()
+    });
+    while fx.mock.pull(24_000) > 0 {}
+    let message = h.state().message().unwrap_or_default().to_owned();
+    assert!(!message.contains("failed"), "{message}");
+    let spoke = fx.mock.received().len() - before;
+    assert!(spoke > 24_000, "Ben's matched voice spoke: {spoke} samples");
 
     // A blend for Ann, previewed: it speaks.
     h.get_by_label("Blend voices for Ann").click();

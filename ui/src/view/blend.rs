@@ -37,6 +37,12 @@ fn start_terms(voice: &str, voices: &[String]) -> Terms {
             .map(|t| (t.voice, t.weight))
             .collect(),
         _ => {
+            // A library voice (a matched one, say) is not a blend term: start from stock voices.
+            let voice = if voices.iter().any(|v| v == voice) || voices.is_empty() {
+                voice
+            } else {
+                voices[0].as_str()
+            };
             let other = voices
                 .iter()
                 .find(|v| v.as_str() != voice)

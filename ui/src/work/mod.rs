@@ -8,6 +8,7 @@ pub mod load;
 pub mod matcher;
 pub mod play;
 pub mod preview;
+pub mod resolve;
 pub mod sentences;
 pub mod voicematch;
 

@@ -9,6 +9,7 @@
 //! Sentences already heard come from the [`SentenceCache`] instead of the model, so playing
 //! again after an edit renders only what changed.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
@@ -59,6 +60,7 @@ pub fn start(
     episode: Episode,
     from: usize,
     cache: Arc<SentenceCache>,
+    library: Option<PathBuf>,
     waker: Waker,
 ) -> PlayJob {
     let (tx, rx) = mpsc::sync_channel(EVENTS);
@@ -73,7 +75,10 @@ pub fn start(
             cache: &cache,
             cancel: &flag,
         };
-        let event = match render(&job, &episode, from, &tx, &waker) {
+        let mut episode = episode;
+        let event = match super::resolve::episode(library.as_deref(), &synth, &mut episode)
+            .and_then(|()| render(&job, &episode, from, &tx, &waker))
+        {
             Ok(()) => PlayEvent::Done,
             Err(e) => PlayEvent::Failed(e),
         };

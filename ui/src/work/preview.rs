@@ -1,13 +1,14 @@
 //! Cast previews: a short sample sentence in one speaker's voice and speed, rendered as a
 //! pressing (interactive) stream on the shared scheduler so it jumps ahead of any export, and
-//! streamed to the audio output as it arrives. Like playback, stopping sets a flag and drops
+//! streamed to the audio output as it arrives. A library voice is resolved to its recipe first. Like playback, stopping sets a flag and drops
 //! the stream handle, which cancels it in the scheduler.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
 use engine::scheduler::{Mode, Scheduler, StreamEvent};
-use engine::synth::SpeechRequest;
+use engine::synth::{SpeechRequest, Synthesizer};
 
 use super::{send, spawn, Waker, EVENTS};
 
@@ -42,6 +43,8 @@ impl Drop for PreviewJob {
 /// Speaks `text` as `voice` (a stock voice or recipe) at `speed` for `speaker`.
 #[must_use]
 pub fn start(
+    synth: Arc<Synthesizer>,
+    library: Option<PathBuf>,
     scheduler: Scheduler,
     speaker: String,
     voice: String,
@@ -56,7 +59,9 @@ pub fn start(
     let waker2 = waker.clone();
     let text = text.to_owned();
     if let Err(e) = spawn("banter-preview", move || {
-        let event = match speak(&scheduler, &voice, speed, &text, &flag, &tx, &waker) {
+        let event = match super::resolve::voice(library.as_deref(), &synth, &voice)
+            .and_then(|voice| speak(&scheduler, &voice, speed, &text, &flag, &tx, &waker))
+        {
             Ok(()) => PreviewEvent::Done,
             Err(e) => PreviewEvent::Failed(e),
         };
