@@ -93,6 +93,8 @@ pub struct Studio {
     pub(crate) library: LibraryLink,
     pub(crate) library_error: Option<String>,
     pub(crate) projects: Vec<String>,
+    /// The library's blends and matched voices (offered in the cast).
+    pub(crate) library_voices: Vec<String>,
     pub(crate) recovery: Vec<Autosave>,
     pub(crate) last_autosave: Instant,
     pub(crate) open_dialog: Option<String>,
@@ -159,6 +161,7 @@ impl Studio {
         let library = LibraryLink::start(config.library.clone(), waker.clone());
         library.send(LibCmd::ListAutosaves);
         library.send(LibCmd::ListProjects);
+        library.send(LibCmd::ListVoices);
         let (import_tx, import_rx) = mpsc::sync_channel(16);
         let (match_tx, match_rx) = mpsc::sync_channel(crate::work::EVENTS);
         let (check_tx, check_rx) = mpsc::sync_channel(4);
@@ -183,6 +186,7 @@ impl Studio {
             library,
             library_error: None,
             projects: Vec::new(),
+            library_voices: Vec::new(),
             recovery: Vec::new(),
             last_autosave: Instant::now(),
             open_dialog: None,

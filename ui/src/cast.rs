@@ -221,6 +221,7 @@ impl Studio {
                         clip.display()
                     ));
                     self.matching.insert(speaker, MatchState::Done(found));
+                    self.library.send(crate::work::library::LibCmd::ListVoices);
                 }
                 MatchReport::Done {
                     speaker,

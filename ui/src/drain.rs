@@ -111,6 +111,7 @@ impl Studio {
                     self.say(format!("opened project \"{}\"", draft.name));
                 }
                 LibEvent::Projects(p) => self.projects = p,
+                LibEvent::Voices(v) => self.library_voices = v,
                 LibEvent::Autosaves(a) => self.recovery = a,
                 LibEvent::Error(e) => self.say(e),
             }

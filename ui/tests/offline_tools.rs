@@ -419,3 +419,36 @@ fn the_blend_editor_builds_a_recipe_and_gives_it_to_the_speaker() {
     let spec = engine::voice::VoiceSpec::parse(&voice).expect("the engine parses the recipe");
     assert_eq!(spec.terms.len(), 2);
 }
+
+#[test]
+fn library_voices_are_offered_in_the_cast() {
+    let fx = Fixture::new();
+    {
+        let lib = engine::library::Library::open(fx.path("library.sqlite")).expect("library");
+        lib.add_voice(&engine::library::NewVoice {
+            name: "narrator".into(),
+            kind: engine::library::VoiceKind::Blend,
+            language: None,
+            gender: None,
+            recipe: Some("af_bella:0.5+af_sky:0.5".into()),
+            style: None,
+            notes: String::new(),
+        })
+        .expect("add a blend");
+    }
+    let mut h = with_tools(&fx, "Ann: Hello there.\nBen: Hi, Ann.\n");
+    let before = h.state().document().speakers()[1].1.voice.clone();
+    h.get_by_value(&before).click();
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::TextInput, "Search").focus();
+    h.run_steps(1);
+    h.get_by_role_and_label(Role::TextInput, "Search")
+        .type_text("narr");
+    step_until(&mut h, Duration::from_secs(5), "the library voices", |h| {
+        h.query_by_label("narrator (library)").is_some()
+    });
+    h.run_steps(2);
+    h.get_by_label("narrator (library)").click();
+    h.run_steps(2);
+    assert_eq!(h.state().document().speakers()[1].1.voice, "narrator");
+}

@@ -54,6 +54,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
     }
     ui.separator();
     let voices = voices(studio);
+    let library_voices = studio.library_voices.clone();
     let speakers = studio.doc.speakers();
     if speakers.is_empty() {
         ui.label("No speakers: the script does not parse yet.");
@@ -117,6 +118,24 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                                     &mut new.voice,
                                     v.name.clone(),
                                     format!("{} ({})", v.name, v.gender),
+                                );
+                            }
+                            let mut heading = false;
+                            for v in &library_voices {
+                                if !filter.is_empty() && !v.contains(filter.as_str()) {
+                                    continue;
+                                }
+                                if !std::mem::replace(&mut heading, true) {
+                                    ui.label(
+                                        egui::RichText::new("library (blends, matched)")
+                                            .small()
+                                            .weak(),
+                                    );
+                                }
+                                ui.selectable_value(
+                                    &mut new.voice,
+                                    v.clone(),
+                                    format!("{v} (library)"),
                                 );
                             }
                         })
