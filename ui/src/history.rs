@@ -4,7 +4,8 @@
 //! document as it is each frame ([`History::observe`]); a change becomes an undo step. Typing
 //! one or two characters at a time within [`COALESCE`] of the previous text change extends
 //! that step, so Ctrl+Z undoes a burst of typing rather than one letter. Opening another
-//! document (a different [`Document::id`]) starts a fresh history.
+//! document (a different [`Document::id`]) starts a fresh history. While another text field
+//! has the keyboard (find, search, a line being edited), Ctrl+Z is left to that field.
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -33,6 +34,9 @@ impl Snapshot {
 
 #[derive(Debug, Default)]
 pub struct History {
+    /// The raw script editor: while it has focus Ctrl+Z is the script's undo; in any other text
+    /// field (search, find, a line being edited) it is that field's own.
+    pub(crate) script_field: Option<eframe::egui::Id>,
     doc: Option<u64>,
     current: Option<Snapshot>,
     undo: Vec<Snapshot>,
@@ -45,6 +49,7 @@ impl History {
     pub fn observe(&mut self, doc: &Document) {
         if self.doc != Some(doc.id) {
             *self = Self {
+                script_field: self.script_field,
                 doc: Some(doc.id),
                 current: Some(Snapshot::of(doc)),
                 ..Self::default()

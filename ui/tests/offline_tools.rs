@@ -452,3 +452,36 @@ fn library_voices_are_offered_in_the_cast() {
     h.run_steps(2);
     assert_eq!(h.state().document().speakers()[1].1.voice, "narrator");
 }
+
+#[test]
+fn ctrl_z_undoes_raw_typing_but_belongs_to_other_fields_while_they_have_focus() {
+    let fx = Fixture::new();
+    let original = "Ann: Hello there.\nBen: Hi, Ann.\n";
+    let mut h = with_tools(&fx, original);
+    h.get_by_label("Raw text").click();
+    h.run_steps(2);
+    h.get_by_value(original).focus();
+    h.run_steps(1);
+    h.get_by_value(original).type_text("Ann: First.\n");
+    h.run_steps(2);
+    let typed = h.state().document().text.clone();
+    assert_ne!(typed, original);
+    assert!(typed.contains("Ann: First."), "{typed}");
+    // In the find field, Ctrl+Z is the field's: the script stays as typed.
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::F);
+    h.run_steps(2);
+    h.get_by_role_and_label(Role::TextInput, "Find")
+        .type_text("zz");
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    assert_eq!(h.state().document().text, typed);
+    // Back in the script, Ctrl+Z undoes the typing.
+    h.get_by_label("Close").click();
+    h.run_steps(2);
+    h.get_by_value(&typed).focus();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Z);
+    h.run_steps(2);
+    assert_eq!(h.state().document().text, original);
+}

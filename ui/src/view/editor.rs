@@ -87,6 +87,7 @@ fn raw(studio: &mut Studio, ui: &mut egui::Ui) {
                     .code_editor()
                     .layouter(&mut layouter),
             );
+            studio.history.script_field = Some(response.id);
             let response = response.on_hover_text("The script as text");
             if response.changed() {
                 studio.doc.edited();
