@@ -20,7 +20,9 @@ use crate::work::export::ExportJob;
 use crate::work::library::{LibCmd, LibraryLink};
 use crate::work::load::{self, LoadEvent, Loaded};
 use crate::work::play::{self, PlayJob};
-use crate::work::voicematch::{MatchResult, Unavailable, VoiceMatcher};
+use crate::work::voicematch::{
+    CastCheckState, CastChecked, MatchReport, MatchState, ToolsOrigin, Unavailable, VoiceTools,
+};
 use crate::work::Waker;
 
 /// How the studio starts.
@@ -76,14 +78,23 @@ pub struct Studio {
     pub(crate) load_rx: Option<mpsc::Receiver<LoadEvent>>,
     pub(crate) audio: Box<dyn AudioOut>,
     pub(crate) audio_error: Option<String>,
+    pub(crate) outputs: crate::devices::Outputs,
     pub(crate) buffer: Arc<PlayBuffer>,
     pub(crate) play: Option<PlayJob>,
+    /// Sentences already rendered for playback (replays and edits reuse them).
+    pub(crate) sentences: Arc<crate::work::sentences::SentenceCache>,
+    /// The document revision last seen and when it changed (edits during playback settle).
+    pub(crate) edit_seen: (u64, Instant),
+    /// A cast preview being spoken (it uses the play buffer; playback stops for it).
+    pub(crate) preview: Option<crate::work::preview::PreviewJob>,
     pub(crate) timeline: Timeline,
     pub(crate) export: view::export::ExportDialog,
     pub(crate) export_job: Option<ExportJob>,
     pub(crate) library: LibraryLink,
     pub(crate) library_error: Option<String>,
     pub(crate) projects: Vec<String>,
+    /// The library's blends and matched voices (offered in the cast).
+    pub(crate) library_voices: Vec<String>,
     pub(crate) recovery: Vec<Autosave>,
     pub(crate) last_autosave: Instant,
     pub(crate) open_dialog: Option<String>,
@@ -92,11 +103,22 @@ pub struct Studio {
     pub(crate) import_rx: mpsc::Receiver<Result<Incoming, String>>,
     pub(crate) import_tx: mpsc::SyncSender<Result<Incoming, String>>,
     pub(crate) show_help: bool,
+    pub(crate) history: crate::history::History,
+    pub(crate) find: crate::find::FindBar,
     pub(crate) dark: bool,
     pub(crate) message: Option<(String, Instant)>,
-    pub(crate) matcher: Arc<dyn VoiceMatcher>,
-    pub(crate) match_tx: mpsc::SyncSender<MatchResult>,
-    pub(crate) match_rx: mpsc::Receiver<MatchResult>,
+    pub(crate) matcher: Arc<dyn VoiceTools>,
+    pub(crate) tools_origin: ToolsOrigin,
+    pub(crate) match_options: engine::voicematch::MatchOptions,
+    pub(crate) match_tx: mpsc::SyncSender<MatchReport>,
+    pub(crate) match_rx: mpsc::Receiver<MatchReport>,
+    /// Each speaker's latest voice match (running, found, failed).
+    pub(crate) matching: std::collections::BTreeMap<String, MatchState>,
+    /// Blend editors open in the cast panel, by speaker.
+    pub(crate) blends: std::collections::BTreeMap<String, view::blend::Terms>,
+    pub(crate) cast_check: CastCheckState,
+    pub(crate) check_tx: mpsc::SyncSender<CastChecked>,
+    pub(crate) check_rx: mpsc::Receiver<CastChecked>,
     /// Where each speaker's row in the cast panel was last drawn (clip drop targets).
     pub(crate) cast_rows: Vec<(String, egui::Rect)>,
     pub(crate) last_xrt: Option<f64>,
@@ -139,8 +161,10 @@ impl Studio {
         let library = LibraryLink::start(config.library.clone(), waker.clone());
         library.send(LibCmd::ListAutosaves);
         library.send(LibCmd::ListProjects);
+        library.send(LibCmd::ListVoices);
         let (import_tx, import_rx) = mpsc::sync_channel(16);
-        let (match_tx, match_rx) = mpsc::sync_channel(16);
+        let (match_tx, match_rx) = mpsc::sync_channel(crate::work::EVENTS);
+        let (check_tx, check_rx) = mpsc::sync_channel(4);
         let mut studio = Self {
             waker,
             doc: Document::new("untitled", EXAMPLE.to_owned(), None),
@@ -150,14 +174,19 @@ impl Studio {
             load_rx,
             audio,
             audio_error,
+            outputs: crate::devices::Outputs::default(),
             buffer,
             play: None,
+            sentences: Arc::default(),
+            edit_seen: (0, Instant::now()),
+            preview: None,
             timeline: Timeline::default(),
             export: view::export::ExportDialog::default(),
             export_job: None,
             library,
             library_error: None,
             projects: Vec::new(),
+            library_voices: Vec::new(),
             recovery: Vec::new(),
             last_autosave: Instant::now(),
             open_dialog: None,
@@ -166,11 +195,20 @@ impl Studio {
             import_rx,
             import_tx,
             show_help: false,
+            history: crate::history::History::default(),
+            find: crate::find::FindBar::default(),
             dark: true,
             message: None,
             matcher: Arc::new(Unavailable),
+            tools_origin: ToolsOrigin::StandIn,
+            match_options: engine::voicematch::MatchOptions::default(),
             match_tx,
             match_rx,
+            matching: std::collections::BTreeMap::new(),
+            blends: std::collections::BTreeMap::new(),
+            cast_check: CastCheckState::default(),
+            check_tx,
+            check_rx,
             cast_rows: Vec::new(),
             last_xrt: None,
             frames: FrameStats::from_env(),
@@ -187,9 +225,16 @@ impl Studio {
         self.load_rx = Some(rx);
     }
 
-    /// Replaces the voice matcher (the hook for the engine's voice matching).
-    pub fn set_voice_matcher(&mut self, matcher: Arc<dyn VoiceMatcher>) {
-        self.matcher = matcher;
+    /// Replaces the voice tools (matching, cast check); loading the model then keeps them.
+    pub fn set_voice_tools(&mut self, tools: Arc<dyn VoiceTools>) {
+        self.matcher = tools;
+        self.tools_origin = ToolsOrigin::Caller;
+    }
+
+    /// How the engine's voice matching searches (tests narrow the candidates to stay quick);
+    /// takes effect when the model loads.
+    pub fn set_match_options(&mut self, options: engine::voicematch::MatchOptions) {
+        self.match_options = options;
     }
 
     // --- read-only views for tests and the status bar ---
@@ -334,6 +379,8 @@ impl Studio {
             scheduler,
             episode,
             self.selected,
+            Arc::clone(&self.sentences),
+            self.config.library.clone(),
             self.waker.clone(),
         ));
         self.buffer.set_playing(true);
@@ -361,6 +408,9 @@ impl Studio {
     pub fn stop(&mut self) {
         self.buffer.set_playing(false);
         if let Some(job) = self.play.take() {
+            job.stop();
+        }
+        if let Some(job) = self.preview.take() {
             job.stop();
         }
     }
@@ -392,6 +442,8 @@ impl Studio {
         let started = Instant::now();
         let ctx = ui.ctx().clone();
         self.drain_all();
+        self.schedule_cast_check();
+        self.history.observe(&self.doc);
         crate::input::handle(self, &ctx);
         if self.last_autosave.elapsed() >= AUTOSAVE_EVERY {
             self.autosave_now();
@@ -402,7 +454,13 @@ impl Studio {
             egui::Visuals::light()
         });
         view::layout(self, ui);
-        if self.is_playing() || self.play.is_some() || self.export_job.is_some() {
+        self.history.observe(&self.doc);
+        self.follow_edits();
+        if self.is_playing()
+            || self.play.is_some()
+            || self.preview.is_some()
+            || self.export_job.is_some()
+        {
             // Keep the playhead moving at the display rate while anything is under way.
             ctx.request_repaint_after(Duration::from_millis(16));
         }

@@ -146,6 +146,8 @@ impl AudioOut for NoAudio {
 #[derive(Debug, Clone, Default)]
 pub struct MockOut {
     inner: Arc<Mutex<MockState>>,
+    /// The device name it reports (`None`: "mock output (tests)").
+    name: Option<String>,
 }
 
 #[derive(Debug, Default)]
@@ -158,6 +160,15 @@ impl MockOut {
     #[must_use]
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// The same recorder under another device name (the mock device picker).
+    #[must_use]
+    pub fn named(&self, name: &str) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+            name: Some(name.to_owned()),
+        }
     }
 
     /// Pulls up to `frames` samples as a device callback would; returns how many were real.
@@ -185,7 +196,9 @@ impl MockOut {
 
 impl AudioOut for MockOut {
     fn describe(&self) -> String {
-        "mock output (tests)".into()
+        self.name
+            .clone()
+            .unwrap_or_else(|| "mock output (tests)".into())
     }
 
     fn attach(&mut self, buffer: Arc<PlayBuffer>) -> Result<(), AudioOutError> {
@@ -223,6 +236,55 @@ impl CpalOut {
             stream: None,
         })
     }
+
+    /// The output devices' names, the default first.
+    pub fn output_names() -> Result<Vec<String>, AudioOutError> {
+        use cpal::traits::HostTrait;
+        let host = cpal::default_host();
+        let default = host.default_output_device().map(|d| device_name(&d));
+        let devices = host.output_devices().map_err(|e| AudioOutError::Open {
+            device: "output devices".into(),
+            reason: e.to_string(),
+        })?;
+        let mut names: Vec<String> = default.iter().cloned().collect();
+        for d in devices {
+            let n = device_name(&d);
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        }
+        Ok(names)
+    }
+
+    /// Opens the output device called `name`.
+    pub fn open_named(name: &str) -> Result<Self, AudioOutError> {
+        use cpal::traits::HostTrait;
+        let host = cpal::default_host();
+        let devices = host.output_devices().map_err(|e| AudioOutError::Open {
+            device: name.to_owned(),
+            reason: e.to_string(),
+        })?;
+        for device in devices {
+            if device_name(&device) == name {
+                return Ok(Self {
+                    device,
+                    name: name.to_owned(),
+                    stream: None,
+                });
+            }
+        }
+        Err(AudioOutError::Open {
+            device: name.to_owned(),
+            reason: "it is no longer connected".into(),
+        })
+    }
+}
+
+fn device_name(device: &cpal::Device) -> String {
+    use cpal::traits::DeviceTrait;
+    device
+        .description()
+        .map_or_else(|_| "unnamed output".to_owned(), |d| d.name().to_owned())
 }
 
 impl AudioOut for CpalOut {

@@ -4,6 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use engine::script::{Episode, ParseOptions, ScriptError};
 
@@ -15,6 +16,8 @@ pub struct CastChoice {
 }
 
 pub struct Document {
+    /// Unique per document opened in this process (the undo history follows it).
+    pub id: u64,
     /// Project name (in the library) and script name in messages.
     pub name: String,
     /// The file it was imported from, if any.
@@ -39,8 +42,10 @@ Alice: And when it sounds right, export it with captions and chapters.\n";
 impl Document {
     #[must_use]
     pub fn new(name: &str, text: String, path: Option<PathBuf>) -> Self {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let parsed = parse(name, &text);
         Self {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name: name.to_owned(),
             path,
             text,

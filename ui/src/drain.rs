@@ -2,8 +2,6 @@
 //! (model load, playback audio, imports, voice matches, library answers, export progress) and
 //! fold it into the studio's state. Only `try_iter`: nothing here waits.
 
-use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Instant;
 
 use crate::app::{EngineState, Studio};
@@ -17,6 +15,7 @@ impl Studio {
     pub(crate) fn drain_all(&mut self) {
         if let Some(rx) = &self.load_rx {
             let events: Vec<_> = rx.try_iter().collect();
+            let mut loaded = false;
             for event in events {
                 self.engine = match (event, &self.engine) {
                     (LoadEvent::Fetching { root }, _) => EngineState::Fetching {
@@ -36,8 +35,14 @@ impl Studio {
                         EngineState::Loading { text, fraction }
                     }
                     (LoadEvent::Failed(e), _) => EngineState::Failed(e),
-                    (LoadEvent::Loaded(l), _) => EngineState::Ready(l),
+                    (LoadEvent::Loaded(l), _) => {
+                        loaded = true;
+                        EngineState::Ready(l)
+                    }
                 };
+            }
+            if loaded {
+                self.install_voice_tools();
             }
         }
         if let Some(job) = &self.play {
@@ -77,28 +82,8 @@ impl Studio {
                 Err(e) => self.say(format!("cannot open: {e}")),
             }
         }
-        let matches: Vec<_> = self.match_rx.try_iter().collect();
-        for m in matches {
-            match m.voice {
-                Ok(voice) => {
-                    let speed = self
-                        .doc
-                        .speakers()
-                        .into_iter()
-                        .find(|(s, _)| *s == m.speaker)
-                        .map_or(1.0, |(_, c)| c.speed);
-                    self.doc
-                        .cast
-                        .insert(m.speaker.clone(), crate::doc::CastChoice { voice, speed });
-                    self.say(format!(
-                        "{} now speaks like {}",
-                        m.speaker,
-                        m.clip.display()
-                    ));
-                }
-                Err(e) => self.say(e),
-            }
-        }
+        self.drain_voice_tools();
+        self.drain_outputs();
         self.drain_library();
         self.drain_export();
     }
@@ -126,21 +111,11 @@ impl Studio {
                     self.say(format!("opened project \"{}\"", draft.name));
                 }
                 LibEvent::Projects(p) => self.projects = p,
+                LibEvent::Voices(v) => self.library_voices = v,
                 LibEvent::Autosaves(a) => self.recovery = a,
                 LibEvent::Error(e) => self.say(e),
             }
         }
-    }
-
-    pub(crate) fn start_voice_match(&mut self, speaker: String, clip: PathBuf) {
-        self.say(format!("matching a voice for {speaker}…"));
-        crate::work::voicematch::start(
-            Arc::clone(&self.matcher),
-            speaker,
-            clip,
-            self.match_tx.clone(),
-            self.waker.clone(),
-        );
     }
 
     fn drain_export(&mut self) {

@@ -50,6 +50,19 @@ pub fn handle(studio: &mut Studio, ctx: &egui::Context) {
     let cmd = Modifiers::COMMAND;
     let cmd_shift = Modifiers::COMMAND | Modifiers::SHIFT;
     let pressed = |s: KeyboardShortcut| ctx.input_mut(|i| i.consume_shortcut(&s));
+    // In a text field other than the raw script, Ctrl+Z belongs to that field.
+    let other_field = typing && ctx.memory(egui::Memory::focused) != studio.history.script_field;
+    if !other_field {
+        if pressed(sc(cmd_shift, Key::Z)) || pressed(sc(cmd, Key::Y)) {
+            studio.redo();
+        }
+        if pressed(sc(cmd, Key::Z)) {
+            studio.undo();
+        }
+    }
+    if pressed(sc(cmd, Key::F)) {
+        studio.open_find();
+    }
     if pressed(sc(cmd_shift, Key::S)) {
         studio.save_as = Some(studio.doc.name.clone());
     }

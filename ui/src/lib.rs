@@ -3,23 +3,31 @@
 //!
 //! The window talks to the engine only through its public API and never waits on it: model
 //! loading and fetching, playback rendering (interactive streams on the shared scheduler),
-//! exports (offline work on the same scheduler), the library and voice matching each run on a
-//! named thread ([`work`]) and report through channels; every report requests a repaint.
+//! exports (offline work on the same scheduler), the library, voice matching, the cast check,
+//! previews and output-device probing each run on a named thread ([`work`], [`devices`]) and
+//! report through bounded channels; every report requests a repaint.
 //! Playback goes through the [`audio::AudioOut`] trait: cpal on a real machine, a recording mock
 //! in tests, and a "cannot play" stand-in when there is no device (rendering and export still
 //! work then).
 //!
 //! Layout of the crate: [`app`] holds the state and the frame loop, [`view`] one file per panel
 //! or dialog, [`doc`] the open script, [`timeline`] the waveform envelope, [`input`] shortcuts
-//! and dropped files, [`frames`] the frame-time statistics.
+//! and dropped files, [`history`] undo/redo, [`find`] the find bar, [`devices`] the output
+//! picker, `cast` (voice matching, cast check, previews) and `live` (edits while playing) the
+//! studio's cast and playback work, [`frames`] the frame-time statistics.
 
 pub mod actions;
 pub mod app;
 pub mod audio;
+mod cast;
+pub mod devices;
 pub mod doc;
 mod drain;
+pub mod find;
 pub mod frames;
+pub mod history;
 pub mod input;
+mod live;
 pub mod timeline;
 pub mod view;
 pub mod work;
@@ -66,7 +74,9 @@ pub fn run(config: StudioConfig) -> Result<(), UiError> {
                 Ok(out) => Box::new(out),
                 Err(e) => Box::new(audio::NoAudio(e)),
             };
-            Ok(Box::new(Studio::new(&cc.egui_ctx, config, audio)))
+            let mut studio = Studio::new(&cc.egui_ctx, config, audio);
+            studio.set_output_catalog(std::sync::Arc::new(devices::CpalCatalog));
+            Ok(Box::new(studio))
         }),
     )
     .map_err(|e| UiError::Window(e.to_string()))

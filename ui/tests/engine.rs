@@ -89,8 +89,8 @@ fn import_cast_play_edit_and_export() {
 
     // Edit Ben's line through its Edit button.
     h.get_all_by_label("Edit")
-        .nth(1)
-        .expect("two lines")
+        .last()
+        .expect("the last line's Edit button (the first is the Edit menu)")
         .click();
     h.run_steps(2);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
@@ -130,4 +130,165 @@ fn import_cast_play_edit_and_export() {
     assert!(dest.with_extension("srt").is_file(), "captions beside it");
     h.run_steps(2);
     assert!(h.query_by_label("Show in folder").is_some());
+}
+
+#[test]
+fn a_dropped_clip_matches_a_voice_the_cast_check_warns_and_preview_speaks() {
+    let Some(store) = model_store() else {
+        return;
+    };
+    let fx = Fixture::new();
+    let mut h = fx.harness(Some(store.root()), SIZE);
+    // A narrow search keeps the test quick: three candidates, one blend render.
+    h.state_mut()
+        .set_match_options(engine::voicematch::MatchOptions {
+            candidates: Some(vec![
+                "af_heart".into(),
+                "am_michael".into(),
+                "bf_emma".into(),
+            ]),
+            max_renders: 1,
+            listed: 3,
+        });
+    h.state_mut().document_mut().text =
+        "---\ncast:\n  Ann: af_heart\n  Ben: af_heart\n---\nAnn: Hello.\nBen: Hi.\n".into();
+    h.state_mut().document_mut().edited();
+    step_until(&mut h, Duration::from_mins(2), "the model to load", |h| {
+        assert!(h.state().engine_error().is_none());
+        h.state().is_ready()
+    });
+
+    // Both speakers share a voice: the cast check (off the UI thread) says so.
+    step_until(&mut h, Duration::from_mins(2), "the cast check", |h| {
+        !h.state().cast_warnings().is_empty()
+    });
+    h.run_steps(2);
+    assert!(h
+        .query_by_label_contains("Ann and Ben share the voice af_heart")
+        .is_some());
+
+    // Preview Ann: a sample sentence reaches the audio device.
+    h.get_by_label("Preview Ann").click();
+    h.run_steps(1);
+    assert_eq!(h.state().previewing(), Some("Ann"));
+    step_until(&mut h, Duration::from_mins(1), "the preview", |h| {
+        fx.mock.pull(2400);
+        h.state().previewing().is_none()
+    });
+    while fx.mock.pull(24_000) > 0 {}
+    let heard = fx.mock.received();
+    assert!(heard.len() > 24_000, "about two seconds: {}", heard.len());
+    let energy: f32 = heard.iter().map(|s| s * s).sum::<f32>() / heard.len() as f32;
+    assert!(energy > 1e-5, "not silence: {energy}");
+
+    // Drop a recording of Michael on Ben: the match is saved in the library and given to Ben.
+    let clip = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/goldens/ge2e/michael.flac");
+    let row = h
+        .query_all_by_label("Ben")
+        .map(|n| n.rect())
+        .min_by(|a, b| a.left().total_cmp(&b.left()))
+        .expect("Ben in the cast panel");
+    h.hover_at(row.center());
+    h.run_steps(1);
+    ui::input::drop_file(h.input_mut(), &clip);
+    step_until(
+        &mut h,
+        Duration::from_mins(3),
+        "the voice match",
+        |h| match h.state().match_state("Ben") {
+            Some(ui::work::voicematch::MatchState::Failed(e)) => panic!("match failed: {e}"),
+            Some(ui::work::voicematch::MatchState::Done(_)) => true,
+            _ => false,
+        },
+    );
+    let Some(ui::work::voicematch::MatchState::Done(found)) = h.state().match_state("Ben").cloned()
+    else {
+        unreachable!("checked above")
+    };
+    assert!(found.recipe.contains("am_michael"), "{}", found.recipe);
+    assert!(found.similarity > 0.7, "{}", found.similarity);
+    let ben = h.state().document().speakers()[1].1.clone();
+    assert_eq!(
+        ben.voice, found.name,
+        "Ben speaks in the saved library voice"
+    );
+    let library = engine::library::Library::open(fx.path("library.sqlite")).expect("library");
+    let saved = library
+        .get_voice(&found.name)
+        .expect("library read")
+        .expect("the matched voice is saved");
+    assert!(saved.notes.contains("not a clone"), "{}", saved.notes);
+    h.run_steps(2);
+    assert!(h.query_by_label_contains("it does not clone").is_some());
+    // Ann and Ben now differ: the warning goes once the check has run again.
+    step_until(&mut h, Duration::from_mins(1), "the re-check", |h| {
+        h.query_by_label_contains("share the voice").is_none()
+    });
+
+    // Ben's library voice renders (resolved to its recipe off the UI thread).
+    let before = fx.mock.received().len();
+    h.get_by_label("Preview Ben").click();
+    h.run_steps(1);
+    step_until(&mut h, Duration::from_mins(1), "Ben's preview", |h| {
+        fx.mock.pull(2400);
+        h.state().previewing().is_none()
+    });
+    while fx.mock.pull(24_000) > 0 {}
+    let message = h.state().message().unwrap_or_default().to_owned();
+    assert!(!message.contains("failed"), "{message}");
+    let spoke = fx.mock.received().len() - before;
+    assert!(spoke > 24_000, "Ben's matched voice spoke: {spoke} samples");
+
+    // A blend for Ann, previewed: it speaks.
+    h.get_by_label("Blend voices for Ann").click();
+    h.run_steps(2);
+    let before = fx.mock.received().len();
+    h.get_by_label("Preview blend").click();
+    h.run_steps(1);
+    assert_eq!(h.state().previewing(), Some("Ann"));
+    step_until(&mut h, Duration::from_mins(1), "the blend preview", |h| {
+        fx.mock.pull(2400);
+        h.state().previewing().is_none()
+    });
+    while fx.mock.pull(24_000) > 0 {}
+    let blend = fx.mock.received().len() - before;
+    assert!(blend > 24_000, "the blend spoke: {blend} samples");
+}
+
+#[test]
+fn editing_a_line_while_playing_re_renders_only_that_line() {
+    let Some(store) = model_store() else {
+        return;
+    };
+    let fx = Fixture::new();
+    let mut h = fx.harness(Some(store.root()), SIZE);
+    h.state_mut().document_mut().text =
+        "Ann: Good morning, and welcome.\nBen: It is good to be here.\n".into();
+    h.state_mut().document_mut().edited();
+    step_until(&mut h, Duration::from_mins(2), "the model to load", |h| {
+        assert!(h.state().engine_error().is_none());
+        h.state().is_ready()
+    });
+    h.get_by_label("Play").click();
+    // Wait until Ann's line is rendered and Ben's has started (the device is not pulling, so
+    // the playhead stays in Ann's line).
+    step_until(&mut h, Duration::from_mins(2), "Ben's line to start", |h| {
+        h.state().timeline().regions.len() == 2 && h.state().sentence_stats().1 == 2
+    });
+    let (hits, misses) = h.state().sentence_stats();
+    assert!(h.state().is_playing());
+    ui::view::editor::edit_line(h.state_mut(), 1, "Ben: It is great to be here.");
+    let revision = h.state().document().revision;
+    step_until(&mut h, Duration::from_mins(2), "the re-render", |h| {
+        let tl = h.state().timeline();
+        tl.revision == revision && tl.complete
+    });
+    let (hits2, misses2) = h.state().sentence_stats();
+    assert_eq!(hits2 - hits, 1, "Ann's unchanged line came from the cache");
+    assert_eq!(misses2 - misses, 1, "only Ben's edited line was rendered");
+    assert!(h.state().is_playing(), "playback went on by itself");
+    let tl = h.state().timeline();
+    assert_eq!(tl.start_line, 0, "from the line being heard");
+    assert_eq!(tl.regions.len(), 2);
 }

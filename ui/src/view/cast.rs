@@ -9,9 +9,10 @@ use engine::voice::StockVoice;
 use crate::app::{EngineState, Studio};
 use crate::doc::CastChoice;
 use crate::view::speaker_colour;
+use crate::work::voicematch::MatchState;
 
 /// The voices to offer: the store's when loaded, else the names the script parser knows.
-fn voices(studio: &Studio) -> Vec<StockVoice> {
+pub(crate) fn voices(studio: &Studio) -> Vec<StockVoice> {
     if let EngineState::Ready(engine) = &studio.engine {
         if !engine.voices.is_empty() {
             return engine.voices.clone();
@@ -29,11 +30,31 @@ fn voices(studio: &Studio) -> Vec<StockVoice> {
 }
 
 pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
-    ui.heading("Cast");
+    ui.horizontal(|ui| {
+        ui.heading("Cast");
+        if studio.cast_check.running {
+            // In the heading row, so the rows below do not move while the check runs.
+            ui.spinner()
+                .on_hover_text("Checking that the speakers' voices sound distinct");
+        }
+    });
     ui.label(egui::RichText::new("Drop a voice clip on a speaker to match a voice.").weak())
         .on_hover_text("Voice matching compares the clip with every voice in the library");
+    let warnings = studio.cast_warnings();
+    if let Some(e) = &studio.cast_check.error {
+        ui.label(egui::RichText::new(format!("Cast check unavailable: {e}")).weak())
+            .on_hover_text("The cast check compares the voices with the speaker encoder");
+    }
+    for w in &warnings {
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!("Sounds alike: {}", w.message().replace('≥', ">=")),
+        )
+        .on_hover_text("Cast check: these voices are hard to tell apart (probe similarity ≥ 0.90)");
+    }
     ui.separator();
     let voices = voices(studio);
+    let library_voices = studio.library_voices.clone();
     let speakers = studio.doc.speakers();
     if speakers.is_empty() {
         ui.label("No speakers: the script does not parse yet.");
@@ -52,6 +73,16 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                     ui.painter()
                         .circle_filled(dot.center(), 5.0, speaker_colour(k));
                     ui.strong(&name);
+                    if warnings
+                        .iter()
+                        .any(|w| w.speaker_a == name || w.speaker_b == name)
+                    {
+                        ui.colored_label(ui.visuals().warn_fg_color, "(sounds alike)")
+                            .on_hover_text(format!(
+                                "{name}'s voice is hard to tell apart from another speaker's"
+                            ));
+                    }
+                    preview_button(studio, ui, &name);
                 });
                 ui.horizontal(|ui| {
                     ui.label("Voice");
@@ -89,6 +120,24 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                                     format!("{} ({})", v.name, v.gender),
                                 );
                             }
+                            let mut heading = false;
+                            for v in &library_voices {
+                                if !filter.is_empty() && !v.contains(filter.as_str()) {
+                                    continue;
+                                }
+                                if !std::mem::replace(&mut heading, true) {
+                                    ui.label(
+                                        egui::RichText::new("library (blends, matched)")
+                                            .small()
+                                            .weak(),
+                                    );
+                                }
+                                ui.selectable_value(
+                                    &mut new.voice,
+                                    v.clone(),
+                                    format!("{v} (library)"),
+                                );
+                            }
                         })
                         .response
                         .on_hover_text(format!("The voice {name} speaks with"));
@@ -104,6 +153,9 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                         "How fast {name} speaks (1.0 is the voice's own pace)"
                     ));
                 });
+                ui.horizontal(|ui| crate::view::blend::toggle(studio, ui, &name, &new.voice));
+                crate::view::blend::show(studio, ui, &name, new.speed);
+                match_status(studio, ui, &name);
             });
             rows.push((name.clone(), frame.response.rect));
             if new != choice {
@@ -113,6 +165,77 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
     });
     ui.data_mut(|d| d.insert_temp(filter_id, filter));
     studio.cast_rows = rows;
+}
+
+/// Preview (or stop previewing) `speaker`'s voice.
+fn preview_button(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str) {
+    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+        if studio.previewing() == Some(speaker) {
+            if ui
+                .small_button("Stop preview")
+                .on_hover_text("Stop the preview")
+                .clicked()
+            {
+                studio.stop();
+            }
+        } else if ui
+            .small_button(format!("Preview {speaker}"))
+            .on_hover_text(format!(
+                "Hear a sample sentence in {speaker}'s voice and speed"
+            ))
+            .clicked()
+        {
+            studio.preview_speaker(speaker);
+        }
+    });
+}
+
+/// The state of `speaker`'s voice match under its row: progress, the voice found, or why not.
+fn match_status(studio: &Studio, ui: &mut egui::Ui, speaker: &str) {
+    match studio.matching.get(speaker) {
+        None => {}
+        Some(MatchState::Running { text, fraction }) => {
+            ui.horizontal(|ui| {
+                ui.spinner();
+                ui.label(format!("Matching a voice: {text}"));
+            });
+            if let Some(f) = fraction {
+                ui.add(egui::ProgressBar::new(*f).show_percentage());
+            }
+        }
+        Some(MatchState::Done(m)) => {
+            ui.label(format!(
+                "Matched voice \"{}\" = {} (similarity {:.2})",
+                m.name, m.recipe, m.similarity
+            ))
+            .on_hover_text(format!(
+                "Saved in the voice library. Nearest stock voices: {}",
+                m.nearest
+                    .iter()
+                    .map(|(n, s)| format!("{n} {s:.2}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            ui.label(
+                egui::RichText::new(
+                    "This matches the nearest voice Banter can speak; it does not clone the \
+                     clip's voice.",
+                )
+                .small()
+                .weak(),
+            );
+            for note in &m.notes {
+                ui.label(egui::RichText::new(format!("Note: {note}")).small());
+            }
+        }
+        Some(MatchState::Failed(e)) => {
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                format!("Voice match failed: {e}"),
+            )
+            .on_hover_text("Drop a clip of at least a few seconds of clear speech");
+        }
+    }
 }
 
 /// Gives `speaker` a voice and speed (the cast panel and tests).

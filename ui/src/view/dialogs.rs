@@ -8,7 +8,7 @@ use crate::doc::Document;
 use crate::work::library::LibCmd;
 
 /// Every shortcut, for the F1 overlay.
-pub const SHORTCUTS: [(&str, &str); 12] = [
+pub const SHORTCUTS: [(&str, &str); 17] = [
     ("Space", "Play / pause from the selected line"),
     ("Esc", "Stop (or close a dialog)"),
     ("Ctrl+N", "New project"),
@@ -16,11 +16,22 @@ pub const SHORTCUTS: [(&str, &str); 12] = [
     ("Ctrl+S", "Save the project"),
     ("Ctrl+Shift+S", "Save the project as…"),
     ("Ctrl+E", "Export…"),
+    ("Ctrl+Z", "Undo a script or cast change"),
+    ("Ctrl+Shift+Z / Ctrl+Y", "Redo"),
+    ("Ctrl+F", "Find in the script"),
+    (
+        "Enter / Shift+Enter",
+        "Next / previous match (in the find bar)",
+    ),
     ("Ctrl+L", "Switch between lines and raw text"),
     ("Ctrl+Shift+T", "Dark / light theme"),
     ("F1", "This list"),
     ("Ctrl+Q", "Quit (autosaves first)"),
     ("Double-click a line", "Edit it"),
+    (
+        "Right-click a line",
+        "Re-render it at another speed or voice",
+    ),
 ];
 
 /// The first-run view: shown above the editor while the model is missing or failed.

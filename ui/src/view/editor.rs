@@ -43,6 +43,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
             .on_hover_text("The script does not parse; the line is highlighted below");
     }
     ui.separator();
+    crate::find::show(studio, ui);
     if studio.mode == EditorMode::Raw || studio.doc.parsed.is_err() {
         raw(studio, ui);
     } else {
@@ -54,12 +55,20 @@ fn raw(studio: &mut Studio, ui: &mut egui::Ui) {
     let error_line = studio.doc.parsed.as_ref().err().map(|e| e.line);
     let error_bg = ui.visuals().error_fg_color.gamma_multiply(0.25);
     let text_colour = ui.visuals().text_color();
+    let find_bg = find_colour(ui);
+    let query = (studio.find.open && !studio.find.query.is_empty())
+        .then(|| studio.find.query.to_lowercase());
     let mut layouter = move |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
         let mut job = LayoutJob::default();
         for (i, line) in text.as_str().split_inclusive('\n').enumerate() {
             let mut format = TextFormat::simple(FontId::monospace(14.0), text_colour);
             if error_line == Some(i + 1) {
                 format.background = error_bg;
+            } else if query
+                .as_ref()
+                .is_some_and(|q| line.to_lowercase().contains(q.as_str()))
+            {
+                format.background = find_bg;
             }
             job.append(line, 0.0, format);
         }
@@ -78,6 +87,7 @@ fn raw(studio: &mut Studio, ui: &mut egui::Ui) {
                     .code_editor()
                     .layouter(&mut layouter),
             );
+            studio.history.script_field = Some(response.id);
             let response = response.on_hover_text("The script as text");
             if response.changed() {
                 studio.doc.edited();
@@ -91,7 +101,8 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
     };
     let id = ui.scope_id().with("line-edit");
     let mut edit: LineEdit = ui.data_mut(|d| d.get_temp(id)).unwrap_or_default();
-    let source: Vec<&str> = studio.doc.text.lines().collect();
+    // Owned: the line's context menu edits the document while the rows are drawn.
+    let source: Vec<String> = studio.doc.text.lines().map(str::to_owned).collect();
     let starts: Vec<usize> = ep.lines.iter().map(|l| l.position.line).collect();
     let current = studio
         .timeline
@@ -111,6 +122,8 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
             )
         })
         .collect();
+    let found = crate::find::matching_lines(&studio.doc, &studio.find);
+    let scroll_to = studio.find.scroll_to.take();
     let mut commit: Option<(usize, String)> = None;
     egui::ScrollArea::vertical()
         .id_salt("lines")
@@ -121,13 +134,20 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                 let playing = current == Some(i);
                 let fill = if playing {
                     ui.visuals().selection.bg_fill.gamma_multiply(0.6)
+                } else if found.contains(&i) {
+                    find_colour(ui)
                 } else if selected {
                     ui.visuals().faint_bg_color
                 } else {
                     Color32::TRANSPARENT
                 };
-                egui::Frame::new()
+                let row = egui::Frame::new()
                     .fill(fill)
+                    .stroke(if selected && found.contains(&i) {
+                        ui.visuals().selection.stroke
+                    } else {
+                        egui::Stroke::NONE
+                    })
                     .inner_margin(egui::Margin::symmetric(6, 3))
                     .corner_radius(4.0)
                     .show(ui, |ui| {
@@ -167,10 +187,16 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                             } else {
                                 let label = ui
                                     .add(egui::Label::new(&text).wrap().sense(egui::Sense::click()))
-                                    .on_hover_text("Click to select (play starts here)");
+                                    .on_hover_text(
+                                        "Click to select (play starts here); right-click to \
+                                         re-render it with another speed or voice",
+                                    );
                                 if label.clicked() {
                                     studio.selected = i;
                                 }
+                                label.context_menu(|ui| {
+                                    crate::view::line_menu::show(studio, ui, i, &speaker);
+                                });
                                 if label.double_clicked() {
                                     edit = LineEdit {
                                         line: Some(i),
@@ -196,6 +222,9 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                             }
                         });
                     });
+                if scroll_to == Some(i) {
+                    row.response.scroll_to_me(Some(egui::Align::Center));
+                }
             }
         });
     if let Some((i, text)) = commit {
@@ -203,6 +232,11 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
         edit = LineEdit::default();
     }
     ui.data_mut(|d| d.insert_temp(id, edit));
+}
+
+/// The background of a line that matches the find bar.
+fn find_colour(ui: &egui::Ui) -> Color32 {
+    ui.visuals().warn_fg_color.gamma_multiply(0.25)
 }
 
 /// The source lines of turn `i`: from its first line to the next turn's, blank lines trimmed.
@@ -216,9 +250,15 @@ fn source_range(source_len: usize, starts: &[usize], i: usize) -> std::ops::Rang
     from..to.max(from)
 }
 
-fn source_of(source: &[&str], starts: &[usize], i: usize) -> String {
+fn source_of<S: AsRef<str>>(source: &[S], starts: &[usize], i: usize) -> String {
     let range = source_range(source.len(), starts, i);
-    source[range].join("\n").trim_end().to_owned()
+    source[range]
+        .iter()
+        .map(AsRef::as_ref)
+        .collect::<Vec<&str>>()
+        .join("\n")
+        .trim_end()
+        .to_owned()
 }
 
 /// Replaces turn `i`'s source lines by `text` and reparses.
@@ -243,6 +283,18 @@ pub fn replace_source(studio: &mut Studio, starts: &[usize], i: usize, text: &st
     }
     studio.doc.text = joined;
     studio.doc.edited();
+}
+
+/// The source text of turn `i`, if the script parses and has it.
+#[must_use]
+pub fn line_source(studio: &Studio, i: usize) -> Option<String> {
+    let ep = studio.doc.parsed.as_ref().ok()?;
+    if i >= ep.lines.len() {
+        return None;
+    }
+    let starts: Vec<usize> = ep.lines.iter().map(|l| l.position.line).collect();
+    let source: Vec<&str> = studio.doc.text.lines().collect();
+    Some(source_of(&source, &starts, i))
 }
 
 /// Replaces line `i`'s source (for tests and the context menu).

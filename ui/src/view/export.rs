@@ -126,6 +126,7 @@ pub fn start(studio: &mut Studio) {
         episode,
         dest,
         studio.export.options(),
+        studio.config.library.clone(),
         studio.waker.clone(),
     ));
 }

@@ -1,4 +1,4 @@
-//! The menu bar: File (projects, import, export, quit), View (script mode, theme) and Help.
+//! The menu bar: File (projects, import, export, quit), Edit (undo, redo, find), View (script mode, theme) and Help.
 
 use eframe::egui;
 
@@ -8,6 +8,7 @@ use crate::work::library::LibCmd;
 pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| file_menu(studio, ui));
+        ui.menu_button("Edit", |ui| edit_menu(studio, ui));
         ui.menu_button("View", |ui| {
             let raw = studio.mode == EditorMode::Raw;
             if ui
@@ -52,6 +53,40 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                 .on_hover_text("The project's name; • means unsaved changes");
         });
     });
+}
+
+fn edit_menu(studio: &mut Studio, ui: &mut egui::Ui) {
+    if ui
+        .add_enabled(
+            studio.history.can_undo(),
+            egui::Button::new("Undo  (Ctrl+Z)"),
+        )
+        .on_hover_text("Undo the last change to the script or the cast")
+        .clicked()
+    {
+        studio.undo();
+        ui.close();
+    }
+    if ui
+        .add_enabled(
+            studio.history.can_redo(),
+            egui::Button::new("Redo  (Ctrl+Shift+Z)"),
+        )
+        .on_hover_text("Redo the last undone change (also Ctrl+Y)")
+        .clicked()
+    {
+        studio.redo();
+        ui.close();
+    }
+    ui.separator();
+    if ui
+        .button("Find…  (Ctrl+F)")
+        .on_hover_text("Find text or a speaker in the script")
+        .clicked()
+    {
+        studio.open_find();
+        ui.close();
+    }
 }
 
 fn file_menu(studio: &mut Studio, ui: &mut egui::Ui) {

@@ -2,10 +2,12 @@
 //! status bar at the bottom, transport and timeline above it, the cast on the left, the script
 //! in the middle; dialogs float above.
 
+pub mod blend;
 pub mod cast;
 pub mod dialogs;
 pub mod editor;
 pub mod export;
+pub mod line_menu;
 pub mod menu;
 pub mod status;
 pub mod transport;

@@ -1,4 +1,4 @@
-//! The status bar: model device, playback device, xRT of the last render, the scheduler's
+//! The status bar: model device, playback device (with the output picker), xRT of the last render, the scheduler's
 //! figures, and the latest message.
 
 use std::sync::atomic::Ordering;
@@ -44,16 +44,56 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
         }
         ui.separator();
         match &studio.audio_error {
-            None => ui
-                .label(format!("audio: {}", studio.audio.describe()))
-                .on_hover_text("The audio output playback goes to"),
-            Some(e) => ui
-                .colored_label(ui.visuals().warn_fg_color, "audio: cannot play")
-                .on_hover_text(format!("{e}. Rendering and export still work.")),
-        };
+            None if !studio.outputs.names.is_empty() => output_picker(studio, ui),
+            None => {
+                ui.label(format!("audio: {}", studio.audio.describe()))
+                    .on_hover_text("The audio output playback goes to");
+            }
+            Some(e) => {
+                ui.colored_label(ui.visuals().warn_fg_color, "audio: cannot play")
+                    .on_hover_text(format!("{e}. Rendering and export still work."));
+                if !studio.outputs.names.is_empty() {
+                    output_picker(studio, ui);
+                }
+            }
+        }
+        if let Some(name) = &studio.outputs.opening {
+            ui.spinner();
+            ui.label(format!("opening {name}…"));
+        }
         if let Some((m, _)) = &studio.message {
             ui.separator();
             ui.label(m.as_str());
         }
     });
+}
+
+/// The output device picker: the devices listed (off the UI thread), the current one selected.
+fn output_picker(studio: &mut Studio, ui: &mut egui::Ui) {
+    let current = studio.audio.describe();
+    let mut chosen = None;
+    let label = ui.label("Output");
+    egui::ComboBox::from_id_salt("output-device")
+        .selected_text(&current)
+        .width(180.0)
+        .show_ui(ui, |ui| {
+            for name in &studio.outputs.names {
+                if ui.selectable_label(*name == current, name).clicked() && *name != current {
+                    chosen = Some(name.clone());
+                }
+            }
+            if ui
+                .button("Refresh the list")
+                .on_hover_text("List the output devices again (after plugging one in)")
+                .clicked()
+            {
+                studio.outputs.refresh(&studio.waker);
+            }
+        })
+        .response
+        .labelled_by(label.id)
+        .on_hover_text("The audio output playback goes to");
+    if let Some(name) = chosen {
+        studio.choose_output(&name);
+    }
 }

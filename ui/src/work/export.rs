@@ -1,5 +1,6 @@
 //! Exports in the background: [`render_episode`] through the shared scheduler as offline work
-//! (so playback and API clients are served first), with progress, ETA and cancel.
+//! (so playback and API clients are served first), with progress, ETA and cancel. Library
+//! voices in the cast are resolved first ([`super::resolve`]).
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -42,6 +43,7 @@ pub fn start(
     episode: Episode,
     dest: PathBuf,
     options: RenderOptions,
+    library: Option<PathBuf>,
     waker: Waker,
 ) -> ExportJob {
     let (tx, rx) = mpsc::sync_channel(EVENTS);
@@ -52,16 +54,20 @@ pub fn start(
     let waker2 = waker.clone();
     if let Err(e) = spawn("banter-export", move || {
         let source = Scheduled(scheduler);
-        let result = render_episode(
-            &synth,
-            &source,
-            &episode,
-            &path,
-            &options,
-            &flag,
-            &mut |p| send(&tx, &waker, ExportEvent::Progress(p.clone())),
-        )
-        .map_err(|e| e.to_string());
+        let mut episode = episode;
+        let result =
+            super::resolve::episode(library.as_deref(), &synth, &mut episode).and_then(|()| {
+                render_episode(
+                    &synth,
+                    &source,
+                    &episode,
+                    &path,
+                    &options,
+                    &flag,
+                    &mut |p| send(&tx, &waker, ExportEvent::Progress(p.clone())),
+                )
+                .map_err(|e| e.to_string())
+            });
         send(&tx, &waker, ExportEvent::Done(result));
     }) {
         send(&tx2, &waker2, ExportEvent::Done(Err(e)));

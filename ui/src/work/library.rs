@@ -1,10 +1,10 @@
-//! The library (projects, autosaves, recovery) on its own thread: `SQLite` is disk I/O, and the
+//! The library (projects, autosaves, recovery, the names of library voices) on its own thread: `SQLite` is disk I/O, and the
 //! UI thread never waits on disk. Commands go in through a channel; answers come back as events.
 
 use std::path::PathBuf;
 use std::sync::mpsc;
 
-use engine::library::{Autosave, Library, ProjectDraft};
+use engine::library::{Autosave, Library, ProjectDraft, VoiceKind};
 
 use super::{send, spawn, Waker};
 
@@ -20,6 +20,8 @@ pub enum LibCmd {
     Load(String),
     ListProjects,
     ListAutosaves,
+    /// The library's own voices (blends, matched voices), not the stock ones.
+    ListVoices,
     ClearAutosave(String),
     /// Answers when every earlier command is done.
     Flush(mpsc::SyncSender<()>),
@@ -36,6 +38,8 @@ pub enum LibEvent {
     Projects(Vec<String>),
     /// Unsaved work found at start-up (crash recovery).
     Autosaves(Vec<Autosave>),
+    /// Library voice names (blends and matched voices).
+    Voices(Vec<String>),
     Error(String),
 }
 
@@ -117,6 +121,14 @@ fn handle(lib: &Library, cmd: LibCmd) -> Option<LibEvent> {
             ))
         }),
         LibCmd::ListAutosaves => lib.list_autosaves().map(|a| Some(LibEvent::Autosaves(a))),
+        LibCmd::ListVoices => lib.list_voices().map(|vs| {
+            Some(LibEvent::Voices(
+                vs.into_iter()
+                    .filter(|v| v.kind != VoiceKind::Stock)
+                    .map(|v| v.name)
+                    .collect(),
+            ))
+        }),
         LibCmd::ClearAutosave(name) => lib.clear_autosave(&name).map(|()| None),
         LibCmd::Flush(done) => {
             let _ = done.send(());

@@ -5,7 +5,11 @@
 pub mod export;
 pub mod library;
 pub mod load;
+pub mod matcher;
 pub mod play;
+pub mod preview;
+pub mod resolve;
+pub mod sentences;
 pub mod voicematch;
 
 use std::sync::mpsc;

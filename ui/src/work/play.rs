@@ -5,7 +5,11 @@
 //! The thread sends each sentence's audio as soon as the scheduler delivers it; the UI appends
 //! it to the play buffer and the waveform. Stopping sets the cancel flag and drops the stream
 //! handle, which cancels the stream in the scheduler before its next segment.
+//!
+//! Sentences already heard come from the [`SentenceCache`] instead of the model, so playing
+//! again after an edit renders only what changed.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
@@ -14,6 +18,7 @@ use engine::scheduler::{Mode, Scheduler, StreamEvent};
 use engine::script::Episode;
 use engine::synth::{SpeechRequest, Synthesizer, SAMPLE_RATE};
 
+use super::sentences::{SentenceCache, SentenceKey};
 use super::{send, spawn, Waker, EVENTS};
 
 pub enum PlayEvent {
@@ -54,6 +59,8 @@ pub fn start(
     scheduler: Scheduler,
     episode: Episode,
     from: usize,
+    cache: Arc<SentenceCache>,
+    library: Option<PathBuf>,
     waker: Waker,
 ) -> PlayJob {
     let (tx, rx) = mpsc::sync_channel(EVENTS);
@@ -62,7 +69,16 @@ pub fn start(
     let tx2 = tx.clone();
     let waker2 = waker.clone();
     if let Err(e) = spawn("banter-play", move || {
-        let event = match render(&synth, &scheduler, &episode, from, &flag, &tx, &waker) {
+        let job = Job {
+            synth: &synth,
+            scheduler: &scheduler,
+            cache: &cache,
+            cancel: &flag,
+        };
+        let mut episode = episode;
+        let event = match super::resolve::episode(library.as_deref(), &synth, &mut episode)
+            .and_then(|()| render(&job, &episode, from, &tx, &waker))
+        {
             Ok(()) => PlayEvent::Done,
             Err(e) => PlayEvent::Failed(e),
         };
@@ -79,12 +95,18 @@ fn silence(secs: f32) -> Vec<f32> {
     vec![0.0; (secs.max(0.0) * SAMPLE_RATE as f32).round() as usize]
 }
 
+/// What a playback render works with.
+struct Job<'a> {
+    synth: &'a Synthesizer,
+    scheduler: &'a Scheduler,
+    cache: &'a SentenceCache,
+    cancel: &'a AtomicBool,
+}
+
 fn render(
-    synth: &Synthesizer,
-    scheduler: &Scheduler,
+    job: &Job<'_>,
     episode: &Episode,
     from: usize,
-    cancel: &AtomicBool,
     tx: &mpsc::SyncSender<PlayEvent>,
     waker: &Waker,
 ) -> Result<(), String> {
@@ -113,7 +135,7 @@ fn render(
         let last_speak = plan.steps.iter().rposition(|s| matches!(s, Step::Speak(_)));
         let mut first = true;
         for (k, step) in plan.steps.iter().enumerate() {
-            if cancel.load(Ordering::Relaxed) {
+            if job.cancel.load(Ordering::Relaxed) {
                 return Ok(());
             }
             let audio = match step {
@@ -124,9 +146,19 @@ fn render(
                         audio = silence(timing::sentence_gap(sentence.speed));
                     }
                     first = false;
-                    let request = SpeechRequest::new(&plan.voice, sentence.speed)
-                        .map_err(|e| e.to_string())?;
-                    let speech = speak(synth, scheduler, &sentence.phonemes, request, cancel)?;
+                    let key = SentenceKey::new(&plan.voice, sentence.speed, &sentence.phonemes);
+                    let speech = if let Some(cached) = job.cache.get(&key) {
+                        cached.to_vec()
+                    } else {
+                        let request = SpeechRequest::new(&plan.voice, sentence.speed)
+                            .map_err(|e| e.to_string())?;
+                        let speech = speak(job, &sentence.phonemes, request)?;
+                        if job.cancel.load(Ordering::Relaxed) {
+                            return Ok(());
+                        }
+                        job.cache.put(key, &speech);
+                        speech
+                    };
                     let cut_off = plan.cut_off && Some(k) == last_speak;
                     let keep = timing::audible_range(&speech, SAMPLE_RATE, cut_off);
                     audio.extend_from_slice(&speech[keep]);
@@ -142,20 +174,15 @@ fn render(
 }
 
 /// One sentence through the scheduler as a pressing stream.
-fn speak(
-    synth: &Synthesizer,
-    scheduler: &Scheduler,
-    phonemes: &str,
-    request: SpeechRequest,
-    cancel: &AtomicBool,
-) -> Result<Vec<f32>, String> {
-    let segments = synth.sentence_segments(phonemes);
-    let mut handle = scheduler
+fn speak(job: &Job<'_>, phonemes: &str, request: SpeechRequest) -> Result<Vec<f32>, String> {
+    let segments = job.synth.sentence_segments(phonemes);
+    let mut handle = job
+        .scheduler
         .submit(segments, request, Mode::Interactive)
         .map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     while let Some(event) = handle.blocking_next() {
-        if cancel.load(Ordering::Relaxed) {
+        if job.cancel.load(Ordering::Relaxed) {
             return Ok(out);
         }
         match event {

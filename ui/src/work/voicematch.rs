@@ -1,65 +1,195 @@
-//! HOOK: "drop an audio clip on a speaker → match a voice".
+//! Voice matching and the cast check, off the UI thread.
 //!
-//! The engine's voice matching (clip → speaker embedding → nearest library/stock voice) is being
-//! written in parallel and is not on main yet. The studio calls it only through
-//! [`VoiceMatcher`], so wiring the real one in is one `impl` (replace [`Unavailable`] in
-//! `Studio::new`). Until then dropping a clip on a speaker says that matching is not available.
+//! Dropping an audio clip on a speaker asks [`VoiceTools::match_clip`] for the stock voice or
+//! blend closest to the clip's speaker, saves it as a library voice and gives it to that speaker;
+//! the cast panel asks [`VoiceTools::check_cast`] whether two speakers' voices are too alike. Both
+//! embed audio and may render probes (seconds each), so both run on worker threads and report
+//! through bounded channels. The studio reaches the engine only through the [`VoiceTools`] trait:
+//! [`crate::work::matcher::EngineMatcher`] once the model is loaded, [`Unavailable`] before, and
+//! a scripted stand-in in the UI tests that need no model.
 
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc};
 
+use engine::voicematch::CastPair;
+
 use super::{send, spawn, Waker};
 
-/// Finds the voice that sounds most like a clip.
-pub trait VoiceMatcher: Send + Sync {
-    /// The voice spec (stock name or blend) closest to the speaker in `clip`.
-    fn match_clip(&self, clip: &Path) -> Result<String, String>;
+/// A voice found for a clip and saved in the library.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Matched {
+    /// The library voice it was saved as.
+    pub name: String,
+    /// What it renders: a stock voice or a blend recipe (`af_bella:0.7+af_sky:0.3`).
+    pub recipe: String,
+    /// Cosine similarity of the voice to the clip's speaker (1.0 would be identical).
+    pub similarity: f32,
+    /// The nearest stock voices, best first.
+    pub nearest: Vec<(String, f32)>,
+    /// Remarks about the clip (truncated, damaged).
+    pub notes: Vec<String>,
 }
 
-/// The stand-in until the engine's voice matching lands.
+/// What a match says while it runs.
+pub type Progress<'a> = &'a mut dyn FnMut(String, Option<f32>);
+
+/// Voice matching and the cast check (see the module docs).
+pub trait VoiceTools: Send + Sync {
+    /// Matches the speaker in `clip`, saves the result as a library voice for `speaker`.
+    fn match_clip(
+        &self,
+        speaker: &str,
+        clip: &Path,
+        progress: Progress<'_>,
+    ) -> Result<Matched, String>;
+
+    /// The pairs of `(speaker, voice)` whose voices are too alike, closest first.
+    fn check_cast(&self, cast: &[(String, String)]) -> Result<Vec<CastPair>, String>;
+}
+
+/// Who provided the studio's voice tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolsOrigin {
+    /// [`Unavailable`], until the model loads.
+    StandIn,
+    /// The engine's, installed when the model loaded.
+    Engine,
+    /// Set by the caller (tests, automation): loading the model keeps them.
+    Caller,
+}
+
+/// Before the model is loaded.
 pub struct Unavailable;
 
-impl VoiceMatcher for Unavailable {
-    fn match_clip(&self, clip: &Path) -> Result<String, String> {
+impl VoiceTools for Unavailable {
+    fn match_clip(
+        &self,
+        _speaker: &str,
+        clip: &Path,
+        _progress: Progress<'_>,
+    ) -> Result<Matched, String> {
         Err(format!(
-            "{}: voice matching is not available in this build yet",
+            "{}: voice matching needs the model; wait until it is loaded",
             clip.display()
         ))
     }
+
+    fn check_cast(&self, _cast: &[(String, String)]) -> Result<Vec<CastPair>, String> {
+        Err("the cast check needs the model".to_owned())
+    }
 }
 
-pub struct MatchResult {
-    pub speaker: String,
-    pub clip: PathBuf,
-    pub voice: Result<String, String>,
+/// What a match job reports.
+pub enum MatchReport {
+    Progress {
+        speaker: String,
+        text: String,
+        fraction: Option<f32>,
+    },
+    Done {
+        speaker: String,
+        clip: PathBuf,
+        result: Result<Matched, String>,
+    },
+}
+
+/// Where a speaker's match stands (shown in the cast panel).
+#[derive(Debug, Clone, PartialEq)]
+pub enum MatchState {
+    Running { text: String, fraction: Option<f32> },
+    Done(Matched),
+    Failed(String),
 }
 
 /// Matches `clip` for `speaker` on a worker thread.
 pub fn start(
-    matcher: Arc<dyn VoiceMatcher>,
+    tools: Arc<dyn VoiceTools>,
     speaker: String,
     clip: PathBuf,
-    tx: mpsc::SyncSender<MatchResult>,
+    tx: mpsc::SyncSender<MatchReport>,
     waker: Waker,
 ) {
     let tx2 = tx.clone();
     let (speaker2, clip2) = (speaker.clone(), clip.clone());
     if let Err(e) = spawn("banter-voicematch", move || {
-        let voice = matcher.match_clip(&clip);
+        let mut progress = |text: String, fraction: Option<f32>| {
+            // Progress is advisory: if the UI is behind, skip a line rather than wait for it.
+            if tx
+                .try_send(MatchReport::Progress {
+                    speaker: speaker.clone(),
+                    text,
+                    fraction,
+                })
+                .is_ok()
+            {
+                waker.wake();
+            }
+        };
+        let result = tools.match_clip(&speaker, &clip, &mut progress);
         send(
             &tx,
             &waker,
-            MatchResult {
+            MatchReport::Done {
                 speaker,
                 clip,
-                voice,
+                result,
             },
         );
     }) {
-        let _ = tx2.send(MatchResult {
+        let _ = tx2.send(MatchReport::Done {
             speaker: speaker2,
             clip: clip2,
-            voice: Err(e),
+            result: Err(e),
         });
+    }
+}
+
+/// The answer of a cast check, for the cast it checked.
+pub struct CastChecked {
+    pub cast: Vec<(String, String)>,
+    pub result: Result<Vec<CastPair>, String>,
+}
+
+/// Checks `cast` on a worker thread.
+pub fn check(
+    tools: Arc<dyn VoiceTools>,
+    cast: Vec<(String, String)>,
+    tx: mpsc::SyncSender<CastChecked>,
+    waker: Waker,
+) {
+    let tx2 = tx.clone();
+    let cast2 = cast.clone();
+    if let Err(e) = spawn("banter-castcheck", move || {
+        let result = tools.check_cast(&cast);
+        send(&tx, &waker, CastChecked { cast, result });
+    }) {
+        let _ = tx2.send(CastChecked {
+            cast: cast2,
+            result: Err(e),
+        });
+    }
+}
+
+/// The cast check's state in the studio: what was asked last, whether it runs, what it said.
+#[derive(Default)]
+pub struct CastCheckState {
+    /// The cast last sent to the checker.
+    pub asked: Option<Vec<(String, String)>>,
+    pub running: bool,
+    /// The warnings for the cast in `checked`.
+    pub pairs: Vec<CastPair>,
+    pub checked: Option<Vec<(String, String)>>,
+    pub error: Option<String>,
+}
+
+impl CastCheckState {
+    /// The warnings that still apply to `cast` (a stale answer is not shown).
+    #[must_use]
+    pub fn warnings_for(&self, cast: &[(String, String)]) -> &[CastPair] {
+        if self.checked.as_deref() == Some(cast) {
+            &self.pairs
+        } else {
+            &[]
+        }
     }
 }

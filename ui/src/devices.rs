@@ -1,0 +1,181 @@
+//! Choosing the audio output device (the status bar's Output picker).
+//!
+//! Listing devices and opening one probe the sound system, which can take a while on some
+//! hosts, so both run on a worker thread through an [`OutputCatalog`]; the UI thread only
+//! attaches the opened device to the play buffer. [`CpalCatalog`] lists cpal's output devices;
+//! [`MockCatalog`] stands in for tests with two named mock outputs.
+
+use std::sync::{mpsc, Arc};
+
+use crate::app::Studio;
+use crate::audio::{AudioOut, AudioOutError, CpalOut, MockOut};
+use crate::work::{send, spawn, Waker};
+
+/// The output devices there are, and how to open one.
+pub trait OutputCatalog: Send + Sync {
+    /// Device names, the default first.
+    fn names(&self) -> Result<Vec<String>, String>;
+    /// Opens the device called `name` (not yet playing: the studio attaches its buffer).
+    fn open(&self, name: &str) -> Result<Box<dyn AudioOut + Send>, AudioOutError>;
+}
+
+/// No choice of device (the default until the window sets one).
+pub struct NoCatalog;
+
+impl OutputCatalog for NoCatalog {
+    fn names(&self) -> Result<Vec<String>, String> {
+        Err("choosing an output device is not available here".into())
+    }
+
+    fn open(&self, name: &str) -> Result<Box<dyn AudioOut + Send>, AudioOutError> {
+        Err(AudioOutError::Open {
+            device: name.to_owned(),
+            reason: "choosing an output device is not available here".into(),
+        })
+    }
+}
+
+/// cpal's output devices on the default host.
+pub struct CpalCatalog;
+
+impl OutputCatalog for CpalCatalog {
+    fn names(&self) -> Result<Vec<String>, String> {
+        CpalOut::output_names().map_err(|e| e.to_string())
+    }
+
+    fn open(&self, name: &str) -> Result<Box<dyn AudioOut + Send>, AudioOutError> {
+        Ok(Box::new(CpalOut::open_named(name)?))
+    }
+}
+
+/// Two mock outputs sharing one recorder (tests).
+pub struct MockCatalog(pub MockOut);
+
+/// The mock outputs' names.
+pub const MOCK_OUTPUTS: [&str; 2] = ["Mock speakers", "Mock headphones"];
+
+impl OutputCatalog for MockCatalog {
+    fn names(&self) -> Result<Vec<String>, String> {
+        Ok(MOCK_OUTPUTS.iter().map(|s| (*s).to_owned()).collect())
+    }
+
+    fn open(&self, name: &str) -> Result<Box<dyn AudioOut + Send>, AudioOutError> {
+        if !MOCK_OUTPUTS.contains(&name) {
+            return Err(AudioOutError::Open {
+                device: name.to_owned(),
+                reason: "no such mock output".into(),
+            });
+        }
+        Ok(Box::new(self.0.named(name)))
+    }
+}
+
+pub enum DeviceEvent {
+    Names(Result<Vec<String>, String>),
+    Opened {
+        name: String,
+        out: Result<Box<dyn AudioOut + Send>, AudioOutError>,
+    },
+}
+
+/// The picker's state.
+pub struct Outputs {
+    pub catalog: Arc<dyn OutputCatalog>,
+    pub names: Vec<String>,
+    pub error: Option<String>,
+    /// A device is being opened.
+    pub opening: Option<String>,
+    tx: mpsc::SyncSender<DeviceEvent>,
+    rx: mpsc::Receiver<DeviceEvent>,
+}
+
+impl Default for Outputs {
+    fn default() -> Self {
+        let (tx, rx) = mpsc::sync_channel(4);
+        Self {
+            catalog: Arc::new(NoCatalog),
+            names: Vec::new(),
+            error: None,
+            opening: None,
+            tx,
+            rx,
+        }
+    }
+}
+
+impl Outputs {
+    /// Lists the devices on a worker thread.
+    pub fn refresh(&self, waker: &Waker) {
+        let (catalog, tx, waker) = (Arc::clone(&self.catalog), self.tx.clone(), waker.clone());
+        if let Err(e) = spawn("banter-outputs", move || {
+            send(&tx, &waker, DeviceEvent::Names(catalog.names()));
+        }) {
+            let _ = self.tx.try_send(DeviceEvent::Names(Err(e)));
+        }
+    }
+}
+
+impl Studio {
+    /// Sets where output devices are listed from and lists them (the window: cpal; tests: mocks).
+    pub fn set_output_catalog(&mut self, catalog: Arc<dyn OutputCatalog>) {
+        self.outputs.catalog = catalog;
+        self.outputs.refresh(&self.waker);
+    }
+
+    /// The output devices listed, the default first.
+    #[must_use]
+    pub fn output_names(&self) -> &[String] {
+        &self.outputs.names
+    }
+
+    /// The device playback goes to, in words.
+    #[must_use]
+    pub fn output_device(&self) -> String {
+        self.audio.describe()
+    }
+
+    /// Opens output `name` on a worker thread; playback moves there when it is open.
+    pub fn choose_output(&mut self, name: &str) {
+        let catalog = Arc::clone(&self.outputs.catalog);
+        let (tx, waker) = (self.outputs.tx.clone(), self.waker.clone());
+        let name = name.to_owned();
+        self.outputs.opening = Some(name.clone());
+        if let Err(e) = spawn("banter-output-open", move || {
+            let out = catalog.open(&name);
+            send(&tx, &waker, DeviceEvent::Opened { name, out });
+        }) {
+            self.outputs.opening = None;
+            self.say(e);
+        }
+    }
+
+    pub(crate) fn drain_outputs(&mut self) {
+        let events: Vec<_> = self.outputs.rx.try_iter().collect();
+        for event in events {
+            match event {
+                DeviceEvent::Names(Ok(names)) => {
+                    self.outputs.names = names;
+                    self.outputs.error = None;
+                }
+                DeviceEvent::Names(Err(e)) => self.outputs.error = Some(e),
+                DeviceEvent::Opened { name, out } => {
+                    self.outputs.opening = None;
+                    match out {
+                        Ok(mut out) => {
+                            self.buffer.set_playing(false);
+                            match out.attach(Arc::clone(&self.buffer)) {
+                                Ok(()) => {
+                                    self.audio = out;
+                                    self.audio_error = None;
+                                    self.say(format!("playing through {name}"));
+                                }
+                                Err(e) => self.say(format!("cannot play through {name}: {e}")),
+                            }
+                        }
+                        Err(e) => self.say(format!("cannot open {name}: {e}")),
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! Find in the script (Ctrl+F): a bar above the editor whose query highlights every matching
+//! line (in the lines view: turns whose speaker or spoken text contains it; in the raw view:
+//! source lines) and jumps between them with Enter / Shift+Enter or the arrows, selecting the
+//! turn so Play starts there. Matching ignores case.
+
+use eframe::egui;
+
+use crate::app::Studio;
+use crate::doc::Document;
+
+#[derive(Debug, Default)]
+pub struct FindBar {
+    pub open: bool,
+    pub query: String,
+    /// Index into the matches of the one jumped to last.
+    pub current: usize,
+    /// Focus the query field on the next frame (Ctrl+F).
+    pub(crate) focus: bool,
+    /// Scroll the lines view to this turn on the next frame.
+    pub(crate) scroll_to: Option<usize>,
+}
+
+impl FindBar {
+    /// True when `text` contains the (non-empty) query, ignoring case.
+    #[must_use]
+    pub fn hits(&self, text: &str) -> bool {
+        self.open
+            && !self.query.is_empty()
+            && text.to_lowercase().contains(&self.query.to_lowercase())
+    }
+}
+
+/// The turns (episode line indices) that match `query`, in order.
+#[must_use]
+pub fn matching_lines(doc: &Document, bar: &FindBar) -> Vec<usize> {
+    let Ok(ep) = &doc.parsed else {
+        return Vec::new();
+    };
+    ep.lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| bar.hits(&l.speaker) || bar.hits(&ep.spoken_text(l)))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+impl Studio {
+    /// Opens the find bar and focuses its field.
+    pub fn open_find(&mut self) {
+        self.find.open = true;
+        self.find.focus = true;
+    }
+
+    /// Jumps to the next (or previous) matching turn and selects it.
+    pub fn find_step(&mut self, forward: bool) {
+        let hits = matching_lines(&self.doc, &self.find);
+        if hits.is_empty() {
+            return;
+        }
+        // From the selected turn, so a jump after clicking elsewhere starts there.
+        let next = if forward {
+            hits.iter().position(|&l| l > self.selected).unwrap_or(0)
+        } else {
+            hits.iter()
+                .rposition(|&l| l < self.selected)
+                .unwrap_or(hits.len() - 1)
+        };
+        self.find.current = next;
+        self.selected = hits[next];
+        self.find.scroll_to = Some(hits[next]);
+    }
+
+    /// The selected turn (episode line index): where Play starts, where Find jumped.
+    #[must_use]
+    pub fn selected_line(&self) -> usize {
+        self.selected
+    }
+
+    /// The turns matching the find bar's query.
+    #[must_use]
+    pub fn find_matches(&self) -> Vec<usize> {
+        matching_lines(&self.doc, &self.find)
+    }
+}
+
+/// The find bar (only while open).
+pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
+    if !studio.find.open {
+        return;
+    }
+    let hits = matching_lines(&studio.doc, &studio.find);
+    let mut step = None;
+    ui.horizontal(|ui| {
+        let label = ui.label("Find");
+        let field = ui
+            .add(
+                egui::TextEdit::singleline(&mut studio.find.query)
+                    .id_salt("find-query")
+                    .hint_text("text or speaker")
+                    .desired_width(220.0),
+            )
+            .labelled_by(label.id)
+            .on_hover_text("Lines containing this are highlighted (case is ignored)");
+        if std::mem::take(&mut studio.find.focus) {
+            field.request_focus();
+        }
+        if field.changed() {
+            studio.find.current = 0;
+        }
+        let (enter, shift, escape) = ui.input(|i| {
+            (
+                i.key_pressed(egui::Key::Enter),
+                i.modifiers.shift,
+                i.key_pressed(egui::Key::Escape),
+            )
+        });
+        if field.lost_focus() && enter {
+            step = Some(!shift);
+            studio.find.focus = true;
+        }
+        let count = if studio.find.query.is_empty() {
+            String::new()
+        } else if hits.is_empty() {
+            "no match".to_owned()
+        } else {
+            format!(
+                "{} of {}",
+                (studio.find.current + 1).min(hits.len()),
+                hits.len()
+            )
+        };
+        ui.label(count)
+            .on_hover_text("The match jumped to and how many lines match");
+        if ui
+            .button("Previous")
+            .on_hover_text("Previous matching line (Shift+Enter)")
+            .clicked()
+        {
+            step = Some(false);
+        }
+        if ui
+            .button("Next")
+            .on_hover_text("Next matching line (Enter)")
+            .clicked()
+        {
+            step = Some(true);
+        }
+        if ui
+            .button("Close")
+            .on_hover_text("Close the find bar (Esc)")
+            .clicked()
+            || (escape && (field.has_focus() || field.lost_focus()))
+        {
+            studio.find.open = false;
+        }
+    });
+    if let Some(forward) = step {
+        studio.find_step(forward);
+    }
+    ui.separator();
+}

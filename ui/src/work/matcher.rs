@@ -1,0 +1,182 @@
+//! The real [`VoiceTools`]: the engine's voice matching and cast check over the studio's library
+//! and loaded synthesizer. Runs only on worker threads (it embeds audio, renders probes, opens
+//! the `SQLite` library); the speaker encoder is loaded on first use and kept.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use engine::assets::ModelStore;
+use engine::library::Library;
+use engine::synth::Synthesizer;
+use engine::voicematch::cast::check_cast;
+use engine::voicematch::matching::save_match;
+use engine::voicematch::{
+    match_voice, CastPair, MatchEvent, MatchOptions, VoiceEmbedder, CAST_WARN_SIMILARITY,
+};
+
+use super::voicematch::{Matched, Progress, VoiceTools};
+
+pub struct EngineMatcher {
+    synth: Arc<Synthesizer>,
+    store: ModelStore,
+    /// The library file (`None`: the user's default library).
+    library: Option<PathBuf>,
+    /// May fetch the speaker encoder (17 MB) when it is missing.
+    fetch: bool,
+    options: MatchOptions,
+    embedder: Mutex<Option<VoiceEmbedder>>,
+}
+
+impl EngineMatcher {
+    #[must_use]
+    pub fn new(
+        synth: Arc<Synthesizer>,
+        store: ModelStore,
+        library: Option<PathBuf>,
+        fetch: bool,
+        options: MatchOptions,
+    ) -> Self {
+        Self {
+            synth,
+            store,
+            library,
+            fetch,
+            options,
+            embedder: Mutex::new(None),
+        }
+    }
+
+    fn library(&self) -> Result<Library, String> {
+        match &self.library {
+            Some(p) => Library::open(p),
+            None => Library::open_default(),
+        }
+        .map_err(|e| format!("the voice library is unavailable: {e}"))
+    }
+
+    fn embedder(&self) -> Result<VoiceEmbedder, String> {
+        let mut slot = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(e) = slot.as_ref() {
+            return Ok(e.clone());
+        }
+        if !self.store.speaker_encoder_ready() {
+            if !self.fetch {
+                return Err(format!(
+                    "the speaker encoder is not in {} (run `banter models fetch`)",
+                    self.store.root().display()
+                ));
+            }
+            self.store
+                .ensure_speaker_encoder(&mut |_| {})
+                .map_err(|e| format!("fetching the speaker encoder: {e}"))?;
+        }
+        let e = VoiceEmbedder::load(&self.store, self.synth.device())
+            .map_err(|e| format!("loading the speaker encoder: {e}"))?;
+        *slot = Some(e.clone());
+        Ok(e)
+    }
+}
+
+/// A free library name for `speaker`'s matched voice.
+fn free_name(library: &Library, speaker: &str) -> Result<String, String> {
+    let base = format!("{speaker} (matched)");
+    for n in 1..1000 {
+        let name = if n == 1 {
+            base.clone()
+        } else {
+            format!("{base} {n}")
+        };
+        if library
+            .get_voice(&name)
+            .map_err(|e| e.to_string())?
+            .is_none()
+        {
+            return Ok(name);
+        }
+    }
+    Err(format!("too many matched voices called \"{base}\""))
+}
+
+fn describe(event: &MatchEvent) -> (String, Option<f32>) {
+    match event {
+        MatchEvent::ClipEmbedded(c) => (
+            format!(
+                "clip embedded ({:.1} s{})",
+                c.embedded_secs,
+                c.speech_secs
+                    .map(|s| format!(", {s:.1} s of speech"))
+                    .unwrap_or_default()
+            ),
+            Some(0.05),
+        ),
+        MatchEvent::Stock {
+            name, done, total, ..
+        } => (
+            format!("comparing with {name} ({done}/{total})"),
+            Some(0.05 + 0.6 * *done as f32 / (*total).max(1) as f32),
+        ),
+        MatchEvent::Blend {
+            recipe,
+            similarity,
+            render,
+            budget,
+        } => (
+            format!("blend {render}/{budget}: {recipe}: similarity {similarity:.2}"),
+            Some(0.65 + 0.35 * *render as f32 / (*budget).max(1) as f32),
+        ),
+    }
+}
+
+impl VoiceTools for EngineMatcher {
+    fn match_clip(
+        &self,
+        speaker: &str,
+        clip: &Path,
+        progress: Progress<'_>,
+    ) -> Result<Matched, String> {
+        progress("loading the speaker encoder…".into(), Some(0.0));
+        let embedder = self.embedder()?;
+        let library = self.library()?;
+        progress("embedding the clip…".into(), Some(0.01));
+        let found = match_voice(
+            &embedder,
+            &self.synth,
+            &library,
+            clip,
+            &self.options,
+            &mut |e| {
+                let (text, fraction) = describe(e);
+                progress(text, fraction);
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        let name = free_name(&library, speaker)?;
+        save_match(&library, &self.synth, &name, clip, &found).map_err(|e| e.to_string())?;
+        let mut notes = Vec::new();
+        if found.clip.truncated {
+            notes.push(format!(
+                "the clip is long; its first {:.0} s were used",
+                found.clip.embedded_secs
+            ));
+        }
+        if let Some(damage) = &found.clip.damaged {
+            notes.push(format!(
+                "the clip is damaged ({damage}); the part before it was used"
+            ));
+        }
+        Ok(Matched {
+            name,
+            recipe: found.recipe,
+            similarity: found.similarity,
+            nearest: found.nearest_stock,
+            notes,
+        })
+    }
+
+    fn check_cast(&self, cast: &[(String, String)]) -> Result<Vec<CastPair>, String> {
+        let embedder = self.embedder()?;
+        let library = self.library()?;
+        check_cast(&embedder, &self.synth, &library, cast, CAST_WARN_SIMILARITY)
+            .map_err(|e| e.to_string())
+    }
+}
