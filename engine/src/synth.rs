@@ -555,7 +555,12 @@ mod tests {
     #[test]
     fn a_first_sentence_is_cut_at_its_earliest_useful_clause() {
         // "wˈɛl," is too short to stand alone; the next clause is the cut.
-        let sentence = format!("wˈɛl, {}, {} {}.", "a".repeat(14), "b".repeat(20), "c".repeat(20));
+        let sentence = format!(
+            "wˈɛl, {}, {} {}.",
+            "a".repeat(14),
+            "b".repeat(20),
+            "c".repeat(20)
+        );
         let s = plan_segments(&sentence);
         assert_eq!(s[0], format!("wˈɛl, {},", "a".repeat(14)));
         // A medium sentence without a clause mark stays whole...

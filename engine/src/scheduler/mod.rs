@@ -152,7 +152,7 @@ impl CostModel {
         segment.ids.len() as f64 / f64::from(speed.max(0.1)) + Self::OVERHEAD_UNITS
     }
 
-    fn estimate(&self, segment: &Segment, speed: f32) -> f64 {
+    fn estimate(self, segment: &Segment, speed: f32) -> f64 {
         self.secs_per_unit * Self::units(segment, speed)
     }
 
@@ -385,7 +385,7 @@ fn run(shared: &Shared) {
                 let now = Instant::now();
                 let cost = st.cost;
                 let views: Vec<policy::StreamView> =
-                    st.streams.iter().map(|e| view(e, &cost)).collect();
+                    st.streams.iter().map(|e| view(e, cost)).collect();
                 if let Some(i) = policy::pick(&views, now, cfg.margin, cfg.policy) {
                     break i;
                 }
@@ -497,7 +497,7 @@ fn update_gauges(st: &State, metrics: &Metrics) {
         .store((st.streams.len() - queued) as u64, Ordering::Relaxed);
 }
 
-fn view(e: &Entry, cost: &CostModel) -> policy::StreamView {
+fn view(e: &Entry, cost: CostModel) -> policy::StreamView {
     policy::StreamView {
         next_cost: e
             .segments

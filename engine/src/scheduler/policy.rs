@@ -182,15 +182,24 @@ mod tests {
         playing.first_audio = Some(t0);
         // 1.2 s of audio left: 0.5 (new) + 0.5 (its next) + 0.3 margin = 1.3 s > 1.2 s.
         playing.produced = 5.2;
-        assert_eq!(pick(&[new, playing], now, margin, Policy::Pressing), Some(1));
+        assert_eq!(
+            pick(&[new, playing], now, margin, Policy::Pressing),
+            Some(1)
+        );
         // 2 s left: room for the new stream's first segment first.
         playing.produced = 6.0;
-        assert_eq!(pick(&[new, playing], now, margin, Policy::Pressing), Some(0));
+        assert_eq!(
+            pick(&[new, playing], now, margin, Policy::Pressing),
+            Some(0)
+        );
         // A cheaper first segment fits where a dearer one did not.
         playing.produced = 5.2;
         let mut cheap = new;
         cheap.next_cost = 0.3;
-        assert_eq!(pick(&[cheap, playing], now, margin, Policy::Pressing), Some(0));
+        assert_eq!(
+            pick(&[cheap, playing], now, margin, Policy::Pressing),
+            Some(0)
+        );
         // Every started stream counts: a second one due soon after tips the balance.
         let mut second = playing;
         second.produced = 5.4;
