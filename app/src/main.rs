@@ -68,7 +68,8 @@ pub fn open_studio(script: Option<std::path::PathBuf>) -> anyhow::Result<()> {
         fetch_models: std::env::var_os("BANTER_NO_FETCH").is_none(),
         ..ui::StudioConfig::default()
     };
-    ui::run(config).map_err(|e| match e {
+    let api: Box<dyn ui::api::LoopbackApi> = Box::new(server::embedded::StudioApi::default());
+    ui::run(config, Some(api)).map_err(|e| match e {
         ui::UiError::NoDisplay => exit::BadInput(e.to_string()).into(),
         ui::UiError::Window(_) => anyhow::Error::new(e),
     })

@@ -30,3 +30,62 @@ pub trait LoopbackApi: Send {
     /// Stops serving (no-op when stopped). The scheduler keeps running for the studio.
     fn stop(&mut self);
 }
+
+/// The switch's state: the server (if the app gave one), what it is serving, the last error.
+#[derive(Default)]
+pub struct ApiSwitch {
+    backend: Option<Box<dyn LoopbackApi>>,
+    running: Option<ApiInfo>,
+    error: Option<String>,
+}
+
+impl ApiSwitch {
+    #[must_use]
+    pub fn new(backend: Box<dyn LoopbackApi>) -> Self {
+        Self {
+            backend: Some(backend),
+            running: None,
+            error: None,
+        }
+    }
+
+    /// Whether this studio can serve at all (the app provides the server).
+    #[must_use]
+    pub fn available(&self) -> bool {
+        self.backend.is_some()
+    }
+
+    #[must_use]
+    pub fn running(&self) -> Option<&ApiInfo> {
+        self.running.as_ref()
+    }
+
+    #[must_use]
+    pub fn error(&self) -> Option<&str> {
+        self.error.as_deref()
+    }
+
+    /// Starts serving the studio's engine; the error, if any, is kept for the status bar.
+    pub fn start(&mut self, synth: Arc<Synthesizer>, scheduler: Scheduler) {
+        let Some(backend) = self.backend.as_mut() else {
+            return;
+        };
+        match backend.start(synth, scheduler) {
+            Ok(info) => {
+                self.running = Some(info);
+                self.error = None;
+            }
+            Err(e) => {
+                self.running = None;
+                self.error = Some(e);
+            }
+        }
+    }
+
+    pub fn stop(&mut self) {
+        if let Some(backend) = self.backend.as_mut() {
+            backend.stop();
+        }
+        self.running = None;
+    }
+}

@@ -122,6 +122,8 @@ pub struct Studio {
     /// Where each speaker's row in the cast panel was last drawn (clip drop targets).
     pub(crate) cast_rows: Vec<(String, egui::Rect)>,
     pub(crate) last_xrt: Option<f64>,
+    /// The loopback API switch in the status bar.
+    pub(crate) api: crate::api::ApiSwitch,
     pub(crate) frames: FrameStats,
     pub(crate) quit: bool,
 }
@@ -211,6 +213,7 @@ impl Studio {
             check_rx,
             cast_rows: Vec::new(),
             last_xrt: None,
+            api: crate::api::ApiSwitch::default(),
             frames: FrameStats::from_env(),
             quit: false,
             config,
@@ -223,6 +226,17 @@ impl Studio {
 
     pub(crate) fn set_load_rx(&mut self, rx: mpsc::Receiver<LoadEvent>) {
         self.load_rx = Some(rx);
+    }
+
+    /// Gives the studio a loopback API server to switch on from the status bar.
+    pub fn set_api(&mut self, api: Box<dyn crate::api::LoopbackApi>) {
+        self.api = crate::api::ApiSwitch::new(api);
+    }
+
+    /// The API's address and token while it is switched on.
+    #[must_use]
+    pub fn api_running(&self) -> Option<&crate::api::ApiInfo> {
+        self.api.running()
     }
 
     /// Replaces the voice tools (matching, cast check); loading the model then keeps them.

@@ -17,6 +17,7 @@
 //! studio's cast and playback work, [`frames`] the frame-time statistics.
 
 pub mod actions;
+pub mod api;
 pub mod app;
 pub mod audio;
 mod cast;
@@ -48,8 +49,9 @@ pub enum UiError {
     Window(String),
 }
 
-/// Opens the studio window and runs it until it is closed.
-pub fn run(config: StudioConfig) -> Result<(), UiError> {
+/// Opens the studio window and runs it until it is closed; `api`, when given, is the loopback
+/// server the status bar's API switch starts over the studio's engine.
+pub fn run(config: StudioConfig, api: Option<Box<dyn api::LoopbackApi>>) -> Result<(), UiError> {
     if cfg!(target_os = "linux")
         && std::env::var_os("DISPLAY").is_none()
         && std::env::var_os("WAYLAND_DISPLAY").is_none()
@@ -76,6 +78,9 @@ pub fn run(config: StudioConfig) -> Result<(), UiError> {
             };
             let mut studio = Studio::new(&cc.egui_ctx, config, audio);
             studio.set_output_catalog(std::sync::Arc::new(devices::CpalCatalog));
+            if let Some(api) = api {
+                studio.set_api(api);
+            }
             Ok(Box::new(studio))
         }),
     )

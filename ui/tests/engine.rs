@@ -292,3 +292,65 @@ fn editing_a_line_while_playing_re_renders_only_that_line() {
     assert_eq!(tl.start_line, 0, "from the line being heard");
     assert_eq!(tl.regions.len(), 2);
 }
+
+/// A stand-in server that records what the studio asked of it.
+#[derive(Clone, Default)]
+struct FakeApi(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl ui::api::LoopbackApi for FakeApi {
+    fn start(
+        &mut self,
+        synth: std::sync::Arc<engine::synth::Synthesizer>,
+        scheduler: engine::scheduler::Scheduler,
+    ) -> Result<ui::api::ApiInfo, String> {
+        // It is handed the studio's own engine: the scheduler it gets is the one playing.
+        let _ = synth;
+        self.0.lock().expect("log").push(format!(
+            "start segments={}",
+            scheduler
+                .metrics()
+                .segments
+                .load(std::sync::atomic::Ordering::Relaxed)
+        ));
+        Ok(ui::api::ApiInfo {
+            url: "http://127.0.0.1:8717".into(),
+            token: "secret-token".into(),
+        })
+    }
+
+    fn stop(&mut self) {
+        self.0.lock().expect("log").push("stop".into());
+    }
+}
+
+#[test]
+fn the_api_switch_serves_the_studio_engine_and_copies_the_token() {
+    let Some(store) = model_store() else {
+        return;
+    };
+    let fx = Fixture::new();
+    let mut h = fx.harness(Some(store.root()), SIZE);
+    let api = FakeApi::default();
+    h.state_mut().set_api(Box::new(api.clone()));
+    step_until(&mut h, Duration::from_mins(2), "the model to load", |h| {
+        h.state().is_ready()
+    });
+    h.run_steps(2);
+    assert!(h.state().api_running().is_none());
+    h.get_by_label("API").click();
+    h.run_steps(2);
+    assert_eq!(
+        h.state().api_running().map(|i| i.url.as_str()),
+        Some("http://127.0.0.1:8717")
+    );
+    h.get_by_label("http://127.0.0.1:8717");
+    h.get_by_label("Copy token").click();
+    h.run_steps(2);
+    assert_eq!(h.state().message(), Some("API token copied"));
+    h.get_by_label("API").click();
+    h.run_steps(2);
+    assert!(h.state().api_running().is_none());
+    let log = api.0.lock().expect("log").clone();
+    assert_eq!(log.len(), 2, "{log:?}");
+    assert!(log[0].starts_with("start") && log[1] == "stop", "{log:?}");
+}

@@ -210,3 +210,40 @@ mod tests {
         );
     }
 }
+
+/// The studio's API switch: `banter serve`'s port (8717) when free, else any free port; the
+/// token from the user's config dir, shared with `banter serve`.
+#[derive(Default)]
+pub struct StudioApi {
+    running: Option<EmbeddedServer>,
+}
+
+/// The port `banter serve` uses by default.
+const STUDIO_PORT: u16 = 8717;
+
+impl ui::api::LoopbackApi for StudioApi {
+    fn start(
+        &mut self,
+        synth: Arc<Synthesizer>,
+        scheduler: Scheduler,
+    ) -> Result<ui::api::ApiInfo, String> {
+        self.stop();
+        let dir = token::config_dir().map_err(|e| e.to_string())?;
+        let server =
+            EmbeddedServer::start(Arc::clone(&synth), scheduler.clone(), STUDIO_PORT, &dir)
+                .or_else(|_| EmbeddedServer::start(synth, scheduler, 0, &dir))
+                .map_err(|e| format!("{e:#}"))?;
+        let info = ui::api::ApiInfo {
+            url: server.url().to_owned(),
+            token: server.token().to_owned(),
+        };
+        self.running = Some(server);
+        Ok(info)
+    }
+
+    fn stop(&mut self) {
+        if let Some(server) = self.running.take() {
+            server.stop();
+        }
+    }
+}

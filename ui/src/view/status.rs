@@ -1,7 +1,12 @@
-//! The status bar: model device, playback device (with the output picker), xRT of the last render, the scheduler's
-//! figures, and the latest message.
+//! The status bar: model device, xRT of the last render, the scheduler's figures, the loopback
+//! API switch (its URL and a copy-token button), the playback device (with the output picker),
+//! and the latest message.
 
 use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use engine::scheduler::Scheduler;
+use engine::synth::Synthesizer;
 
 use eframe::egui;
 
@@ -9,6 +14,7 @@ use crate::app::{EngineState, Studio};
 
 pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
     ui.horizontal(|ui| {
+        let mut ready = None;
         match &studio.engine {
             EngineState::Ready(engine) => {
                 ui.label(format!("model: {}", engine.device))
@@ -17,7 +23,8 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                 ui.separator();
                 let xrt = studio.last_xrt.unwrap_or_else(|| m.xrt());
                 ui.label(format!("xRT {xrt:.2}")).on_hover_text(
-                    "Compute time over audio time of the last render (below 1 is faster than real time)",
+                    "Seconds of audio made per second of compute in the last render \
+                     (above 1 is faster than real time)",
                 );
                 ui.separator();
                 ui.label(format!(
@@ -28,6 +35,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                     m.cache_hits.load(Ordering::Relaxed),
                 ))
                 .on_hover_text("The shared scheduler that serves playback, exports and the API");
+                ready = Some((Arc::clone(&engine.synth), engine.scheduler.clone()));
             }
             EngineState::Loading { text, .. } => {
                 ui.spinner();
@@ -41,6 +49,9 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                 ui.colored_label(ui.visuals().error_fg_color, "model unavailable")
                     .on_hover_text(e.as_str());
             }
+        }
+        if let Some(engine) = ready {
+            api_switch(studio, ui, engine);
         }
         ui.separator();
         match &studio.audio_error {
@@ -95,5 +106,41 @@ fn output_picker(studio: &mut Studio, ui: &mut egui::Ui) {
         .on_hover_text("The audio output playback goes to");
     if let Some(name) = chosen {
         studio.choose_output(&name);
+    }
+}
+
+/// The loopback API switch: off, or on with its URL (selectable) and a copy-token button. The
+/// server shares the studio's engine and scheduler.
+fn api_switch(studio: &mut Studio, ui: &mut egui::Ui, engine: (Arc<Synthesizer>, Scheduler)) {
+    if !studio.api.available() {
+        return;
+    }
+    ui.separator();
+    let mut on = studio.api.running().is_some();
+    let toggle = ui.checkbox(&mut on, "API").on_hover_text(
+        "Serve the OpenAI-compatible speech API on this machine's loopback interface, from \
+         this studio's engine (same as `banter serve`; only programs with the token get in)",
+    );
+    if toggle.changed() {
+        if on {
+            studio.api.start(engine.0, engine.1);
+        } else {
+            studio.api.stop();
+        }
+    }
+    if let Some(info) = studio.api.running().cloned() {
+        ui.add(egui::Label::new(egui::RichText::new(&info.url).monospace()).selectable(true))
+            .on_hover_text("Where programs reach the API");
+        if ui
+            .small_button("Copy token")
+            .on_hover_text("Copy the API token (send it as `Authorization: Bearer TOKEN`)")
+            .clicked()
+        {
+            ui.ctx().copy_text(info.token);
+            studio.say("API token copied");
+        }
+    } else if let Some(e) = studio.api.error() {
+        ui.colored_label(ui.visuals().error_fg_color, "API failed")
+            .on_hover_text(e.to_owned());
     }
 }
