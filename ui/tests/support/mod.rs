@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use eframe::egui;
-use egui_kittest::Harness;
+use egui_kittest::{Harness, HarnessBuilder};
 use engine::assets::ModelStore;
 use ui::audio::MockOut;
 use ui::{Studio, StudioConfig};
@@ -52,6 +52,15 @@ impl Fixture {
 
     /// A studio over `models` (an empty folder = no model) with a private library.
     pub fn harness(&self, models: Option<&Path>, size: egui::Vec2) -> Harness<'static, Studio> {
+        self.harness_with(models, Harness::builder().with_size(size))
+    }
+
+    /// [`Self::harness`] from a given builder (size, renderer, options).
+    pub fn harness_with(
+        &self,
+        models: Option<&Path>,
+        builder: HarnessBuilder<Studio>,
+    ) -> Harness<'static, Studio> {
         let config = StudioConfig {
             models: Some(
                 models.map_or_else(|| self.dir.path().join("no-models"), Path::to_path_buf),
@@ -61,9 +70,7 @@ impl Fixture {
             ..StudioConfig::default()
         };
         let mock = self.mock.clone();
-        Harness::builder()
-            .with_size(size)
-            .build_eframe(move |cc| Studio::new(&cc.egui_ctx, config, Box::new(mock)))
+        builder.build_eframe(move |cc| Studio::new(&cc.egui_ctx, config, Box::new(mock)))
     }
 }
 
