@@ -44,7 +44,8 @@ pub fn first_run(studio: &mut Studio, ui: &mut egui::Ui) {
         } => {
             ui.heading("Fetching the speech model");
             ui.label(format!(
-                "First run: the model (about 400 MB) is being downloaded into {root}."
+                "First run: the model (about 120 MB; 430 MB once unpacked) is being downloaded \
+                 into {root}."
             ));
             let bar = egui::ProgressBar::new(fraction.unwrap_or(0.0)).text(text.as_str());
             ui.add(if fraction.is_some() {

@@ -69,7 +69,8 @@ fn load(
     if !store.is_ready() {
         if !fetch {
             return Err(format!(
-                "the model is not in {} yet; press Fetch to download it (about 400 MB)",
+                "the model is not in {} yet; press Fetch to download it \
+                 (about 120 MB; 430 MB once unpacked)",
                 store.root().display()
             ));
         }
