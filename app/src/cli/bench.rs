@@ -339,15 +339,15 @@ fn cache_bench(args: &CacheBenchArgs) -> anyhow::Result<()> {
     let runs = result?;
     println!(
         "{:<26} {:>8} {:>8} {:>8} {:>8} {:>8} {:>5} {:>6}",
-        "render", "audio s", "wall s", "RTF", "pass 1 s", "model s", "hits", "misses"
+        "render", "audio s", "wall s", "xRT", "pass 1 s", "model s", "hits", "misses"
     );
     for r in &runs {
         println!(
-            "{:<26} {:>8.1} {:>8.2} {:>8.3} {:>8.2} {:>8.2} {:>5} {:>6}",
+            "{:<26} {:>8.1} {:>8.2} {:>8.1} {:>8.2} {:>8.2} {:>5} {:>6}",
             r.label,
             r.audio_s,
             r.wall_s,
-            r.wall_s / r.audio_s.max(1e-9),
+            r.audio_s / r.wall_s.max(1e-9),
             r.pass_one_s,
             r.model_s,
             r.hits,
