@@ -300,12 +300,16 @@ impl Synthesizer {
 
     /// Renders `text` whole. Same samples as concatenating the stream's chunks.
     pub fn synthesize(&self, text: &str, request: &SpeechRequest) -> Result<Vec<f32>, SynthError> {
-        let mut stream = self.stream(text, request)?;
-        let mut out = Vec::new();
-        while let Some(chunk) = stream.next_chunk()? {
-            out.extend_from_slice(&chunk.samples);
-        }
-        Ok(out)
+        collect(self.stream(text, request)?)
+    }
+
+    /// Renders already-made segments whole (the stream's chunks, concatenated).
+    pub fn render_segments(
+        &self,
+        segments: Vec<Segment>,
+        request: &SpeechRequest,
+    ) -> Result<Vec<f32>, SynthError> {
+        collect(self.stream_segments(segments, request)?)
     }
 
     fn style(&self, voice: &VoiceTable, ids: usize) -> Result<Tensor, SynthError> {
@@ -367,6 +371,15 @@ pub fn stock_voices(store: &ModelStore) -> Vec<StockVoice> {
         .collect();
     voices.sort_by(|a, b| a.name.cmp(&b.name));
     voices
+}
+
+/// Every chunk of `stream`, concatenated.
+fn collect(mut stream: SpeechStream<'_>) -> Result<Vec<f32>, SynthError> {
+    let mut out = Vec::new();
+    while let Some(chunk) = stream.next_chunk()? {
+        out.extend_from_slice(&chunk.samples);
+    }
+    Ok(out)
 }
 
 /// Splits a phoneme string into segment strings: a short first one, later ones packed sentences.

@@ -134,12 +134,7 @@ impl SentenceSource for Direct {
         phonemes: &str,
         request: &SpeechRequest,
     ) -> Result<Vec<f32>, RenderError> {
-        let segments = synth.sentence_segments(phonemes);
-        let mut out = Vec::new();
-        for chunk in synth.stream_segments(segments, request)? {
-            out.extend_from_slice(&chunk?.samples);
-        }
-        Ok(out)
+        Ok(synth.render_segments(synth.sentence_segments(phonemes), request)?)
     }
 }
 

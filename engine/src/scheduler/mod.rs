@@ -51,11 +51,7 @@ impl SegmentModel for Synthesizer {
     }
 
     fn render(&self, segment: &Segment, request: &SpeechRequest) -> Result<Vec<f32>, SynthError> {
-        let mut out = Vec::new();
-        for chunk in self.stream_segments(vec![segment.clone()], request)? {
-            out.extend_from_slice(&chunk?.samples);
-        }
-        Ok(out)
+        self.render_segments(vec![segment.clone()], request)
     }
 }
 

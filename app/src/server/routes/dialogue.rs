@@ -24,18 +24,17 @@
 
 use std::collections::BTreeMap;
 
-use axum::body::{Body, Bytes};
-use axum::extract::{ConnectInfo, FromRequest, Request, State};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use engine::render::{plan_episode, LinePlan, RenderError};
 use engine::script::{Episode, ParseOptions, ScriptFormat, VoiceSource};
 
-use super::speech::{backend_error, resolve_voice, retry_after};
+use super::speech::{backend_error, job_slot, read_body, resolve_voice};
 use crate::server::backend::{BackendError, DialogueEvent, DialogueJob};
 use crate::server::errors::ApiError;
 use crate::server::format::{encoder_for, AudioFormat};
-use crate::server::listener::Connection;
 use crate::server::sse_dialogue::DialogueBody;
 use crate::server::AppState;
 
@@ -179,31 +178,12 @@ pub async fn dialogue(
     State(state): State<AppState>,
     request: Request,
 ) -> Result<Response, ApiError> {
-    let busy = request
-        .extensions()
-        .get::<ConnectInfo<Connection>>()
-        .map(|c| c.0.busy());
-    let body = Bytes::from_request(request, &())
-        .await
-        .map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::too_large(state.policy.body_limit)
-            } else {
-                ApiError::bad_request("unreadable_body", rejection.body_text())
-            }
-        })?;
+    let (body, busy) = read_body(&state, request).await?;
     let voices = state.backend.voices();
     let is_voice = |name: &str| voices.iter().any(|v| v.name == name);
     let params = DialogueParams::parse(&body, &is_voice)?;
     let (lines, episode_gap) = plan(params.episode).await?;
-    let Some(slot) = state.jobs.acquire(state.limits.max_jobs) else {
-        state
-            .metrics
-            .rejected_busy
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let queued = state.limits.max_jobs;
-        return Err(ApiError::busy(queued, retry_after(queued)));
-    };
+    let slot = job_slot(&state)?;
     let waiting = state.metrics.queue_depth.enter();
     let mut events = state
         .backend

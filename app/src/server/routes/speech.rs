@@ -26,8 +26,8 @@ use crate::server::backend::{AudioEvent, BackendError, SpeechJob};
 use crate::server::body::AudioBody;
 use crate::server::errors::ApiError;
 use crate::server::format::{encoder_for, AudioFormat, ChunkEncoder};
-use crate::server::listener::Connection;
-use crate::server::AppState;
+use crate::server::listener::{BusyGuard, Connection};
+use crate::server::{AppState, JobSlot};
 
 /// OpenAI's voice names and the stock voice each one means: a like-sounding voice of the same
 /// gender, reusing Kokoro's namesakes where they exist (alloy, echo, fable, nova, onyx).
@@ -173,25 +173,9 @@ pub fn resolve_voice(name: &str) -> Result<String, ApiError> {
 
 pub async fn speech(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
     let started = Instant::now();
-    let busy = request
-        .extensions()
-        .get::<ConnectInfo<Connection>>()
-        .map(|c| c.0.busy());
-    let body = Bytes::from_request(request, &())
-        .await
-        .map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::too_large(state.policy.body_limit)
-            } else {
-                ApiError::bad_request("unreadable_body", rejection.body_text())
-            }
-        })?;
+    let (body, busy) = read_body(&state, request).await?;
     let params = SpeechParams::parse(&body, state.limits.max_input_chars)?;
-    let Some(slot) = state.jobs.acquire(state.limits.max_jobs) else {
-        state.metrics.rejected_busy.fetch_add(1, Ordering::Relaxed);
-        let queued = state.limits.max_jobs;
-        return Err(ApiError::busy(queued, retry_after(queued)));
-    };
+    let slot = job_slot(&state)?;
     let waiting = state.metrics.queue_depth.enter();
     let mut events = state.backend.start(params.job).map_err(backend_error)?;
     let first = events.recv().await;
@@ -236,6 +220,37 @@ pub async fn speech(State(state): State<AppState>, request: Request) -> Result<R
         }
     }
     Ok(response)
+}
+
+/// The request body, read whole within the body limit (413 beyond it), and the connection's
+/// busy guard, held while the answer streams so the idle timeout leaves the connection alone.
+pub(crate) async fn read_body(
+    state: &AppState,
+    request: Request,
+) -> Result<(Bytes, Option<BusyGuard>), ApiError> {
+    let busy = request
+        .extensions()
+        .get::<ConnectInfo<Connection>>()
+        .map(|c| c.0.busy());
+    let body = Bytes::from_request(request, &())
+        .await
+        .map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::too_large(state.policy.body_limit)
+            } else {
+                ApiError::bad_request("unreadable_body", rejection.body_text())
+            }
+        })?;
+    Ok((body, busy))
+}
+
+/// A place among the jobs running at once, or 429 with Retry-After when they are all taken.
+pub(crate) fn job_slot(state: &AppState) -> Result<JobSlot, ApiError> {
+    state.jobs.acquire(state.limits.max_jobs).ok_or_else(|| {
+        state.metrics.rejected_busy.fetch_add(1, Ordering::Relaxed);
+        let queued = state.limits.max_jobs;
+        ApiError::busy(queued, retry_after(queued))
+    })
 }
 
 pub(crate) fn retry_after(queued: usize) -> u32 {
