@@ -5,12 +5,12 @@
 //! clause when the sentence is long — so that the first audio comes early; later segments pack
 //! whole sentences up to [`PACK_PHONEMES`] for natural prosody and throughput.
 //!
-//! Why segments and not decoder windows: every `AdaIN` layer of Kokoro's decoder normalises over
-//! the whole time axis of its input, so decoding a segment in windows changes the audio (the
-//! `streaming` tests measure it: SNR 2–4 dB against a single pass even with 1.6 s of context).
-//! The default [`ChunkPlan`] therefore decodes each segment in one pass, exactly as the
-//! reference does, and the stream yields one chunk per segment. `synthesize` is literally the
-//! concatenation of the stream's chunks, so whole and streamed audio are the same samples.
+//! Segments and decoder windows: every `AdaIN` layer of Kokoro's decoder normalises over the
+//! whole time axis of its input, so decoding a segment in windows changes the audio slightly
+//! (the `streaming` tests measure it). The default [`ChunkPlan`] therefore decodes each segment
+//! in one pass, exactly as the reference does, and `synthesize` is literally the concatenation
+//! of the stream's chunks. [`Synthesizer::begin`] with [`ChunkPlan::streaming`] is what the
+//! scheduler's interactive streams use, where the first audio matters more.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -124,7 +124,7 @@ pub struct Chunk {
 
 /// The loaded model plus the voices it has used; shareable between threads.
 pub struct Synthesizer {
-    model: Kokoro,
+    model: Arc<Kokoro>,
     device: Device,
     store: ModelStore,
     vocab: &'static Vocab,
@@ -147,7 +147,7 @@ impl Synthesizer {
             source,
         })?;
         Ok(Self {
-            model,
+            model: Arc::new(model),
             device,
             store: store.clone(),
             vocab: Vocab::kokoro(),
@@ -310,6 +310,36 @@ impl Synthesizer {
         request: &SpeechRequest,
     ) -> Result<Vec<f32>, SynthError> {
         collect(self.stream_segments(segments, request)?)
+    }
+
+    /// Encodes `segment` (everything before its first audio) and returns its decoder, which
+    /// yields the audio in the windows of `plan`.
+    pub fn begin(
+        &self,
+        segment: &Segment,
+        request: &SpeechRequest,
+        plan: ChunkPlan,
+    ) -> Result<SegmentDecoder, SynthError> {
+        check_speed(request.speed)?;
+        let voice = self.voice(&request.voice)?;
+        self.begin_with(&voice, segment, request.speed, plan)
+    }
+
+    fn begin_with(
+        &self,
+        voice: &VoiceTable,
+        segment: &Segment,
+        speed: f32,
+        plan: ChunkPlan,
+    ) -> Result<SegmentDecoder, SynthError> {
+        let style = self.style(voice, segment.ids.len())?;
+        Ok(SegmentDecoder::new(
+            Arc::clone(&self.model),
+            &segment.ids,
+            &style,
+            speed,
+            plan,
+        )?)
     }
 
     fn style(&self, voice: &VoiceTable, ids: usize) -> Result<Tensor, SynthError> {
@@ -482,7 +512,7 @@ pub struct SpeechStream<'a> {
     speed: f32,
     segments: Vec<Segment>,
     next_segment: usize,
-    current: Option<(usize, SegmentDecoder<'a>)>,
+    current: Option<(usize, SegmentDecoder)>,
     offset: usize,
 }
 
@@ -517,14 +547,9 @@ impl SpeechStream<'_> {
             let Some(segment) = self.segments.get(self.next_segment) else {
                 return Ok(None);
             };
-            let style = self.synth.style(&self.voice, segment.ids.len())?;
-            let decoder = SegmentDecoder::new(
-                &self.synth.model,
-                &segment.ids,
-                &style,
-                self.speed,
-                self.synth.plan,
-            )?;
+            let decoder =
+                self.synth
+                    .begin_with(&self.voice, segment, self.speed, self.synth.plan)?;
             self.current = Some((self.next_segment, decoder));
             self.next_segment += 1;
         }

@@ -45,6 +45,10 @@ pub struct ServeArgs {
     /// baseline `tools/bench/load.py` compares the scheduler with).
     #[arg(long)]
     pub naive: bool,
+    /// Decode every segment in one pass, exactly as the reference model does, instead of in
+    /// short windows: the first audio of a sentence then waits for the whole sentence.
+    #[arg(long)]
+    pub whole_segments: bool,
     /// Close connections idle (no request in flight, no bytes) for this many seconds.
     #[arg(long, default_value_t = 30, value_name = "SECONDS")]
     pub idle_timeout: u64,
@@ -78,6 +82,7 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
             SchedulePolicy::Pressing
         },
         max_queue: args.max_queue,
+        windowed: !(args.naive || args.whole_segments),
         ..SchedulerConfig::default()
     };
     let synth = Arc::new(synth);

@@ -148,7 +148,9 @@ impl Feed {
             };
             let deadline = tokio::time::Instant::now() + QUEUE_RETRY;
             let handle = loop {
-                match self.scheduler.submit(
+                // Whole segments: a sentence is sent once it is complete and trimmed, so
+                // windows would cost context and exactness for nothing.
+                match self.scheduler.submit_whole(
                     run.segments.clone(),
                     run.request.clone(),
                     Mode::Interactive,
@@ -182,9 +184,17 @@ impl Feed {
         };
         let segments = sizes.pop_front().unwrap_or(0);
         let mut audio = Vec::new();
-        for _ in 0..segments {
+        let mut ended = 0;
+        while ended < segments {
             match handle.next().await {
-                Some(StreamEvent::Audio { samples, .. }) => audio.extend_from_slice(&samples),
+                Some(StreamEvent::Audio {
+                    samples,
+                    segment_end,
+                    ..
+                }) => {
+                    audio.extend_from_slice(&samples);
+                    ended += usize::from(segment_end);
+                }
                 Some(StreamEvent::Failed(message)) => return Err(BackendError::Internal(message)),
                 None => return Err(BackendError::Internal("a line stream ended early".into())),
             }

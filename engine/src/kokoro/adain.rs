@@ -20,7 +20,9 @@
 mod fused;
 
 use candle_core::{DType, Module, Result, Tensor, D};
-use candle_nn::{Linear, VarBuilder};
+use candle_nn::VarBuilder;
+
+use super::dense::Dense;
 
 use super::generator::conv::Conv1d;
 
@@ -35,14 +37,14 @@ pub const RES_BLK_LEAKY_SLOPE: f64 = 0.2;
 /// reference are absent and stay at identity.
 #[derive(Debug, Clone)]
 pub struct AdaIN1d {
-    fc: Linear,
+    fc: Dense,
     channels: usize,
 }
 
 impl AdaIN1d {
     /// `vb` points at the module (e.g. `decoder.encode.norm1`); loads `fc.weight`, `fc.bias`.
     pub fn new(style_dim: usize, channels: usize, vb: VarBuilder) -> Result<Self> {
-        let fc = candle_nn::linear(style_dim, 2 * channels, vb.pp("fc"))?;
+        let fc = Dense::new(style_dim, 2 * channels, vb.pp("fc"))?;
         Ok(Self { fc, channels })
     }
 

@@ -12,7 +12,9 @@
 #![allow(clippy::needless_pass_by_value)]
 
 use candle_core::{DType, Module, Result, Tensor};
-use candle_nn::{Embedding, LayerNorm, Linear, VarBuilder};
+use candle_nn::{Embedding, LayerNorm, VarBuilder};
+
+use super::dense::Dense;
 
 use super::config::PlbertConfig;
 
@@ -62,13 +64,13 @@ impl AlbertEmbeddings {
 /// each with a residual connection and a post-`LayerNorm`.
 #[derive(Debug, Clone)]
 struct AlbertLayer {
-    query: Linear,
-    key: Linear,
-    value: Linear,
-    dense: Linear,
+    query: Dense,
+    key: Dense,
+    value: Dense,
+    dense: Dense,
     attention_norm: LayerNorm,
-    ffn: Linear,
-    ffn_output: Linear,
+    ffn: Dense,
+    ffn_output: Dense,
     full_layer_norm: LayerNorm,
     num_heads: usize,
     head_dim: usize,
@@ -85,13 +87,13 @@ impl AlbertLayer {
         }
         let att = vb.pp("attention");
         Ok(Self {
-            query: candle_nn::linear(h, h, att.pp("query"))?,
-            key: candle_nn::linear(h, h, att.pp("key"))?,
-            value: candle_nn::linear(h, h, att.pp("value"))?,
-            dense: candle_nn::linear(h, h, att.pp("dense"))?,
+            query: Dense::new(h, h, att.pp("query"))?,
+            key: Dense::new(h, h, att.pp("key"))?,
+            value: Dense::new(h, h, att.pp("value"))?,
+            dense: Dense::new(h, h, att.pp("dense"))?,
             attention_norm: candle_nn::layer_norm(h, cfg.layer_norm_eps, att.pp("LayerNorm"))?,
-            ffn: candle_nn::linear(h, cfg.intermediate_size, vb.pp("ffn"))?,
-            ffn_output: candle_nn::linear(cfg.intermediate_size, h, vb.pp("ffn_output"))?,
+            ffn: Dense::new(h, cfg.intermediate_size, vb.pp("ffn"))?,
+            ffn_output: Dense::new(cfg.intermediate_size, h, vb.pp("ffn_output"))?,
             full_layer_norm: candle_nn::layer_norm(
                 h,
                 cfg.layer_norm_eps,
@@ -105,7 +107,7 @@ impl AlbertLayer {
     /// `[B, T, H]` → `[B, T, H]`; `mask_bias` is `[B, 1, 1, T]` (0 keep, very negative drop).
     fn forward(&self, x: &Tensor, mask_bias: Option<&Tensor>) -> Result<Tensor> {
         let (b, t, _) = x.dims3()?;
-        let heads = |lin: &Linear| -> Result<Tensor> {
+        let heads = |lin: &Dense| -> Result<Tensor> {
             lin.forward(x)?
                 .reshape((b, t, self.num_heads, self.head_dim))?
                 .transpose(1, 2)?
@@ -139,7 +141,7 @@ impl AlbertLayer {
 #[derive(Debug, Clone)]
 pub struct Albert {
     embeddings: AlbertEmbeddings,
-    mapping_in: Linear,
+    mapping_in: Dense,
     layer: AlbertLayer,
     num_hidden_layers: usize,
     max_positions: usize,
@@ -151,7 +153,7 @@ impl Albert {
         let enc = vb.pp("encoder");
         Ok(Self {
             embeddings: AlbertEmbeddings::new(cfg, vocab_size, vb.pp("embeddings"))?,
-            mapping_in: candle_nn::linear(
+            mapping_in: Dense::new(
                 cfg.embedding_size,
                 cfg.hidden_size,
                 enc.pp("embedding_hidden_mapping_in"),

@@ -19,7 +19,9 @@
 #![allow(clippy::needless_pass_by_value)]
 
 use candle_core::{DType, Device, Module, Result, Tensor, D};
-use candle_nn::{Linear, VarBuilder};
+use candle_nn::VarBuilder;
+
+use super::dense::Dense;
 
 /// Below this many time steps the reverse direction runs on the calling thread: spawning costs
 /// more than the work it would save.
@@ -40,7 +42,7 @@ pub struct BiLstm {
     hidden: usize,
     /// Input projection of both directions: weight `[8H, in]` (forward rows first), bias
     /// `b_ih + b_hh`.
-    input_proj: Linear,
+    input_proj: Dense,
     forward_dir: Recurrence,
     reverse_dir: Recurrence,
 }
@@ -75,7 +77,7 @@ impl BiLstm {
                 w_hh_t_host,
             });
         }
-        let input_proj = Linear::new(Tensor::cat(&w_ih, 0)?, Some(Tensor::cat(&bias, 0)?));
+        let input_proj = Dense::from_parts(&Tensor::cat(&w_ih, 0)?, Some(Tensor::cat(&bias, 0)?))?;
         let reverse_dir = dirs.pop().expect("two directions were pushed");
         let forward_dir = dirs.pop().expect("two directions were pushed");
         Ok(Self {

@@ -9,6 +9,7 @@ pub mod adain;
 pub mod albert;
 pub mod config;
 pub mod decoder;
+pub mod dense;
 pub mod generator;
 pub mod lstm;
 pub mod model;

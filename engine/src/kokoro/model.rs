@@ -11,7 +11,9 @@
 #![allow(clippy::needless_pass_by_value)]
 
 use candle_core::{DType, Device, Module, Tensor};
-use candle_nn::{Linear, VarBuilder};
+use candle_nn::VarBuilder;
+
+use super::dense::Dense;
 
 use super::albert::Albert;
 use super::config::{KokoroConfig, PAD_ID};
@@ -83,7 +85,7 @@ impl Prosody {
 pub struct KokoroEncoder {
     cfg: KokoroConfig,
     bert: Albert,
-    bert_encoder: Linear,
+    bert_encoder: Dense,
     predictor: ProsodyPredictor,
     text_encoder: TextEncoder,
     device: Device,
@@ -97,7 +99,7 @@ impl KokoroEncoder {
             Ok(Self {
                 cfg: cfg.clone(),
                 bert: Albert::new(&cfg.plbert, cfg.n_token, vb.pp("bert"))?,
-                bert_encoder: candle_nn::linear(
+                bert_encoder: Dense::new(
                     cfg.plbert.hidden_size,
                     cfg.hidden_dim,
                     vb.pp("bert_encoder"),

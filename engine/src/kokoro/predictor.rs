@@ -18,7 +18,9 @@
 #![allow(clippy::needless_pass_by_value)]
 
 use candle_core::{DType, Module, Result, Tensor, D};
-use candle_nn::{Conv1d, Conv1dConfig, Linear, VarBuilder};
+use candle_nn::{Conv1d, Conv1dConfig, VarBuilder};
+
+use super::dense::Dense;
 
 use super::adain::AdainResBlk1d;
 use super::config::KokoroConfig;
@@ -31,13 +33,13 @@ const LAYER_NORM_EPS: f64 = 1e-5;
 /// `(1 + γ)·LN(x) + β` with `[γ; β] = fc(s)` (`predictor.text_encoder.lstms.{1,3,5}`).
 #[derive(Debug, Clone)]
 pub struct AdaLayerNorm {
-    fc: Linear,
+    fc: Dense,
     channels: usize,
 }
 
 impl AdaLayerNorm {
     pub fn new(style_dim: usize, channels: usize, vb: VarBuilder) -> Result<Self> {
-        let fc = candle_nn::linear(style_dim, 2 * channels, vb.pp("fc"))?;
+        let fc = Dense::new(style_dim, 2 * channels, vb.pp("fc"))?;
         Ok(Self { fc, channels })
     }
 
@@ -90,7 +92,7 @@ impl DurationEncoder {
 pub struct ProsodyPredictor {
     text_encoder: DurationEncoder,
     lstm: BiLstm,
-    duration_proj: Linear,
+    duration_proj: Dense,
     shared: BiLstm,
     f0: Vec<AdainResBlk1d>,
     n: Vec<AdainResBlk1d>,
@@ -115,11 +117,7 @@ impl ProsodyPredictor {
         Ok(Self {
             text_encoder: DurationEncoder::new(cfg, vb.pp("text_encoder"))?,
             lstm: BiLstm::new(d + sty, d / 2, vb.pp("lstm"))?,
-            duration_proj: candle_nn::linear(
-                d,
-                cfg.max_dur,
-                vb.pp("duration_proj").pp("linear_layer"),
-            )?,
+            duration_proj: Dense::new(d, cfg.max_dur, vb.pp("duration_proj").pp("linear_layer"))?,
             shared: BiLstm::new(d + sty, d / 2, vb.pp("shared"))?,
             f0: branch("F0")?,
             n: branch("N")?,

@@ -7,24 +7,72 @@ use std::time::Duration;
 
 use super::*;
 
-/// Renders 0.5 s of a constant per segment after sleeping `cost`, and logs which stream ran.
+/// Renders 0.5 s of a constant per chunk after sleeping `cost`, in `chunks` chunks per segment
+/// when windowed (one otherwise), and logs which stream ran: `log` per finished segment,
+/// `chunk_log` per chunk (`a0#1` is the second chunk of segment `a0`).
 struct FakeModel {
     cost: Duration,
+    chunks: usize,
     rendered: AtomicUsize,
     log: Mutex<Vec<String>>,
+    chunk_log: Mutex<Vec<String>>,
 }
 
 impl FakeModel {
     fn new(cost_ms: u64) -> Arc<Self> {
+        Self::windowed(cost_ms, 1)
+    }
+
+    fn windowed(cost_ms: u64, chunks: usize) -> Arc<Self> {
         Arc::new(Self {
             cost: Duration::from_millis(cost_ms),
+            chunks,
             rendered: AtomicUsize::new(0),
             log: Mutex::new(Vec::new()),
+            chunk_log: Mutex::new(Vec::new()),
         })
     }
 }
 
-impl SegmentModel for FakeModel {
+struct FakeJob {
+    model: Arc<FakeModel>,
+    name: String,
+    chunks: usize,
+    next: usize,
+}
+
+impl SegmentJob for FakeJob {
+    fn next_chunk(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
+        if self.next == self.chunks {
+            return Ok(None);
+        }
+        std::thread::sleep(self.model.cost);
+        let m = &self.model;
+        m.chunk_log
+            .lock()
+            .expect("log")
+            .push(format!("{}#{}", self.name, self.next));
+        self.next += 1;
+        if self.next == self.chunks {
+            m.rendered.fetch_add(1, Ordering::SeqCst);
+            m.log.lock().expect("log").push(self.name.clone());
+        }
+        Ok(Some(vec![0.1; SAMPLE_RATE as usize / 2]))
+    }
+
+    fn is_done(&self) -> bool {
+        self.next == self.chunks
+    }
+
+    fn next_cost_frames(&self) -> usize {
+        40
+    }
+}
+
+/// The scheduler holds the model as `Arc<dyn SegmentModel>`; jobs need their own handle.
+struct Shared(Arc<FakeModel>);
+
+impl SegmentModel for Shared {
     fn segments(&self, text: &str, _: &SpeechRequest) -> Result<Vec<Segment>, SynthError> {
         Ok(text
             .split('|')
@@ -35,12 +83,23 @@ impl SegmentModel for FakeModel {
             .collect())
     }
 
-    fn render(&self, segment: &Segment, _: &SpeechRequest) -> Result<Vec<f32>, SynthError> {
-        std::thread::sleep(self.cost);
-        self.rendered.fetch_add(1, Ordering::SeqCst);
-        self.log.lock().expect("log").push(segment.phonemes.clone());
-        Ok(vec![0.1; SAMPLE_RATE as usize / 2])
+    fn begin(
+        &self,
+        segment: &Segment,
+        _: &SpeechRequest,
+        windowed: bool,
+    ) -> Result<Box<dyn SegmentJob>, SynthError> {
+        Ok(Box::new(FakeJob {
+            model: Arc::clone(&self.0),
+            name: segment.phonemes.clone(),
+            chunks: if windowed { self.0.chunks } else { 1 },
+            next: 0,
+        }))
     }
+}
+
+fn start(model: &Arc<FakeModel>, cfg: SchedulerConfig) -> Scheduler {
+    Scheduler::start(Arc::new(Shared(Arc::clone(model))), cfg).expect("start")
 }
 
 fn request() -> SpeechRequest {
@@ -57,7 +116,7 @@ fn text(name: &str, n: usize) -> String {
 #[test]
 fn a_new_stream_overtakes_one_that_is_ahead() {
     let model = FakeModel::new(20);
-    let sched = Scheduler::start(model.clone(), SchedulerConfig::default()).expect("start");
+    let sched = start(&model, SchedulerConfig::default());
     let mut long = sched
         .submit_text(&text("a", 30), request(), Mode::Interactive)
         .expect("submit");
@@ -97,7 +156,7 @@ fn fifo_policy_serves_one_stream_to_the_end() {
         policy: Policy::Fifo,
         ..SchedulerConfig::default()
     };
-    let sched = Scheduler::start(model.clone(), cfg).expect("start");
+    let sched = start(&model, cfg);
     let mut a = sched
         .submit_text(&text("a", 6), request(), Mode::Interactive)
         .expect("a");
@@ -118,7 +177,7 @@ fn watermarks_bound_unread_audio() {
         low_watermark: 1.0,
         ..SchedulerConfig::default()
     };
-    let sched = Scheduler::start(model.clone(), cfg).expect("start");
+    let sched = start(&model, cfg);
     let mut slow = sched
         .submit_text(&text("s", 200), request(), Mode::Interactive)
         .expect("submit");
@@ -154,7 +213,7 @@ fn settle(model: &FakeModel) -> usize {
 #[test]
 fn dropping_a_handle_cancels_its_work() {
     let model = FakeModel::new(10);
-    let sched = Scheduler::start(model.clone(), SchedulerConfig::default()).expect("start");
+    let sched = start(&model, SchedulerConfig::default());
     let mut h = sched
         .submit_text(&text("c", 100), request(), Mode::Interactive)
         .expect("submit");
@@ -176,7 +235,7 @@ fn dropping_a_handle_cancels_its_work() {
 #[test]
 fn offline_work_yields_to_interactive() {
     let model = FakeModel::new(10);
-    let sched = Scheduler::start(model.clone(), SchedulerConfig::default()).expect("start");
+    let sched = start(&model, SchedulerConfig::default());
     let mut export = sched
         .submit_text(&text("x", 40), request(), Mode::Offline)
         .expect("x");
@@ -207,7 +266,7 @@ fn full_queue_is_refused_and_empty_streams_end() {
         max_queue: 2,
         ..SchedulerConfig::default()
     };
-    let sched = Scheduler::start(model, cfg).expect("start");
+    let sched = start(&model, cfg);
     let _a = sched
         .submit_text("a", request(), Mode::Interactive)
         .expect("a");
@@ -224,4 +283,72 @@ fn full_queue_is_refused_and_empty_streams_end() {
         .submit(Vec::new(), request(), Mode::Interactive)
         .expect("empty");
     assert!(empty.blocking_next().is_none());
+}
+
+#[test]
+fn a_new_stream_starts_between_the_windows_of_a_long_segment() {
+    // One segment of 8 windows, 60 ms each, 0.5 s of audio each: the long stream is soon far
+    // ahead of its listener, and a new stream must not wait for the whole segment.
+    let model = FakeModel::windowed(60, 8);
+    let sched = start(&model, SchedulerConfig::default());
+    let mut long = sched
+        .submit_text("a0", request(), Mode::Interactive)
+        .expect("long");
+    assert!(matches!(
+        long.blocking_next(),
+        Some(StreamEvent::Audio {
+            segment_end: false,
+            ..
+        })
+    ));
+    let mut short = sched
+        .submit_text("b0", request(), Mode::Interactive)
+        .expect("short");
+    assert!(matches!(
+        short.blocking_next(),
+        Some(StreamEvent::Audio { segment: 0, .. })
+    ));
+    let log = model.chunk_log.lock().expect("log").clone();
+    let b = log
+        .iter()
+        .position(|c| c == "b0#0")
+        .expect("b's first window");
+    assert!(
+        !log[..b].contains(&"a0#7".to_owned()),
+        "the new stream waited for the whole long segment: {log:?}"
+    );
+    // The long stream still gets all eight windows, in order, the last marked as its end.
+    let mut ends = Vec::new();
+    while let Some(StreamEvent::Audio { segment_end, .. }) = long.blocking_next() {
+        ends.push(segment_end);
+    }
+    assert_eq!(ends.len(), 7);
+    assert_eq!(ends.iter().filter(|&&e| e).count(), 1);
+    assert!(ends[6]);
+}
+
+#[test]
+fn whole_submissions_and_offline_streams_are_not_windowed() {
+    let model = FakeModel::windowed(1, 4);
+    let sched = start(&model, SchedulerConfig::default());
+    let mut whole = sched
+        .submit_whole(vec![segment("w")], request(), Mode::Interactive)
+        .expect("whole");
+    let mut offline = sched
+        .submit(vec![segment("o")], request(), Mode::Offline)
+        .expect("offline");
+    let mut windowed = sched
+        .submit(vec![segment("i")], request(), Mode::Interactive)
+        .expect("windowed");
+    let count = |h: &mut StreamHandle| std::iter::from_fn(|| h.blocking_next()).count();
+    assert_eq!(count(&mut whole), 1);
+    assert_eq!(count(&mut offline), 1);
+    assert_eq!(count(&mut windowed), 4);
+}
+
+fn segment(name: &str) -> Segment {
+    Segment {
+        phonemes: name.to_owned(),
+        ids: vec![1],
+    }
 }

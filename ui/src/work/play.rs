@@ -173,12 +173,13 @@ fn render(
     Ok(())
 }
 
-/// One sentence through the scheduler as a pressing stream.
+/// One sentence through the scheduler as a pressing stream, decoded whole: playback trims and
+/// queues whole sentences, so windows would buy no earlier audio.
 fn speak(job: &Job<'_>, phonemes: &str, request: SpeechRequest) -> Result<Vec<f32>, String> {
     let segments = job.synth.sentence_segments(phonemes);
     let mut handle = job
         .scheduler
-        .submit(segments, request, Mode::Interactive)
+        .submit_whole(segments, request, Mode::Interactive)
         .map_err(|e| e.to_string())?;
     let mut out = Vec::new();
     while let Some(event) = handle.blocking_next() {
