@@ -479,26 +479,32 @@ fn samples_us(n: usize) -> u64 {
     (n as u64 * 1_000_000) / u64::from(SAMPLE_RATE)
 }
 
+/// What a scheduling step works on: the next chunk of a segment under way, or a new segment.
+enum Work {
+    Continue(Box<dyn SegmentJob>),
+    Begin(Segment),
+}
+
 /// What one scheduling step produced.
 struct Step {
     job: Box<dyn SegmentJob>,
     samples: Option<Vec<f32>>,
-    began: bool,
+    /// The segment this step began, if it began one (its cost is measured per unit).
+    began: Option<Segment>,
+    /// Decoder frames the chunk computed (for the cost of a continuing step).
     frames: usize,
 }
 
-/// Runs one chunk of a stream: begins its next segment first if none is under way.
+/// Runs one chunk of a stream, beginning its next segment first if that is the work.
 fn step(
     model: &dyn SegmentModel,
-    job: Option<Box<dyn SegmentJob>>,
-    segment: Option<&Segment>,
+    work: Work,
     request: &SpeechRequest,
     windowed: bool,
 ) -> Result<Step, SynthError> {
-    let (mut job, began) = match (job, segment) {
-        (Some(job), _) => (job, false),
-        (None, Some(segment)) => (model.begin(segment, request, windowed)?, true),
-        (None, None) => return Err(SynthError::EmptyText),
+    let (mut job, began) = match work {
+        Work::Continue(job) => (job, None),
+        Work::Begin(segment) => (model.begin(&segment, request, windowed)?, Some(segment)),
     };
     let frames = job.next_cost_frames();
     let samples = job.next_chunk()?;
@@ -515,7 +521,7 @@ fn run(shared: &Shared) {
     let metrics = &shared.metrics;
     let cfg = shared.config;
     loop {
-        let (id, job, segment, request, windowed, index) = {
+        let (id, work, request, windowed, index) = {
             let mut st = shared.lock();
             let choice = loop {
                 if st.shutdown {
@@ -539,25 +545,21 @@ fn run(shared: &Shared) {
             metrics
                 .queue_wait
                 .observe(e.ready_since.elapsed().as_secs_f64());
-            let job = e.job.take();
-            let segment = job.is_none().then(|| e.segments[e.next].clone());
-            (e.id, job, segment, e.request.clone(), e.windowed, e.next)
+            let work = match e.job.take() {
+                Some(job) => Work::Continue(job),
+                None => Work::Begin(e.segments[e.next].clone()),
+            };
+            (e.id, work, e.request.clone(), e.windowed, e.next)
         };
         let started = Instant::now();
-        let result = step(
-            shared.model.as_ref(),
-            job,
-            segment.as_ref(),
-            &request,
-            windowed,
-        );
+        let result = step(shared.model.as_ref(), work, &request, windowed);
         let busy = started.elapsed();
         let mut st = shared.lock();
         if let Ok(done) = &result {
             let secs = busy.as_secs_f64();
-            match (&segment, done.began) {
-                (Some(seg), true) => st.cost.observe_begin(seg, request.speed, windowed, secs),
-                _ => st.cost.observe_window(done.frames, secs),
+            match &done.began {
+                Some(seg) => st.cost.observe_begin(seg, request.speed, windowed, secs),
+                None => st.cost.observe_window(done.frames, secs),
             }
         }
         let Some(pos) = st.streams.iter().position(|e| e.id == id) else {
