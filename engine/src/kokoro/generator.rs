@@ -129,6 +129,15 @@ impl AdaINResBlock1 {
         to_channel_major(&self.forward_tm(&to_time_major(x)?, s)?)
     }
 
+    /// Multiply-adds per time step of its convolutions.
+    #[must_use]
+    pub fn macs_per_step(&self) -> usize {
+        self.layers
+            .iter()
+            .map(|l| l.conv1.macs_per_step() + l.conv2.macs_per_step())
+            .sum()
+    }
+
     /// Time-major: `x` `[T, C]` → `[T, C]`.
     pub fn forward_tm(&self, x: &Tensor, s: &Tensor) -> Result<Tensor> {
         let mut x = x.clone();
@@ -272,19 +281,54 @@ impl Generator {
 
     /// Time-major step 3, stage `i`: `x` `[T, C]`, `har` `[120F+1, 22]` → `[T', C/2]`.
     pub fn stage_tm(&self, i: usize, x: &Tensor, har: &Tensor, s: &Tensor) -> Result<Tensor> {
+        let input = self.stage_input_tm(i, x, har, s)?;
+        let mut sum = None;
+        for j in 0..self.blocks_per_stage() {
+            sum = Some(self.stage_block_tm(i, j, &input, sum, s)?);
+        }
+        self.stage_output(sum)
+    }
+
+    /// Residual blocks per stage (their outputs are averaged).
+    #[must_use]
+    pub fn blocks_per_stage(&self) -> usize {
+        self.resblocks.first().map_or(0, Vec::len)
+    }
+
+    /// Stage `i` up to its residual blocks: `leaky(0.1) → ups.i (+ reflection pad after the
+    /// last) + noise_res.i(noise_convs.i(har))`.
+    fn stage_input_tm(&self, i: usize, x: &Tensor, har: &Tensor, s: &Tensor) -> Result<Tensor> {
         let x = leaky_relu(x, STAGE_LEAKY_SLOPE)?;
         let x_source = self.noise_res[i].forward_tm(&self.noise_convs[i].forward_tm(har)?, s)?;
         let mut x = self.ups[i].forward_tm(&x)?;
         if i + 1 == self.stages() {
             x = reflection_pad_top1(&x)?;
         }
-        let x = (x + x_source)?;
-        let blocks = &self.resblocks[i];
-        let mut sum = blocks[0].forward_tm(&x, s)?;
-        for b in &blocks[1..] {
-            sum = (sum + b.forward_tm(&x, s)?)?;
+        x + x_source
+    }
+
+    /// Adds residual block `j` of stage `i`, run on the stage's `input`, to the running `sum`.
+    fn stage_block_tm(
+        &self,
+        i: usize,
+        j: usize,
+        input: &Tensor,
+        sum: Option<Tensor>,
+        s: &Tensor,
+    ) -> Result<Tensor> {
+        let y = self.resblocks[i][j].forward_tm(input, s)?;
+        match sum {
+            None => Ok(y),
+            Some(sum) => sum + y,
         }
-        sum / blocks.len() as f64
+    }
+
+    /// The mean of a stage's residual blocks, from their sum.
+    fn stage_output(&self, sum: Option<Tensor>) -> Result<Tensor> {
+        match sum {
+            Some(sum) => sum / self.blocks_per_stage() as f64,
+            None => candle_core::bail!("generator: a stage without residual blocks"),
+        }
     }
 
     /// Step 4: last stage output `[1, 128, 120F+1]` → `conv_post` `[1, 22, 120F+1]`.
@@ -356,6 +400,7 @@ pub fn reflection_pad_top1(x: &Tensor) -> Result<Tensor> {
 
 pub mod conv;
 mod epilogue;
+pub mod pass;
 
 #[cfg(test)]
 mod tests {

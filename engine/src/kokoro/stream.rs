@@ -18,6 +18,8 @@ use std::sync::Arc;
 
 use candle_core::{Tensor, D};
 
+use super::generator::pass::GeneratorPass;
+use super::generator::to_time_major;
 use super::model::Kokoro;
 
 /// Samples per decoder frame (the generator's input rate: 2 per predicted duration frame).
@@ -109,7 +111,12 @@ impl ChunkPlan {
     }
 }
 
-/// A segment being decoded: its encoded features and where the next window starts.
+/// A segment being decoded: its encoded features, where the next window starts, and the
+/// generator pass of the window under way.
+///
+/// [`Self::advance`] runs one piece of a pass ([`crate::kokoro::generator::pass`]), so a
+/// scheduler's step is short whatever the window's size; [`Self::next_chunk`] runs pieces until
+/// a window's audio is ready.
 pub struct SegmentDecoder {
     model: Arc<Kokoro>,
     /// Decoder output `[1, 512, L]` (the generator's input).
@@ -119,7 +126,12 @@ pub struct SegmentDecoder {
     /// Acoustic style `[1, 128]`.
     style: Tensor,
     windows: Vec<(usize, usize)>,
+    /// Index of the window under way (or next to start).
     next: usize,
+    /// Its generator pass, once its first piece ran.
+    pass: Option<GeneratorPass>,
+    /// Each pass piece's share of a window's work.
+    weights: Vec<f64>,
     context: usize,
     fade: usize,
     /// The previous window's audio for the first `fade` frames of the next one.
@@ -147,6 +159,7 @@ impl SegmentDecoder {
         let generator = decoder.generator();
         let har = generator.source_spectrum(&generator.harmonic_source(&prosody.f0)?)?;
         let frames = body.dim(D::Minus1)?;
+        let weights = generator.piece_weights();
         Ok(Self {
             model,
             body,
@@ -154,6 +167,8 @@ impl SegmentDecoder {
             style: acoustic,
             windows: plan.windows(frames),
             next: 0,
+            pass: None,
+            weights,
             context: plan.context,
             fade: plan.fade.min(plan.context),
             tail: Vec::new(),
@@ -172,12 +187,27 @@ impl SegmentDecoder {
         self.next >= self.windows.len()
     }
 
-    /// Frames the next window computes, context included (0 when done): its cost.
+    /// The work of the next [`Self::advance`], in decoder frames of generator (0 when done).
     #[must_use]
-    pub fn next_cost_frames(&self) -> usize {
-        self.windows.get(self.next).map_or(0, |&(start, end)| {
+    pub fn next_step_frames(&self) -> f64 {
+        let piece = self.pass.as_ref().map_or(0, GeneratorPass::next_piece);
+        self.window_frames() * self.weights.get(piece).copied().unwrap_or(0.0)
+    }
+
+    /// The work left before the next audio (the rest of the window under way), in decoder
+    /// frames of generator (0 when done).
+    #[must_use]
+    pub fn frames_to_audio(&self) -> f64 {
+        let piece = self.pass.as_ref().map_or(0, GeneratorPass::next_piece);
+        let left: f64 = self.weights.iter().skip(piece).sum();
+        self.window_frames() * left
+    }
+
+    /// Frames the window under way computes, context included (0 when done).
+    fn window_frames(&self) -> f64 {
+        self.windows.get(self.next).map_or(0.0, |&(start, end)| {
             let (lo, hi) = self.span(start, end);
-            hi - lo
+            (hi - lo) as f64
         })
     }
 
@@ -190,22 +220,41 @@ impl SegmentDecoder {
 
     /// Decodes the next window; `None` when the segment is finished.
     pub fn next_chunk(&mut self) -> candle_core::Result<Option<Vec<f32>>> {
+        while !self.is_done() {
+            if let Some(audio) = self.advance()? {
+                return Ok(Some(audio));
+            }
+        }
+        Ok(None)
+    }
+
+    /// Runs one piece of the window under way (starting it if need be); returns the window's
+    /// audio when that piece finished it, `None` when there is more to do (or nothing left:
+    /// see [`Self::is_done`]).
+    pub fn advance(&mut self) -> candle_core::Result<Option<Vec<f32>>> {
         let Some(&(start, end)) = self.windows.get(self.next) else {
             return Ok(None);
         };
-        self.next += 1;
         let (lo, hi) = self.span(start, end);
-        let x = self.body.narrow(D::Minus1, lo, hi - lo)?;
-        let har = self.har.narrow(
-            D::Minus1,
-            lo * SPEC_PER_FRAME,
-            (hi - lo) * SPEC_PER_FRAME + 1,
-        )?;
         let generator = self.model.decoder().generator();
-        let audio = generator
-            .istft(&generator.body(&x, &har, &self.style)?)?
-            .flatten_all()?
-            .to_vec1::<f32>()?;
+        let pass = match &mut self.pass {
+            Some(pass) => pass,
+            empty => {
+                let x = self.body.narrow(D::Minus1, lo, hi - lo)?;
+                let har = self.har.narrow(
+                    D::Minus1,
+                    lo * SPEC_PER_FRAME,
+                    (hi - lo) * SPEC_PER_FRAME + 1,
+                )?;
+                empty.insert(generator.begin_pass(to_time_major(&x)?, to_time_major(&har)?))
+            }
+        };
+        let Some(audio) = generator.advance(pass, &self.style)? else {
+            return Ok(None);
+        };
+        self.pass = None;
+        self.next += 1;
+        let audio = audio.flatten_all()?.to_vec1::<f32>()?;
         let from = (start - lo) * SAMPLES_PER_FRAME;
         let to = (end - lo) * SAMPLES_PER_FRAME;
         let mut keep = audio[from..to].to_vec();

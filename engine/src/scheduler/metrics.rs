@@ -99,9 +99,9 @@ pub struct Metrics {
     pub buffered_us: AtomicU64,
     /// Time to first audio per stream (submission to first chunk ready).
     pub ttfa: Histogram,
-    /// Model time per segment (encode + decode).
-    pub segment_latency: Histogram,
-    /// Time a segment waited between becoming runnable and running.
+    /// Model time per scheduling step (an encoder, or a piece of a generator pass).
+    pub step_latency: Histogram,
+    /// Time a stream waited between becoming runnable and its next step.
     pub queue_wait: Histogram,
     /// Segments per forward pass (1: Kokoro's passes here are not batched).
     pub batch_size: Histogram,
@@ -213,9 +213,9 @@ impl Metrics {
         let histograms = [
             ("ttfa_seconds", "Time to first audio", &self.ttfa),
             (
-                "segment_seconds",
-                "Model time per segment",
-                &self.segment_latency,
+                "step_seconds",
+                "Model time per scheduling step",
+                &self.step_latency,
             ),
             (
                 "queue_wait_seconds",

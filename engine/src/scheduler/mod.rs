@@ -16,17 +16,21 @@
 //! grows memory and never holds the model. Dropping the handle (a client disconnecting, the
 //! user pressing stop or editing the line) cancels the stream before the next scheduling step.
 //!
-//! Granularity: a scheduling step is one *chunk*. An interactive stream's segments are decoded
-//! in short windows ([`ChunkPlan::streaming`]): the step that begins a segment runs the encoder
-//! and a quarter second of generator, later steps one window each (0.5 s, 1 s, then 1.6 s of
-//! audio), so a new request's first audio waits at most one window of someone else's, and the
-//! listener hears the first words after the encoder plus one short window. Kokoro's decoder
-//! normalises every layer over what it is given (instance-norm `AdaIN`), so windowed audio
-//! differs slightly from one pass (same words and voice by the judge; see the issue notes);
-//! offline streams (exports) and [`Scheduler::submit_whole`] decode whole segments, exactly.
+//! Granularity: a scheduling step is a *piece* of work, never a whole segment. The first step
+//! of a segment runs its encoder; each later one a piece of a generator pass (a stage's input,
+//! a residual block, or the output: about a fifth of a window, see
+//! [`crate::kokoro::generator::pass`]). An interactive stream's segments are decoded in short
+//! windows ([`ChunkPlan::streaming`]: a quarter second first, then 0.5, 1 and 1.6 s of audio),
+//! and the piece that finishes a window sends its audio. So a new request waits for at most one
+//! piece of someone else's work before its encoder runs, and its listener hears the first words
+//! after the encoder plus one short window. Kokoro's decoder normalises every layer over what it
+//! is given (instance-norm `AdaIN`), so windowed audio differs slightly from one pass (same
+//! words and voice by the judge; see the issue notes); offline streams (exports) and
+//! [`Scheduler::submit_whole`] decode whole segments, exactly, in pieces all the same.
 //! Passes are not batched across streams: on the CPU one window's convolutions and matrix
 //! products already fill the cores.
 
+mod cost;
 pub mod metrics;
 pub mod policy;
 
@@ -37,7 +41,9 @@ use std::time::{Duration, Instant};
 use tokio::sync::mpsc;
 
 use crate::kokoro::stream::{ChunkPlan, SegmentDecoder};
+
 use crate::synth::{Segment, SpeechRequest, SynthError, Synthesizer, SAMPLE_RATE};
+use cost::CostModel;
 
 pub use metrics::Metrics;
 pub use policy::{Mode, Policy};
@@ -46,25 +52,32 @@ pub use policy::{Mode, Policy};
 /// segment's audio chunk by chunk.
 pub trait SegmentModel: Send + Sync + 'static {
     fn segments(&self, text: &str, request: &SpeechRequest) -> Result<Vec<Segment>, SynthError>;
-    /// Starts `segment`: runs everything before its first audio (the encoder). With `windowed`
-    /// the job yields the audio in short windows (first audio early, approximate); without, in
-    /// one chunk, exactly as the reference computes it.
+    /// Starts `segment`: runs everything before its generator (the encoder). With a
+    /// `first_window` (decoder frames) the job yields the audio in windows, that one first and
+    /// then growing ones (first audio early, approximate); without, in one chunk, exactly as
+    /// the reference computes it.
     fn begin(
         &self,
         segment: &Segment,
         request: &SpeechRequest,
-        windowed: bool,
+        first_window: Option<usize>,
     ) -> Result<Box<dyn SegmentJob>, SynthError>;
 }
 
-/// A segment being decoded: one scheduling step runs one chunk.
+/// A segment being decoded: one scheduling step runs one piece of work, and some pieces finish
+/// a chunk of audio.
 pub trait SegmentJob: Send {
-    /// 24 kHz audio of the next chunk; `None` once the segment is finished.
-    fn next_chunk(&mut self) -> Result<Option<Vec<f32>>, SynthError>;
+    /// Runs the next piece of work: the 24 kHz audio of a chunk when this piece finished one,
+    /// `None` when the chunk needs more pieces.
+    fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError>;
     /// True when every chunk has been produced.
     fn is_done(&self) -> bool;
-    /// The work the next chunk does, in decoder frames (for the cost estimate).
-    fn next_cost_frames(&self) -> usize;
+    /// The work of the next piece, in decoder frames (to learn what a frame costs).
+    fn next_step_frames(&self) -> f64;
+    /// The work left before the next chunk's audio, in decoder frames (for deadlines).
+    fn frames_to_audio(&self) -> f64;
+    /// Decoder frames in the whole segment (to learn how long segments are).
+    fn frames(&self) -> usize;
 }
 
 impl SegmentModel for Synthesizer {
@@ -77,28 +90,35 @@ impl SegmentModel for Synthesizer {
         &self,
         segment: &Segment,
         request: &SpeechRequest,
-        windowed: bool,
+        first_window: Option<usize>,
     ) -> Result<Box<dyn SegmentJob>, SynthError> {
-        let plan = if windowed {
-            ChunkPlan::streaming()
-        } else {
-            ChunkPlan::whole()
-        };
+        let plan = first_window.map_or_else(ChunkPlan::whole, |first| ChunkPlan {
+            first,
+            ..ChunkPlan::streaming()
+        });
         Ok(Box::new(Synthesizer::begin(self, segment, request, plan)?))
     }
 }
 
 impl SegmentJob for SegmentDecoder {
-    fn next_chunk(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
-        Ok(SegmentDecoder::next_chunk(self)?)
+    fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
+        Ok(SegmentDecoder::advance(self)?)
     }
 
     fn is_done(&self) -> bool {
         SegmentDecoder::is_done(self)
     }
 
-    fn next_cost_frames(&self) -> usize {
-        SegmentDecoder::next_cost_frames(self)
+    fn next_step_frames(&self) -> f64 {
+        SegmentDecoder::next_step_frames(self)
+    }
+
+    fn frames_to_audio(&self) -> f64 {
+        SegmentDecoder::frames_to_audio(self)
+    }
+
+    fn frames(&self) -> usize {
+        SegmentDecoder::frames(self)
     }
 }
 
@@ -190,71 +210,6 @@ struct State {
     next_id: u64,
     shutdown: bool,
     cost: CostModel,
-}
-
-/// Estimated compute time of a scheduling step, from running averages of what steps cost.
-///
-/// A step that *begins* a segment runs the encoder and the first chunk; it is measured in units
-/// of phoneme ids at speed 1 (the work grows with the audio's length, so with ids ÷ speed) plus
-/// a fixed share per pass, with separate averages for windowed and whole segments (a whole
-/// segment's first chunk is all of it). A step that *continues* a segment decodes one window,
-/// measured in decoder frames, context included.
-#[derive(Debug, Clone, Copy)]
-struct CostModel {
-    /// Seconds per unit for beginning a `[whole, windowed]` segment.
-    begin: [f64; 2],
-    /// Seconds per decoder frame of a later window.
-    frame: f64,
-}
-
-impl CostModel {
-    /// Units a pass costs before its first phoneme.
-    const OVERHEAD_UNITS: f64 = 12.0;
-    /// Weight of the newest measurement.
-    const ALPHA: f64 = 0.3;
-
-    fn units(segment: &Segment, speed: f32) -> f64 {
-        segment.ids.len() as f64 / f64::from(speed.max(0.1)) + Self::OVERHEAD_UNITS
-    }
-
-    fn begin(self, segment: &Segment, speed: f32, windowed: bool) -> f64 {
-        self.begin[usize::from(windowed)] * Self::units(segment, speed)
-    }
-
-    fn window(self, frames: usize) -> f64 {
-        self.frame * frames as f64
-    }
-
-    fn observe_begin(&mut self, segment: &Segment, speed: f32, windowed: bool, secs: f64) {
-        ewma(
-            &mut self.begin[usize::from(windowed)],
-            secs / Self::units(segment, speed),
-        );
-    }
-
-    fn observe_window(&mut self, frames: usize, secs: f64) {
-        if frames > 0 {
-            ewma(&mut self.frame, secs / frames as f64);
-        }
-    }
-}
-
-fn ewma(average: &mut f64, sample: f64) {
-    if sample.is_finite() {
-        *average += CostModel::ALPHA * (sample - *average);
-    }
-}
-
-impl Default for CostModel {
-    /// A 2-core CPU's figures (a whole segment about 0.25 s of compute per second of speech, a
-    /// windowed one's first step ~0.25 s for a sentence, a window 0.2 s per second it computes);
-    /// the first measurements replace them.
-    fn default() -> Self {
-        Self {
-            begin: [0.006, 0.004],
-            frame: 0.0025,
-        }
-    }
 }
 
 struct Shared {
@@ -479,41 +434,45 @@ fn samples_us(n: usize) -> u64 {
     (n as u64 * 1_000_000) / u64::from(SAMPLE_RATE)
 }
 
-/// What a scheduling step works on: the next chunk of a segment under way, or a new segment.
+/// What a scheduling step works on: the next piece of a segment under way, or a new segment
+/// (with its first window, when windowed).
 enum Work {
     Continue(Box<dyn SegmentJob>),
-    Begin(Segment),
+    Begin(Segment, Option<usize>),
 }
 
 /// What one scheduling step produced.
 struct Step {
     job: Box<dyn SegmentJob>,
+    /// A chunk's audio, when the step finished one.
     samples: Option<Vec<f32>>,
-    /// The segment this step began, if it began one (its cost is measured per unit).
+    /// The segment this step began (encoded), if that was the work.
     began: Option<Segment>,
-    /// Decoder frames the chunk computed (for the cost of a continuing step).
-    frames: usize,
+    /// Decoder frames of generator the step ran (when it continued a segment).
+    frames: f64,
 }
 
-/// Runs one chunk of a stream, beginning its next segment first if that is the work.
-fn step(
-    model: &dyn SegmentModel,
-    work: Work,
-    request: &SpeechRequest,
-    windowed: bool,
-) -> Result<Step, SynthError> {
-    let (mut job, began) = match work {
-        Work::Continue(job) => (job, None),
-        Work::Begin(segment) => (model.begin(&segment, request, windowed)?, Some(segment)),
-    };
-    let frames = job.next_cost_frames();
-    let samples = job.next_chunk()?;
-    Ok(Step {
-        job,
-        samples,
-        began,
-        frames,
-    })
+/// Runs one step of a stream: encodes its next segment, or runs the next piece of the segment
+/// under way.
+fn step(model: &dyn SegmentModel, work: Work, request: &SpeechRequest) -> Result<Step, SynthError> {
+    match work {
+        Work::Begin(segment, first_window) => Ok(Step {
+            job: model.begin(&segment, request, first_window)?,
+            samples: None,
+            began: Some(segment),
+            frames: 0.0,
+        }),
+        Work::Continue(mut job) => {
+            let frames = job.next_step_frames();
+            let samples = job.advance()?;
+            Ok(Step {
+                job,
+                samples,
+                began: None,
+                frames,
+            })
+        }
+    }
 }
 
 /// The model thread.
@@ -521,7 +480,7 @@ fn run(shared: &Shared) {
     let metrics = &shared.metrics;
     let cfg = shared.config;
     loop {
-        let (id, work, request, windowed, index) = {
+        let (id, work, request, index) = {
             let mut st = shared.lock();
             let choice = loop {
                 if st.shutdown {
@@ -530,8 +489,11 @@ fn run(shared: &Shared) {
                 prune_and_throttle(&mut st, shared);
                 let now = Instant::now();
                 let cost = st.cost;
-                let views: Vec<policy::StreamView> =
-                    st.streams.iter().map(|e| view(e, cost)).collect();
+                let views: Vec<policy::StreamView> = st
+                    .streams
+                    .iter()
+                    .map(|e| view(e, cost, now, cfg.margin))
+                    .collect();
                 if let Some(i) = policy::pick(&views, now, cfg.margin, cfg.policy) {
                     break i;
                 }
@@ -541,25 +503,31 @@ fn run(shared: &Shared) {
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .0;
             };
+            let cost = st.cost;
             let e = &mut st.streams[choice];
             metrics
                 .queue_wait
                 .observe(e.ready_since.elapsed().as_secs_f64());
-            let work = match e.job.take() {
-                Some(job) => Work::Continue(job),
-                None => Work::Begin(e.segments[e.next].clone()),
+            let work = if let Some(job) = e.job.take() {
+                Work::Continue(job)
+            } else {
+                let first = first_window(e, cost, Instant::now(), cfg.margin);
+                Work::Begin(e.segments[e.next].clone(), first)
             };
-            (e.id, work, e.request.clone(), e.windowed, e.next)
+            (e.id, work, e.request.clone(), e.next)
         };
         let started = Instant::now();
-        let result = step(shared.model.as_ref(), work, &request, windowed);
+        let result = step(shared.model.as_ref(), work, &request);
         let busy = started.elapsed();
         let mut st = shared.lock();
         if let Ok(done) = &result {
             let secs = busy.as_secs_f64();
             match &done.began {
-                Some(seg) => st.cost.observe_begin(seg, request.speed, windowed, secs),
-                None => st.cost.observe_window(done.frames, secs),
+                Some(seg) => {
+                    let frames = done.job.frames();
+                    st.cost.observe_begin(seg, request.speed, secs, frames);
+                }
+                None => st.cost.observe_generator(done.frames, secs),
             }
         }
         let Some(pos) = st.streams.iter().position(|e| e.id == id) else {
@@ -567,12 +535,18 @@ fn run(shared: &Shared) {
         };
         match result {
             Ok(Step { job, samples, .. }) => {
-                metrics.segment_latency.observe(busy.as_secs_f64());
+                metrics.step_latency.observe(busy.as_secs_f64());
                 metrics.batch_size.observe(1.0);
                 Metrics::add(&metrics.busy_us, busy.as_micros() as u64);
-                let samples = samples.unwrap_or_default();
                 let segment_end = job.is_done();
                 let e = &mut st.streams[pos];
+                if samples.is_none() && !segment_end {
+                    // Encoded, or part of a window: no audio yet.
+                    e.job = Some(job);
+                    e.ready_since = Instant::now();
+                    continue;
+                }
+                let samples = samples.unwrap_or_default();
                 if segment_end {
                     e.next = index + 1;
                     Metrics::add(&metrics.segments, 1);
@@ -652,14 +626,25 @@ fn update_gauges(st: &State, metrics: &Metrics) {
         .store((st.streams.len() - queued) as u64, Ordering::Relaxed);
 }
 
-fn view(e: &Entry, cost: CostModel) -> policy::StreamView {
+/// The first window for the segment `e` begins next (`None`: decode it whole): short while
+/// nothing has been sent, else as long as the listener's buffer allows.
+fn first_window(e: &Entry, cost: CostModel, now: Instant, margin: Duration) -> Option<usize> {
+    let segment = e.segments.get(e.next)?;
+    e.windowed.then(|| {
+        let slack = e.first_audio.map(|first| {
+            (first + Duration::from_secs_f64(e.produced)).saturating_duration_since(now)
+        });
+        cost.first_window(segment, e.request.speed, slack, margin)
+    })
+}
+
+fn view(e: &Entry, cost: CostModel, now: Instant, margin: Duration) -> policy::StreamView {
     policy::StreamView {
         next_cost: match &e.job {
-            Some(job) => cost.window(job.next_cost_frames()),
-            None => e
-                .segments
-                .get(e.next)
-                .map_or(0.0, |seg| cost.begin(seg, e.request.speed, e.windowed)),
+            Some(job) => cost.generator(job.frames_to_audio()),
+            None => e.segments.get(e.next).map_or(0.0, |seg| {
+                cost.to_first_audio(seg, e.request.speed, first_window(e, cost, now, margin))
+            }),
         },
         mode: e.mode,
         arrived: e.arrived,

@@ -7,15 +7,18 @@ use std::time::Duration;
 
 use super::*;
 
-/// Renders 0.5 s of a constant per chunk after sleeping `cost`, in `chunks` chunks per segment
-/// when windowed (one otherwise), and logs which stream ran: `log` per finished segment,
-/// `chunk_log` per chunk (`a0#1` is the second chunk of segment `a0`).
+/// Renders 0.5 s of a constant per chunk, in `chunks` chunks per segment when windowed (one
+/// otherwise), each chunk in `pieces` steps that sleep `cost`; logs which stream ran: `log` per
+/// finished segment, `chunk_log` per chunk (`a0#1` is the second chunk of segment `a0`),
+/// `step_log` per step (`a0:begin`, then `a0#1.2` for the third piece of that chunk).
 struct FakeModel {
     cost: Duration,
     chunks: usize,
+    pieces: usize,
     rendered: AtomicUsize,
     log: Mutex<Vec<String>>,
     chunk_log: Mutex<Vec<String>>,
+    step_log: Mutex<Vec<String>>,
 }
 
 impl FakeModel {
@@ -27,10 +30,22 @@ impl FakeModel {
         Arc::new(Self {
             cost: Duration::from_millis(cost_ms),
             chunks,
+            pieces: 1,
             rendered: AtomicUsize::new(0),
             log: Mutex::new(Vec::new()),
             chunk_log: Mutex::new(Vec::new()),
+            step_log: Mutex::new(Vec::new()),
         })
+    }
+
+    fn in_pieces(cost_ms: u64, chunks: usize, pieces: usize) -> Arc<Self> {
+        let mut model = Arc::into_inner(Self::windowed(cost_ms, chunks)).expect("fresh");
+        model.pieces = pieces;
+        Arc::new(model)
+    }
+
+    fn steps(&self) -> Vec<String> {
+        self.step_log.lock().expect("log").clone()
     }
 }
 
@@ -39,15 +54,25 @@ struct FakeJob {
     name: String,
     chunks: usize,
     next: usize,
+    piece: usize,
 }
 
 impl SegmentJob for FakeJob {
-    fn next_chunk(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
+    fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
         if self.next == self.chunks {
             return Ok(None);
         }
         std::thread::sleep(self.model.cost);
         let m = &self.model;
+        m.step_log
+            .lock()
+            .expect("log")
+            .push(format!("{}#{}.{}", self.name, self.next, self.piece));
+        self.piece += 1;
+        if self.piece < m.pieces {
+            return Ok(None);
+        }
+        self.piece = 0;
         m.chunk_log
             .lock()
             .expect("log")
@@ -64,8 +89,24 @@ impl SegmentJob for FakeJob {
         self.next == self.chunks
     }
 
-    fn next_cost_frames(&self) -> usize {
-        40
+    fn next_step_frames(&self) -> f64 {
+        if self.is_done() {
+            0.0
+        } else {
+            10.0
+        }
+    }
+
+    fn frames(&self) -> usize {
+        40 * self.chunks
+    }
+
+    fn frames_to_audio(&self) -> f64 {
+        if self.is_done() {
+            0.0
+        } else {
+            10.0 * (self.model.pieces - self.piece) as f64
+        }
     }
 }
 
@@ -87,13 +128,23 @@ impl SegmentModel for Shared {
         &self,
         segment: &Segment,
         _: &SpeechRequest,
-        windowed: bool,
+        first_window: Option<usize>,
     ) -> Result<Box<dyn SegmentJob>, SynthError> {
+        self.0
+            .step_log
+            .lock()
+            .expect("log")
+            .push(format!("{}:begin", segment.phonemes));
         Ok(Box::new(FakeJob {
             model: Arc::clone(&self.0),
             name: segment.phonemes.clone(),
-            chunks: if windowed { self.0.chunks } else { 1 },
+            chunks: if first_window.is_some() {
+                self.0.chunks
+            } else {
+                1
+            },
             next: 0,
+            piece: 0,
         }))
     }
 }
@@ -351,4 +402,45 @@ fn segment(name: &str) -> Segment {
         phonemes: name.to_owned(),
         ids: vec![1],
     }
+}
+
+#[test]
+fn a_new_stream_is_encoded_between_the_pieces_of_a_window() {
+    // Each window is six 15 ms steps. A stream already playing must not make a newcomer wait
+    // for the rest of its window: the newcomer's encoder runs after one piece at most.
+    let model = FakeModel::in_pieces(15, 3, 6);
+    let cfg = SchedulerConfig {
+        margin: Duration::ZERO,
+        ..SchedulerConfig::default()
+    };
+    let sched = start(&model, cfg);
+    let mut playing = sched
+        .submit_text("a0", request(), Mode::Interactive)
+        .expect("a");
+    assert!(matches!(
+        playing.blocking_next(),
+        Some(StreamEvent::Audio { .. })
+    ));
+    let mut new = sched
+        .submit_text("b0", request(), Mode::Interactive)
+        .expect("b");
+    assert!(matches!(
+        new.blocking_next(),
+        Some(StreamEvent::Audio { .. })
+    ));
+    let steps = model.steps();
+    let at = |s: &str| steps.iter().position(|x| x == s);
+    let begin = at("b0:begin").expect("b was encoded");
+    let a_window_end = at("a0#1.5").unwrap_or(usize::MAX);
+    assert!(
+        begin < a_window_end,
+        "the newcomer waited for a whole window: {steps:?}"
+    );
+    // Pieces that finish no window send nothing: the playing stream's chunks are whole windows.
+    let mut chunks = 1;
+    while let Some(StreamEvent::Audio { samples, .. }) = playing.blocking_next() {
+        assert_eq!(samples.len(), SAMPLE_RATE as usize / 2);
+        chunks += 1;
+    }
+    assert_eq!(chunks, 3);
 }

@@ -126,6 +126,12 @@ impl Conv1d {
         })
     }
 
+    /// Multiply-adds per output step (`C_in·C_out·K`): the cost weight of a generator piece.
+    #[must_use]
+    pub fn macs_per_step(&self) -> usize {
+        self.c_in * self.c_out * self.kernel
+    }
+
     /// The convolution's own zero padding on each side.
     #[must_use]
     pub fn padding(&self) -> usize {
@@ -288,6 +294,18 @@ impl ConvTranspose1d {
             stride,
             padding,
         })
+    }
+
+    /// Upsampling factor.
+    #[must_use]
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// Multiply-adds per output step (`C_in·C_out·K / stride`).
+    #[must_use]
+    pub fn macs_per_step(&self) -> usize {
+        self.weight_tm.dims()[0] * self.c_out * self.kernel / self.stride
     }
 
     /// Channel-major convenience: `[B, C_in, T]` → `[B, C_out, T_out]`.
