@@ -60,6 +60,11 @@ impl CostModel {
         units * self.encode + self.frame * generator
     }
 
+    /// Compute time of encoding `segment`.
+    pub(super) fn encoding(self, segment: &Segment, speed: f32) -> f64 {
+        self.encode * Self::units(segment, speed)
+    }
+
     /// Compute time of `frames` decoder frames of generator.
     pub(super) fn generator(self, frames: f64) -> f64 {
         self.frame * frames

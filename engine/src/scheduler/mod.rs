@@ -646,6 +646,13 @@ fn view(e: &Entry, cost: CostModel, now: Instant, margin: Duration) -> policy::S
                 cost.to_first_audio(seg, e.request.speed, first_window(e, cost, now, margin))
             }),
         },
+        step_cost: match &e.job {
+            Some(job) => cost.generator(job.next_step_frames()),
+            None => e
+                .segments
+                .get(e.next)
+                .map_or(0.0, |seg| cost.encoding(seg, e.request.speed)),
+        },
         mode: e.mode,
         arrived: e.arrived,
         first_audio: e.first_audio,

@@ -6,13 +6,17 @@
 //! audio already sent within a margin.
 //!
 //! New streams (nothing sent) are admitted in arrival order, as soon as admitting one does not
-//! starve a started one: the policy knows each stream's estimated cost for its next segment,
-//! and runs the new stream's first segment only if every started stream, served earliest
-//! deadline first *after* it, still gets its next segment before its listener runs dry.
-//! Otherwise the started stream due first runs. Without this check a burst of arrivals makes
-//! every playing stream stutter (each first segment overtaking them), which the load benchmark
-//! showed: better viability for FIFO than for "new first". Once nothing new is waiting, started
-//! interactive streams go earliest deadline first, then offline work (exports), oldest first.
+//! starve a started one: the policy knows, for each stream, the estimated cost of its next
+//! step and of everything before its next audio, and runs the new stream's next step only if
+//! every started stream, served earliest deadline first *after* that step, still gets its next
+//! audio a margin before its listener runs dry. Otherwise the started stream due first runs.
+//! The check is per step (an encoder, or a piece of a generator pass), and the policy decides
+//! again after each, so a new stream advances in the gaps a playing one leaves instead of
+//! waiting for a gap as long as its whole first audio. Without the check a burst of arrivals
+//! makes every playing stream stutter (each first segment overtaking them), which the load
+//! benchmark showed: better viability for FIFO than for "new first". Once nothing new is
+//! waiting, started interactive streams go earliest deadline first, then offline work
+//! (exports), oldest first.
 //! Streams whose listener has not taken what was sent (above the high watermark) are skipped
 //! until they drain below the low watermark: backpressure.
 
@@ -51,8 +55,11 @@ pub struct StreamView {
     pub throttled: bool,
     /// Whether it has work left.
     pub runnable: bool,
-    /// Estimated compute time of its next segment, in seconds.
+    /// Estimated compute time until its next audio, in seconds.
     pub next_cost: f64,
+    /// Estimated compute time of its next scheduling step alone (an encoder, or a piece of a
+    /// generator pass), in seconds.
+    pub step_cost: f64,
 }
 
 impl StreamView {
@@ -101,7 +108,9 @@ pub fn pick(
         .filter(|(_, s)| s.mode == Mode::Interactive && s.first_audio.is_none())
         .min_by_key(|(_, s)| s.arrived);
     if let Some(&(i, new)) = newest {
-        if admits(new.next_cost, &started, now, margin) {
+        // Step by step: after this step the policy decides again, so a started stream that
+        // comes due meanwhile is served before the new stream's next piece.
+        if admits(new.step_cost, &started, now, margin) {
             return Some(i);
         }
     }
@@ -118,9 +127,10 @@ pub fn pick(
 }
 
 /// Whether spending `cost` seconds on something else first still leaves every started stream
-/// (in deadline order, one next segment each) served at least `margin` before its listener runs
-/// dry (the margin absorbs the error of an average cost). In overload this holds new streams
-/// back until the started ones finish or get ahead; the queue cap then refuses newcomers.
+/// (in deadline order, each up to its next audio) served at least `margin` before its listener
+/// runs dry (the margin absorbs the error of an average cost). In overload this holds new
+/// streams back until the started ones finish or get ahead; the queue cap then refuses
+/// newcomers.
 fn admits(
     cost: f64,
     started: &[(usize, &StreamView, Instant)],
@@ -148,6 +158,7 @@ mod tests {
             throttled: false,
             runnable: true,
             next_cost: 0.5,
+            step_cost: 0.5,
         }
     }
 
@@ -195,7 +206,7 @@ mod tests {
         // A cheaper first segment fits where a dearer one did not.
         playing.produced = 5.2;
         let mut cheap = new;
-        cheap.next_cost = 0.3;
+        cheap.step_cost = 0.3;
         assert_eq!(
             pick(&[cheap, playing], now, margin, Policy::Pressing),
             Some(0)
@@ -241,6 +252,32 @@ mod tests {
         let now = t0 + Duration::from_secs(1);
         assert_eq!(
             pick(&[b, a], now, Duration::from_secs(1), Policy::Pressing),
+            Some(1)
+        );
+    }
+
+    #[test]
+    fn a_new_stream_advances_a_step_at_a_time_between_a_playing_ones_deadlines() {
+        let t0 = Instant::now();
+        let now = t0 + Duration::from_secs(4);
+        let margin = Duration::from_millis(500);
+        let mut playing = view(Mode::Interactive, t0);
+        playing.first_audio = Some(t0);
+        playing.produced = 4.9; // 0.9 s left
+        playing.next_cost = 0.2;
+        // The newcomer's first audio is 0.5 s away, but its next step (the encoder) is 0.1 s:
+        // 0.1 + 0.2 + 0.5 margin fits in 0.9 s, so it runs; the playing stream is still safe.
+        let mut new = view(Mode::Interactive, now);
+        new.next_cost = 0.5;
+        new.step_cost = 0.1;
+        assert_eq!(
+            pick(&[new, playing], now, margin, Policy::Pressing),
+            Some(0)
+        );
+        // A step that would not leave the playing stream its margin waits.
+        new.step_cost = 0.3;
+        assert_eq!(
+            pick(&[new, playing], now, margin, Policy::Pressing),
             Some(1)
         );
     }
