@@ -12,7 +12,11 @@
 //! shows the slicing itself is exact; the judge hears the same words and the same voice, see
 //! [`ChunkPlan::streaming`]). [`ChunkPlan::whole`] decodes a segment in one window, exactly as
 //! the reference does: exports and `synthesize` use it. [`ChunkPlan::streaming`] is for
-//! listeners waiting on the first audio: the scheduler's interactive streams.
+//! listeners waiting on the first audio: the scheduler's interactive streams (which set its
+//! first window from the listener's buffer: a later segment often fits in one, exact, window).
+//!
+//! A window's generator pass runs a piece at a time ([`SegmentDecoder::advance`]), so the
+//! scheduler can serve someone else between pieces.
 
 use std::sync::Arc;
 

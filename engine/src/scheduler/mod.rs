@@ -136,10 +136,10 @@ pub struct SchedulerConfig {
     pub low_watermark: f64,
     /// Streams waiting for their first audio beyond which new ones are refused.
     pub max_queue: usize,
-    /// Decode interactive streams in short windows ([`ChunkPlan::streaming`]): first audio
-    /// after the encoder and a quarter second of generator, and a step never longer than a
-    /// window, at the price of audio that differs slightly from one pass. Offline streams
-    /// (exports) always decode whole segments, exactly.
+    /// Decode interactive streams in windows ([`ChunkPlan::streaming`]): first audio after the
+    /// encoder and a quarter second of generator, at the price of audio that differs slightly
+    /// from one pass. Offline streams (exports) always decode whole segments, exactly. Either
+    /// way a step is one piece of a pass, so a long segment never holds the model.
     pub windowed: bool,
 }
 
