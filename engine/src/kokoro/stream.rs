@@ -12,8 +12,8 @@
 //! shows the slicing itself is exact; the judge hears the same words and the same voice, see
 //! [`ChunkPlan::streaming`]). [`ChunkPlan::whole`] decodes a segment in one window, exactly as
 //! the reference does: exports and `synthesize` use it. [`ChunkPlan::streaming`] is for
-//! listeners waiting on the first audio: the scheduler's interactive streams (which set its
-//! first window from the listener's buffer: a later segment often fits in one, exact, window).
+//! listeners waiting on the first audio: the scheduler's interactive streams, whose later
+//! segments start with a longer window ([`ChunkPlan::first_window`]).
 //!
 //! A window's generator pass runs a piece at a time ([`SegmentDecoder::advance`]), so the
 //! scheduler can serve someone else between pieces.
@@ -28,6 +28,8 @@ use super::model::Kokoro;
 
 /// Samples per decoder frame (the generator's input rate: 2 per predicted duration frame).
 pub const SAMPLES_PER_FRAME: usize = 300;
+/// First window (decoder frames, 0.8 s) of a stream's later segments ([`ChunkPlan::first_window`]).
+pub const LATER_FIRST: usize = 64;
 /// Spectrum frames (`har`, `conv_post`) per decoder frame.
 const SPEC_PER_FRAME: usize = 60;
 
@@ -77,6 +79,20 @@ impl ChunkPlan {
             context: 24,
             fade: 4,
             whole_below: 0,
+        }
+    }
+
+    /// The first window of a stream's segment number `index` under this plan: [`Self::first`]
+    /// for the first segment, where the listener waits; [`LATER_FIRST`] (when larger) for later
+    /// ones, whose listener has the earlier audio in hand, so a longer first window (less
+    /// context recomputed) is safe. By place, not by timing: the same request always gives the
+    /// same audio.
+    #[must_use]
+    pub fn first_window(&self, index: usize) -> usize {
+        if index == 0 {
+            self.first
+        } else {
+            self.first.max(LATER_FIRST).min(self.rest)
         }
     }
 
@@ -314,6 +330,17 @@ mod tests {
         };
         assert_eq!(short.windows(100), vec![(0, 100)]);
         assert_eq!(short.windows(101)[0], (0, 40));
+    }
+
+    #[test]
+    fn later_segments_start_with_a_longer_window() {
+        let plan = ChunkPlan::streaming();
+        assert_eq!(plan.first_window(0), plan.first);
+        assert_eq!(plan.first_window(1), LATER_FIRST);
+        assert_eq!(plan.first_window(7), LATER_FIRST);
+        assert!(LATER_FIRST > plan.first && LATER_FIRST <= plan.rest);
+        // a plan whose windows are already long keeps them
+        assert_eq!(ChunkPlan::whole().first_window(3), usize::MAX);
     }
 
     #[test]

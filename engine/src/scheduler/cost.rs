@@ -1,20 +1,10 @@
-//! What the model's steps cost, learnt while the scheduler runs, and how large a segment's
-//! first window can be.
+//! What the model's steps cost, learnt while the scheduler runs.
 //!
 //! Why: the policy admits a new stream only if every playing one still gets its next audio in
-//! time, which needs the cost of what stands before that audio; and a later segment of a
-//! stream whose listener has seconds of audio in hand need not start with the quarter-second
-//! window a new stream needs: a longer first window costs less context, and a segment that fits
-//! in it is decoded in one pass, exactly as the reference does.
-
-use std::time::Duration;
+//! time, which needs the cost of what stands before that audio, and of the step about to run.
 
 use crate::kokoro::stream::ChunkPlan;
 use crate::synth::Segment;
-
-/// The longest first window for a stream that is ahead (3.2 s: a sentence fits, and a piece of
-/// its pass stays near 0.1 s on a 2-core CPU).
-const MAX_FIRST_WINDOW: usize = 256;
 
 /// Running averages of what steps cost.
 ///
@@ -70,31 +60,6 @@ impl CostModel {
         self.frame * frames
     }
 
-    /// The first window (decoder frames) for `segment` of a stream whose listener runs dry in
-    /// `slack` (`None`: nothing sent yet). A new stream gets [`ChunkPlan::streaming`]'s short
-    /// one; a stream that is ahead, one that half of its slack beyond `margin` pays for
-    /// (other streams share the model meanwhile), up to [`MAX_FIRST_WINDOW`].
-    pub(super) fn first_window(
-        self,
-        segment: &Segment,
-        speed: f32,
-        slack: Option<Duration>,
-        margin: Duration,
-    ) -> usize {
-        let plan = ChunkPlan::streaming();
-        let Some(slack) = slack else {
-            return plan.first;
-        };
-        let budget = slack.saturating_sub(margin).as_secs_f64() / 2.0
-            - self.encode * Self::units(segment, speed);
-        let frames = budget / self.frame.max(1e-6) - plan.context as f64;
-        if frames.is_finite() && frames > plan.first as f64 {
-            (frames as usize).min(MAX_FIRST_WINDOW)
-        } else {
-            plan.first
-        }
-    }
-
     /// `segment` was encoded in `secs` and has `frames` decoder frames.
     pub(super) fn observe_begin(
         &mut self,
@@ -143,25 +108,6 @@ mod tests {
             phonemes: "x".repeat(ids),
             ids: vec![1; ids],
         }
-    }
-
-    #[test]
-    fn first_windows_grow_with_the_listeners_buffer() {
-        let cost = CostModel::default();
-        let seg = segment(50);
-        let margin = Duration::from_millis(500);
-        let plan = ChunkPlan::streaming();
-        assert_eq!(cost.first_window(&seg, 1.0, None, margin), plan.first);
-        let tight = cost.first_window(&seg, 1.0, Some(Duration::from_millis(600)), margin);
-        assert_eq!(tight, plan.first, "little slack: the short window");
-        let some = cost.first_window(&seg, 1.0, Some(Duration::from_secs(1)), margin);
-        let more = cost.first_window(&seg, 1.0, Some(Duration::from_secs(2)), margin);
-        assert!(plan.first < some && some < more, "{some} {more}");
-        let lots = cost.first_window(&seg, 1.0, Some(Duration::from_mins(1)), margin);
-        assert_eq!(lots, MAX_FIRST_WINDOW);
-        // What the window costs fits in half the slack beyond the margin.
-        let spent = cost.to_first_audio(&seg, 1.0, Some(more));
-        assert!(spent <= (2.0 - 0.5) / 2.0 + 1e-9, "{spent}");
     }
 
     #[test]

@@ -489,11 +489,8 @@ fn run(shared: &Shared) {
                 prune_and_throttle(&mut st, shared);
                 let now = Instant::now();
                 let cost = st.cost;
-                let views: Vec<policy::StreamView> = st
-                    .streams
-                    .iter()
-                    .map(|e| view(e, cost, now, cfg.margin))
-                    .collect();
+                let views: Vec<policy::StreamView> =
+                    st.streams.iter().map(|e| view(e, cost)).collect();
                 if let Some(i) = policy::pick(&views, now, cfg.margin, cfg.policy) {
                     break i;
                 }
@@ -503,7 +500,6 @@ fn run(shared: &Shared) {
                     .unwrap_or_else(std::sync::PoisonError::into_inner)
                     .0;
             };
-            let cost = st.cost;
             let e = &mut st.streams[choice];
             metrics
                 .queue_wait
@@ -511,7 +507,7 @@ fn run(shared: &Shared) {
             let work = if let Some(job) = e.job.take() {
                 Work::Continue(job)
             } else {
-                let first = first_window(e, cost, Instant::now(), cfg.margin);
+                let first = first_window(e);
                 Work::Begin(e.segments[e.next].clone(), first)
             };
             (e.id, work, e.request.clone(), e.next)
@@ -626,24 +622,20 @@ fn update_gauges(st: &State, metrics: &Metrics) {
         .store((st.streams.len() - queued) as u64, Ordering::Relaxed);
 }
 
-/// The first window for the segment `e` begins next (`None`: decode it whole): short while
-/// nothing has been sent, else as long as the listener's buffer allows.
-fn first_window(e: &Entry, cost: CostModel, now: Instant, margin: Duration) -> Option<usize> {
-    let segment = e.segments.get(e.next)?;
-    e.windowed.then(|| {
-        let slack = e.first_audio.map(|first| {
-            (first + Duration::from_secs_f64(e.produced)).saturating_duration_since(now)
-        });
-        cost.first_window(segment, e.request.speed, slack, margin)
-    })
+/// The first window for the segment `e` begins next (`None`: decode it whole). It depends on
+/// the segment's place alone, never on timing, so a request gives the same audio however
+/// busy the server is ([`ChunkPlan::first_window`]).
+fn first_window(e: &Entry) -> Option<usize> {
+    e.windowed
+        .then(|| ChunkPlan::streaming().first_window(e.next))
 }
 
-fn view(e: &Entry, cost: CostModel, now: Instant, margin: Duration) -> policy::StreamView {
+fn view(e: &Entry, cost: CostModel) -> policy::StreamView {
     policy::StreamView {
         next_cost: match &e.job {
             Some(job) => cost.generator(job.frames_to_audio()),
             None => e.segments.get(e.next).map_or(0.0, |seg| {
-                cost.to_first_audio(seg, e.request.speed, first_window(e, cost, now, margin))
+                cost.to_first_audio(seg, e.request.speed, first_window(e))
             }),
         },
         step_cost: match &e.job {

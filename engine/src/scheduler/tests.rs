@@ -19,6 +19,8 @@ struct FakeModel {
     log: Mutex<Vec<String>>,
     chunk_log: Mutex<Vec<String>>,
     step_log: Mutex<Vec<String>>,
+    /// The first window each `begin` was given.
+    first_windows: Mutex<Vec<Option<usize>>>,
 }
 
 impl FakeModel {
@@ -35,6 +37,7 @@ impl FakeModel {
             log: Mutex::new(Vec::new()),
             chunk_log: Mutex::new(Vec::new()),
             step_log: Mutex::new(Vec::new()),
+            first_windows: Mutex::new(Vec::new()),
         })
     }
 
@@ -135,6 +138,7 @@ impl SegmentModel for Shared {
             .lock()
             .expect("log")
             .push(format!("{}:begin", segment.phonemes));
+        self.0.first_windows.lock().expect("log").push(first_window);
         Ok(Box::new(FakeJob {
             model: Arc::clone(&self.0),
             name: segment.phonemes.clone(),
@@ -443,4 +447,23 @@ fn a_new_stream_is_encoded_between_the_pieces_of_a_window() {
         chunks += 1;
     }
     assert_eq!(chunks, 3);
+}
+
+#[test]
+fn first_windows_depend_on_the_segments_place_not_on_timing() {
+    // The same request must give the same audio whatever the load: the first segment starts
+    // with the short window, later ones with the longer one, an export with whole segments.
+    let model = FakeModel::windowed(1, 2);
+    let sched = start(&model, SchedulerConfig::default());
+    for mode in [Mode::Interactive, Mode::Offline] {
+        let mut s = sched.submit_text("a|b|c", request(), mode).expect("submit");
+        while s.blocking_next().is_some() {}
+    }
+    let plan = ChunkPlan::streaming();
+    let first = Some(plan.first);
+    let later = Some(crate::kokoro::stream::LATER_FIRST);
+    assert_eq!(
+        *model.first_windows.lock().expect("log"),
+        vec![first, later, later, None, None, None]
+    );
 }
