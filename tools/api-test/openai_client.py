@@ -118,12 +118,22 @@ def main():
         print(f"ok wrong token refused: {e.status_code}", flush=True)
 
     try:
-        client.audio.speech.create(model="tts-1", voice="alloy", input=TEXT, response_format="opus")
-        fail("opus was accepted")
+        client.audio.speech.create(model="tts-1", voice="alloy", input=TEXT, response_format="aac")
+        fail("aac was accepted")
     except openai.BadRequestError as e:
-        if "opus" not in str(e):
-            fail(f"opus error does not name the format: {e}")
-        print("ok opus refused with a clear 400", flush=True)
+        if "aac" not in str(e):
+            fail(f"aac error does not name the format: {e}")
+        print("ok aac refused with a clear 400", flush=True)
+
+    opus = client.audio.speech.create(model="tts-1", voice="alloy", input=TEXT, response_format="opus")
+    data = opus.content
+    # Ogg Opus (RFC 7845): the first page holds OpusHead, mono; audio pages follow the tags.
+    if data[:4] != b"OggS" or data[28:36] != b"OpusHead" or data[37] != 1:
+        fail(f"opus: not a mono Ogg Opus stream: {data[:40]!r}")
+    if data.count(b"OggS") < 3:
+        fail(f"opus: {data.count(b'OggS')} Ogg pages, expected headers and audio")
+    (outdir / "speech.opus").write_bytes(data)
+    print(f"ok opus: {len(data)} bytes, {data.count(b'OggS')} Ogg pages", flush=True)
 
     for fmt in ("wav", "pcm"):
         whole = client.audio.speech.create(model="tts-1", voice="alloy", input=TEXT, response_format=fmt)

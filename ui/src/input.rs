@@ -16,7 +16,7 @@ pub const SCRIPT_EXTENSIONS: [&str; 8] = [
     "txt", "md", "markdown", "json", "xml", "text", "script", "fountain",
 ];
 /// Extensions read as voice clips.
-pub const AUDIO_EXTENSIONS: [&str; 5] = ["wav", "flac", "mp3", "ogg", "oga"];
+pub const AUDIO_EXTENSIONS: [&str; 6] = ["wav", "flac", "mp3", "ogg", "oga", "opus"];
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum DropKind {

@@ -34,7 +34,7 @@ pub struct RenderArgs {
     /// Sample format for WAV and FLAC.
     #[arg(long, value_enum, default_value = "s16")]
     pub sample_format: SampleArg,
-    /// MP3 bit rate in kbit/s.
+    /// MP3 bit rate in kbit/s (32–320), or Opus target bit rate (6–256).
     #[arg(long, default_value_t = 128)]
     pub bitrate: u32,
     /// Output sample rate: 24000 (the model's), 44100 or 48000.
@@ -76,6 +76,8 @@ pub enum AudioFormat {
     Wav,
     Flac,
     Mp3,
+    /// Opus in Ogg (24000 or 48000 Hz).
+    Opus,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -116,6 +118,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
         match ext.as_str() {
             "flac" => Some(AudioFormat::Flac),
             "mp3" => Some(AudioFormat::Mp3),
+            "opus" => Some(AudioFormat::Opus),
             "wav" => Some(AudioFormat::Wav),
             _ => None,
         }
@@ -338,6 +341,22 @@ fn output_format(format: AudioFormat, args: &RenderArgs) -> anyhow::Result<Outpu
                 .into());
             }
             OutputFormat::Mp3 { kbps: args.bitrate }
+        }
+        (AudioFormat::Opus, _) => {
+            if !(6..=256).contains(&args.bitrate) {
+                return Err(BadInput(format!(
+                    "--bitrate {}: Opus bit rates run from 6 to 256 kbit/s",
+                    args.bitrate
+                ))
+                .into());
+            }
+            if args.rate == 44_100 {
+                return Err(BadInput(
+                    "Opus cannot carry 44100 Hz: use --rate 24000 or 48000".into(),
+                )
+                .into());
+            }
+            OutputFormat::Opus { kbps: args.bitrate }
         }
     })
 }

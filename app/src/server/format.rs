@@ -7,7 +7,8 @@
 //! ("unknown, read to the end"), as OpenAI's streamed WAV does. `flac` (16-bit, no total length
 //! or MD5 in STREAMINFO) and `mp3` (LAME CBR at [`MP3_KBPS`], no Xing frame) come from the
 //! engine's [`stream_encoder`], which flushes every ~100 ms block, so bytes flow while the
-//! speech is still being made. `opus` and `aac` are a clear 400.
+//! speech is still being made. `opus` is Ogg Opus at [`OPUS_KBPS`] (RFC 7845, one Ogg page per
+//! chunk, so it streams too). `aac` is a clear 400.
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -40,7 +41,7 @@ impl AudioFormat {
                 return Err(ApiError::invalid(
                     "response_format",
                     "invalid_response_format",
-                    format!("unknown response_format `{other}`; use wav, pcm, flac or mp3"),
+                    format!("unknown response_format `{other}`; use wav, pcm, flac, mp3 or opus"),
                 ))
             }
         })
@@ -79,6 +80,8 @@ impl AudioFormat {
 
 /// MP3 bit rate: 64 kbit/s CBR is transparent enough for 24 kHz mono speech.
 pub const MP3_KBPS: u32 = 64;
+/// Opus target bit rate: 48 kbit/s VBR is transparent for 24 kHz mono speech.
+pub const OPUS_KBPS: u32 = 48;
 
 /// Turns 24 kHz mono f32 chunks into the bytes of one format, chunk by chunk.
 pub trait ChunkEncoder: Send {
@@ -95,12 +98,14 @@ pub fn encoder_for(format: AudioFormat) -> Result<Box<dyn ChunkEncoder>, ApiErro
         AudioFormat::Wav => return Ok(Box::new(StreamingWav { header_sent: false })),
         AudioFormat::Flac => OutputFormat::Flac { bits: 16 },
         AudioFormat::Mp3 => OutputFormat::Mp3 { kbps: MP3_KBPS },
-        AudioFormat::Opus | AudioFormat::Aac => {
+        AudioFormat::Opus => OutputFormat::Opus { kbps: OPUS_KBPS },
+        AudioFormat::Aac => {
             return Err(ApiError::invalid(
                 "response_format",
                 "unsupported_response_format",
                 format!(
-                    "response_format `{}` is not supported by Banter; use wav, pcm, flac or mp3",
+                    "response_format `{}` is not supported by Banter; use wav, pcm, flac, mp3 \
+                     or opus",
                     format.name()
                 ),
             ))
@@ -279,25 +284,25 @@ mod tests {
     #[test]
     fn formats_parse_and_unsupported_ones_say_so() {
         assert!(AudioFormat::parse("ogg").is_err());
-        for name in ["opus", "aac"] {
-            let Err(e) = encoder_for(AudioFormat::parse(name).expect("known")) else {
-                panic!("{name} should be unsupported");
-            };
-            assert_eq!(e.status.as_u16(), 400);
-            assert!(e.message.contains(name), "{}", e.message);
-        }
+        let Err(e) = encoder_for(AudioFormat::parse("aac").expect("known")) else {
+            panic!("aac should be unsupported");
+        };
+        assert_eq!(e.status.as_u16(), 400);
+        assert!(e.message.contains("aac"), "{}", e.message);
+        assert!(encoder_for(AudioFormat::parse("opus").expect("known")).is_ok());
     }
 
     /// A second of a 220 Hz tone in 100 ms chunks: bytes come out before `finish`, and the
-    /// whole stream decodes (symphonia, as any client would) to about a second at 24 kHz.
+    /// whole stream decodes (as any client would) to about a second at 24 kHz.
     #[test]
-    fn flac_and_mp3_stream_and_decode() {
+    fn flac_mp3_and_opus_stream_and_decode() {
         let tone: Vec<f32> = (0..24_000)
             .map(|i| 0.3 * (i as f32 * 220.0 * std::f32::consts::TAU / 24_000.0).sin())
             .collect();
         for (format, ext, magic) in [
             (AudioFormat::Flac, "flac", &b"fLaC"[..]),
             (AudioFormat::Mp3, "mp3", &b"ID3"[..]),
+            (AudioFormat::Opus, "opus", &b"OggS"[..]),
         ] {
             let mut enc = encoder_for(format).expect("encoder");
             let mut bytes = Vec::new();
@@ -321,7 +326,10 @@ mod tests {
             let decoded = engine::audio::decode::decode_bytes(
                 bytes,
                 std::path::Path::new(&format!("t.{ext}")),
-                &engine::audio::decode::DecodeOptions::default(),
+                &engine::audio::decode::DecodeOptions {
+                    target_rate: Some(24_000),
+                    max_secs: None,
+                },
             )
             .expect("decodes");
             assert_eq!(decoded.sample_rate, 24_000, "{ext}");

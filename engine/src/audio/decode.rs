@@ -1,7 +1,8 @@
 //! Decoding audio clips someone hands us (a reference recording for the voice library, our own
 //! renders) into mono `f32` at a chosen rate.
 //!
-//! Containers and codecs: WAV (PCM and float), FLAC, MP3 and Ogg Vorbis through symphonia.
+//! Containers and codecs: WAV (PCM and float), FLAC, MP3 and Ogg Vorbis through symphonia, and
+//! Ogg Opus through libopus ([`ogg_opus`]).
 //! Every channel is averaged into one (mono, stereo, 5.1, 7.1… alike), then the whole clip is
 //! resampled at once with rubato's FFT resampler (an offline conversion: the clip is short and
 //! already in memory, so there is no streaming state to keep).
@@ -13,7 +14,7 @@
 //! symphonia is fuzzed upstream, but as a last line of defence a panic inside it is caught and
 //! reported as a corrupt stream.
 
-use std::io::Cursor;
+use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use rubato::audioadapter_buffers::direct::InterleavedSlice;
@@ -70,7 +71,7 @@ pub enum DecodeError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{} is not an audio file Banter can read (WAV, FLAC, MP3, Ogg Vorbis): {detail}", file.display())]
+    #[error("{} is not an audio file Banter can read (WAV, FLAC, MP3, Ogg Vorbis, Ogg Opus): {detail}", file.display())]
     NotAudio { file: PathBuf, detail: String },
     #[error("{} uses a codec Banter cannot decode: {detail}", file.display())]
     UnsupportedCodec { file: PathBuf, detail: String },
@@ -114,12 +115,26 @@ pub fn decode_bytes(
 }
 
 fn decode_source(
-    source: Box<dyn MediaSource>,
+    mut source: Box<dyn MediaSource>,
     name: &Path,
     ext: Option<&str>,
     options: &DecodeOptions,
 ) -> Result<DecodedAudio, DecodeError> {
-    let run = std::panic::AssertUnwindSafe(|| decode_mono(source, name, ext, options));
+    let io = |source| DecodeError::Io {
+        file: name.to_owned(),
+        source,
+    };
+    let mut head = Vec::with_capacity(64);
+    (&mut source).take(64).read_to_end(&mut head).map_err(io)?;
+    source.seek(SeekFrom::Start(0)).map_err(io)?;
+    let opus = ogg_opus::sniff(&head);
+    let run = std::panic::AssertUnwindSafe(|| {
+        if opus {
+            ogg_opus::decode(source, name, options)
+        } else {
+            decode_mono(source, name, ext, options)
+        }
+    });
     let decoded = std::panic::catch_unwind(run).unwrap_or_else(|_| {
         Err(DecodeError::Corrupt {
             file: name.to_owned(),
@@ -335,6 +350,8 @@ fn resample(mut clip: DecodedAudio, to: u32, name: &Path) -> Result<DecodedAudio
     clip.sample_rate = to;
     Ok(clip)
 }
+
+mod ogg_opus;
 
 #[cfg(test)]
 mod tests;

@@ -20,6 +20,7 @@ pub mod wav;
 
 mod flac;
 mod mp3;
+mod ogg_opus;
 mod sink;
 mod wav_sink;
 
@@ -40,6 +41,9 @@ pub enum OutputFormat {
     Flac { bits: u8 },
     /// MP3 (LAME, CBR) at a bit rate in kbit/s (128 is the usual podcast choice).
     Mp3 { kbps: u32 },
+    /// Opus in Ogg (libopus, VBR) at a target bit rate in kbit/s (6–256; 48 is transparent for
+    /// speech).
+    Opus { kbps: u32 },
 }
 
 impl Default for OutputFormat {
@@ -56,6 +60,7 @@ impl OutputFormat {
             OutputFormat::Wav(_) => "wav",
             OutputFormat::Flac { .. } => "flac",
             OutputFormat::Mp3 { .. } => "mp3",
+            OutputFormat::Opus { .. } => "opus",
         }
     }
 
@@ -66,6 +71,7 @@ impl OutputFormat {
             OutputFormat::Wav(_) => "audio/wav",
             OutputFormat::Flac { .. } => "audio/flac",
             OutputFormat::Mp3 { .. } => "audio/mpeg",
+            OutputFormat::Opus { .. } => "audio/ogg",
         }
     }
 
@@ -74,6 +80,7 @@ impl OutputFormat {
             OutputFormat::Wav(_) => "WAV",
             OutputFormat::Flac { .. } => "FLAC",
             OutputFormat::Mp3 { .. } => "MP3",
+            OutputFormat::Opus { .. } => "Opus",
         }
     }
 }
@@ -206,6 +213,8 @@ pub(crate) fn quantize(s: f32, bits: u8) -> i32 {
     (s * full).round() as i32
 }
 
+#[cfg(test)]
+mod opus_tests;
 #[cfg(test)]
 mod stream_tests;
 #[cfg(test)]

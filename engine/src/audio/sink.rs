@@ -7,7 +7,7 @@
 
 use std::io::{Seek, SeekFrom, Write};
 
-use super::{flac, mp3, wav_sink, AudioError, AudioSink, Metadata, OutputFormat};
+use super::{flac, mp3, ogg_opus, wav_sink, AudioError, AudioSink, Metadata, OutputFormat};
 
 /// Turns samples into container bytes.
 pub(crate) trait Codec: Send {
@@ -42,6 +42,7 @@ pub(crate) fn codec_for(
         OutputFormat::Mp3 { kbps } => {
             Box::new(mp3::Mp3Codec::new(sample_rate, kbps, meta, seekable)?)
         }
+        OutputFormat::Opus { kbps } => Box::new(ogg_opus::OpusCodec::new(sample_rate, kbps, meta)?),
     })
 }
 

@@ -98,13 +98,13 @@ pub(super) fn signal(rate: u32, n: usize) -> Vec<f32> {
     x
 }
 
-fn sine(freq: f64, amp: f64, rate: u32, n: usize) -> Vec<f32> {
+pub(super) fn sine(freq: f64, amp: f64, rate: u32, n: usize) -> Vec<f32> {
     (0..n)
         .map(|i| (amp * (2.0 * PI * freq * i as f64 / f64::from(rate)).sin()) as f32)
         .collect()
 }
 
-fn encode_file(
+pub(super) fn encode_file(
     format: OutputFormat,
     rate: u32,
     meta: &Metadata,
@@ -219,7 +219,7 @@ fn flac_files_round_trip_bit_exact_with_md5() {
 }
 
 /// Amplitude of `freq` in `x` (Hann-windowed single-bin DFT; a sine of amplitude A reads A).
-fn amplitude_at(x: &[f64], freq: f64, rate: u32) -> f64 {
+pub(super) fn amplitude_at(x: &[f64], freq: f64, rate: u32) -> f64 {
     let n = x.len() as f64;
     let (mut re, mut im, mut wsum) = (0.0, 0.0, 0.0);
     for (i, &v) in x.iter().enumerate() {
@@ -233,7 +233,7 @@ fn amplitude_at(x: &[f64], freq: f64, rate: u32) -> f64 {
 }
 
 /// Lag (in -range..=range) at which `b` best matches `a`.
-fn best_lag(a: &[f64], b: &[f64], range: i64) -> i64 {
+pub(super) fn best_lag(a: &[f64], b: &[f64], range: i64) -> i64 {
     let xc = |lag: i64| -> f64 {
         (0..a.len() as i64)
             .filter_map(|i| {

@@ -133,12 +133,12 @@ fn api_refuses_what_it_should() {
     );
     assert_eq!(bad_voice.status, 400);
     assert_eq!(bad_voice.json()["error"]["param"], "voice");
-    let opus = server.post_json("/v1/audio/speech", &speech("Hi", "opus"));
-    assert_eq!(opus.status, 400);
-    assert!(opus.json()["error"]["message"]
+    let aac = server.post_json("/v1/audio/speech", &speech("Hi", "aac"));
+    assert_eq!(aac.status, 400);
+    assert!(aac.json()["error"]["message"]
         .as_str()
         .expect("message")
-        .contains("opus"));
+        .contains("aac"));
 
     // --max-queue 1: a second job while one streams is refused with Retry-After.
     let mut first = server.open_speech(&speech(&long_text(), "pcm"));

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use engine::audio::decode::{decode_bytes, DecodeOptions};
 use engine::audio::LoudnessMeter;
 use engine::voice::VoiceSpec;
 use serde_json::Value;
@@ -287,6 +288,51 @@ fn flac_mp3_resampling_stems_and_vtt() {
     assert_eq!(&bytes[..3], b"ID3", "ID3v2 tag first");
     let has = |needle: &[u8]| bytes.windows(needle.len()).any(|w| w == needle);
     assert!(has(b"CHAP") && has(b"CTOC") && has(b"TIT2") && has(b"Part two"));
+
+    // Opus by extension: Ogg pages, chapters as comments, and it decodes to the MP3's length.
+    let opus = dir.path().join("short.opus");
+    let out = banter(
+        &[
+            "render",
+            &script.to_string_lossy(),
+            "-o",
+            &opus.to_string_lossy(),
+        ],
+        None,
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ogg = std::fs::read(&opus).expect("opus");
+    let has = |needle: &[u8]| ogg.windows(needle.len()).any(|w| w == needle);
+    assert!(ogg.starts_with(b"OggS") && has(b"OpusHead") && has(b"CHAPTER001NAME=Part two"));
+    let at_24k = DecodeOptions {
+        target_rate: Some(24_000),
+        max_secs: None,
+    };
+    let decoded = decode_bytes(ogg, Path::new("short.opus"), &at_24k).expect("decodes");
+    let reference = decode_bytes(bytes, Path::new("short.mp3"), &at_24k).expect("mp3 decodes");
+    assert!(
+        (decoded.duration_secs() - reference.duration_secs()).abs() < 0.1,
+        "opus {:.2} s, mp3 {:.2} s",
+        decoded.duration_secs(),
+        reference.duration_secs()
+    );
+    let bad = banter(
+        &[
+            "render",
+            &script.to_string_lossy(),
+            "-o",
+            &opus.to_string_lossy(),
+            "--rate",
+            "44100",
+        ],
+        None,
+    );
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("44100"));
 }
 
 #[test]

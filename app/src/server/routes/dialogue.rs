@@ -114,7 +114,7 @@ impl DialogueParams {
             None => AudioFormat::Pcm,
             Some(name) => AudioFormat::parse(name)?,
         };
-        encoder_for(format)?; // refuse opus/aac before any work
+        encoder_for(format)?; // refuse aac before any work
         Ok(Self { episode, format })
     }
 }
@@ -265,7 +265,7 @@ mod tests {
             "unknown_speaker"
         );
         assert_eq!(
-            code(serde_json::json!({"script": "A: hi", "response_format": "opus"})),
+            code(serde_json::json!({"script": "A: hi", "response_format": "aac"})),
             "unsupported_response_format"
         );
         let bad = parse(&serde_json::json!({

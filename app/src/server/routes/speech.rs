@@ -329,7 +329,7 @@ mod tests {
         );
         assert_eq!(code("not json"), "invalid_json");
         assert_eq!(
-            code(r#"{"model":"kokoro","input":"Hi","voice":"alloy","response_format":"opus"}"#),
+            code(r#"{"model":"kokoro","input":"Hi","voice":"alloy","response_format":"aac"}"#),
             "unsupported_response_format"
         );
         assert_eq!(

@@ -1,6 +1,6 @@
-//! FLAC and MP3 responses: each streams (bytes before the end), decodes with symphonia as any
-//! client's decoder would, at 24 kHz, to the length of the same request's raw PCM; and a request
-//! that names no format gets MP3, as `OpenAI`'s API gives.
+//! FLAC, MP3 and Opus responses: each streams (bytes before the end), decodes as any client's
+//! decoder would, at 24 kHz, to the length of the same request's raw PCM; and a request that
+//! names no format gets MP3, as `OpenAI`'s API gives.
 
 use std::path::Path;
 use std::time::Instant;
@@ -11,19 +11,27 @@ use super::http::Server;
 use super::{long_text, speech, TWO_SENTENCES};
 
 #[test]
-fn api_speaks_flac_and_mp3() {
+fn api_speaks_flac_mp3_and_opus() {
     let Some(server) = Server::start(&[]) else {
         return;
     };
     let pcm = server.post_json("/v1/audio/speech", &speech(TWO_SENTENCES, "pcm"));
     assert_eq!(pcm.status, 200);
     let pcm_secs = pcm.body.len() as f64 / 48_000.0;
-    for (format, mime) in [("flac", "audio/flac"), ("mp3", "audio/mpeg")] {
+    for (format, mime) in [
+        ("flac", "audio/flac"),
+        ("mp3", "audio/mpeg"),
+        ("opus", "audio/ogg"),
+    ] {
         let r = server.post_json("/v1/audio/speech", &speech(TWO_SENTENCES, format));
         assert_eq!(r.status, 200, "{format}");
         assert_eq!(r.header("content-type"), Some(mime));
         let name = format!("speech.{format}");
-        let decoded = decode_bytes(r.body, Path::new(&name), &DecodeOptions::default())
+        let at_24k = DecodeOptions {
+            target_rate: Some(24_000),
+            max_secs: None,
+        };
+        let decoded = decode_bytes(r.body, Path::new(&name), &at_24k)
             .unwrap_or_else(|e| panic!("{format} does not decode: {e}"));
         assert_eq!(decoded.sample_rate, 24_000, "{format}");
         assert!(decoded.damaged.is_none(), "{format}: {:?}", decoded.damaged);
@@ -38,7 +46,7 @@ fn api_speaks_flac_and_mp3() {
     }
 
     // Bytes flow before the end: a long text's first piece comes well before its last.
-    for format in ["flac", "mp3"] {
+    for format in ["flac", "mp3", "opus"] {
         let started = Instant::now();
         let mut s = server.open_speech(&speech(&long_text(), format));
         assert_eq!(s.status, 200, "{format}");

@@ -53,4 +53,18 @@ fn openai_python_client() {
         server.stderr()
     );
     assert!(stdout.contains("all OpenAI client checks passed"));
+    // What the client saved as `response_format="opus"` decodes to speech.
+    let opus = std::fs::read(out.path().join("speech.opus")).expect("the client's opus file");
+    let decoded = engine::audio::decode::decode_bytes(
+        opus,
+        std::path::Path::new("speech.opus"),
+        &engine::audio::decode::DecodeOptions::default(),
+    )
+    .expect("the opus response decodes");
+    assert!(
+        decoded.duration_secs() > 1.0 && decoded.damaged.is_none(),
+        "{:.2} s, {:?}",
+        decoded.duration_secs(),
+        decoded.damaged
+    );
 }
