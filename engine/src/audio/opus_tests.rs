@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use super::decode::{decode_bytes, DecodeError, DecodeOptions};
+use super::stream_tests::Shared;
 use super::tests::{amplitude_at, best_lag, encode_file, sine};
 use super::*;
 
@@ -129,20 +130,6 @@ fn opus_headers_carry_the_tags() {
     );
 }
 
-/// A non-seekable writer the test can watch while the encoder owns it.
-#[derive(Clone, Default)]
-struct Shared(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
-
-impl std::io::Write for Shared {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn opus_streams_flow_early_and_decode() {
     let rate = 24_000;
@@ -155,17 +142,14 @@ fn opus_streams_flow_early_and_decode() {
         &Metadata::default(),
     )
     .unwrap();
-    let header = out.0.lock().unwrap().len();
+    let header = out.len();
     assert!(header > 0, "the Ogg headers go out at once");
     sink.write(&x[..rate as usize / 10]).unwrap();
-    assert!(
-        out.0.lock().unwrap().len() > header,
-        "nothing after 100 ms of audio"
-    );
+    assert!(out.len() > header, "nothing after 100 ms of audio");
     for c in x[rate as usize / 10..].chunks(1234) {
         sink.write(c).unwrap();
     }
-    let before_finish = out.0.lock().unwrap().len();
+    let before_finish = out.len();
     sink.finish().unwrap();
     let bytes = out.0.lock().unwrap().clone();
     assert!(

@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex};
 
 /// A non-seekable writer whose bytes the test can watch while the encoder still owns it.
 #[derive(Clone, Default)]
-struct Shared(Arc<Mutex<Vec<u8>>>);
+pub(super) struct Shared(pub(super) Arc<Mutex<Vec<u8>>>);
 
 impl std::io::Write for Shared {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
@@ -19,7 +19,7 @@ impl std::io::Write for Shared {
 }
 
 impl Shared {
-    fn len(&self) -> usize {
+    pub(super) fn len(&self) -> usize {
         self.0.lock().unwrap().len()
     }
 }
