@@ -296,8 +296,14 @@ fn acronym(ctx: &Ctx<'_>, core: &str) -> Option<Hit> {
     if ctx.shouting {
         let capitals = core.chars().filter(char::is_ascii_uppercase).count();
         let word_like = core.chars().all(|c| c.is_ascii_alphabetic() || c == '\'');
+        // "VS" lower-cased is "vs", which a second pass would expand: expand it now, so
+        // normalising twice changes nothing.
+        let word = match core.to_lowercase() {
+            w if w == "vs" => "versus".to_owned(),
+            w => w,
+        };
         return (capitals >= 2 && word_like && !core.contains(char::is_lowercase))
-            .then(|| Hit::new(1, core.to_lowercase()));
+            .then(|| Hit::new(1, word));
     }
     let (base, suffix) = if let Some(b) = core.strip_suffix("'s") {
         (b, "'s")

@@ -15,6 +15,17 @@ fn unescape(s: &str) -> String {
 }
 
 #[test]
+fn a_shouted_vs_is_versus_at_once() {
+    // Shouted capitals become ordinary words; "VS" must not stop at "vs", which a second
+    // normalisation would expand (a proptest found "IV VS U.S.").
+    for d in [Dialect::EnUs, Dialect::EnGb] {
+        let once = normalize("IV VS U.S. ", d).text;
+        assert!(once.contains("versus"), "{once}");
+        assert_eq!(normalize(&once, d).text, once);
+    }
+}
+
+#[test]
 fn normalisation_table() {
     let table = include_str!("cases.tsv");
     let mut failures = String::new();
