@@ -164,6 +164,8 @@ pub struct Generator {
     resblocks: Vec<Vec<AdaINResBlock1>>,
     conv_post: Conv1d,
     istft: InverseStft,
+    /// Each pass piece's share of the work ([`Self::piece_weights`]), computed once.
+    weights: Vec<f64>,
 }
 
 impl Generator {
@@ -246,7 +248,7 @@ impl Generator {
             ch = c_out;
         }
         let conv_post = Conv1d::new(ch, spec_channels, 7, 3, 1, 1, vb.pp("conv_post"))?;
-        Ok(Self {
+        let mut generator = Self {
             m_source: SourceModule::new(vb.pp("m_source"))?,
             noise_convs,
             noise_res,
@@ -254,7 +256,10 @@ impl Generator {
             resblocks,
             conv_post,
             istft: InverseStft::new(vb.device())?,
-        })
+            weights: Vec::new(),
+        };
+        generator.weights = generator.compute_piece_weights();
+        Ok(generator)
     }
 
     /// Number of upsampling stages.

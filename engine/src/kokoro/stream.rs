@@ -150,8 +150,6 @@ pub struct SegmentDecoder {
     next: usize,
     /// Its generator pass, once its first piece ran.
     pass: Option<GeneratorPass>,
-    /// Each pass piece's share of a window's work.
-    weights: Vec<f64>,
     context: usize,
     fade: usize,
     /// The previous window's audio for the first `fade` frames of the next one.
@@ -179,7 +177,6 @@ impl SegmentDecoder {
         let generator = decoder.generator();
         let har = generator.source_spectrum(&generator.harmonic_source(&prosody.f0)?)?;
         let frames = body.dim(D::Minus1)?;
-        let weights = generator.piece_weights();
         Ok(Self {
             model,
             body,
@@ -188,7 +185,6 @@ impl SegmentDecoder {
             windows: plan.windows(frames),
             next: 0,
             pass: None,
-            weights,
             context: plan.context,
             fade: plan.fade.min(plan.context),
             tail: Vec::new(),
@@ -211,7 +207,8 @@ impl SegmentDecoder {
     #[must_use]
     pub fn next_step_frames(&self) -> f64 {
         let piece = self.pass.as_ref().map_or(0, GeneratorPass::next_piece);
-        self.window_frames() * self.weights.get(piece).copied().unwrap_or(0.0)
+        let weights = self.model.decoder().generator().piece_weights();
+        self.window_frames() * weights.get(piece).copied().unwrap_or(0.0)
     }
 
     /// The work left before the next audio (the rest of the window under way), in decoder
@@ -219,7 +216,8 @@ impl SegmentDecoder {
     #[must_use]
     pub fn frames_to_audio(&self) -> f64 {
         let piece = self.pass.as_ref().map_or(0, GeneratorPass::next_piece);
-        let left: f64 = self.weights.iter().skip(piece).sum();
+        let weights = self.model.decoder().generator().piece_weights();
+        let left: f64 = weights.iter().skip(piece).sum();
         self.window_frames() * left
     }
 

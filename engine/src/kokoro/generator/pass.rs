@@ -75,7 +75,12 @@ impl Generator {
     /// frame of its convolutions. The element-wise work (norms, Snake, the inverse STFT) is a
     /// small fraction and left out, except that the output piece gets a floor.
     #[must_use]
-    pub fn piece_weights(&self) -> Vec<f64> {
+    pub fn piece_weights(&self) -> &[f64] {
+        &self.weights
+    }
+
+    /// [`Self::piece_weights`], from the layers (once, when the generator is built).
+    pub(super) fn compute_piece_weights(&self) -> Vec<f64> {
         let rates: Vec<usize> = self.ups.iter().map(ConvTranspose1d::stride).collect();
         let spf = |i: usize| steps_per_frame(&rates, i) as f64;
         let mut w: Vec<f64> = (0..self.pieces())
