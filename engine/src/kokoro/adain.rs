@@ -259,6 +259,16 @@ pub struct AdainResBlk1d {
 }
 
 impl AdainResBlk1d {
+    /// Switches the block's convolutions to bfloat16 products where possible; returns how
+    /// many switched.
+    pub fn use_bf16(&mut self) -> Result<usize> {
+        let mut n = usize::from(self.conv1.use_bf16()?) + usize::from(self.conv2.use_bf16()?);
+        if let Some(c) = &mut self.conv1x1 {
+            n += usize::from(c.use_bf16()?);
+        }
+        Ok(n)
+    }
+
     /// `vb` points at the block (e.g. `decoder.decode.3`, `predictor.F0.1`).
     pub fn new(
         dim_in: usize,

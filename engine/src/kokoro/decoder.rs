@@ -50,6 +50,16 @@ pub struct Decoder {
 }
 
 impl Decoder {
+    /// Switches the body's and the generator's convolutions to bfloat16 products where
+    /// possible; returns how many switched.
+    pub fn use_bf16(&mut self) -> candle_core::Result<usize> {
+        let mut n = self.encode.use_bf16()? + self.generator.use_bf16()?;
+        for b in &mut self.decode {
+            n += b.use_bf16()?;
+        }
+        Ok(n)
+    }
+
     /// Kokoro-82M v1.0's decoder; `vb` points at `decoder`.
     pub fn new(vb: VarBuilder) -> Result<Self, DecoderError> {
         Self::with_config(&GeneratorConfig::default(), vb)

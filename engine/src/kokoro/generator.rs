@@ -83,6 +83,16 @@ struct ResLayer {
 }
 
 impl AdaINResBlock1 {
+    /// Switches the block's convolutions to bfloat16 products where possible; returns how
+    /// many switched.
+    pub fn use_bf16(&mut self) -> Result<usize> {
+        let mut n = 0;
+        for l in &mut self.layers {
+            n += usize::from(l.conv1.use_bf16()?) + usize::from(l.conv2.use_bf16()?);
+        }
+        Ok(n)
+    }
+
     /// `vb` points at the block (`decoder.generator.resblocks.N` or `.noise_res.N`).
     pub fn new(
         channels: usize,
@@ -169,6 +179,26 @@ pub struct Generator {
 }
 
 impl Generator {
+    /// Switches every convolution to bfloat16 products where possible (see
+    /// [`crate::kokoro::bf16`]); returns how many switched.
+    pub fn use_bf16(&mut self) -> Result<usize> {
+        let mut n = usize::from(self.conv_post.use_bf16()?);
+        for c in &mut self.noise_convs {
+            n += usize::from(c.use_bf16()?);
+        }
+        for u in &mut self.ups {
+            n += usize::from(u.use_bf16()?);
+        }
+        for b in self
+            .noise_res
+            .iter_mut()
+            .chain(self.resblocks.iter_mut().flatten())
+        {
+            n += b.use_bf16()?;
+        }
+        Ok(n)
+    }
+
     /// `vb` points at `decoder.generator`.
     pub fn new(cfg: &GeneratorConfig, vb: VarBuilder) -> Result<Self> {
         let stages = cfg.istft.upsample_rates.len();

@@ -7,6 +7,7 @@
 
 pub mod adain;
 pub mod albert;
+pub mod bf16;
 pub mod config;
 pub mod decoder;
 pub mod dense;

@@ -292,6 +292,13 @@ impl Kokoro {
         })
     }
 
+    /// Computes the decoder's convolutions in bfloat16 from now on, on CPUs with AVX-512
+    /// BF16 (about twice the f32 rate; see [`super::bf16`]). Returns how many convolutions
+    /// switched: 0 where the CPU lacks the instructions or the model is not on the CPU.
+    pub fn use_bf16(&mut self) -> candle_core::Result<usize> {
+        self.decoder.use_bf16()
+    }
+
     /// The encoder half (phonemes → durations, F0, N, frame features).
     #[must_use]
     pub fn encoder(&self) -> &KokoroEncoder {

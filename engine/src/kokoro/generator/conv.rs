@@ -16,10 +16,13 @@
 // candle's convention is `new(cfg, vb: VarBuilder)` by value (see `adain.rs`).
 #![allow(clippy::needless_pass_by_value)]
 
+use std::sync::Arc;
+
 use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
 
 use super::epilogue::finish;
+use crate::kokoro::bf16::Bf16Weights;
 
 /// Most output rows per matrix product: keeps each unfolded view's element count far below
 /// 2²⁴, where `Tensor::unfold` (which counts windows in f32) stays exact.
@@ -62,6 +65,8 @@ pub struct Conv1d {
     padding: usize,
     dilation: usize,
     stride: usize,
+    /// The weights in bfloat16, once [`Self::use_bf16`] chose the faster products.
+    bf16: Option<Arc<Bf16Weights>>,
 }
 
 impl Conv1d {
@@ -123,7 +128,16 @@ impl Conv1d {
             padding,
             dilation,
             stride,
+            bf16: None,
         })
+    }
+
+    /// From now on computes its products in bfloat16 (see [`crate::kokoro::bf16`]) if the
+    /// weights live on a CPU that has the instructions and `C_in` is even. Returns whether it
+    /// does.
+    pub fn use_bf16(&mut self) -> Result<bool> {
+        self.bf16 = Bf16Weights::pack(&self.weight_tm, self.kernel, self.c_in)?.map(Arc::new);
+        Ok(self.bf16.is_some())
     }
 
     /// Multiply-adds per output step (`C_in·C_out·K`): the cost weight of a generator piece.
@@ -199,6 +213,11 @@ impl Conv1d {
         };
         let d = self.dilation;
         let xp = xp.contiguous()?;
+        if let Some(w) = &self.bf16 {
+            if let Some(y) = w.conv(&xp, t_out, self.stride, d)? {
+                return finish(&y, bias, residual);
+            }
+        }
         let y = if d == 1 {
             self.undilated(&xp, t_out)?
         } else {
@@ -249,6 +268,8 @@ pub struct ConvTranspose1d {
     kernel: usize,
     stride: usize,
     padding: usize,
+    /// The weights in bfloat16, once [`Self::use_bf16`] chose the faster products.
+    bf16: Option<Arc<Bf16Weights>>,
 }
 
 impl ConvTranspose1d {
@@ -293,7 +314,15 @@ impl ConvTranspose1d {
             kernel,
             stride,
             padding,
+            bf16: None,
         })
+    }
+
+    /// Like [`Conv1d::use_bf16`].
+    pub fn use_bf16(&mut self) -> Result<bool> {
+        let c_in = self.weight_tm.dim(0)?;
+        self.bf16 = Bf16Weights::pack(&self.weight_tm, 1, c_in)?.map(Arc::new);
+        Ok(self.bf16.is_some())
     }
 
     /// Upsampling factor.
@@ -325,10 +354,17 @@ impl ConvTranspose1d {
     pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
         let t = x.dim(0)?;
         let x = x.contiguous()?;
-        let taps = par_map(&row_pieces(t), |&(start, len)| {
-            matmul_any_device(&x.narrow(0, start, len)?, &self.weight_tm)
-        })
-        .and_then(|parts| cat_rows(&parts))?;
+        let fast = match &self.bf16 {
+            Some(w) => w.conv(&x, t, 1, 1)?,
+            None => None,
+        };
+        let taps = match fast {
+            Some(taps) => taps,
+            None => par_map(&row_pieces(t), |&(start, len)| {
+                matmul_any_device(&x.narrow(0, start, len)?, &self.weight_tm)
+            })
+            .and_then(|parts| cat_rows(&parts))?,
+        };
         let (s, c) = (self.stride, self.c_out);
         let q = self.weight_tm.dim(1)? / (s * c);
         let mut sum: Option<Tensor> = None;

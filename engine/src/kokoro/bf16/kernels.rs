@@ -1,0 +1,440 @@
+//! The AVX-512 BF16 kernels behind [`super::Bf16Weights`].
+//!
+//! The product is a convolution written directly, without an im2col copy: output row `r`
+//! reads, for each tap `j`, the input row `r·stride + j·dilation` (channels contiguous), so
+//! dilated and strided convolutions cost no phase copies either. Rows are split over rayon's
+//! pool (or, for a few rows, the column panels); each task walks column panels of 64 outputs
+//! (weights for one panel stay in L2) and blocks of 6 rows (24 accumulators in registers).
+//! Each input is converted to bfloat16 once per call (round to nearest even); sums stay f32.
+
+// The one module allowed `unsafe`: AVX-512 intrinsics and raw pointers into the packed
+// panels. `conv` checks every bound a kernel reads before any kernel runs.
+#![allow(unsafe_code)]
+
+use std::arch::x86_64::{
+    __m512, __m512bh, __m512i, _mm512_cvtneps_pbh, _mm512_dpbf16_ps, _mm512_loadu_ps,
+    _mm512_loadu_si512, _mm512_mask_storeu_ps, _mm512_set1_epi32, _mm512_setzero_ps,
+    _mm512_storeu_ps,
+};
+
+use rayon::prelude::*;
+
+/// Output columns per panel (four 16-lane vectors).
+const PANEL: usize = 64;
+/// Rows per register block.
+const MR: usize = 6;
+/// Rows per parallel task (a multiple of [`MR`]).
+const ROWS_PER_TASK: usize = 96;
+
+/// Whether this CPU can run the bfloat16 products.
+#[must_use]
+pub fn supported() -> bool {
+    std::arch::is_x86_feature_detected!("avx512f")
+        && std::arch::is_x86_feature_detected!("avx512bf16")
+}
+
+/// f32 → bfloat16 bits, rounded to nearest even (NaN stays NaN).
+#[must_use]
+pub fn to_bf16(x: f32) -> u16 {
+    let bits = x.to_bits();
+    if x.is_nan() {
+        return 0x7fc0;
+    }
+    let round = 0x7fff + ((bits >> 16) & 1);
+    (bits.wrapping_add(round) >> 16) as u16
+}
+
+/// bfloat16 bits → f32.
+#[must_use]
+pub fn from_bf16(b: u16) -> f32 {
+    f32::from_bits(u32::from(b) << 16)
+}
+
+/// A convolution's weights, packed for [`conv`]: for each panel of up to 64 output columns,
+/// for each tap and each pair of input channels, the panel's columns as `(w[2q], w[2q+1])`
+/// bfloat16 pairs in one `u32` (the even channel in the low half, as `VDPBF16PS` pairs them).
+#[derive(Debug, Clone)]
+pub struct PackedWeights {
+    data: Vec<u32>,
+    taps: usize,
+    c_in: usize,
+    c_out: usize,
+}
+
+impl PackedWeights {
+    /// From weights `w[(j·C_in + c)·C_out + o]` (tap `j`, input channel `c`, output `o`:
+    /// the time-major `[K·C_in, C_out]` matrix). `C_in` must be even.
+    #[must_use]
+    pub fn pack(w: &[f32], taps: usize, c_in: usize, c_out: usize) -> Option<Self> {
+        if !c_in.is_multiple_of(2) || w.len() != taps * c_in * c_out || c_out == 0 {
+            return None;
+        }
+        let pairs = taps * c_in / 2;
+        let mut data = Vec::with_capacity(pairs * c_out.next_multiple_of(16));
+        for (start, width) in panels(c_out) {
+            for q in 0..pairs {
+                let (even, odd) = (&w[2 * q * c_out..], &w[(2 * q + 1) * c_out..]);
+                for o in start..start + width {
+                    let pair = if o < c_out {
+                        u32::from(to_bf16(even[o])) | (u32::from(to_bf16(odd[o])) << 16)
+                    } else {
+                        0
+                    };
+                    data.push(pair);
+                }
+            }
+        }
+        Some(Self {
+            data,
+            taps,
+            c_in,
+            c_out,
+        })
+    }
+
+    #[must_use]
+    pub fn c_in(&self) -> usize {
+        self.c_in
+    }
+
+    #[must_use]
+    pub fn c_out(&self) -> usize {
+        self.c_out
+    }
+}
+
+/// Panels `(first column, width)`, widths a multiple of 16 (the last one padded).
+fn panels(c_out: usize) -> impl Iterator<Item = (usize, usize)> {
+    (0..c_out)
+        .step_by(PANEL)
+        .map(move |s| (s, (c_out - s).min(PANEL).next_multiple_of(16)))
+}
+
+/// Converts f32 values to bfloat16 (round to nearest even), in parallel for long inputs.
+#[must_use]
+pub fn convert(x: &[f32]) -> Vec<u16> {
+    const CHUNK: usize = 1 << 16;
+    if !supported() {
+        return x.iter().map(|&v| to_bf16(v)).collect();
+    }
+    let mut out = vec![0u16; x.len()];
+    out.par_chunks_mut(CHUNK)
+        .zip(x.par_chunks(CHUNK))
+        .for_each(|(o, i)| {
+            // SAFETY: the CPU has the instructions (checked above).
+            unsafe { convert_avx512(i, o) }
+        });
+    out
+}
+
+#[target_feature(enable = "avx512f,avx512bf16,avx512vl")]
+unsafe fn convert_avx512(x: &[f32], out: &mut [u16]) {
+    let n = x.len() / 16 * 16;
+    for i in (0..n).step_by(16) {
+        // SAFETY: i + 16 <= n <= len of both slices.
+        unsafe {
+            let v = _mm512_loadu_ps(x.as_ptr().add(i));
+            let h = _mm512_cvtneps_pbh(v);
+            std::ptr::write_unaligned(out.as_mut_ptr().add(i).cast(), h);
+        }
+    }
+    for i in n..x.len() {
+        out[i] = to_bf16(x[i]);
+    }
+}
+
+/// How a convolution reads its input: output row `r`, tap `j` reads the `C_in` channels of
+/// input row `r·stride + j·dilation`.
+#[derive(Debug, Clone, Copy)]
+pub struct Geometry {
+    pub rows: usize,
+    pub stride: usize,
+    pub dilation: usize,
+}
+
+/// The convolution of bfloat16 input `x` (`[rows_in, C_in]`, time-major, already padded) with
+/// `w`: `[rows, C_out]` in f32, no bias. Returns `None` if `x` is too short for the geometry.
+#[must_use]
+pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
+    let c = w.c_in;
+    let last = g.rows.checked_sub(1)? * g.stride + (w.taps - 1) * g.dilation;
+    if g.rows == 0 || (last + 1) * c > x.len() || !supported() {
+        return None;
+    }
+    let n = w.c_out;
+    let mut out = vec![0f32; g.rows * n];
+    let panels: Vec<Panel> = panels(n)
+        .scan(0, |b_off, (col, width)| {
+            let p = Panel {
+                col,
+                width,
+                b_off: *b_off,
+            };
+            *b_off += w.taps * w.c_in / 2 * width;
+            Some(p)
+        })
+        .collect();
+    if g.rows <= ROWS_PER_TASK {
+        // Few rows (an encoder layer, a row per phoneme): the tasks split the columns.
+        let dst = Output(out.as_mut_ptr());
+        panels.par_iter().for_each(|p| {
+            // SAFETY: bounds checked above, CPU checked by `supported()`; each task writes
+            // only its own panel's columns of the output.
+            unsafe { conv_panel(x, w, g, 0, g.rows, p, dst.get()) }
+        });
+    } else {
+        out.par_chunks_mut(ROWS_PER_TASK * n)
+            .enumerate()
+            .for_each(|(task, y)| {
+                let r0 = task * ROWS_PER_TASK;
+                for p in &panels {
+                    // SAFETY: as above; each task writes only its own rows.
+                    unsafe { conv_panel(x, w, g, r0, y.len() / n, p, y.as_mut_ptr()) }
+                }
+            });
+    }
+    Some(out)
+}
+
+/// A panel of output columns and where its packed weights start.
+struct Panel {
+    col: usize,
+    width: usize,
+    b_off: usize,
+}
+
+/// The output buffer, shared by tasks that write disjoint columns of it.
+#[derive(Clone, Copy)]
+struct Output(*mut f32);
+// SAFETY: tasks write disjoint parts (see `conv`), and the buffer outlives them.
+unsafe impl Send for Output {}
+unsafe impl Sync for Output {}
+
+impl Output {
+    fn get(self) -> *mut f32 {
+        self.0
+    }
+}
+
+/// Rows `r0 .. r0 + rows` of the convolution, the columns of panel `p`, into `y` (the
+/// output's row `r0`, row stride `C_out`).
+#[target_feature(enable = "avx512f,avx512bf16")]
+unsafe fn conv_panel(
+    x: &[u16],
+    w: &PackedWeights,
+    g: Geometry,
+    r0: usize,
+    rows: usize,
+    p: &Panel,
+    y: *mut f32,
+) {
+    let n = w.c_out;
+    let pairs_per_tap = w.c_in / 2;
+    let valid = (n - p.col).min(p.width);
+    for rb in (0..rows).step_by(MR) {
+        let mr = (rows - rb).min(MR);
+        let a = Block {
+            // SAFETY (for the kernel): rows r0+rb .. r0+rb+mr are inside x (checked in
+            // `conv`), each reading taps·C_in values from its start.
+            x: unsafe { x.as_ptr().add((r0 + rb) * g.stride * w.c_in) },
+            lda: g.stride * w.c_in,
+            taps: w.taps,
+            tap_stride: g.dilation * w.c_in,
+            pairs: pairs_per_tap,
+        };
+        let b = unsafe { w.data.as_ptr().add(p.b_off) };
+        let c = unsafe { y.add(rb * n + p.col) };
+        unsafe {
+            match (mr, p.width / 16) {
+                (6, 4) => micro::<6, 4>(&a, b, c, n, valid),
+                (6, 3) => micro::<6, 3>(&a, b, c, n, valid),
+                (6, 2) => micro::<6, 2>(&a, b, c, n, valid),
+                (6, _) => micro::<6, 1>(&a, b, c, n, valid),
+                (5, nv) => dispatch_nv::<5>(nv, &a, b, c, n, valid),
+                (4, nv) => dispatch_nv::<4>(nv, &a, b, c, n, valid),
+                (3, nv) => dispatch_nv::<3>(nv, &a, b, c, n, valid),
+                (2, nv) => dispatch_nv::<2>(nv, &a, b, c, n, valid),
+                (_, nv) => dispatch_nv::<1>(nv, &a, b, c, n, valid),
+            }
+        }
+    }
+}
+
+/// Where a block of rows reads its input (in bfloat16 elements).
+struct Block {
+    x: *const u16,
+    lda: usize,
+    taps: usize,
+    tap_stride: usize,
+    pairs: usize,
+}
+
+#[target_feature(enable = "avx512f,avx512bf16")]
+unsafe fn dispatch_nv<const M: usize>(
+    nv: usize,
+    a: &Block,
+    b: *const u32,
+    c: *mut f32,
+    ldc: usize,
+    valid: usize,
+) {
+    unsafe {
+        match nv {
+            4 => micro::<M, 4>(a, b, c, ldc, valid),
+            3 => micro::<M, 3>(a, b, c, ldc, valid),
+            2 => micro::<M, 2>(a, b, c, ldc, valid),
+            _ => micro::<M, 1>(a, b, c, ldc, valid),
+        }
+    }
+}
+
+/// `M` rows × `NV`·16 columns: every tap, every channel pair, one `VDPBF16PS` per
+/// accumulator; then `valid` columns stored to `c` (row stride `ldc`).
+#[target_feature(enable = "avx512f,avx512bf16")]
+#[inline]
+unsafe fn micro<const M: usize, const NV: usize>(
+    a: &Block,
+    b: *const u32,
+    c: *mut f32,
+    ldc: usize,
+    valid: usize,
+) {
+    let mut acc: [[__m512; NV]; M] = [[_mm512_setzero_ps(); NV]; M];
+    let mut bp = b;
+    for j in 0..a.taps {
+        // SAFETY: see `conv_rows`; every pointer below stays inside the input and the panel.
+        let xt = unsafe { a.x.add(j * a.tap_stride) };
+        for q in 0..a.pairs {
+            let mut bv: [__m512bh; NV] = [unsafe { std::mem::zeroed() }; NV];
+            for (v, slot) in bv.iter_mut().enumerate() {
+                let raw: __m512i = unsafe { _mm512_loadu_si512(bp.add(v * 16).cast()) };
+                *slot = unsafe { std::mem::transmute::<__m512i, __m512bh>(raw) };
+            }
+            for (r, row) in acc.iter_mut().enumerate() {
+                let pair = unsafe { xt.add(r * a.lda + 2 * q).cast::<i32>().read_unaligned() };
+                let av: __m512bh =
+                    unsafe { std::mem::transmute::<__m512i, __m512bh>(_mm512_set1_epi32(pair)) };
+                for (s, &bvv) in row.iter_mut().zip(&bv) {
+                    *s = _mm512_dpbf16_ps(*s, av, bvv);
+                }
+            }
+            bp = unsafe { bp.add(NV * 16) };
+        }
+    }
+    for (r, row) in acc.iter().enumerate() {
+        for (v, s) in row.iter().enumerate() {
+            let col = v * 16;
+            if col >= valid {
+                break;
+            }
+            let dst = unsafe { c.add(r * ldc + col) };
+            if valid - col >= 16 {
+                unsafe { _mm512_storeu_ps(dst, *s) };
+            } else {
+                let mask = (1u16 << (valid - col)) - 1;
+                unsafe { _mm512_mask_storeu_ps(dst, mask, *s) };
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// f32 reference of the same convolution, on the bfloat16-rounded inputs.
+    fn reference(
+        x: &[u16],
+        w: &[f32],
+        taps: usize,
+        c_in: usize,
+        c_out: usize,
+        g: Geometry,
+    ) -> Vec<f32> {
+        let mut y = vec![0f32; g.rows * c_out];
+        for r in 0..g.rows {
+            for j in 0..taps {
+                let row = r * g.stride + j * g.dilation;
+                for c in 0..c_in {
+                    let xv = f64::from(from_bf16(x[row * c_in + c]));
+                    for o in 0..c_out {
+                        let wv = f64::from(from_bf16(to_bf16(w[(j * c_in + c) * c_out + o])));
+                        y[r * c_out + o] += (xv * wv) as f32;
+                    }
+                }
+            }
+        }
+        y
+    }
+
+    fn ramp(n: usize, seed: u32) -> Vec<f32> {
+        let mut s = seed;
+        (0..n)
+            .map(|_| {
+                s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+                (f64::from(s >> 8) / f64::from(1u32 << 24) - 0.5) as f32
+            })
+            .collect()
+    }
+
+    #[test]
+    fn rounding_is_to_nearest_even() {
+        assert_eq!(to_bf16(1.0), 0x3f80);
+        // 1 + 2⁻⁸ is halfway between 1 and 1 + 2⁻⁷: ties go to the even mantissa (1.0).
+        assert_eq!(to_bf16(1.0 + 1.0 / 256.0), 0x3f80);
+        assert_eq!(to_bf16(1.0 + 3.0 / 256.0), 0x3f82);
+        assert!(from_bf16(to_bf16(f32::NAN)).is_nan());
+        assert_eq!(from_bf16(to_bf16(-2.5)).to_bits(), (-2.5f32).to_bits());
+        if supported() {
+            let x: Vec<f32> = ramp(1000, 7).iter().map(|v| v * 1e3).collect();
+            let fast = convert(&x);
+            assert!(fast.iter().zip(&x).all(|(&h, &v)| h == to_bf16(v)));
+        }
+    }
+
+    #[test]
+    fn the_products_match_an_f32_loop_over_the_same_inputs() {
+        if !supported() {
+            eprintln!("skipped: this CPU has no AVX-512 BF16");
+            return;
+        }
+        // Shapes with ragged rows (not a multiple of 6 or of a task), ragged columns (22: the
+        // generator's conv_post), dilation and stride.
+        for &(taps, c_in, c_out, rows, stride, dilation) in &[
+            (3, 16, 64, 7, 1, 1),
+            (7, 8, 22, 13, 1, 1),
+            (3, 32, 130, 200, 1, 5),
+            (11, 4, 16, 1, 1, 3),
+            (4, 6, 48, 9, 2, 1),
+            (1, 24, 80, 101, 1, 1),
+            (2, 64, 200, 50, 1, 1),
+        ] {
+            let g = Geometry {
+                rows,
+                stride,
+                dilation,
+            };
+            let rows_in = (rows - 1) * stride + (taps - 1) * dilation + 1;
+            let x = convert(&ramp(rows_in * c_in, 3));
+            let w = ramp(taps * c_in * c_out, 11);
+            let packed = PackedWeights::pack(&w, taps, c_in, c_out).expect("even channels");
+            let got = conv(&x, &packed, g).expect("in bounds");
+            let want = reference(&x, &w, taps, c_in, c_out, g);
+            let worst = got
+                .iter()
+                .zip(&want)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max);
+            assert!(
+                worst < 1e-4,
+                "{taps}x{c_in}->{c_out} rows {rows}: off by {worst}"
+            );
+            // Too short an input is refused, not read past.
+            assert!(conv(&x[..x.len() - c_in], &packed, g).is_none());
+        }
+        assert!(
+            PackedWeights::pack(&[0.0; 9], 1, 3, 3).is_none(),
+            "odd C_in"
+        );
+    }
+}
