@@ -16,6 +16,15 @@ pub enum Format {
     Wav,
     Flac,
     Mp3,
+    Opus,
+}
+
+/// Opus' bit rate for exports: speech at 48 kbit/s VBR is transparent and a quarter of MP3's.
+const OPUS_KBPS: u32 = 48;
+
+/// Opus encodes at 8, 12, 16, 24 or 48 kHz: 44.1 kHz is not among them.
+fn rate_allowed(format: Format, rate: u32) -> bool {
+    format != Format::Opus || rate != 44_100
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +72,13 @@ impl ExportDialog {
                 Format::Wav => OutputFormat::Wav(SampleFormat::Pcm16),
                 Format::Flac => OutputFormat::Flac { bits: 16 },
                 Format::Mp3 => OutputFormat::Mp3 { kbps: 128 },
+                Format::Opus => OutputFormat::Opus { kbps: OPUS_KBPS },
             },
-            sample_rate: self.rate,
+            sample_rate: if rate_allowed(self.format, self.rate) {
+                self.rate
+            } else {
+                48_000
+            },
             captions: match self.captions {
                 Captions::None => vec![],
                 Captions::Srt => vec![CaptionFormat::Srt],
@@ -82,6 +96,7 @@ impl ExportDialog {
             Format::Wav => "wav",
             Format::Flac => "flac",
             Format::Mp3 => "mp3",
+            Format::Opus => "opus",
         }
     }
 }
@@ -219,17 +234,28 @@ fn settings(studio: &mut Studio, ui: &mut egui::Ui) {
                     .on_hover_text("Lossless, about half the size of WAV");
                 ui.selectable_value(&mut e.format, Format::Mp3, "MP3")
                     .on_hover_text("128 kbit/s with ID3 chapters, for podcast hosts");
+                ui.selectable_value(&mut e.format, Format::Opus, "Opus")
+                    .on_hover_text(
+                        "Ogg Opus at 48 kbit/s with chapter comments: small, for the web",
+                    );
             });
+            if !rate_allowed(e.format, e.rate) {
+                e.rate = 48_000;
+            }
             ui.end_row();
             ui.label("Sample rate");
             ui.horizontal(|ui| {
                 for rate in [24_000, 44_100, 48_000] {
-                    ui.selectable_value(
-                        &mut e.rate,
-                        rate,
-                        format!("{} kHz", f64::from(rate) / 1000.0),
-                    )
-                    .on_hover_text("24 kHz is the model's own rate; others are resampled");
+                    let allowed = rate_allowed(e.format, rate);
+                    ui.add_enabled_ui(allowed, |ui| {
+                        ui.selectable_value(
+                            &mut e.rate,
+                            rate,
+                            format!("{} kHz", f64::from(rate) / 1000.0),
+                        )
+                        .on_hover_text("24 kHz is the model's own rate; others are resampled")
+                        .on_disabled_hover_text("Opus has no 44.1 kHz: it plays at 48 kHz");
+                    });
                 }
             });
             ui.end_row();
@@ -298,5 +324,32 @@ fn finished(studio: &mut Studio, ui: &mut egui::Ui) {
         Err(e) => {
             ui.colored_label(ui.visuals().error_fg_color, format!("Export failed: {e}"));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opus_exports_at_a_rate_opus_has() {
+        let mut dialog = ExportDialog {
+            format: Format::Opus,
+            rate: 44_100,
+            ..ExportDialog::default()
+        };
+        let options = dialog.options();
+        assert_eq!(options.format, OutputFormat::Opus { kbps: OPUS_KBPS });
+        assert_eq!(options.sample_rate, 48_000, "Opus has no 44.1 kHz");
+        assert_eq!(dialog.extension(), "opus");
+        dialog.rate = 24_000;
+        assert_eq!(dialog.options().sample_rate, 24_000);
+        dialog.format = Format::Mp3;
+        dialog.rate = 44_100;
+        assert_eq!(
+            dialog.options().sample_rate,
+            44_100,
+            "other formats keep 44.1 kHz"
+        );
     }
 }
