@@ -104,6 +104,22 @@ impl AlbertLayer {
         })
     }
 
+    /// Switches the layer's products to bfloat16 where possible; returns how many switched.
+    fn use_bf16(&mut self) -> Result<usize> {
+        let mut n = 0;
+        for d in [
+            &mut self.query,
+            &mut self.key,
+            &mut self.value,
+            &mut self.dense,
+            &mut self.ffn,
+            &mut self.ffn_output,
+        ] {
+            n += usize::from(d.use_bf16()?);
+        }
+        Ok(n)
+    }
+
     /// `[B, T, H]` → `[B, T, H]`; `mask_bias` is `[B, 1, 1, T]` (0 keep, very negative drop).
     fn forward(&self, x: &Tensor, mask_bias: Option<&Tensor>) -> Result<Tensor> {
         let (b, t, _) = x.dims3()?;
@@ -148,6 +164,12 @@ pub struct Albert {
 }
 
 impl Albert {
+    /// Switches the shared layer's and the input mapping's products to bfloat16 where the
+    /// CPU can (see [`crate::kokoro::bf16`]); returns how many layers switched.
+    pub fn use_bf16(&mut self) -> Result<usize> {
+        Ok(self.layer.use_bf16()? + usize::from(self.mapping_in.use_bf16()?))
+    }
+
     /// `vb` points at `bert`.
     pub fn new(cfg: &PlbertConfig, vocab_size: usize, vb: VarBuilder) -> Result<Self> {
         let enc = vb.pp("encoder");

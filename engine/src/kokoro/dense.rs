@@ -10,8 +10,12 @@
 // candle's convention is `new(…, vb: VarBuilder)` by value (see `adain.rs`).
 #![allow(clippy::needless_pass_by_value)]
 
+use std::sync::Arc;
+
 use candle_core::{Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
+
+use super::bf16::Bf16Weights;
 
 /// `y = x·Wᵀ + b` over the last dimension of `x`, any leading dimensions.
 #[derive(Debug, Clone)]
@@ -20,6 +24,8 @@ pub struct Dense {
     weight_t: Tensor,
     /// `[out]`.
     bias: Option<Tensor>,
+    /// The weights in bfloat16, once [`Self::use_bf16`] chose the faster products.
+    bf16: Option<Arc<Bf16Weights>>,
 }
 
 impl Dense {
@@ -49,7 +55,16 @@ impl Dense {
         Ok(Self {
             weight_t: weight.t()?.contiguous()?,
             bias,
+            bf16: None,
         })
+    }
+
+    /// From now on multiplies in bfloat16 (see [`crate::kokoro::bf16`]) where the CPU can;
+    /// returns whether it does.
+    pub fn use_bf16(&mut self) -> Result<bool> {
+        let in_dim = self.weight_t.dim(0)?;
+        self.bf16 = Bf16Weights::pack(&self.weight_t, 1, in_dim)?.map(Arc::new);
+        Ok(self.bf16.is_some())
     }
 
     /// Output width.
@@ -63,10 +78,15 @@ impl Module for Dense {
         let dims = x.dims();
         let in_dim = x.dim(D::Minus1)?;
         let rows = x.elem_count() / in_dim.max(1);
-        let y = x
-            .contiguous()?
-            .reshape((rows, in_dim))?
-            .matmul(&self.weight_t)?;
+        let x = x.contiguous()?.reshape((rows, in_dim))?;
+        let fast = match &self.bf16 {
+            Some(w) => w.conv(&x, rows, 1, 1)?,
+            None => None,
+        };
+        let y = match fast {
+            Some(y) => y,
+            None => x.matmul(&self.weight_t)?,
+        };
         let y = match &self.bias {
             Some(b) => y.broadcast_add(b)?,
             None => y,

@@ -92,6 +92,12 @@ pub struct KokoroEncoder {
 }
 
 impl KokoroEncoder {
+    /// Switches ALBERT's products and the prosody predictor's F0/N convolutions to bfloat16
+    /// where the CPU can; returns how many layers switched.
+    pub fn use_bf16(&mut self) -> candle_core::Result<usize> {
+        Ok(self.bert.use_bf16()? + self.predictor.use_bf16()?)
+    }
+
     /// `vb` is the checkpoint root (tensor names `bert.*`, `bert_encoder.*`, `predictor.*`,
     /// `text_encoder.*`).
     pub fn new(cfg: &KokoroConfig, vb: VarBuilder) -> Result<Self> {
@@ -292,11 +298,12 @@ impl Kokoro {
         })
     }
 
-    /// Computes the decoder's convolutions in bfloat16 from now on, on CPUs with AVX-512
+    /// Computes the big products (ALBERT, the F0/N branches, the decoder's convolutions) in
+    /// bfloat16 from now on, on CPUs with AVX-512
     /// BF16 (about twice the f32 rate; see [`super::bf16`]). Returns how many convolutions
     /// switched: 0 where the CPU lacks the instructions or the model is not on the CPU.
     pub fn use_bf16(&mut self) -> candle_core::Result<usize> {
-        self.decoder.use_bf16()
+        Ok(self.encoder.use_bf16()? + self.decoder.use_bf16()?)
     }
 
     /// The encoder half (phonemes → durations, F0, N, frame features).

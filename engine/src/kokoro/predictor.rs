@@ -101,6 +101,16 @@ pub struct ProsodyPredictor {
 }
 
 impl ProsodyPredictor {
+    /// Switches the F0 and N branches' convolutions to bfloat16 where the CPU can; returns
+    /// how many switched.
+    pub fn use_bf16(&mut self) -> Result<usize> {
+        let mut n = 0;
+        for b in self.f0.iter_mut().chain(&mut self.n) {
+            n += b.use_bf16()?;
+        }
+        Ok(n)
+    }
+
     /// `vb` points at `predictor`.
     pub fn new(cfg: &KokoroConfig, vb: VarBuilder) -> Result<Self> {
         let (d, sty) = (cfg.hidden_dim, cfg.style_dim);

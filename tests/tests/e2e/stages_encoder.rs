@@ -265,6 +265,66 @@ fn encode_from_tokens_matches_oracle() {
     }
 }
 
+/// The encoder with ALBERT and the F0/N branches in bfloat16 (the default on CPUs with
+/// AVX-512 BF16): the same lengths and, within a few percent, the same pitch as the oracle.
+#[test]
+fn encode_in_bf16_keeps_durations_and_pitch() {
+    let Some(enc) = encoder() else {
+        return;
+    };
+    let mut fast = enc.clone();
+    if fast.use_bf16().expect("pack bf16") == 0 {
+        eprintln!("skipped: no AVX-512 BF16 on this CPU, the encoder stays in f32");
+        return;
+    }
+    for case in &cases() {
+        let name = case.name.as_str();
+        let ids = case.ids();
+        let prosody = fast
+            .encode(&ids[1..ids.len() - 1], case.get("style"), case.speed())
+            .expect("encode");
+        let want_dur = case.pred_dur();
+        let (got_frames, want_frames): (u32, u32) =
+            (prosody.pred_dur.iter().sum(), want_dur.iter().sum());
+        let moved = prosody
+            .pred_dur
+            .iter()
+            .zip(&want_dur)
+            .filter(|(a, b)| a != b)
+            .count();
+        let frames_off = f64::from(got_frames.abs_diff(want_frames)) / f64::from(want_frames);
+        // Pitch where the oracle is voiced (F0 > 50 Hz), relative RMS difference.
+        let (mut err, mut norm) = (0.0f64, 0.0f64);
+        if prosody.frames() == want_frames as usize {
+            let got = prosody
+                .f0
+                .flatten_all()
+                .and_then(|t| t.to_vec1::<f32>())
+                .expect("f0");
+            let want = case
+                .get("F0_pred")
+                .flatten_all()
+                .and_then(|t| t.to_vec1::<f32>())
+                .expect("f0");
+            for (g, w) in got.iter().zip(&want).filter(|(_, w)| **w > 50.0) {
+                err += f64::from(g - w).powi(2);
+                norm += f64::from(*w).powi(2);
+            }
+        }
+        let f0_rel = (err / norm.max(1e-9)).sqrt();
+        println!(
+            "{name} bf16: {moved} of {} durations moved, {got_frames} frames against \
+             {want_frames}; F0 relative RMS difference {f0_rel:.4}",
+            want_dur.len()
+        );
+        assert!(
+            frames_off <= 0.02,
+            "{name}: {got_frames} frames, oracle {want_frames}"
+        );
+        assert!(f0_rel < 0.02, "{name}: F0 off by {f0_rel}");
+    }
+}
+
 /// Bad input is an error, never a panic.
 #[test]
 fn encode_rejects_bad_input() {
