@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""TTFA of lone requests: one `banter serve`, two warm-up requests, then ten requests one at a
+time (0.3 s apart) through the load generator's own client; prints each TTFA and the median,
+and the server's TTFA and step metrics.
+
+    python3 tools/bench/lone.py [path/to/banter]       (BANTER_PRECISION=f32 for the f32 port)
+"""
+import http.client
+import os
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import load  # noqa: E402
+
+ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
+
+
+def main():
+    banter = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "banter")
+    config = tempfile.mkdtemp()
+    target = load.start_target("banter", banter, config)
+    try:
+        for text in load.TEXTS[:2]:
+            load.one_request(target, text, 60)
+        ttfa = []
+        for i in range(10):
+            sent, chunks, _err = load.one_request(target, load.TEXTS[i % 5], 60)
+            ttfa.append(chunks[0][0] - sent)
+            time.sleep(0.3)
+        ttfa.sort()
+        print("lone TTFA ms:", " ".join(f"{x * 1000:.0f}" for x in ttfa),
+              " median", f"{ttfa[len(ttfa) // 2] * 1000:.0f}")
+        conn = http.client.HTTPConnection(target.host, target.port)
+        conn.request("GET", "/metrics", headers={"Authorization": f"Bearer {target.token}",
+                                                 "Host": f"127.0.0.1:{target.port}"})
+        for line in conn.getresponse().read().decode().splitlines():
+            if ("ttfa" in line or "step_seconds" in line) and ("_sum" in line or "_count" in line):
+                print(line)
+    finally:
+        target.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
