@@ -19,7 +19,7 @@ use candle_core::{Device, Tensor};
 
 use crate::assets::ModelStore;
 use crate::device::{DeviceChoice, DeviceError};
-use crate::kokoro::model::Kokoro;
+use crate::kokoro::model::{EncodeInput, Kokoro};
 use crate::kokoro::stream::{ChunkPlan, SegmentDecoder};
 use crate::phonemes::{self, Language, PhonemeError, Phonemizer, Vocab};
 use crate::voice::{StockVoice, VoiceError, VoiceSpec, VoiceTable};
@@ -191,6 +191,26 @@ impl Synthesizer {
         &self.device
     }
 
+    /// How many segments' encoders the scheduler should batch in one pass: 8 on CUDA, where a
+    /// batch costs about one launch sequence instead of `B`; 1 on the CPU, where a batch
+    /// costs ~0.9–1.0× its members one by one (`banter bench batch`) and would only delay
+    /// the first member's audio. `BANTER_ENCODER_BATCH=N` overrides (1–64).
+    #[must_use]
+    pub fn encoder_batch(&self) -> usize {
+        const ENV: &str = "BANTER_ENCODER_BATCH";
+        if let Ok(v) = std::env::var(ENV) {
+            match v.trim().parse::<usize>() {
+                Ok(n) if (1..=64).contains(&n) => return n,
+                _ => tracing::warn!("{ENV}={v:?} is not a number from 1 to 64; ignored"),
+            }
+        }
+        if self.device.is_cuda() {
+            8
+        } else {
+            1
+        }
+    }
+
     /// Changes how segments are cut into decoder chunks (both `stream` and `synthesize`).
     pub fn set_chunk_plan(&mut self, plan: ChunkPlan) {
         self.plan = plan;
@@ -352,6 +372,56 @@ impl Synthesizer {
         check_speed(request.speed)?;
         let voice = self.voice(&request.voice)?;
         self.begin_with(&voice, segment, request.speed, plan)
+    }
+
+    /// [`Self::begin`] for several segments (of any requests) at once: their encoders run as
+    /// one padded batch ([`crate::kokoro::model::KokoroEncoder::encode_batch`]), then each
+    /// gets its decoder. One result per item, in order; an item's error is its own.
+    pub fn begin_batch(
+        &self,
+        items: &[(&Segment, &SpeechRequest, ChunkPlan)],
+    ) -> Vec<Result<SegmentDecoder, SynthError>> {
+        let styles: Vec<Result<Tensor, SynthError>> = items
+            .iter()
+            .map(|(segment, request, _)| {
+                check_speed(request.speed)?;
+                let voice = self.voice(&request.voice)?;
+                self.style(&voice, segment.ids.len())
+            })
+            .collect();
+        let ready: Vec<usize> = (0..items.len()).filter(|&i| styles[i].is_ok()).collect();
+        let inputs: Vec<EncodeInput<'_>> = ready
+            .iter()
+            .filter_map(|&i| {
+                let style = styles[i].as_ref().ok()?;
+                Some(EncodeInput {
+                    tokens: &items[i].0.ids,
+                    style,
+                    speed: items[i].1.speed,
+                })
+            })
+            .collect();
+        let mut encoded = self.model.encoder().encode_batch(&inputs).into_iter();
+        let mut out = Vec::with_capacity(items.len());
+        for (i, style) in styles.into_iter().enumerate() {
+            out.push(style.and_then(|style| {
+                let prosody = encoded
+                    .next()
+                    .ok_or_else(|| {
+                        SynthError::Inference(candle_core::Error::Msg(
+                            "the batched encoder returned too few results".into(),
+                        ))
+                    })?
+                    .map_err(|e| SynthError::Inference(candle_core::Error::Msg(e.to_string())))?;
+                Ok(SegmentDecoder::from_prosody(
+                    Arc::clone(&self.model),
+                    &prosody,
+                    &style,
+                    items[i].2,
+                )?)
+            }));
+        }
+        out
     }
 
     fn begin_with(

@@ -21,6 +21,8 @@ pub enum BenchCommand {
     /// Render SCRIPT three times through the render cache (in a temporary library): cold,
     /// unchanged, and with one line edited; print the times and ratios.
     Cache(CacheBenchArgs),
+    /// Time the scheduler's first step of B segments one by one and as one batch.
+    Batch(super::bench_batch::BatchBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -67,6 +69,7 @@ pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
     match cmd {
         BenchCommand::Synth(args) => synth_bench(args),
         BenchCommand::Cache(args) => cache_bench(args),
+        BenchCommand::Batch(args) => super::bench_batch::run(args),
     }
 }
 

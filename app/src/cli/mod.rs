@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions and dispatch to one module per subcommand.
 
 mod bench;
+mod bench_batch;
 mod library;
 mod models;
 mod render;

@@ -12,7 +12,8 @@
 //! 3. on other devices (CUDA), runs the same recurrence with tensor ops, so the code is
 //!    device-generic. [`BiLstm::forward_tensor_ops`] is public so tests can check both paths agree.
 //!
-//! Gates are in `PyTorch` order i, f, g, o; zero initial state; batch size 1.
+//! Gates are in `PyTorch` order i, f, g, o; zero initial state. [`BiLstm::forward`] takes one
+//! sequence; [`BiLstm::forward_batch`] (in `batch`) several of different lengths at once.
 
 // candle's convention is `new(cfg, vb: VarBuilder)`; the builder is cheap to clone and the
 // by-value signature keeps call sites as `Block::new(.., vb.pp("name"))`.
@@ -22,6 +23,10 @@ use candle_core::{DType, Device, Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
 use super::dense::Dense;
+
+mod batch;
+
+pub use batch::valid_mask;
 
 /// Below this many time steps the reverse direction runs on the calling thread: spawning costs
 /// more than the work it would save.
@@ -251,11 +256,15 @@ fn tanh(x: f32) -> f32 {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    fn random_lstm(in_dim: usize, hidden: usize, seed: u64) -> Result<BiLstm> {
+    pub(in crate::kokoro::lstm) fn random_lstm(
+        in_dim: usize,
+        hidden: usize,
+        seed: u64,
+    ) -> Result<BiLstm> {
         let dev = Device::Cpu;
         let mut rng = seed;
         let mut next = |n: usize| -> Vec<f32> {

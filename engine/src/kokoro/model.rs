@@ -20,6 +20,10 @@ use super::config::{KokoroConfig, PAD_ID};
 use super::predictor::{self, Durations, ProsodyPredictor, F0N};
 use super::text_encoder::TextEncoder;
 
+mod batch;
+
+pub use batch::EncodeInput;
+
 /// Slowest speed factor accepted (kokoro-onnx's limit).
 pub const MIN_SPEED: f32 = 0.5;
 /// Fastest speed factor accepted (kokoro-onnx's limit).
@@ -160,6 +164,13 @@ impl KokoroEncoder {
 
     /// Validates `tokens` and returns `[1, T]` u32 ids with a pad on each side.
     pub fn padded_ids(&self, tokens: &[u32]) -> Result<Tensor> {
+        let ids = self.checked_ids(tokens)?;
+        let t = ids.len();
+        at("tokens", Tensor::from_vec(ids, (1, t), &self.device))
+    }
+
+    /// Validates `tokens` and returns them with a pad on each side.
+    fn checked_ids(&self, tokens: &[u32]) -> Result<Vec<u32>> {
         if tokens.is_empty() {
             return Err(EncodeError::Empty);
         }
@@ -182,8 +193,7 @@ impl KokoroEncoder {
         ids.push(PAD_ID);
         ids.extend_from_slice(tokens);
         ids.push(PAD_ID);
-        let t = ids.len();
-        at("tokens", Tensor::from_vec(ids, (1, t), &self.device))
+        Ok(ids)
     }
 
     /// The predictor half `style[:, 128:]` as `[1, style_dim]` f32 on the model's device.

@@ -51,6 +51,18 @@ impl AdaLayerNorm {
         let bias = h.narrow(0, self.channels, self.channels)?;
         candle_nn::ops::layer_norm(&x.contiguous()?, &weight, &bias, LAYER_NORM_EPS as f32)
     }
+
+    /// `x` `[B, T, C]`, `s` `[B, style_dim]` → `[B, T, C]`, each item with its own style.
+    pub fn forward_batch(&self, x: &Tensor, s: &Tensor) -> Result<Tensor> {
+        let h = self.fc.forward(s)?.unsqueeze(1)?;
+        let weight = (h.narrow(2, 0, self.channels)? + 1.0)?;
+        let bias = h.narrow(2, self.channels, self.channels)?;
+        let ones = Tensor::ones(self.channels, x.dtype(), x.device())?;
+        let zeros = ones.zeros_like()?;
+        let norm =
+            candle_nn::ops::layer_norm(&x.contiguous()?, &ones, &zeros, LAYER_NORM_EPS as f32)?;
+        norm.broadcast_mul(&weight)?.broadcast_add(&bias)
+    }
 }
 
 /// `predictor.text_encoder`: the stack that turns ALBERT features into duration features.
@@ -82,6 +94,26 @@ impl DurationEncoder {
         for (lstm, norm) in self.lstms.iter().zip(&self.norms) {
             let y = norm.forward(&lstm.forward(&x)?, s)?;
             x = Tensor::cat(&[&y, &s_rows], 1)?;
+        }
+        Ok(x)
+    }
+
+    /// [`Self::forward`] for a padded batch: `d_en` `[B, T, hidden]`, `s` `[B, style_dim]`,
+    /// item `b` valid for `lengths[b]` rows → `[B, T, hidden + style_dim]` (padding rows of the
+    /// normalised half zero, as the reference's masks leave them).
+    pub fn forward_batch(&self, d_en: &Tensor, s: &Tensor, lengths: &[usize]) -> Result<Tensor> {
+        let (b, t, _) = d_en.dims3()?;
+        let s_rows = s
+            .unsqueeze(1)?
+            .broadcast_as((b, t, s.dim(1)?))?
+            .contiguous()?;
+        let mask = super::lstm::valid_mask(lengths, t, d_en.device())?;
+        let mut x = Tensor::cat(&[d_en, &s_rows], 2)?;
+        for (lstm, norm) in self.lstms.iter().zip(&self.norms) {
+            let y = norm
+                .forward_batch(&lstm.forward_batch(&x, lengths)?, s)?
+                .broadcast_mul(&mask)?;
+            x = Tensor::cat(&[&y, &s_rows], 2)?;
         }
         Ok(x)
     }
@@ -144,6 +176,52 @@ impl ProsodyPredictor {
     /// Step 2a: `d` `[T, hidden + style_dim]` → per-token logits over the duration bins `[T, 50]`.
     pub fn duration_logits(&self, d: &Tensor) -> Result<Tensor> {
         self.duration_proj.forward(&self.lstm.forward(d)?)
+    }
+
+    /// Step 1 for a padded batch (see [`DurationEncoder::forward_batch`]).
+    pub fn encode_durations_batch(
+        &self,
+        d_en: &Tensor,
+        s: &Tensor,
+        lengths: &[usize],
+    ) -> Result<Tensor> {
+        self.text_encoder.forward_batch(d_en, s, lengths)
+    }
+
+    /// Step 2a for a padded batch: `d` `[B, T, hidden + style_dim]` → `[B, T, 50]`.
+    pub fn duration_logits_batch(&self, d: &Tensor, lengths: &[usize]) -> Result<Tensor> {
+        self.duration_proj
+            .forward(&self.lstm.forward_batch(d, lengths)?)
+    }
+
+    /// Step 4a for several utterances at once: each `[1, hidden + style_dim, F_b]` →
+    /// `[1, hidden, F_b]`, the frames padded to the longest inside.
+    pub fn shared_lstm_batch(&self, ens: &[Tensor]) -> Result<Vec<Tensor>> {
+        let rows = ens
+            .iter()
+            .map(|en| en.squeeze(0)?.t())
+            .collect::<Result<Vec<_>>>()?;
+        let lengths = rows.iter().map(|r| r.dim(0)).collect::<Result<Vec<_>>>()?;
+        let longest = lengths.iter().copied().max().unwrap_or(0);
+        let padded = rows
+            .iter()
+            .zip(&lengths)
+            .map(|(r, &len)| r.pad_with_zeros(0, 0, longest - len))
+            .collect::<Result<Vec<_>>>()?;
+        let out = self
+            .shared
+            .forward_batch(&Tensor::stack(&padded, 0)?, &lengths)?;
+        lengths
+            .iter()
+            .enumerate()
+            .map(|(b, &len)| {
+                out.get(b)?
+                    .narrow(0, 0, len)?
+                    .t()?
+                    .unsqueeze(0)?
+                    .contiguous()
+            })
+            .collect()
     }
 
     /// Step 4: `en` `[1, hidden + style_dim, F]` (frame-expanded `d`), `s` `[1, style_dim]` →

@@ -24,7 +24,7 @@ use candle_core::{Tensor, D};
 
 use super::generator::pass::GeneratorPass;
 use super::generator::to_time_major;
-use super::model::Kokoro;
+use super::model::{Kokoro, Prosody};
 
 /// Samples per decoder frame (the generator's input rate: 2 per predicted duration frame).
 pub const SAMPLES_PER_FRAME: usize = 300;
@@ -169,6 +169,18 @@ impl SegmentDecoder {
             .encoder()
             .encode(ids, style, speed)
             .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        Self::from_prosody(model, &prosody, style, plan)
+    }
+
+    /// The rest of [`Self::new`] for a segment already encoded (alone or in a batch, see
+    /// [`super::model::KokoroEncoder::encode_batch`]): the decoder's body and harmonic
+    /// source, and the windows.
+    pub fn from_prosody(
+        model: Arc<Kokoro>,
+        prosody: &Prosody,
+        style: &Tensor,
+        plan: ChunkPlan,
+    ) -> candle_core::Result<Self> {
         let acoustic = style.narrow(D::Minus1, 0, model.style_dim())?;
         let decoder = model.decoder();
         let body = decoder

@@ -3,9 +3,10 @@
 //! Reference: `TextEncoder` in kokoro 0.9.4 `modules.py` (from `StyleTTS` 2). An embedding, then
 //! `n_layer` blocks of weight-normed Conv1d (k5, pad 2; the weight norm is folded into
 //! `cnn.k.0.weight` by the converter) → `LayerNorm` over channels (`cnn.k.1.gamma/beta`, eps 1e-5)
-//! → `LeakyReLU` 0.2, then a `BiLSTM`. At batch 1 with no padding the reference's masks are no-ops,
-//! so they are left out. The decoder consumes `asr = t_en · aln`, i.e. these features repeated
-//! per predicted frame (see [`super::predictor::expand`]).
+//! → `LeakyReLU` 0.2, then a `BiLSTM`. At batch 1 with no padding the reference's masks are
+//! no-ops, so [`TextEncoder::forward`] leaves them out; [`TextEncoder::forward_batch`] applies
+//! them. The decoder consumes `asr = t_en · aln`, i.e. these features repeated per predicted
+//! frame (see [`super::predictor::expand`]).
 
 // candle's convention is `new(cfg, vb: VarBuilder)`; the builder is cheap to clone and the
 // by-value signature keeps call sites as `Block::new(.., vb.pp("name"))`.
@@ -85,5 +86,25 @@ impl TextEncoder {
         }
         let x = x.squeeze(0)?.t()?.contiguous()?;
         self.lstm.forward(&x)?.t()?.unsqueeze(0)
+    }
+
+    /// A padded batch: `ids` `[B, T]` (u32), item `b` valid for `lengths[b]` ids →
+    /// `[B, hidden, T]`. Padding columns are zeroed before every convolution (the reference's
+    /// masks), so each item's valid columns equal [`Self::forward`] on that item alone: a
+    /// convolution's zero padding and a zeroed column are the same thing.
+    pub fn forward_batch(&self, ids: &Tensor, lengths: &[usize]) -> Result<Tensor> {
+        let (_, t) = ids.dims2()?;
+        let mask = super::lstm::valid_mask(lengths, t, ids.device())?;
+        let mask_cols = mask.transpose(1, 2)?;
+        let mut x = self
+            .embedding
+            .forward(ids)?
+            .broadcast_mul(&mask)?
+            .transpose(1, 2)?;
+        for block in &self.cnn {
+            x = block.forward(&x)?.broadcast_mul(&mask_cols)?;
+        }
+        let x = x.transpose(1, 2)?.contiguous()?;
+        self.lstm.forward_batch(&x, lengths)?.transpose(1, 2)
     }
 }

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor};
 use engine::kokoro::config::KokoroConfig;
-use engine::kokoro::model::KokoroEncoder;
+use engine::kokoro::model::{EncodeInput, KokoroEncoder};
 use engine::kokoro::predictor;
 
 /// Relative tolerance of every float stage.
@@ -346,6 +346,79 @@ fn encode_rejects_bad_input() {
 }
 
 /// Reads voice row `n - 1` of `voices/NAME.bin` (raw f32 LE `[510, 1, 256]`).
+/// Every golden (three voices, lengths 20–150 tokens) encoded in one padded batch comes out as
+/// it does alone: the same durations and, up to float rounding, the same F0, N and text
+/// features; an invalid member gets its own error and leaves the rest batched. In f32 and, on
+/// CPUs that have it, in bf16.
+#[test]
+fn encode_batch_equals_each_alone() {
+    let Some(enc) = encoder() else {
+        return;
+    };
+    let mut fast = enc.clone();
+    let bf16 = fast.use_bf16().expect("pack bf16") > 0;
+    let cases = cases();
+    let tokens: Vec<Vec<u32>> = cases
+        .iter()
+        .map(|c| {
+            let ids = c.ids();
+            ids[1..ids.len() - 1].to_vec()
+        })
+        .collect();
+    let speeds = [1.0f32, 1.3, 0.8];
+    let mut inputs: Vec<EncodeInput<'_>> = cases
+        .iter()
+        .zip(&tokens)
+        .enumerate()
+        .map(|(i, (c, t))| EncodeInput {
+            tokens: t,
+            style: c.get("style"),
+            speed: speeds[i % speeds.len()],
+        })
+        .collect();
+    // An empty member sits in the middle of the batch.
+    inputs.insert(
+        2,
+        EncodeInput {
+            tokens: &[],
+            style: cases[0].get("style"),
+            speed: 1.0,
+        },
+    );
+    // In bf16 a last-bit difference in an f32 product (the batch's taller matrices are blocked
+    // differently) can flip an input's rounding to bfloat16, a 2⁻⁸ relative step: measured
+    // up to 4.5e-3 of max |N|, against 6e-7 in f32.
+    let models: Vec<(&str, &KokoroEncoder, f32)> = if bf16 {
+        vec![("f32", enc, REL_TOL), ("bf16", &fast, 1e-2)]
+    } else {
+        vec![("f32", enc, REL_TOL)]
+    };
+    for (precision, model, tol) in models {
+        let batch = model.encode_batch(&inputs);
+        assert_eq!(batch.len(), inputs.len());
+        for (i, (input, got)) in inputs.iter().zip(batch).enumerate() {
+            let Ok(got) = got else {
+                assert_eq!(i, 2, "{precision}: item {i} failed in the batch");
+                continue;
+            };
+            assert_ne!(i, 2, "{precision}: the empty item was encoded");
+            let alone = model
+                .encode(input.tokens, input.style, input.speed)
+                .expect("encode alone");
+            let name = format!("{precision} item {i}");
+            assert_eq!(got.pred_dur, alone.pred_dur, "{name}: durations");
+            for (stage, a, b) in [
+                ("f0", &got.f0, &alone.f0),
+                ("n", &got.n, &alone.n),
+                ("asr", &got.asr, &alone.asr),
+            ] {
+                let err = rel_err(&name, stage, a, b);
+                assert!(err <= tol, "{name} {stage}: rel err {err:.2e} > {tol:.0e}");
+            }
+        }
+    }
+}
+
 fn voice_style(name: &str, n: usize) -> Option<Tensor> {
     let path = crate::support::model_store()?.voice_table(name);
     let bytes = std::fs::read(&path).expect("read voice");
