@@ -29,7 +29,7 @@ impl CostModel {
     /// Weight of the newest measurement.
     const ALPHA: f64 = 0.3;
 
-    fn units(segment: &Segment, speed: f32) -> f64 {
+    pub(super) fn units(segment: &Segment, speed: f32) -> f64 {
         segment.ids.len() as f64 / f64::from(speed.max(0.1)) + Self::OVERHEAD_UNITS
     }
 

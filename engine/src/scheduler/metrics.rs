@@ -103,7 +103,8 @@ pub struct Metrics {
     pub step_latency: Histogram,
     /// Time a stream waited between becoming runnable and its next step.
     pub queue_wait: Histogram,
-    /// Segments per forward pass (1: Kokoro's passes here are not batched).
+    /// Segments per scheduling step: more than 1 when encoders ran as one batch (the model's
+    /// `batch_limit`, 1 on the CPU). Same buckets as the latencies, read as counts.
     pub batch_size: Histogram,
 }
 

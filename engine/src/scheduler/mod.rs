@@ -27,8 +27,14 @@
 //! is given (instance-norm `AdaIN`), so windowed audio differs slightly from one pass (same
 //! words and voice by the judge; see the issue notes); offline streams (exports) and
 //! [`Scheduler::submit_whole`] decode whole segments, exactly, in pieces all the same.
-//! Passes are not batched across streams: on the CPU one window's convolutions and matrix
-//! products already fill the cores.
+//!
+//! Batching: when the step picked is an encoder, the encoders of equally urgent streams (other
+//! newcomers, or other streams about to run dry; exports with exports) may join it in one
+//! padded pass ([`policy::encoder_mates`], [`SegmentModel::begin_batch`]), up to the model's
+//! [`SegmentModel::batch_limit`]: 8 on CUDA, 1 on the CPU, where a batch costs about what its
+//! members cost one by one (`banter bench batch`: 0.9–1.1×) and would only make the first
+//! member wait for the others. Generator pieces are not batched: on the CPU one window's
+//! convolutions already fill the cores.
 
 mod cost;
 pub mod metrics;
@@ -62,7 +68,23 @@ pub trait SegmentModel: Send + Sync + 'static {
         request: &SpeechRequest,
         first_window: Option<usize>,
     ) -> Result<Box<dyn SegmentJob>, SynthError>;
+    /// [`Self::begin`] for several segments in one pass where the model can; one result per
+    /// item, in order. The default begins them one by one.
+    fn begin_batch(&self, items: &[BeginItem<'_>]) -> Vec<Result<Box<dyn SegmentJob>, SynthError>> {
+        items
+            .iter()
+            .map(|(segment, request, first)| self.begin(segment, request, *first))
+            .collect()
+    }
+    /// How many segments' encoders one pass should batch: more than 1 only where a batch
+    /// costs clearly less than its members one by one.
+    fn batch_limit(&self) -> usize {
+        1
+    }
 }
+
+/// A segment to begin, its request, and its first window (see [`SegmentModel::begin`]).
+pub type BeginItem<'a> = (&'a Segment, &'a SpeechRequest, Option<usize>);
 
 /// A segment being decoded: one scheduling step runs one piece of work, and some pieces finish
 /// a chunk of audio.
@@ -92,12 +114,36 @@ impl SegmentModel for Synthesizer {
         request: &SpeechRequest,
         first_window: Option<usize>,
     ) -> Result<Box<dyn SegmentJob>, SynthError> {
-        let plan = first_window.map_or_else(ChunkPlan::whole, |first| ChunkPlan {
-            first,
-            ..ChunkPlan::streaming()
-        });
-        Ok(Box::new(Synthesizer::begin(self, segment, request, plan)?))
+        Ok(Box::new(Synthesizer::begin(
+            self,
+            segment,
+            request,
+            plan_for(first_window),
+        )?))
     }
+
+    fn begin_batch(&self, items: &[BeginItem<'_>]) -> Vec<Result<Box<dyn SegmentJob>, SynthError>> {
+        let items: Vec<(&Segment, &SpeechRequest, ChunkPlan)> = items
+            .iter()
+            .map(|&(segment, request, first)| (segment, request, plan_for(first)))
+            .collect();
+        Synthesizer::begin_batch(self, &items)
+            .into_iter()
+            .map(|r| r.map(|job| Box::new(job) as Box<dyn SegmentJob>))
+            .collect()
+    }
+
+    fn batch_limit(&self) -> usize {
+        Synthesizer::encoder_batch(self)
+    }
+}
+
+/// The chunk plan for a first window (`None`: whole).
+fn plan_for(first_window: Option<usize>) -> ChunkPlan {
+    first_window.map_or_else(ChunkPlan::whole, |first| ChunkPlan {
+        first,
+        ..ChunkPlan::streaming()
+    })
 }
 
 impl SegmentJob for SegmentDecoder {
@@ -141,6 +187,10 @@ pub struct SchedulerConfig {
     /// from one pass. Offline streams (exports) always decode whole segments, exactly. Either
     /// way a step is one piece of a pass, so a long segment never holds the model.
     pub windowed: bool,
+    /// At most this many segments' encoders in one pass (streams equally urgent, see
+    /// [`policy::encoder_mates`]); the model's own [`SegmentModel::batch_limit`] caps it
+    /// further (1 on the CPU, where a batch saves little and delays its first member).
+    pub max_batch: usize,
 }
 
 impl Default for SchedulerConfig {
@@ -152,6 +202,7 @@ impl Default for SchedulerConfig {
             low_watermark: 8.0,
             max_queue: 64,
             windowed: true,
+            max_batch: 8,
         }
     }
 }
@@ -475,118 +526,220 @@ fn step(model: &dyn SegmentModel, work: Work, request: &SpeechRequest) -> Result
     }
 }
 
+/// One stream's part of a scheduling step.
+struct Claim {
+    id: u64,
+    request: SpeechRequest,
+    /// The segment the work belongs to.
+    index: usize,
+}
+
 /// The model thread.
 fn run(shared: &Shared) {
     let metrics = &shared.metrics;
-    let cfg = shared.config;
+    let limit = shared
+        .config
+        .max_batch
+        .min(shared.model.batch_limit())
+        .max(1);
     loop {
-        let (id, work, request, index) = {
-            let mut st = shared.lock();
-            let choice = loop {
-                if st.shutdown {
-                    return;
-                }
-                prune_and_throttle(&mut st, shared);
-                let now = Instant::now();
-                let cost = st.cost;
-                let views: Vec<policy::StreamView> =
-                    st.streams.iter().map(|e| view(e, cost)).collect();
-                if let Some(i) = policy::pick(&views, now, cfg.margin, cfg.policy) {
-                    break i;
-                }
-                st = shared
-                    .wake
-                    .wait_timeout(st, Duration::from_millis(200))
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .0;
-            };
-            let e = &mut st.streams[choice];
-            metrics
-                .queue_wait
-                .observe(e.ready_since.elapsed().as_secs_f64());
-            let work = if let Some(job) = e.job.take() {
-                Work::Continue(job)
-            } else {
-                let first = first_window(e);
-                Work::Begin(e.segments[e.next].clone(), first)
-            };
-            (e.id, work, e.request.clone(), e.next)
+        let Some((claims, works)) = next_claims(shared, limit) else {
+            return;
         };
         let started = Instant::now();
-        let result = step(shared.model.as_ref(), work, &request);
+        let results = run_works(shared.model.as_ref(), works, &claims);
         let busy = started.elapsed();
         let mut st = shared.lock();
-        if let Ok(done) = &result {
-            let secs = busy.as_secs_f64();
-            match &done.began {
-                Some(seg) => {
-                    let frames = done.job.frames();
-                    st.cost.observe_begin(seg, request.speed, secs, frames);
-                }
-                None => st.cost.observe_generator(done.frames, secs),
-            }
+        if results.iter().any(Result::is_ok) {
+            metrics.step_latency.observe(busy.as_secs_f64());
+            metrics.batch_size.observe(results.len() as f64);
+            Metrics::add(&metrics.busy_us, busy.as_micros() as u64);
         }
-        let Some(pos) = st.streams.iter().position(|e| e.id == id) else {
-            continue; // cancelled while rendering: pruned (and counted) already
-        };
-        match result {
-            Ok(Step { job, samples, .. }) => {
-                metrics.step_latency.observe(busy.as_secs_f64());
-                metrics.batch_size.observe(1.0);
-                Metrics::add(&metrics.busy_us, busy.as_micros() as u64);
-                let segment_end = job.is_done();
-                let e = &mut st.streams[pos];
-                if samples.is_none() && !segment_end {
-                    // Encoded, or part of a window: no audio yet.
-                    e.job = Some(job);
-                    e.ready_since = Instant::now();
-                    continue;
-                }
-                let samples = samples.unwrap_or_default();
-                if segment_end {
-                    e.next = index + 1;
-                    Metrics::add(&metrics.segments, 1);
-                } else {
-                    e.job = Some(job);
-                }
-                let last = segment_end && e.next == e.segments.len();
-                let us = samples_us(samples.len());
-                Metrics::add(&metrics.audio_us, us);
-                let now = Instant::now();
-                match e.first_audio {
-                    None => {
-                        e.first_audio = Some(now);
-                        metrics.ttfa.observe((now - e.arrived).as_secs_f64());
+        // A batch's time is shared among its members by their encoder work.
+        let units: Vec<f64> = results
+            .iter()
+            .zip(&claims)
+            .map(|(r, c)| match r {
+                Ok(Step {
+                    began: Some(seg), ..
+                }) => CostModel::units(seg, c.request.speed),
+                _ => 0.0,
+            })
+            .collect();
+        let total_units: f64 = units.iter().sum();
+        let secs = busy.as_secs_f64();
+        for ((result, claim), units) in results.into_iter().zip(&claims).zip(units) {
+            if let Ok(done) = &result {
+                match &done.began {
+                    Some(seg) => {
+                        let share = if total_units > 0.0 {
+                            units / total_units
+                        } else {
+                            1.0
+                        };
+                        let frames = done.job.frames();
+                        st.cost
+                            .observe_begin(seg, claim.request.speed, secs * share, frames);
                     }
-                    Some(first) => {
-                        if first + Duration::from_secs_f64(e.produced) < now {
-                            Metrics::add(&metrics.underruns, 1);
-                        }
-                    }
-                }
-                e.produced += samples.len() as f64 / f64::from(SAMPLE_RATE);
-                e.ready_since = now;
-                e.link.unread_us.fetch_add(us, Ordering::Relaxed);
-                Metrics::add(&metrics.buffered_us, us);
-                let sent = e.tx.try_send(StreamEvent::Audio {
-                    samples,
-                    segment: index,
-                    segment_end,
-                });
-                if sent.is_err() {
-                    e.link.cancelled.store(true, Ordering::Relaxed);
-                } else if last {
-                    st.streams.remove(pos);
-                    Metrics::add(&metrics.completed, 1);
+                    None => st.cost.observe_generator(done.frames, secs),
                 }
             }
-            Err(err) => {
-                let e = st.streams.remove(pos);
-                let _ = e.tx.try_send(StreamEvent::Failed(err.to_string()));
-                Metrics::add(&metrics.failed, 1);
-            }
+            settle(&mut st, metrics, claim, result);
         }
         update_gauges(&st, metrics);
+    }
+}
+
+/// Waits until the policy picks something, then takes its work — and, when it is an encoder
+/// and `limit` allows, the encoders of equally urgent streams to batch with it. `None` on
+/// shutdown.
+fn next_claims(shared: &Shared, limit: usize) -> Option<(Vec<Claim>, Vec<Work>)> {
+    let cfg = shared.config;
+    let mut st = shared.lock();
+    let (choice, mates) = loop {
+        if st.shutdown {
+            return None;
+        }
+        prune_and_throttle(&mut st, shared);
+        let now = Instant::now();
+        let cost = st.cost;
+        let views: Vec<policy::StreamView> = st.streams.iter().map(|e| view(e, cost)).collect();
+        if let Some(i) = policy::pick(&views, now, cfg.margin, cfg.policy) {
+            let mates = if limit > 1 && cfg.policy == Policy::Pressing {
+                policy::encoder_mates(&views, i, now, cfg.margin, limit - 1)
+            } else {
+                Vec::new()
+            };
+            break (i, mates);
+        }
+        st = shared
+            .wake
+            .wait_timeout(st, Duration::from_millis(200))
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .0;
+    };
+    let mut claims = Vec::with_capacity(1 + mates.len());
+    let mut works = Vec::with_capacity(1 + mates.len());
+    for i in std::iter::once(choice).chain(mates) {
+        let e = &mut st.streams[i];
+        shared
+            .metrics
+            .queue_wait
+            .observe(e.ready_since.elapsed().as_secs_f64());
+        works.push(if let Some(job) = e.job.take() {
+            Work::Continue(job)
+        } else {
+            let first = first_window(e);
+            Work::Begin(e.segments[e.next].clone(), first)
+        });
+        claims.push(Claim {
+            id: e.id,
+            request: e.request.clone(),
+            index: e.next,
+        });
+    }
+    Some((claims, works))
+}
+
+/// Runs a step: one stream's work, or several streams' encoders in one batched pass.
+fn run_works(
+    model: &dyn SegmentModel,
+    works: Vec<Work>,
+    claims: &[Claim],
+) -> Vec<Result<Step, SynthError>> {
+    let all_begin = works.iter().all(|w| matches!(w, Work::Begin(..)));
+    if works.len() == 1 || !all_begin {
+        return works
+            .into_iter()
+            .zip(claims)
+            .map(|(work, c)| step(model, work, &c.request))
+            .collect();
+    }
+    let segments: Vec<(Segment, Option<usize>)> = works
+        .into_iter()
+        .filter_map(|w| match w {
+            Work::Begin(segment, first) => Some((segment, first)),
+            Work::Continue(_) => None,
+        })
+        .collect();
+    let items: Vec<BeginItem<'_>> = segments
+        .iter()
+        .zip(claims)
+        .map(|((segment, first), c)| (segment, &c.request, *first))
+        .collect();
+    let jobs = model.begin_batch(&items);
+    jobs.into_iter()
+        .zip(segments)
+        .map(|(job, (segment, _))| {
+            Ok(Step {
+                job: job?,
+                samples: None,
+                began: Some(segment),
+                frames: 0.0,
+            })
+        })
+        .collect()
+}
+
+/// Hands one stream's step result to it: keeps the job, sends audio, counts, or fails it.
+fn settle(st: &mut State, metrics: &Metrics, claim: &Claim, result: Result<Step, SynthError>) {
+    let Some(pos) = st.streams.iter().position(|e| e.id == claim.id) else {
+        return; // cancelled while rendering: pruned (and counted) already
+    };
+    let index = claim.index;
+    match result {
+        Ok(Step { job, samples, .. }) => {
+            let segment_end = job.is_done();
+            let e = &mut st.streams[pos];
+            if samples.is_none() && !segment_end {
+                // Encoded, or part of a window: no audio yet.
+                e.job = Some(job);
+                e.ready_since = Instant::now();
+                return;
+            }
+            let samples = samples.unwrap_or_default();
+            if segment_end {
+                e.next = index + 1;
+                Metrics::add(&metrics.segments, 1);
+            } else {
+                e.job = Some(job);
+            }
+            let last = segment_end && e.next == e.segments.len();
+            let us = samples_us(samples.len());
+            Metrics::add(&metrics.audio_us, us);
+            let now = Instant::now();
+            match e.first_audio {
+                None => {
+                    e.first_audio = Some(now);
+                    metrics.ttfa.observe((now - e.arrived).as_secs_f64());
+                }
+                Some(first) => {
+                    if first + Duration::from_secs_f64(e.produced) < now {
+                        Metrics::add(&metrics.underruns, 1);
+                    }
+                }
+            }
+            e.produced += samples.len() as f64 / f64::from(SAMPLE_RATE);
+            e.ready_since = now;
+            e.link.unread_us.fetch_add(us, Ordering::Relaxed);
+            Metrics::add(&metrics.buffered_us, us);
+            let sent = e.tx.try_send(StreamEvent::Audio {
+                samples,
+                segment: index,
+                segment_end,
+            });
+            if sent.is_err() {
+                e.link.cancelled.store(true, Ordering::Relaxed);
+            } else if last {
+                st.streams.remove(pos);
+                Metrics::add(&metrics.completed, 1);
+            }
+        }
+        Err(err) => {
+            let e = st.streams.remove(pos);
+            let _ = e.tx.try_send(StreamEvent::Failed(err.to_string()));
+            Metrics::add(&metrics.failed, 1);
+        }
     }
 }
 
@@ -652,6 +805,7 @@ fn view(e: &Entry, cost: CostModel) -> policy::StreamView {
         unread: e.link.unread_us.load(Ordering::Relaxed) as f64 / 1e6,
         throttled: e.throttled,
         runnable: e.job.is_some() || e.next < e.segments.len(),
+        encoding: e.job.is_none() && e.next < e.segments.len(),
     }
 }
 

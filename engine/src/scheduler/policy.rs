@@ -60,6 +60,8 @@ pub struct StreamView {
     /// Estimated compute time of its next scheduling step alone (an encoder, or a piece of a
     /// generator pass), in seconds.
     pub step_cost: f64,
+    /// Its next step encodes a segment (and so could share a batched encoder pass).
+    pub encoding: bool,
 }
 
 impl StreamView {
@@ -95,13 +97,7 @@ pub fn pick(
         return candidates.min_by_key(|(_, s)| s.arrived).map(|(i, _)| i);
     }
     let candidates: Vec<(usize, &StreamView)> = candidates.collect();
-    // Started interactive streams, earliest deadline (listener runs dry) first.
-    let mut started: Vec<(usize, &StreamView, Instant)> = candidates
-        .iter()
-        .filter(|(_, s)| s.mode == Mode::Interactive)
-        .filter_map(|&(i, s)| s.runs_dry().map(|dry| (i, s, dry)))
-        .collect();
-    started.sort_by_key(|&(_, _, dry)| dry);
+    let started = started_by_deadline(&candidates);
     // 1. The oldest new stream, if admitting it now starves no started one.
     let newest = candidates
         .iter()
@@ -124,6 +120,80 @@ pub fn pick(
         .iter()
         .min_by_key(|(_, s)| s.arrived)
         .map(|(i, _)| *i)
+}
+
+/// Started interactive streams, earliest deadline (listener runs dry) first.
+fn started_by_deadline<'a>(
+    candidates: &[(usize, &'a StreamView)],
+) -> Vec<(usize, &'a StreamView, Instant)> {
+    let mut started: Vec<(usize, &StreamView, Instant)> = candidates
+        .iter()
+        .filter(|(_, s)| s.mode == Mode::Interactive)
+        .filter_map(|&(i, s)| s.runs_dry().map(|dry| (i, s, dry)))
+        .collect();
+    started.sort_by_key(|&(_, _, dry)| dry);
+    started
+}
+
+/// Streams whose encoder may run in one batched pass with `chosen`'s (which [`pick`] chose
+/// and which is about to encode), at most `max` of them, oldest first.
+///
+/// A mate is as urgent as `chosen` — like it, interactive and pressing (waiting for first
+/// audio or about to run dry), or like it, offline — so batching never moves work ahead of
+/// something more pressing. And the whole batch's cost must still pass the same check as
+/// `chosen`'s step alone did: every started stream not in the batch still gets its next
+/// audio a margin before its listener runs dry. Costs are summed, as on a CPU, where a batch
+/// costs about what its members cost one by one; on a GPU that overestimates, which only
+/// makes batches smaller than they could be.
+#[must_use]
+pub fn encoder_mates(
+    streams: &[StreamView],
+    chosen: usize,
+    now: Instant,
+    margin: Duration,
+    max: usize,
+) -> Vec<usize> {
+    let Some(first) = streams.get(chosen).filter(|s| s.encoding) else {
+        return Vec::new();
+    };
+    let urgent = |s: &StreamView| match first.mode {
+        Mode::Interactive => s.mode == Mode::Interactive && s.is_pressing(now, margin),
+        Mode::Offline => s.mode == Mode::Offline,
+    };
+    if first.mode == Mode::Interactive && !first.is_pressing(now, margin) {
+        return Vec::new();
+    }
+    let mut others: Vec<(usize, &StreamView)> = streams
+        .iter()
+        .enumerate()
+        .filter(|&(i, s)| i != chosen && s.runnable && !s.throttled && s.encoding && urgent(s))
+        .collect();
+    others.sort_by_key(|(_, s)| s.arrived);
+    let mut batch = vec![chosen];
+    let mut cost = first.step_cost;
+    for (i, s) in others {
+        if batch.len() > max {
+            break;
+        }
+        batch.push(i);
+        let eligible: Vec<(usize, &StreamView)> = streams
+            .iter()
+            .enumerate()
+            .filter(|(j, s)| s.runnable && !s.throttled && !batch.contains(j))
+            .collect();
+        if admits(
+            cost + s.step_cost,
+            &started_by_deadline(&eligible),
+            now,
+            margin,
+        ) {
+            cost += s.step_cost;
+        } else {
+            batch.pop();
+        }
+    }
+    batch.remove(0);
+    batch
 }
 
 /// Whether spending `cost` seconds on something else first still leaves every started stream
@@ -159,6 +229,7 @@ mod tests {
             runnable: true,
             next_cost: 0.5,
             step_cost: 0.5,
+            encoding: false,
         }
     }
 
@@ -242,6 +313,49 @@ mod tests {
             pick(&[done, listening], now, margin, Policy::Pressing),
             None
         );
+    }
+
+    #[test]
+    fn encoders_batch_with_equally_urgent_ones_while_the_playing_stay_safe() {
+        let t0 = Instant::now();
+        let now = t0 + Duration::from_secs(4);
+        let margin = Duration::from_millis(500);
+        let new = |ms: u64| StreamView {
+            encoding: true,
+            step_cost: 0.1,
+            ..view(Mode::Interactive, t0 + Duration::from_millis(ms))
+        };
+        let (a, b, c, d) = (new(0), new(10), new(20), new(30));
+        // Three newcomers join the oldest, up to the limit, oldest first.
+        let all = [d, a, c, b];
+        assert_eq!(pick(&all, now, margin, Policy::Pressing), Some(1));
+        assert_eq!(encoder_mates(&all, 1, now, margin, 2), vec![3, 2]);
+        assert_eq!(encoder_mates(&all, 1, now, margin, 8), vec![3, 2, 0]);
+        assert!(encoder_mates(&all, 1, now, margin, 0).is_empty());
+        // Not encoding: nothing to batch with.
+        let mut busy = a;
+        busy.encoding = false;
+        assert!(encoder_mates(&[busy, b], 0, now, margin, 8).is_empty());
+        // An offline encoder never joins an interactive one, nor the reverse.
+        let export = StreamView {
+            encoding: true,
+            ..view(Mode::Offline, t0)
+        };
+        assert!(encoder_mates(&[a, export], 0, now, margin, 8).is_empty());
+        assert!(encoder_mates(&[export, a], 0, now, margin, 8).is_empty());
+        // A playing stream with 0.95 s left: 0.1 + 0.2 (its next) + 0.5 margin fits, one more
+        // newcomer's 0.1 still fits, a third does not.
+        let mut playing = view(Mode::Interactive, t0);
+        playing.first_audio = Some(t0);
+        playing.produced = 4.95;
+        playing.next_cost = 0.2;
+        let with_playing = [a, b, c, playing];
+        assert_eq!(encoder_mates(&with_playing, 0, now, margin, 8), vec![1]);
+        // A playing stream comfortably ahead is not pressing and does not join.
+        let mut ahead = playing;
+        ahead.produced = 30.0;
+        ahead.encoding = true;
+        assert_eq!(encoder_mates(&[a, ahead, b], 0, now, margin, 8), vec![2]);
     }
 
     #[test]

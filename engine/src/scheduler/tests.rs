@@ -21,6 +21,8 @@ struct FakeModel {
     step_log: Mutex<Vec<String>>,
     /// The first window each `begin` was given.
     first_windows: Mutex<Vec<Option<usize>>>,
+    /// Encoders per batched pass the model offers (`batch_limit`).
+    batch: usize,
 }
 
 impl FakeModel {
@@ -38,7 +40,14 @@ impl FakeModel {
             chunk_log: Mutex::new(Vec::new()),
             step_log: Mutex::new(Vec::new()),
             first_windows: Mutex::new(Vec::new()),
+            batch: 1,
         })
+    }
+
+    fn batching(cost_ms: u64, chunks: usize, batch: usize) -> Arc<Self> {
+        let mut model = Arc::into_inner(Self::windowed(cost_ms, chunks)).expect("fresh");
+        model.batch = batch;
+        Arc::new(model)
     }
 
     fn in_pieces(cost_ms: u64, chunks: usize, pieces: usize) -> Arc<Self> {
@@ -127,12 +136,38 @@ impl SegmentModel for Shared {
             .collect())
     }
 
+    fn batch_limit(&self) -> usize {
+        self.0.batch
+    }
+
+    fn begin_batch(&self, items: &[BeginItem<'_>]) -> Vec<Result<Box<dyn SegmentJob>, SynthError>> {
+        let names: Vec<&str> = items.iter().map(|(s, _, _)| s.phonemes.as_str()).collect();
+        self.0
+            .step_log
+            .lock()
+            .expect("log")
+            .push(format!("{}:batch", names.join("+")));
+        items
+            .iter()
+            .map(|(segment, request, first)| self.begin(segment, request, *first))
+            .collect()
+    }
+
     fn begin(
         &self,
         segment: &Segment,
         _: &SpeechRequest,
         first_window: Option<usize>,
     ) -> Result<Box<dyn SegmentJob>, SynthError> {
+        if segment.phonemes.starts_with("bad") {
+            return Err(SynthError::Inference(candle_core::Error::Msg(format!(
+                "{} cannot be encoded",
+                segment.phonemes
+            ))));
+        }
+        if segment.phonemes.starts_with("slow") {
+            std::thread::sleep(Duration::from_millis(150));
+        }
         self.0
             .step_log
             .lock()
@@ -466,4 +501,83 @@ fn first_windows_depend_on_the_segments_place_not_on_timing() {
         *model.first_windows.lock().expect("log"),
         vec![first, later, later, None, None, None]
     );
+}
+
+/// Newcomers that arrive while the model is busy have their encoders run as one batch when
+/// the model offers batching; an item that fails fails its own stream only; every stream
+/// still gets all of its audio, and the metrics count the batch.
+#[test]
+fn waiting_encoders_share_one_pass_and_fail_alone() {
+    let model = FakeModel::batching(5, 2, 4);
+    let sched = start(&model, SchedulerConfig::default());
+    // The gate's encoder holds the model while the others arrive.
+    let mut gate = sched
+        .submit_text("slow0", request(), Mode::Interactive)
+        .expect("gate");
+    std::thread::sleep(Duration::from_millis(30));
+    let mut handles: Vec<StreamHandle> = ["a0|a1", "bad0", "c0", "d0", "e0"]
+        .iter()
+        .map(|t| {
+            sched
+                .submit_text(t, request(), Mode::Interactive)
+                .expect("submit")
+        })
+        .collect();
+    let count = |h: &mut StreamHandle| {
+        let (mut audio, mut failed) = (0, false);
+        while let Some(ev) = h.blocking_next() {
+            match ev {
+                StreamEvent::Audio { .. } => audio += 1,
+                StreamEvent::Failed(_) => failed = true,
+            }
+        }
+        (audio, failed)
+    };
+    assert_eq!(count(&mut gate), (2, false));
+    let got: Vec<(usize, bool)> = handles.iter_mut().map(count).collect();
+    assert_eq!(
+        got,
+        [(4, false), (0, true), (2, false), (2, false), (2, false)]
+    );
+    let steps = model.steps();
+    let batches: Vec<&String> = steps.iter().filter(|s| s.ends_with(":batch")).collect();
+    // The first four waiting newcomers (the limit) in one pass, oldest first; the fifth later.
+    assert_eq!(
+        batches.first().map(|s| s.as_str()),
+        Some("a0+bad0+c0+d0:batch"),
+        "{steps:?}"
+    );
+    let sizes = sched.metrics().batch_size.snapshot();
+    assert!(
+        sizes.sum > sizes.count as f64,
+        "no step had more than one segment: {sizes:?}"
+    );
+    assert_eq!(sched.metrics().failed.load(Ordering::Relaxed), 1);
+}
+
+/// A model that offers no batching (the CPU) begins every segment in a step of its own.
+#[test]
+fn without_batching_each_encoder_runs_alone() {
+    let model = FakeModel::windowed(5, 2);
+    let sched = start(&model, SchedulerConfig::default());
+    let mut gate = sched
+        .submit_text("slow0", request(), Mode::Interactive)
+        .expect("gate");
+    std::thread::sleep(Duration::from_millis(30));
+    let mut others: Vec<StreamHandle> = ["a0", "b0", "c0"]
+        .iter()
+        .map(|t| {
+            sched
+                .submit_text(t, request(), Mode::Interactive)
+                .expect("submit")
+        })
+        .collect();
+    while gate.blocking_next().is_some() {}
+    for h in &mut others {
+        while h.blocking_next().is_some() {}
+    }
+    assert!(model.steps().iter().all(|s| !s.ends_with(":batch")));
+    let sizes = sched.metrics().batch_size.snapshot();
+    assert!(sizes.count > 0);
+    assert!((sizes.sum - sizes.count as f64).abs() < 1e-9, "{sizes:?}");
 }

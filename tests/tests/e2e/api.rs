@@ -3,6 +3,7 @@
 //! FLAC and MP3, streaming (audio before synthesis ends, 32 at once, disconnects cancel),
 //! whole scripts as dialogue events, and the official `OpenAI` Python client against it.
 
+mod batching;
 mod dialogue;
 mod formats;
 mod http;

@@ -25,6 +25,11 @@ pub struct Server {
 impl Server {
     /// Starts the server; `None` (test skipped) when the model is not fetched outside CI.
     pub fn start(extra: &[&str]) -> Option<Self> {
+        Self::start_with_env(extra, &[])
+    }
+
+    /// [`Self::start`] with extra environment variables.
+    pub fn start_with_env(extra: &[&str], env: &[(&str, &str)]) -> Option<Self> {
         model_store()?;
         let config = tempfile::tempdir().expect("config dir");
         let stderr = config.path().join("stderr.log");
@@ -32,6 +37,7 @@ impl Server {
             .args(["serve", "--port", "0"])
             .args(extra)
             .env("BANTER_CONFIG_DIR", config.path())
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(std::fs::File::create(&stderr).expect("stderr log"))
