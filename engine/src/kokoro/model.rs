@@ -22,7 +22,7 @@ use super::text_encoder::TextEncoder;
 
 mod batch;
 
-pub use batch::EncodeInput;
+pub use batch::{BertLayout, EncodeInput};
 
 /// Slowest speed factor accepted (kokoro-onnx's limit).
 pub const MIN_SPEED: f32 = 0.5;

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor};
 use engine::kokoro::config::KokoroConfig;
-use engine::kokoro::model::{EncodeInput, KokoroEncoder};
+use engine::kokoro::model::{BertLayout, EncodeInput, KokoroEncoder};
 use engine::kokoro::predictor;
 
 /// Relative tolerance of every float stage.
@@ -348,8 +348,8 @@ fn encode_rejects_bad_input() {
 /// Reads voice row `n - 1` of `voices/NAME.bin` (raw f32 LE `[510, 1, 256]`).
 /// Every golden (three voices, lengths 20–150 tokens) encoded in one padded batch comes out as
 /// it does alone: the same durations and, up to float rounding, the same F0, N and text
-/// features; an invalid member gets its own error and leaves the rest batched. In f32 and, on
-/// CPUs that have it, in bf16.
+/// features; an invalid member gets its own error and leaves the rest batched. In f32 with
+/// ALBERT packed and padded, and in bf16 on CPUs that have it.
 #[test]
 fn encode_batch_equals_each_alone() {
     let Some(enc) = encoder() else {
@@ -388,13 +388,16 @@ fn encode_batch_equals_each_alone() {
     // In bf16 a last-bit difference in an f32 product (the batch's taller matrices are blocked
     // differently) can flip an input's rounding to bfloat16, a 2⁻⁸ relative step: measured
     // up to 4.5e-3 of max |N|, against 6e-7 in f32.
-    let models: Vec<(&str, &KokoroEncoder, f32)> = if bf16 {
-        vec![("f32", enc, REL_TOL), ("bf16", &fast, 1e-2)]
-    } else {
-        vec![("f32", enc, REL_TOL)]
-    };
-    for (precision, model, tol) in models {
-        let batch = model.encode_batch(&inputs);
+    // ALBERT packed (the CPU's layout) and padded with a mask (the GPU's), both in f32.
+    let mut models: Vec<(&str, &KokoroEncoder, BertLayout, f32)> = vec![
+        ("f32 packed", enc, BertLayout::Packed, REL_TOL),
+        ("f32 padded", enc, BertLayout::Padded, REL_TOL),
+    ];
+    if bf16 {
+        models.push(("bf16 packed", &fast, BertLayout::Packed, 1e-2));
+    }
+    for (precision, model, layout, tol) in models {
+        let batch = model.encode_batch_as(&inputs, layout);
         assert_eq!(batch.len(), inputs.len());
         for (i, (input, got)) in inputs.iter().zip(batch).enumerate() {
             let Ok(got) = got else {

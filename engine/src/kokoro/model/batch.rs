@@ -33,6 +33,28 @@ pub struct EncodeInput<'a> {
     pub speed: f32,
 }
 
+/// How ALBERT sees a batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BertLayout {
+    /// The items one after another, no padding; attention within each item's rows. Best where
+    /// products cost per row (the CPU).
+    Packed,
+    /// Right-padded to the longest item, with an attention mask: one launch per layer (GPUs).
+    Padded,
+}
+
+impl BertLayout {
+    /// Packed on the CPU, padded elsewhere.
+    #[must_use]
+    pub fn for_device(device: &candle_core::Device) -> Self {
+        if device.is_cpu() {
+            Self::Packed
+        } else {
+            Self::Padded
+        }
+    }
+}
+
 /// An input that passed validation.
 struct Checked {
     ids: Vec<u32>,
@@ -46,7 +68,18 @@ impl KokoroEncoder {
     /// An invalid input (empty, too long, bad style or speed) gets its own error and leaves
     /// the others batched. Should the batched pass itself fail, every item is encoded alone,
     /// so one item's failure is never another's.
+    #[must_use]
     pub fn encode_batch(&self, inputs: &[EncodeInput<'_>]) -> Vec<Result<Prosody>> {
+        self.encode_batch_as(inputs, BertLayout::for_device(&self.device))
+    }
+
+    /// [`Self::encode_batch`] with ALBERT's layout chosen (tests hold both to the lone encode).
+    #[must_use]
+    pub fn encode_batch_as(
+        &self,
+        inputs: &[EncodeInput<'_>],
+        layout: BertLayout,
+    ) -> Vec<Result<Prosody>> {
         let mut results: Vec<Option<Result<Prosody>>> = Vec::with_capacity(inputs.len());
         let mut valid: Vec<(usize, Checked)> = Vec::with_capacity(inputs.len());
         for (i, input) in inputs.iter().enumerate() {
@@ -64,7 +97,7 @@ impl KokoroEncoder {
         };
         if valid.len() > 1 {
             let items: Vec<&Checked> = valid.iter().map(|(_, c)| c).collect();
-            match at("batch", self.encode_checked(&items)) {
+            match at("batch", self.encode_checked(&items, layout)) {
                 Ok(prosodies) => {
                     for ((i, _), p) in valid.iter().zip(prosodies) {
                         results[*i] = Some(Ok(p));
@@ -95,7 +128,11 @@ impl KokoroEncoder {
         })
     }
 
-    fn encode_checked(&self, items: &[&Checked]) -> candle_core::Result<Vec<Prosody>> {
+    fn encode_checked(
+        &self,
+        items: &[&Checked],
+        layout: BertLayout,
+    ) -> candle_core::Result<Vec<Prosody>> {
         let lengths: Vec<usize> = items.iter().map(|c| c.ids.len()).collect();
         let longest = lengths.iter().copied().max().unwrap_or(0);
         let mut ids = Vec::with_capacity(items.len() * longest);
@@ -111,11 +148,12 @@ impl KokoroEncoder {
         let styles: Vec<Tensor> = items.iter().map(|c| c.s.clone()).collect();
         let s = Tensor::cat(&styles, 0)?;
 
-        let d_en = if self.device.is_cpu() {
-            self.packed_bert(items, &lengths, longest)?
-        } else {
-            let bert = self.bert.forward(&ids, Some(&keep))?;
-            candle_core::Module::forward(&self.bert_encoder, &bert)?
+        let d_en = match layout {
+            BertLayout::Packed => self.packed_bert(items, &lengths, longest)?,
+            BertLayout::Padded => {
+                let bert = self.bert.forward(&ids, Some(&keep))?;
+                candle_core::Module::forward(&self.bert_encoder, &bert)?
+            }
         };
         let d = self.predictor.encode_durations_batch(&d_en, &s, &lengths)?;
         let logits = self.predictor.duration_logits_batch(&d, &lengths)?;
