@@ -162,9 +162,15 @@ impl AlbertLayer {
             })
             .collect::<Result<Vec<_>>>()?;
         let context = Tensor::cat(&contexts, 0)?;
+        self.finish(x, &context)
+    }
+
+    /// After attention, shared by both layouts: the output projection, residual and norm,
+    /// then the feed-forward block with its residual and norm (`x`, `context` same shape).
+    fn finish(&self, x: &Tensor, context: &Tensor) -> Result<Tensor> {
         let attended = self
             .attention_norm
-            .forward(&(x + self.dense.forward(&context)?)?)?;
+            .forward(&(x + self.dense.forward(context)?)?)?;
         let ff = self
             .ffn_output
             .forward(&gelu_new(&self.ffn.forward(&attended)?)?)?;
@@ -194,13 +200,7 @@ impl AlbertLayer {
                 .matmul(&v)?
                 .transpose(1, 2)?
                 .reshape((b, t, self.num_heads * self.head_dim))?;
-        let attended = self
-            .attention_norm
-            .forward(&(x + self.dense.forward(&context)?)?)?;
-        let ff = self
-            .ffn_output
-            .forward(&gelu_new(&self.ffn.forward(&attended)?)?)?;
-        self.full_layer_norm.forward(&(ff + attended)?)
+        self.finish(x, &context)
     }
 }
 

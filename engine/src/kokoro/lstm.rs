@@ -8,7 +8,8 @@
 //! 1. projects every time step of both directions with one matmul (`x·W_ihᵀ + b_ih + b_hh`);
 //! 2. on the CPU, runs the recurrence on plain `f32` slices with the recurrent weights stored
 //!    transposed, so the gemv is a sequence of contiguous `axpy`s the compiler vectorises, and the
-//!    two directions run on two threads;
+//!    two directions run on two threads (the loop lives in `batch`: one sequence is a batch of
+//!    one);
 //! 3. on other devices (CUDA), runs the same recurrence with tensor ops, so the code is
 //!    device-generic. [`BiLstm::forward_tensor_ops`] is public so tests can check both paths agree.
 //!
@@ -19,7 +20,7 @@
 // by-value signature keeps call sites as `Block::new(.., vb.pp("name"))`.
 #![allow(clippy::needless_pass_by_value)]
 
-use candle_core::{DType, Device, Module, Result, Tensor, D};
+use candle_core::{DType, Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
 use super::dense::Dense;
@@ -157,43 +158,11 @@ impl BiLstm {
         Tensor::cat(&outs, 0)
     }
 
+    /// One sequence is a batch of one: the host recurrence lives in `batch`.
     fn recur_host(&self, proj: &Tensor, w_fwd: &[f32], w_rev: &[f32]) -> Result<Tensor> {
-        let (steps, width) = proj.dims2()?;
-        let h_dim = self.hidden;
-        let proj_host = proj.flatten_all()?.to_vec1::<f32>()?;
-        let mut out_fwd = vec![0f32; steps * h_dim];
-        let mut out_rev = vec![0f32; steps * h_dim];
-        let fwd = DirInput {
-            proj: &proj_host,
-            width,
-            offset: 0,
-            w_hh_t: w_fwd,
-            hidden: h_dim,
-        };
-        let rev = DirInput {
-            offset: 4 * h_dim,
-            w_hh_t: w_rev,
-            ..fwd
-        };
-        if steps >= MIN_STEPS_FOR_THREAD {
-            std::thread::scope(|scope| -> Result<()> {
-                let handle = std::thread::Builder::new()
-                    .name("lstm-reverse".into())
-                    .spawn_scoped(scope, || run_dir_host(&rev, true, &mut out_rev))
-                    .map_err(candle_core::Error::wrap)?;
-                run_dir_host(&fwd, false, &mut out_fwd);
-                handle
-                    .join()
-                    .map_err(|_| candle_core::Error::Msg("lstm reverse thread panicked".into()))
-            })?;
-        } else {
-            run_dir_host(&fwd, false, &mut out_fwd);
-            run_dir_host(&rev, true, &mut out_rev);
-        }
-        let device = Device::Cpu;
-        let fwd = Tensor::from_vec(out_fwd, (steps, h_dim), &device)?;
-        let rev = Tensor::from_vec(out_rev, (steps, h_dim), &device)?;
-        Tensor::cat(&[fwd, rev], 1)
+        let steps = proj.dim(0)?;
+        self.recur_host_batch(&proj.unsqueeze(0)?, &[steps], w_fwd, w_rev)?
+            .squeeze(0)
     }
 }
 
@@ -210,41 +179,6 @@ struct DirInput<'a> {
     hidden: usize,
 }
 
-/// The recurrence on plain slices; writes `h_t` into `out` `[T, H]`.
-fn run_dir_host(input: &DirInput<'_>, reverse: bool, out: &mut [f32]) {
-    let h_dim = input.hidden;
-    let n_gates = 4 * h_dim;
-    let steps = out.len() / h_dim.max(1);
-    let mut h = vec![0f32; h_dim];
-    let mut c = vec![0f32; h_dim];
-    let mut gates = vec![0f32; n_gates];
-    for step in 0..steps {
-        let t = if reverse { steps - 1 - step } else { step };
-        let row = t * input.width + input.offset;
-        gates.copy_from_slice(&input.proj[row..row + n_gates]);
-        // gates += W_hh · h, as H axpys over contiguous rows of W_hhᵀ (vectorises cleanly).
-        for (&hk, w_row) in h.iter().zip(input.w_hh_t.chunks_exact(n_gates)) {
-            if hk != 0.0 {
-                for (g, &w) in gates.iter_mut().zip(w_row) {
-                    *g += hk * w;
-                }
-            }
-        }
-        let (gi, rest) = gates.split_at(h_dim);
-        let (gf, rest) = rest.split_at(h_dim);
-        let (gg, go) = rest.split_at(h_dim);
-        for k in 0..h_dim {
-            let i = sigmoid(gi[k]);
-            let f = sigmoid(gf[k]);
-            let g = tanh(gg[k]);
-            let o = sigmoid(go[k]);
-            c[k] = f * c[k] + i * g;
-            h[k] = o * tanh(c[k]);
-        }
-        out[t * h_dim..(t + 1) * h_dim].copy_from_slice(&h);
-    }
-}
-
 fn sigmoid(x: f32) -> f32 {
     1.0 / (1.0 + (-x).exp())
 }
@@ -258,6 +192,7 @@ fn tanh(x: f32) -> f32 {
 #[cfg(test)]
 pub(super) mod tests {
     use super::*;
+    use candle_core::Device;
     use std::collections::HashMap;
 
     pub(in crate::kokoro::lstm) fn random_lstm(

@@ -48,7 +48,7 @@ impl BiLstm {
         self.recur_tensor_ops_batch(&proj, lengths)
     }
 
-    fn recur_host_batch(
+    pub(super) fn recur_host_batch(
         &self,
         proj: &Tensor,
         lengths: &[usize],
