@@ -12,7 +12,10 @@
 //! - [`voice`]: stock voice tables and blends.
 //! - [`text`]: English text in words for reading aloud (numbers, dates, abbreviations...),
 //!   split into sentences.
-//! - [`synth`]: the public entry point: load once, synthesize whole or as a stream of chunks.
+//! - [`Engine`]: the public entry point: load once, then every piece of audio is a stream of
+//!   the one scheduler, in its priority class.
+//! - [`segments`]: text to the segments Kokoro speaks, without the model.
+//! - [`synth`]: the model as the model thread holds it; requests and errors.
 //! - [`script`]: podcast scripts in many formats, parsed into episodes (cast, lines, chapters).
 //! - [`speaker`]: GE2E speaker embeddings (resemblyzer's encoder) to match and check voices.
 //! - [`scheduler`]: one model thread serving every stream, most urgent first.
@@ -24,15 +27,29 @@
 pub mod assets;
 pub mod audio;
 pub mod device;
+/// The neural model, stage by stage. Public only with the `testing` feature, for the port's
+/// golden tests, which reach into its stages; everything else speaks through [`Engine`], which
+/// runs the model on its one model thread.
+#[cfg(feature = "testing")]
 pub mod kokoro;
+#[cfg(not(feature = "testing"))]
+#[allow(dead_code)] // stage-level entry points that only the `testing` build's goldens call
+mod kokoro;
 pub mod library;
 pub mod onnx;
 pub mod phonemes;
 pub mod render;
 pub mod scheduler;
 pub mod script;
+pub mod segments;
 pub mod speaker;
 pub mod synth;
 pub mod text;
 pub mod voice;
 pub mod voicematch;
+
+mod handle;
+
+pub use handle::{BatchTiming, Engine};
+pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamHandle};
+pub use synth::{SpeechRequest, SynthError, SAMPLE_RATE};

@@ -5,10 +5,7 @@
 //! exports and every API client share one scheduler. Starting binds a loopback port (a few
 //! milliseconds, no network), so it is done on the UI thread when the author flips the switch.
 
-use std::sync::Arc;
-
-use engine::scheduler::Scheduler;
-use engine::synth::Synthesizer;
+use engine::Engine;
 
 /// A running API, as the status bar shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,11 +18,11 @@ pub struct ApiInfo {
 
 /// Starts and stops the API server over the studio's engine.
 pub trait LoopbackApi: Send {
-    /// Serves `synth` through `scheduler` on the loopback interface.
+    /// Serves `engine` on the loopback interface.
     ///
     /// # Errors
     /// A message for the status bar (port taken, config dir unwritable…).
-    fn start(&mut self, synth: Arc<Synthesizer>, scheduler: Scheduler) -> Result<ApiInfo, String>;
+    fn start(&mut self, engine: Engine) -> Result<ApiInfo, String>;
 
     /// Stops serving (no-op when stopped). The scheduler keeps running for the studio.
     fn stop(&mut self);
@@ -66,11 +63,11 @@ impl ApiSwitch {
     }
 
     /// Starts serving the studio's engine; the error, if any, is kept for the status bar.
-    pub fn start(&mut self, synth: Arc<Synthesizer>, scheduler: Scheduler) {
+    pub fn start(&mut self, engine: Engine) {
         let Some(backend) = self.backend.as_mut() else {
             return;
         };
-        match backend.start(synth, scheduler) {
+        match backend.start(engine) {
             Ok(info) => {
                 self.running = Some(info);
                 self.error = None;

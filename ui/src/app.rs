@@ -380,7 +380,7 @@ impl Studio {
             self.say("the model is not loaded yet");
             return;
         };
-        let (synth, scheduler) = (Arc::clone(&engine.synth), engine.scheduler.clone());
+        let handle = engine.engine.clone();
         let Some(episode) = self.doc.episode() else {
             self.say("fix the script's error first");
             return;
@@ -389,8 +389,7 @@ impl Studio {
         self.buffer.clear();
         self.timeline = Timeline::new(self.doc.revision, self.selected);
         self.play = Some(play::start(
-            synth,
-            scheduler,
+            handle,
             episode,
             self.selected,
             Arc::clone(&self.sentences),

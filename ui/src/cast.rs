@@ -34,7 +34,7 @@ impl Studio {
             },
         };
         self.matcher = Arc::new(EngineMatcher::new(
-            Arc::clone(&engine.synth),
+            engine.engine.clone(),
             store,
             self.config.library.clone(),
             self.config.fetch_models,
@@ -134,15 +134,14 @@ impl Studio {
             self.say("the model is not loaded yet: previews need it");
             return;
         };
-        let (synth, scheduler) = (Arc::clone(&engine.synth), engine.scheduler.clone());
+        let handle = engine.engine.clone();
         self.stop();
         self.buffer.clear();
         // Matches no document revision, so Play afterwards renders the episode afresh.
         self.timeline = crate::timeline::Timeline::new(u64::MAX, usize::MAX);
         self.preview = Some(crate::work::preview::start(
-            synth,
+            handle,
             self.config.library.clone(),
-            scheduler,
             speaker.to_owned(),
             voice.to_owned(),
             speed,

@@ -298,16 +298,11 @@ fn editing_a_line_while_playing_re_renders_only_that_line() {
 struct FakeApi(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
 impl ui::api::LoopbackApi for FakeApi {
-    fn start(
-        &mut self,
-        synth: std::sync::Arc<engine::synth::Synthesizer>,
-        scheduler: engine::scheduler::Scheduler,
-    ) -> Result<ui::api::ApiInfo, String> {
+    fn start(&mut self, engine: engine::Engine) -> Result<ui::api::ApiInfo, String> {
         // It is handed the studio's own engine: the scheduler it gets is the one playing.
-        let _ = synth;
         self.0.lock().expect("log").push(format!(
             "start segments={}",
-            scheduler
+            engine
                 .metrics()
                 .segments
                 .load(std::sync::atomic::Ordering::Relaxed)

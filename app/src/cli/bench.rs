@@ -10,6 +10,7 @@ use std::time::Instant;
 
 use anyhow::Context;
 use engine::synth::{SpeechRequest, SAMPLE_RATE};
+use engine::{Mode, StreamEvent};
 
 use super::EngineArgs;
 use crate::exit::BadInput;
@@ -77,23 +78,29 @@ fn synth_bench(args: &SynthBenchArgs) -> anyhow::Result<()> {
     let passages = passages(&args.passages)?;
     let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
     let load_started = Instant::now();
-    let synth = super::models::load_synthesizer(&args.engine)?;
+    let engine = super::models::load_engine(&args.engine)?;
     let load_s = load_started.elapsed().as_secs_f64();
     let rss_loaded = peak_rss_mb();
     let request = SpeechRequest::new(&args.voice, 1.0)?;
     let mut ours = Vec::new();
     for path in &passages {
         let text = fs_err::read_to_string(path)?;
-        let _ = synth.synthesize(&text, &request)?; // warm-up
+        // Offline streams: whole segments, exactly, as `banter say` renders them.
+        let _ = engine.synthesize(&text, &request, Mode::Offline)?; // warm-up
         let mut best: Option<Figures> = None;
         for _ in 0..args.runs.max(1) {
             let started = Instant::now();
             let mut ttfa = None;
             let mut samples = 0usize;
-            for chunk in synth.stream(&text, &request)? {
-                let chunk = chunk?;
-                ttfa.get_or_insert_with(|| started.elapsed().as_secs_f64());
-                samples += chunk.samples.len();
+            let mut stream = engine.submit_text(&text, request.clone(), Mode::Offline)?;
+            while let Some(event) = stream.blocking_next() {
+                match event {
+                    StreamEvent::Audio { samples: chunk, .. } => {
+                        ttfa.get_or_insert_with(|| started.elapsed().as_secs_f64());
+                        samples += chunk.len();
+                    }
+                    StreamEvent::Failed(e) => return Err(e.into()),
+                }
             }
             let wall_s = started.elapsed().as_secs_f64();
             let f = Figures {
@@ -118,7 +125,7 @@ fn synth_bench(args: &SynthBenchArgs) -> anyhow::Result<()> {
     println!(
         "banter bench synth — voice {}, {threads} threads, device {}",
         args.voice,
-        engine::device::describe(synth.device())
+        engine.device_name()
     );
     println!("model load {load_s:.2} s; peak RSS with model loaded {rss_loaded:.0} MB, after rendering {rss_peak:.0} MB");
     println!();
@@ -270,17 +277,17 @@ struct CacheRun {
 
 fn cache_bench(args: &CacheBenchArgs) -> anyhow::Result<()> {
     use engine::render::cache::Cached;
-    use engine::render::{render_episode, Direct, RenderOptions};
+    use engine::render::{render_episode, FromModel, RenderOptions};
     use engine::script::Piece;
     use std::sync::atomic::AtomicBool;
 
     let episode = super::script_input::load(&args.script, &args.script_args, None)?;
-    let synth = super::models::load_synthesizer(&args.engine)?;
+    let engine = super::models::load_engine(&args.engine)?;
     let dir = std::env::temp_dir().join(format!("banter-bench-cache-{}", std::process::id()));
     fs_err::create_dir_all(&dir)?;
     let result = (|| -> anyhow::Result<Vec<CacheRun>> {
         let library = engine::library::Library::open(dir.join("library.sqlite"))?;
-        let cached = Cached::new(Direct, library);
+        let cached = Cached::new(FromModel, library);
         let options = RenderOptions {
             captions: vec![],
             markers: false,
@@ -293,7 +300,7 @@ fn cache_bench(args: &CacheBenchArgs) -> anyhow::Result<()> {
                 let before = cached.counts();
                 let started = Instant::now();
                 let report = render_episode(
-                    &synth,
+                    &engine,
                     &cached,
                     ep,
                     &dir.join("episode.wav"),

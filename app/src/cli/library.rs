@@ -7,8 +7,8 @@
 
 use engine::assets::ModelStore;
 use engine::library::Library;
-use engine::synth::Synthesizer;
 use engine::voicematch::{VoiceEmbedder, VoiceMatchError};
+use engine::Engine;
 
 use crate::exit::BadInput;
 
@@ -150,12 +150,12 @@ pub fn open_optional(purpose: &str) -> Option<Library> {
 }
 
 /// Loads the speaker encoder, fetching its weights first if they are missing.
-pub fn load_embedder(store: &ModelStore, synth: &Synthesizer) -> anyhow::Result<VoiceEmbedder> {
+pub fn load_embedder(store: &ModelStore, engine: &Engine) -> anyhow::Result<VoiceEmbedder> {
     if !store.speaker_encoder_ready() {
         eprintln!("fetching the speaker encoder (resemblyzer GE2E, about 17 MB) once…");
         store.ensure_speaker_encoder(&mut |_| {})?;
     }
-    VoiceEmbedder::load(store, synth.device()).map_err(user_error)
+    VoiceEmbedder::load(store, engine.device()).map_err(user_error)
 }
 
 /// A voice-matching error as the CLI reports it: exit status 2 when the input was at fault.

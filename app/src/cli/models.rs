@@ -7,7 +7,7 @@ use std::time::Instant;
 use anyhow::Context;
 use engine::assets::{FetchEvent, ModelStore};
 use engine::device::DeviceChoice;
-use engine::synth::Synthesizer;
+use engine::Engine;
 
 use super::EngineArgs;
 use crate::exit::BadInput;
@@ -98,13 +98,21 @@ pub fn ensure_store(store: &ModelStore) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Opens the store named by the arguments, fetches what is missing, and loads the model.
-pub fn load_synthesizer(args: &EngineArgs) -> anyhow::Result<Synthesizer> {
+/// Opens the store named by the arguments, fetches what is missing, and loads the engine.
+pub fn load_engine(args: &EngineArgs) -> anyhow::Result<Engine> {
+    load_engine_with(args, engine::scheduler::SchedulerConfig::default())
+}
+
+/// [`load_engine`] with the scheduler configured (`banter serve`).
+pub fn load_engine_with(
+    args: &EngineArgs,
+    config: engine::scheduler::SchedulerConfig,
+) -> anyhow::Result<Engine> {
     let device: DeviceChoice = args
         .device
         .parse()
         .map_err(|e: engine::device::DeviceError| BadInput(e.to_string()))?;
     let store = open(args.models.as_ref())?;
     ensure_store(&store)?;
-    Ok(Synthesizer::load(&store, device)?)
+    Ok(Engine::load_with(&store, device, config)?)
 }

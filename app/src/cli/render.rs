@@ -12,7 +12,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use engine::audio::{OutputFormat, SampleFormat};
 use engine::render::cache::Cached;
-use engine::render::{self, CaptionFormat, Direct, Progress, RenderError, RenderOptions};
+use engine::render::{self, CaptionFormat, FromModel, Progress, RenderError, RenderOptions};
 
 use super::script_input::{self, ScriptArgs};
 use super::EngineArgs;
@@ -168,22 +168,22 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
         artist: args.artist.clone(),
         ..RenderOptions::default()
     };
-    let synth = super::models::load_synthesizer(&args.engine)?;
+    let engine = super::models::load_engine(&args.engine)?;
     let library = super::library::open_optional("rendering without the render cache");
     if let Some(lib) = &library {
-        let rewritten = engine::voicematch::resolve::resolve_cast(lib, &synth, &mut episode)
+        let rewritten = engine::voicematch::resolve::resolve_cast(lib, &engine, &mut episode)
             .map_err(super::library::user_error)?;
         for (speaker, name, recipe) in rewritten {
             eprintln!("{speaker}: library voice {name} = {recipe}");
         }
     }
     let cached = match library {
-        Some(lib) if !args.no_cache => Some(Cached::new(Direct, lib)),
+        Some(lib) if !args.no_cache => Some(Cached::new(FromModel, lib)),
         _ => None,
     };
     let source: &dyn render::SentenceSource = match &cached {
         Some(c) => c,
-        None => &Direct,
+        None => &FromModel,
     };
     let cancel = Arc::new(AtomicBool::new(false));
     {
@@ -200,7 +200,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
     }
     let mut meter = ProgressLine::new();
     let result = render::render_episode(
-        &synth,
+        &engine,
         source,
         &episode,
         &dest,
@@ -257,7 +257,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
         );
     }
     if args.check_voices {
-        check_voices(args, &synth, cached.map(|c| c.into_parts().1), &dest)?;
+        check_voices(args, &engine, cached.map(|c| c.into_parts().1), &dest)?;
     }
     Ok(())
 }
@@ -265,7 +265,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
 /// `--check-voices`: every line scored against its voice; the outliers listed.
 fn check_voices(
     args: &RenderArgs,
-    synth: &engine::synth::Synthesizer,
+    engine: &engine::Engine,
     library: Option<engine::library::Library>,
     dest: &Path,
 ) -> anyhow::Result<()> {
@@ -278,9 +278,9 @@ fn check_voices(
         Some(d) => engine::assets::ModelStore::at(d),
         None => engine::assets::ModelStore::open_default()?,
     };
-    let embedder = super::library::load_embedder(&store, synth)?;
+    let embedder = super::library::load_embedder(&store, engine)?;
     let markers = consistency::markers_beside(dest);
-    let report = consistency::check_render(&embedder, synth, &library, dest, &markers)
+    let report = consistency::check_render(&embedder, engine, &library, dest, &markers)
         .map_err(super::library::user_error)?;
     let scored = report
         .scores

@@ -8,6 +8,7 @@ use std::time::Instant;
 use anyhow::Context;
 use engine::audio::{SampleFormat, WavWriter};
 use engine::synth::{SpeechRequest, SAMPLE_RATE};
+use engine::{Mode, StreamEvent};
 
 use super::EngineArgs;
 use crate::exit::BadInput;
@@ -63,9 +64,9 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
         },
         None => SpeechRequest::new(&args.voice, args.speed)?,
     };
-    let synth = super::models::load_synthesizer(&args.engine)?;
+    let engine = super::models::load_engine(&args.engine)?;
     if let Some(table) = saved.and_then(|v| v.table) {
-        synth.register_voice(&request.voice, table)?;
+        engine.register_voice(&request.voice, table);
     }
     let format = match args.format {
         WavFormat::Pcm16 => SampleFormat::Pcm16,
@@ -73,7 +74,8 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
         WavFormat::F32 => SampleFormat::Float32,
     };
     let started = Instant::now();
-    let mut stream = synth.stream(&text, &request)?;
+    // Offline: whole segments, exactly as the reference computes them (a file is the goal).
+    let mut stream = engine.submit_text(&text, request, Mode::Offline)?;
     let mut first_audio = None;
     let mut samples = 0usize;
     let to_stdout = args.output.as_os_str() == "-";
@@ -88,10 +90,14 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
     };
     let result = (|| -> anyhow::Result<()> {
         let mut wav = WavWriter::new(&mut sink, SAMPLE_RATE, 1, format)?;
-        while let Some(chunk) = stream.next_chunk()? {
+        while let Some(event) = stream.blocking_next() {
+            let chunk = match event {
+                StreamEvent::Audio { samples, .. } => samples,
+                StreamEvent::Failed(e) => return Err(e.into()),
+            };
             first_audio.get_or_insert_with(|| started.elapsed());
-            samples += chunk.samples.len();
-            wav.write(&chunk.samples)?;
+            samples += chunk.len();
+            wav.write(&chunk)?;
         }
         wav.finish()?;
         Ok(())

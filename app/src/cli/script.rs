@@ -7,9 +7,9 @@ use engine::assets::ModelStore;
 use engine::device::DeviceChoice;
 use engine::library::Library;
 use engine::script::Episode;
-use engine::synth::Synthesizer;
 use engine::voicematch::cast::check_cast;
 use engine::voicematch::{CastPair, VoiceEmbedder, CAST_WARN_SIMILARITY};
+use engine::Engine;
 
 use super::script_input::{self, ScriptArgs};
 
@@ -108,8 +108,8 @@ fn cast_pairs(episode: &Episode) -> anyhow::Result<Option<Vec<CastPair>>> {
     let Ok(library) = Library::open_default() else {
         return Ok(None);
     };
-    let synth = Synthesizer::load(&store, DeviceChoice::Auto)?;
-    let embedder = VoiceEmbedder::load(&store, synth.device())?;
+    let engine = Engine::load(&store, DeviceChoice::Auto)?;
+    let embedder = VoiceEmbedder::load(&store, engine.device())?;
     let cast: Vec<(String, String)> = episode
         .cast
         .members
@@ -118,7 +118,7 @@ fn cast_pairs(episode: &Episode) -> anyhow::Result<Option<Vec<CastPair>>> {
         .collect();
     Ok(Some(check_cast(
         &embedder,
-        &synth,
+        &engine,
         &library,
         &cast,
         CAST_WARN_SIMILARITY,

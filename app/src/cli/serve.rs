@@ -8,9 +8,8 @@ use std::time::Duration;
 use anyhow::Context;
 
 use super::EngineArgs;
-use std::sync::Arc;
 
-use engine::scheduler::{Policy as SchedulePolicy, Scheduler, SchedulerConfig};
+use engine::scheduler::{Policy as SchedulePolicy, SchedulerConfig};
 
 use crate::server::listener::Listeners;
 use crate::server::scheduled::SchedulerBackend;
@@ -69,7 +68,6 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
              try the API (the token still guards it)"
         );
     }
-    let synth = super::models::load_synthesizer(&args.engine)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .thread_name("api")
@@ -85,10 +83,8 @@ pub fn run(args: &ServeArgs) -> anyhow::Result<()> {
         windowed: !(args.naive || args.whole_segments),
         ..SchedulerConfig::default()
     };
-    let synth = Arc::new(synth);
-    let model: Arc<dyn engine::scheduler::SegmentModel> = synth.clone();
-    let scheduler = Scheduler::start(model, config).context("starting the model thread")?;
-    let backend = SchedulerBackend::new(scheduler, synth, runtime.handle().clone());
+    let engine = super::models::load_engine_with(&args.engine, config)?;
+    let backend = SchedulerBackend::new(engine, runtime.handle().clone());
     let policy = Policy {
         token,
         allowed_origins: args.allow_origins.clone(),

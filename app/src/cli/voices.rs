@@ -120,7 +120,7 @@ fn store(dir: Option<&PathBuf>) -> anyhow::Result<ModelStore> {
 /// A library with the store's stock voices seeded.
 fn seeded(store: &ModelStore) -> anyhow::Result<Library> {
     let library = super::library::open()?;
-    library.seed_stock_voices(&engine::synth::stock_voices(store))?;
+    library.seed_stock_voices(&engine::voice::stock_voices(store))?;
     Ok(library)
 }
 
@@ -168,7 +168,7 @@ fn list(args: &VoicesArgs) -> anyhow::Result<()> {
 }
 
 fn list_stock(store: &ModelStore, json: bool) -> anyhow::Result<()> {
-    let voices = engine::synth::stock_voices(store);
+    let voices = engine::voice::stock_voices(store);
     if json {
         println!("{}", serde_json::to_string_pretty(&voices)?);
         return Ok(());
@@ -276,8 +276,8 @@ fn match_clip(args: &MatchArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let synth = super::models::load_synthesizer(&args.engine)?;
-    let embedder = load_embedder(&store, &synth)?;
+    let engine = super::models::load_engine(&args.engine)?;
+    let embedder = load_embedder(&store, &engine)?;
     let options = MatchOptions {
         candidates: (!args.among.is_empty()).then(|| args.among.clone()),
         max_renders: usize::from(args.renders),
@@ -285,7 +285,7 @@ fn match_clip(args: &MatchArgs) -> anyhow::Result<()> {
     };
     let found = match_voice(
         &embedder,
-        &synth,
+        &engine,
         &library,
         &args.clip,
         &options,
@@ -302,7 +302,7 @@ fn match_clip(args: &MatchArgs) -> anyhow::Result<()> {
         eprintln!("note: the clip is damaged ({damage}); the part before the damage was used");
     }
     if !args.dry_run {
-        save_match(&library, &synth, &args.name, &args.clip, &found).map_err(user_error)?;
+        save_match(&library, &engine, &args.name, &args.clip, &found).map_err(user_error)?;
     }
     if args.json {
         let out = MatchJson {

@@ -8,12 +8,10 @@
 
 use std::net::SocketAddr;
 use std::path::Path;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
-use engine::scheduler::Scheduler;
-use engine::synth::Synthesizer;
+use engine::Engine;
 use tokio::sync::oneshot;
 
 use super::listener::Listeners;
@@ -35,15 +33,9 @@ pub struct EmbeddedServer {
 }
 
 impl EmbeddedServer {
-    /// Binds 127.0.0.1 and ::1 on `port` (0 picks a free one) and serves `synth` through
-    /// `scheduler`, guarded by the token kept in `config_dir` (the one `banter serve` uses:
+    /// Binds 127.0.0.1 and ::1 on `port` (0 picks a free one) and serves `engine`, guarded by the token kept in `config_dir` (the one `banter serve` uses:
     /// [`token::config_dir`]). Returns once the port is bound, so the URL is live.
-    pub fn start(
-        synth: Arc<Synthesizer>,
-        scheduler: Scheduler,
-        port: u16,
-        config_dir: &Path,
-    ) -> anyhow::Result<Self> {
+    pub fn start(engine: Engine, port: u16, config_dir: &Path) -> anyhow::Result<Self> {
         let token = token::load_or_create(config_dir)?;
         let shown_token = token.clone();
         let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(1);
@@ -63,7 +55,7 @@ impl EmbeddedServer {
                         return;
                     }
                 };
-                let backend = SchedulerBackend::new(scheduler, synth, runtime.handle().clone());
+                let backend = SchedulerBackend::new(engine, runtime.handle().clone());
                 let policy = Policy {
                     token,
                     allowed_origins: Vec::new(),
@@ -149,7 +141,6 @@ mod tests {
 
     use engine::assets::ModelStore;
     use engine::device::DeviceChoice;
-    use engine::scheduler::SchedulerConfig;
 
     use super::*;
 
@@ -177,12 +168,9 @@ mod tests {
             );
             return;
         }
-        let synth = Arc::new(Synthesizer::load(&store, DeviceChoice::Cpu).expect("load"));
-        let model: Arc<dyn engine::scheduler::SegmentModel> = synth.clone();
-        let scheduler = Scheduler::start(model, SchedulerConfig::default()).expect("scheduler");
+        let engine = Engine::load(&store, DeviceChoice::Cpu).expect("load");
         let config = tempfile::tempdir().expect("config dir");
-        let server =
-            EmbeddedServer::start(synth, scheduler.clone(), 0, config.path()).expect("start");
+        let server = EmbeddedServer::start(engine.clone(), 0, config.path()).expect("start");
         let url = server.url().to_owned();
         assert!(url.starts_with("http://127.0.0.1:"), "{url}");
         assert!(get(&url, "/health", None)
@@ -200,9 +188,9 @@ mod tests {
             get(&url, "/health", None).is_err(),
             "stopped server still answers"
         );
-        // The scheduler outlives the server: the studio keeps using it.
+        // The engine outlives the server: the studio keeps using it.
         assert_eq!(
-            scheduler
+            engine
                 .metrics()
                 .cancelled
                 .load(std::sync::atomic::Ordering::Relaxed),
@@ -222,17 +210,12 @@ pub struct StudioApi {
 const STUDIO_PORT: u16 = 8717;
 
 impl ui::api::LoopbackApi for StudioApi {
-    fn start(
-        &mut self,
-        synth: Arc<Synthesizer>,
-        scheduler: Scheduler,
-    ) -> Result<ui::api::ApiInfo, String> {
+    fn start(&mut self, engine: Engine) -> Result<ui::api::ApiInfo, String> {
         self.stop();
         let dir = token::config_dir().map_err(|e| e.to_string())?;
-        let server =
-            EmbeddedServer::start(Arc::clone(&synth), scheduler.clone(), STUDIO_PORT, &dir)
-                .or_else(|_| EmbeddedServer::start(synth, scheduler, 0, &dir))
-                .map_err(|e| format!("{e:#}"))?;
+        let server = EmbeddedServer::start(engine.clone(), STUDIO_PORT, &dir)
+            .or_else(|_| EmbeddedServer::start(engine, 0, &dir))
+            .map_err(|e| format!("{e:#}"))?;
         let info = ui::api::ApiInfo {
             url: server.url().to_owned(),
             token: server.token().to_owned(),

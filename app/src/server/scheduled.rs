@@ -1,4 +1,4 @@
-//! [`SpeechBackend`] over the engine's [`Scheduler`]: the one the studio and exports share.
+//! [`SpeechBackend`] over the [`Engine`]: the one the studio and exports share.
 //!
 //! Each job becomes an interactive scheduler stream; a small task forwards its audio into the
 //! bounded channel the HTTP side reads. When the client reads slowly the forwarder waits, the
@@ -7,11 +7,9 @@
 //! and the scheduler drops the stream's remaining segments before its next step. Dialogues
 //! (`POST /v1/dialogue`) go through the same scheduler: see [`super::dialogue`].
 
-use std::sync::Arc;
-
-use engine::scheduler::{Mode, Scheduler, SchedulerError, StreamEvent, StreamHandle};
-use engine::synth::{SpeechRequest, Synthesizer, SPEED_RANGE};
+use engine::synth::{SpeechRequest, SPEED_RANGE};
 use engine::voice::StockVoice;
+use engine::{Engine, Mode, SchedulerError, StreamEvent, StreamHandle};
 use tokio::sync::mpsc;
 
 use super::backend::{check_voices, input_error, synth_error};
@@ -22,26 +20,17 @@ use super::dialogue::{self, DialogueEvent, DialogueJob};
 const CHUNKS_IN_FLIGHT: usize = 2;
 
 pub struct SchedulerBackend {
-    scheduler: Scheduler,
-    /// The model the scheduler runs, for what needs its vocabulary and voice tables (cutting a
-    /// dialogue's sentences into segments).
-    synth: Arc<Synthesizer>,
+    engine: Engine,
     voices: Vec<StockVoice>,
     runtime: tokio::runtime::Handle,
 }
 
 impl SchedulerBackend {
-    /// `scheduler` must run `synth`.
     #[must_use]
-    pub fn new(
-        scheduler: Scheduler,
-        synth: Arc<Synthesizer>,
-        runtime: tokio::runtime::Handle,
-    ) -> Self {
+    pub fn new(engine: Engine, runtime: tokio::runtime::Handle) -> Self {
         Self {
-            scheduler,
-            voices: synth.stock_voices(),
-            synth,
+            voices: engine.stock_voices(),
+            engine,
             runtime,
         }
     }
@@ -51,18 +40,20 @@ impl SpeechBackend for SchedulerBackend {
     fn start(&self, job: SpeechJob) -> Result<mpsc::Receiver<AudioEvent>, BackendError> {
         let request = SpeechRequest::new(&job.voice, job.speed).map_err(|e| input_error(&e))?;
         check_voices(&request.voice, &self.voices)?;
-        if !(SPEED_RANGE.0..=SPEED_RANGE.1).contains(&job.speed) {
+        if !SPEED_RANGE.contains(&job.speed) {
             return Err(BackendError::Input {
                 field: "speed",
                 message: format!(
                     "speed {} is outside {}–{}",
-                    job.speed, SPEED_RANGE.0, SPEED_RANGE.1
+                    job.speed,
+                    SPEED_RANGE.start(),
+                    SPEED_RANGE.end()
                 ),
             });
         }
         // Phonemes are made here, on the request's thread, while the model works on others.
         let handle = self
-            .scheduler
+            .engine
             .submit_text(&job.text, request, Mode::Interactive)
             .map_err(|e| match e {
                 SchedulerError::QueueFull { waiting } => BackendError::Busy { queued: waiting },
@@ -78,7 +69,7 @@ impl SpeechBackend for SchedulerBackend {
         &self,
         job: DialogueJob,
     ) -> Result<mpsc::Receiver<DialogueEvent>, BackendError> {
-        dialogue::start(&self.scheduler, &self.synth, &self.runtime, job)
+        dialogue::start(&self.engine, &self.runtime, job)
     }
 
     fn voices(&self) -> Vec<StockVoice> {
@@ -86,7 +77,7 @@ impl SpeechBackend for SchedulerBackend {
     }
 
     fn metrics_text(&self) -> String {
-        self.scheduler.metrics().prometheus()
+        self.engine.metrics().prometheus()
     }
 }
 
@@ -94,9 +85,7 @@ async fn forward(mut handle: StreamHandle, tx: mpsc::Sender<AudioEvent>) {
     loop {
         let event = match handle.next().await {
             Some(StreamEvent::Audio { samples, .. }) => AudioEvent::Chunk(samples),
-            Some(StreamEvent::Failed(message)) => {
-                AudioEvent::Failed(BackendError::Internal(message))
-            }
+            Some(StreamEvent::Failed(e)) => AudioEvent::Failed(synth_error(&e)),
             None => AudioEvent::Done,
         };
         let last = !matches!(event, AudioEvent::Chunk(_));

@@ -75,11 +75,11 @@ impl DialogueBody {
 
     fn bytes_for(&mut self, e: DialogueEvent) -> Vec<u8> {
         match e {
-            DialogueEvent::Sentence(m) => event(
+            DialogueEvent::Sentence { cue: m, voice } => event(
                 "sentence",
                 &json!({
                     "line": m.line, "source_line": m.source_line, "speaker": m.speaker,
-                    "voice": m.voice, "text": m.text, "start": m.start, "end": m.end,
+                    "voice": voice, "text": m.text, "start": m.start, "end": m.end,
                 }),
             ),
             DialogueEvent::Line(m) => event(

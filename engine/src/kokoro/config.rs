@@ -15,6 +15,11 @@ pub const SAMPLE_RATE: u32 = 24_000;
 /// (`max_position_embeddings` 512 minus the pads).
 pub const MAX_PHONEMES: usize = 510;
 
+/// Slowest and fastest speed factor the model accepts (kokoro-onnx's limits): durations are
+/// divided by it. Scripts may write a wider range ([`crate::script::WRITTEN_SPEED_RANGE`]),
+/// which rendering clamps into this one.
+pub const SPEED_RANGE: std::ops::RangeInclusive<f32> = 0.5..=2.0;
+
 /// Id of the pad/boundary token added before and after every phoneme sequence.
 pub const PAD_ID: u32 = 0;
 

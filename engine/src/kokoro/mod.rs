@@ -20,3 +20,25 @@ pub mod stft;
 pub mod stream;
 pub mod text_encoder;
 pub mod weights;
+
+/// Why the model failed, with the failing stage's own error kept (not flattened into a
+/// message), so that an input error deep inside — too many phonemes, a speed out of range —
+/// still reaches the user as an input error.
+#[derive(Debug, thiserror::Error)]
+pub enum ModelError {
+    #[error(transparent)]
+    Encode(#[from] model::EncodeError),
+    #[error(transparent)]
+    Decode(#[from] decoder::DecoderError),
+    #[error("model inference failed: {0}")]
+    Tensor(#[from] candle_core::Error),
+}
+
+impl ModelError {
+    /// True when the input was at fault (too long, empty, out of the vocabulary, a speed out of
+    /// range), not the model.
+    #[must_use]
+    pub fn is_input_error(&self) -> bool {
+        matches!(self, Self::Encode(e) if e.is_input_error())
+    }
+}

@@ -16,18 +16,14 @@ use candle_nn::VarBuilder;
 use super::dense::Dense;
 
 use super::albert::Albert;
-use super::config::{KokoroConfig, PAD_ID};
+use super::config::{KokoroConfig, PAD_ID, SPEED_RANGE};
 use super::predictor::{self, Durations, ProsodyPredictor, F0N};
 use super::text_encoder::TextEncoder;
+use super::ModelError;
 
 mod batch;
 
 pub use batch::{BertLayout, EncodeInput};
-
-/// Slowest speed factor accepted (kokoro-onnx's limit).
-pub const MIN_SPEED: f32 = 0.5;
-/// Fastest speed factor accepted (kokoro-onnx's limit).
-pub const MAX_SPEED: f32 = 2.0;
 
 /// Why encoding failed.
 #[derive(Debug, thiserror::Error)]
@@ -46,7 +42,7 @@ pub enum EncodeError {
     },
     #[error("style vector has shape {shape:?}, expected [1, {expected}]")]
     StyleShape { shape: Vec<usize>, expected: usize },
-    #[error("speed {speed} is outside {MIN_SPEED}..={MAX_SPEED}")]
+    #[error("speed {speed} is outside {}..={}", SPEED_RANGE.start(), SPEED_RANGE.end())]
     Speed { speed: f32 },
     #[error("Kokoro encoder stage `{stage}` failed")]
     Stage {
@@ -54,6 +50,18 @@ pub enum EncodeError {
         #[source]
         source: candle_core::Error,
     },
+}
+
+impl EncodeError {
+    /// True when the caller's input was at fault (nothing to encode, too many phonemes, an id
+    /// outside the vocabulary, a speed out of range), false for the model's own faults.
+    #[must_use]
+    pub fn is_input_error(&self) -> bool {
+        matches!(
+            self,
+            Self::Empty | Self::TooLong { .. } | Self::TokenOutOfRange { .. } | Self::Speed { .. }
+        )
+    }
 }
 
 type Result<T> = std::result::Result<T, EncodeError>;
@@ -143,7 +151,7 @@ impl KokoroEncoder {
     pub fn encode(&self, tokens: &[u32], style: &Tensor, speed: f32) -> Result<Prosody> {
         let ids = self.padded_ids(tokens)?;
         let s = self.predictor_style(style)?;
-        if !(MIN_SPEED..=MAX_SPEED).contains(&speed) {
+        if !SPEED_RANGE.contains(&speed) {
             return Err(EncodeError::Speed { speed });
         }
         let bert_out = self.bert(&ids)?;
@@ -287,20 +295,18 @@ pub struct Kokoro {
 
 impl Kokoro {
     /// Loads the converted f32 safetensors (see [`super::weights`]) onto `device`.
-    pub fn load(path: &std::path::Path, device: &Device) -> candle_core::Result<Self> {
+    pub fn load(path: &std::path::Path, device: &Device) -> std::result::Result<Self, ModelError> {
         let vb = super::weights::var_builder(path, device)?;
         Self::new(&KokoroConfig::default(), vb)
     }
 
     /// Builds the model from a `VarBuilder` rooted at the checkpoint's top level.
-    pub fn new(cfg: &KokoroConfig, vb: VarBuilder) -> candle_core::Result<Self> {
-        let encoder = KokoroEncoder::new(cfg, vb.clone())
-            .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+    pub fn new(cfg: &KokoroConfig, vb: VarBuilder) -> std::result::Result<Self, ModelError> {
+        let encoder = KokoroEncoder::new(cfg, vb.clone())?;
         let decoder = super::decoder::Decoder::with_config(
             &super::generator::GeneratorConfig::from(cfg),
             vb.pp("decoder"),
-        )
-        .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        )?;
         Ok(Self {
             encoder,
             decoder,

@@ -16,8 +16,6 @@
 use candle_core::{Result, Tensor};
 use candle_nn::VarBuilder;
 
-/// Output sample rate in Hz.
-pub const SAMPLE_RATE: f32 = 24_000.0;
 /// Audio samples per F0 value: `prod(upsample_rates) · hop` = 10·6·5.
 pub const SAMPLES_PER_F0: usize = 300;
 /// Fundamental plus 8 overtones.
@@ -93,7 +91,7 @@ pub fn frame_phases(f0: &[f32]) -> Vec<[f32; HARMONICS]> {
         .map(|&f| {
             let mut row = [0.0f32; HARMONICS];
             for (h, (s, r)) in sum.iter_mut().zip(row.iter_mut()).enumerate() {
-                let cycles = f * (h + 1) as f32 / SAMPLE_RATE;
+                let cycles = f * (h + 1) as f32 / super::config::SAMPLE_RATE as f32;
                 *s += cycles - cycles.floor();
                 *r = *s * 2.0 * std::f32::consts::PI * SAMPLES_PER_F0 as f32;
             }

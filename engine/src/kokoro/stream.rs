@@ -25,6 +25,7 @@ use candle_core::{Tensor, D};
 use super::generator::pass::GeneratorPass;
 use super::generator::to_time_major;
 use super::model::{Kokoro, Prosody};
+use super::ModelError;
 
 /// Samples per decoder frame (the generator's input rate: 2 per predicted duration frame).
 pub const SAMPLES_PER_FRAME: usize = 300;
@@ -164,11 +165,8 @@ impl SegmentDecoder {
         style: &Tensor,
         speed: f32,
         plan: ChunkPlan,
-    ) -> candle_core::Result<Self> {
-        let prosody = model
-            .encoder()
-            .encode(ids, style, speed)
-            .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+    ) -> Result<Self, ModelError> {
+        let prosody = model.encoder().encode(ids, style, speed)?;
         Self::from_prosody(model, &prosody, style, plan)
     }
 
@@ -180,12 +178,10 @@ impl SegmentDecoder {
         prosody: &Prosody,
         style: &Tensor,
         plan: ChunkPlan,
-    ) -> candle_core::Result<Self> {
+    ) -> Result<Self, ModelError> {
         let acoustic = style.narrow(D::Minus1, 0, model.style_dim())?;
         let decoder = model.decoder();
-        let body = decoder
-            .body(&prosody.asr, &prosody.f0, &prosody.n, &acoustic)
-            .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        let body = decoder.body(&prosody.asr, &prosody.f0, &prosody.n, &acoustic)?;
         let generator = decoder.generator();
         let har = generator.source_spectrum(&generator.harmonic_source(&prosody.f0)?)?;
         let frames = body.dim(D::Minus1)?;

@@ -9,8 +9,8 @@
 
 use super::pytext::{is_space, strip};
 
-/// kokoro-onnx's batch limit in phonemes (characters).
-pub const MAX_PHONEMES: usize = 510;
+/// kokoro-onnx's batch limit in phonemes (characters): the model's own limit.
+pub use crate::kokoro::config::MAX_PHONEMES;
 
 const SENTENCE_MARKS: &[char] = &['.', '!', '?', '…'];
 const CLAUSE_MARKS: &[char] = &[',', ';', ':'];

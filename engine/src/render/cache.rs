@@ -19,7 +19,8 @@ use std::time::{Duration, Instant};
 
 use crate::library::{Library, RenderKey, RenderKeyParts};
 use crate::scheduler::Metrics;
-use crate::synth::{SpeechRequest, Synthesizer, SAMPLE_RATE};
+use crate::synth::{SpeechRequest, SAMPLE_RATE};
+use crate::Engine;
 
 use super::{RenderError, SentenceSource};
 
@@ -110,12 +111,7 @@ impl<S: SentenceSource> Cached<S> {
 
     /// The key of one sentence; `None` when the voice cannot be loaded (the inner source will
     /// then report that error itself).
-    fn key(
-        &self,
-        synth: &Synthesizer,
-        phonemes: &str,
-        request: &SpeechRequest,
-    ) -> Option<RenderKey> {
+    fn key(&self, engine: &Engine, phonemes: &str, request: &SpeechRequest) -> Option<RenderKey> {
         let spec = request.voice.canonical();
         let known = self
             .table_hashes
@@ -125,13 +121,13 @@ impl<S: SentenceSource> Cached<S> {
         let table_hash = if let Some(h) = known {
             h
         } else {
-            let h = RenderKey::voice_table_hash(&*synth.voice(&request.voice).ok()?);
+            let h = RenderKey::voice_table_hash(&*engine.voice(&request.voice).ok()?);
             if let Ok(mut m) = self.table_hashes.lock() {
                 m.insert(spec, h.clone());
             }
             h
         };
-        let passes: Vec<Vec<u32>> = synth
+        let passes: Vec<Vec<u32>> = engine
             .sentence_segments(phonemes)
             .into_iter()
             .map(|s| s.ids)
@@ -194,13 +190,13 @@ impl<S: SentenceSource> Cached<S> {
 impl<S: SentenceSource> SentenceSource for Cached<S> {
     fn sentence(
         &self,
-        synth: &Synthesizer,
+        engine: &Engine,
         phonemes: &str,
         request: &SpeechRequest,
     ) -> Result<Vec<f32>, RenderError> {
-        let key = self.key(synth, phonemes, request);
+        let key = self.key(engine, phonemes, request);
         self.fetch_or_render(key.as_ref(), || {
-            self.inner.sentence(synth, phonemes, request)
+            self.inner.sentence(engine, phonemes, request)
         })
     }
 }

@@ -16,11 +16,12 @@ use std::time::{Duration, Instant};
 use tempfile::NamedTempFile;
 
 use crate::audio::LoudnessMeter;
-use crate::synth::{SpeechRequest, Synthesizer, SAMPLE_RATE};
+use crate::synth::{SpeechRequest, SAMPLE_RATE};
+use crate::Engine;
 
 use super::captions::{Cue, LineMark};
-use super::plan::{LinePlan, Step};
-use super::timing;
+use super::plan::LinePlan;
+use super::timeline::{Placement, Timeline};
 use super::{Progress, RenderError, SentenceSource};
 
 /// The rendered timeline, waiting to be mastered.
@@ -37,14 +38,14 @@ pub struct Draft {
     pub compute: Duration,
 }
 
-struct Timeline<'a> {
+struct RawFile<'a> {
     out: BufWriter<&'a std::fs::File>,
     meter: LoudnessMeter,
     samples: u64,
     scratch: Vec<u8>,
 }
 
-impl Timeline<'_> {
+impl RawFile<'_> {
     fn push(&mut self, samples: &[f32], path: &Path) -> Result<(), RenderError> {
         self.meter.add(samples)?;
         self.scratch.clear();
@@ -58,8 +59,7 @@ impl Timeline<'_> {
         Ok(())
     }
 
-    fn silence(&mut self, secs: f32, path: &Path) -> Result<(), RenderError> {
-        let n = (secs.max(0.0) * SAMPLE_RATE as f32).round() as usize;
+    fn silence(&mut self, n: usize, path: &Path) -> Result<(), RenderError> {
         let zeros = [0.0f32; 4096];
         let mut left = n;
         while left > 0 {
@@ -69,15 +69,11 @@ impl Timeline<'_> {
         }
         Ok(())
     }
-
-    fn secs(&self) -> f64 {
-        self.samples as f64 / f64::from(SAMPLE_RATE)
-    }
 }
 
 /// Renders `plans` in order into a raw temporary file in `dir`.
 pub fn render_draft(
-    synth: &Synthesizer,
+    engine: &Engine,
     source: &dyn SentenceSource,
     plans: &[LinePlan],
     episode_gap: Option<f32>,
@@ -98,72 +94,48 @@ pub fn render_draft(
     let mut lines = Vec::new();
     let mut spans = Vec::new();
     let file = raw.as_file();
-    let mut tl = Timeline {
+    let mut tl = RawFile {
         out: BufWriter::with_capacity(1 << 16, file),
         meter: LoudnessMeter::new(SAMPLE_RATE)?,
         samples: 0,
         scratch: Vec::new(),
     };
-    let mut prev: Option<&LinePlan> = None;
-    for plan in plans.iter().filter(|p| !p.is_silent()) {
-        if let Some(prev) = prev {
-            tl.silence(timing::turn_gap(prev, plan, episode_gap), &raw_path)?;
-        } else if let Some(lead) = plan.lead_pause {
-            tl.silence(lead, &raw_path)?;
+    let mut walk = Timeline::new(plans, 0, episode_gap);
+    let mut line_start = 0;
+    while let Some(placement) = walk.next() {
+        if cancel.load(Ordering::Relaxed) {
+            return Err(RenderError::Cancelled);
         }
-        let line_start = tl.samples;
-        let last_speak = plan.steps.iter().rposition(|s| matches!(s, Step::Speak(_)));
-        let mut first_in_line = true;
-        for (k, step) in plan.steps.iter().enumerate() {
-            if cancel.load(Ordering::Relaxed) {
-                return Err(RenderError::Cancelled);
+        match placement {
+            Placement::Silence(n) => tl.silence(n, &raw_path)?,
+            Placement::LineStart { at, .. } => line_start = at,
+            Placement::Sentence(slot) => {
+                let request = SpeechRequest::new(&slot.plan.voice, slot.sentence.speed)?;
+                let audio = source.sentence(engine, &slot.sentence.phonemes, &request)?;
+                let placed = walk.place(&slot, &audio);
+                tl.push(&audio[placed.keep], &raw_path)?;
+                cues.push(placed.cue);
+                done += slot.sentence.phonemes.chars().count();
+                progress(&Progress {
+                    done_phonemes: done,
+                    total_phonemes: total,
+                    audio_secs: walk.secs(),
+                    elapsed: started.elapsed(),
+                    line: slot.plan.index,
+                    lines: plans.len(),
+                });
             }
-            match step {
-                Step::Silence(secs) => tl.silence(*secs, &raw_path)?,
-                Step::Speak(sentence) => {
-                    if !first_in_line && !matches!(plan.steps.get(k - 1), Some(Step::Silence(_))) {
-                        tl.silence(timing::sentence_gap(sentence.speed), &raw_path)?;
-                    }
-                    first_in_line = false;
-                    let request = SpeechRequest::new(&plan.voice, sentence.speed)?;
-                    let audio = source.sentence(synth, &sentence.phonemes, &request)?;
-                    let cut_off = plan.cut_off && Some(k) == last_speak;
-                    let keep = timing::audible_range(&audio, SAMPLE_RATE, cut_off);
-                    let start = tl.secs();
-                    tl.push(&audio[keep], &raw_path)?;
-                    cues.push(Cue {
-                        start: start + f64::from(timing::LEAD_MARGIN_SECS),
-                        end: tl.secs(),
-                        speaker: plan.speaker.clone(),
-                        text: sentence.caption.clone(),
-                        line: plan.index,
-                        source_line: plan.position.line,
-                    });
-                    done += sentence.phonemes.chars().count();
-                    progress(&Progress {
-                        done_phonemes: done,
-                        total_phonemes: total,
-                        audio_secs: tl.secs(),
-                        elapsed: started.elapsed(),
-                        line: plan.index,
-                        lines: plans.len(),
-                    });
-                }
+            Placement::LineEnd(mark) => {
+                spans.push((mark.speaker.clone(), line_start..walk.position()));
+                lines.push(mark);
             }
         }
-        lines.push(LineMark {
-            line: plan.index,
-            speaker: plan.speaker.clone(),
-            voice: plan.voice.clone(),
-            start: line_start as f64 / f64::from(SAMPLE_RATE),
-            end: tl.secs(),
-            source_line: plan.position.line,
-        });
-        spans.push((plan.speaker.clone(), line_start..tl.samples));
-        prev = Some(plan);
     }
-    // A little room after the last word, as every episode ends.
-    tl.silence(0.5, &raw_path)?;
+    debug_assert_eq!(
+        walk.position(),
+        tl.samples,
+        "the file holds what the walk placed"
+    );
     tl.out.flush().map_err(|e| RenderError::io(&raw_path, e))?;
     let samples = tl.samples;
     let loudness = tl.meter.integrated_lufs();

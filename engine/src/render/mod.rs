@@ -20,6 +20,7 @@ pub mod captions;
 pub mod draft;
 pub mod master;
 pub mod plan;
+pub mod timeline;
 pub mod timing;
 
 use std::io::Write as _;
@@ -29,10 +30,12 @@ use std::time::Duration;
 
 use crate::audio::{gain_for, AudioError, ChapterMark, Metadata, OutputFormat};
 use crate::script::Episode;
-use crate::synth::{SpeechRequest, SynthError, Synthesizer, SAMPLE_RATE};
+use crate::synth::{SpeechRequest, SynthError, SAMPLE_RATE};
+use crate::{Engine, Mode, SchedulerError};
 
 pub use captions::{CaptionFormat, ChapterSpan, Cue, LineMark, Markers};
 pub use plan::{plan_episode, LinePlan, SentencePlan, Step};
+pub use timeline::{Placed, Placement, SentenceSlot, Timeline};
 
 /// Loudness target for spoken-word podcasts (EBU R128 / AES streaming recommendation).
 pub const TARGET_LUFS: f64 = -16.0;
@@ -57,10 +60,21 @@ pub enum RenderError {
     },
     #[error("the script has no line to speak")]
     NothingToSay,
+    /// The engine's queue refused or lost the work (full, shut down).
     #[error("scheduler: {0}")]
-    Scheduler(String),
+    Scheduler(SchedulerError),
     #[error("render cancelled; no output was written")]
     Cancelled,
+}
+
+impl From<SchedulerError> for RenderError {
+    /// A model error keeps its kind (an input error stays one); the queue's own are `Scheduler`.
+    fn from(e: SchedulerError) -> Self {
+        match e {
+            SchedulerError::Synth(e) => Self::Synth(e),
+            other => Self::Scheduler(other),
+        }
+    }
 }
 
 impl RenderError {
@@ -118,54 +132,26 @@ pub trait SentenceSource: Sync {
     /// 24 kHz audio of one sentence of phonemes.
     fn sentence(
         &self,
-        synth: &Synthesizer,
+        engine: &Engine,
         phonemes: &str,
         request: &SpeechRequest,
     ) -> Result<Vec<f32>, RenderError>;
 }
 
-/// Straight from the model: one Kokoro pass per sentence.
-pub struct Direct;
+/// From the model: one Kokoro pass per sentence, through the engine's scheduler as offline
+/// work, so an export running beside the studio or the API yields to anyone listening (and a
+/// CLI render, alone in its process, runs at full speed). Whole segments, exactly.
+pub struct FromModel;
 
-impl SentenceSource for Direct {
+impl SentenceSource for FromModel {
     fn sentence(
         &self,
-        synth: &Synthesizer,
+        engine: &Engine,
         phonemes: &str,
         request: &SpeechRequest,
     ) -> Result<Vec<f32>, RenderError> {
-        Ok(synth.render_segments(synth.sentence_segments(phonemes), request)?)
-    }
-}
-
-/// Through the shared [`Scheduler`](crate::scheduler::Scheduler) as offline work, so an export
-/// running beside the studio or the API yields to anyone listening.
-pub struct Scheduled(pub crate::scheduler::Scheduler);
-
-impl SentenceSource for Scheduled {
-    fn sentence(
-        &self,
-        synth: &Synthesizer,
-        phonemes: &str,
-        request: &SpeechRequest,
-    ) -> Result<Vec<f32>, RenderError> {
-        use crate::scheduler::{Mode, SchedulerError, StreamEvent};
-        let segments = synth.sentence_segments(phonemes);
-        let mut handle = self
-            .0
-            .submit(segments, request.clone(), Mode::Offline)
-            .map_err(|e| match e {
-                SchedulerError::Synth(e) => RenderError::Synth(e),
-                other => RenderError::Scheduler(other.to_string()),
-            })?;
-        let mut out = Vec::new();
-        while let Some(event) = handle.blocking_next() {
-            match event {
-                StreamEvent::Audio { samples, .. } => out.extend_from_slice(&samples),
-                StreamEvent::Failed(message) => return Err(RenderError::Scheduler(message)),
-            }
-        }
-        Ok(out)
+        let segments = engine.sentence_segments(phonemes);
+        Ok(engine.render_segments(segments, request, Mode::Offline)?)
     }
 }
 
@@ -230,7 +216,7 @@ impl RenderReport {
 
 /// Renders `episode` to `dest` (and the files beside it that `options` asks for).
 pub fn render_episode(
-    synth: &Synthesizer,
+    engine: &Engine,
     source: &dyn SentenceSource,
     episode: &Episode,
     dest: &Path,
@@ -248,7 +234,7 @@ pub fn render_episode(
         _ => PathBuf::from("."),
     };
     let draft = draft::render_draft(
-        synth,
+        engine,
         source,
         &plans,
         episode.settings.gap_secs,

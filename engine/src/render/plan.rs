@@ -13,7 +13,8 @@
 
 use crate::phonemes::{Language, Phonemizer};
 use crate::script::{Episode, Line, Piece, Position};
-use crate::synth::{speakable_text, SPEED_RANGE};
+use crate::segments::speakable_text;
+use crate::synth::SPEED_RANGE;
 use crate::text::{self, Dialect};
 use crate::voice::VoiceSpec;
 
@@ -186,7 +187,7 @@ fn flush(
     if run.text.trim().is_empty() {
         return Ok(());
     }
-    let speed = speed.clamp(SPEED_RANGE.0, SPEED_RANGE.1);
+    let speed = speed.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end());
     for range in text::split_sentences(&run.text) {
         let source = &run.text[range];
         let caption = caption_of(source, &run.ipa);

@@ -1,14 +1,17 @@
-//! One scheduler owns the model and serves everyone: studio playback, exports and HTTP clients.
+//! One scheduler owns the model and serves everyone: studio playback, exports, HTTP clients,
+//! and background work (voice-matching probes, cast checks).
 //!
 //! A request is a stream of segments (sentence groups, one Kokoro pass each). A single named
-//! thread runs the model; before each segment it asks [`policy::pick`] which stream is most
+//! thread loads the model and is the only one that ever runs it ([`Scheduler::start`] takes a
+//! loader that runs on that thread, and the model type is not `Send`); before each segment it asks [`policy::pick`] which stream is most
 //! urgent — a stream that has sent nothing yet, or whose listener is about to run out of audio —
 //! so a new request's first (short) segment overtakes the later segments of streams that are
 //! comfortably ahead, but never makes a playing stream run dry: the model thread keeps a running
 //! estimate of what a segment costs, and the policy admits a new stream only when every started
 //! one can still be served in time after it. Everything CPU-side that is not the model (text normalisation and
-//! phonemes in [`Scheduler::submit_text`], output encoding in the consumer) runs on the
-//! caller's threads, concurrently with the model.
+//! phonemes in [`crate::segments`], output encoding in the consumer) runs on the caller's
+//! threads, concurrently with the model. Background streams run only when nothing interactive
+//! is runnable, before exports.
 //!
 //! Each stream's audio goes through a bounded channel to a [`StreamHandle`]. Audio that the
 //! consumer has not taken counts against the stream's high watermark: above it the stream is
@@ -48,16 +51,21 @@ use tokio::sync::mpsc;
 
 use crate::kokoro::stream::{ChunkPlan, SegmentDecoder};
 
-use crate::synth::{Segment, SpeechRequest, SynthError, Synthesizer, SAMPLE_RATE};
+use crate::segments::Segment;
+use crate::synth::{SpeechRequest, SynthError, Synthesizer, SAMPLE_RATE};
 use cost::CostModel;
 
 pub use metrics::Metrics;
 pub use policy::{Mode, Policy};
 
-/// What the scheduler needs from a model: segments for a text, and a job that yields a
-/// segment's audio chunk by chunk.
-pub trait SegmentModel: Send + Sync + 'static {
-    fn segments(&self, text: &str, request: &SpeechRequest) -> Result<Vec<Segment>, SynthError>;
+/// What the scheduler needs from a model: a job that yields a segment's audio chunk by chunk.
+/// The model lives on the model thread alone (no `Send` bound: it is made there by the loader
+/// given to [`Scheduler::start`]); its jobs are `Send` only so the shared queue can hold them.
+pub(crate) trait SegmentModel {
+    /// The device the model runs on.
+    fn device(&self) -> candle_core::Device {
+        candle_core::Device::Cpu
+    }
     /// Starts `segment`: runs everything before its generator (the encoder). With a
     /// `first_window` (decoder frames) the job yields the audio in windows, that one first and
     /// then growing ones (first audio early, approximate); without, in one chunk, exactly as
@@ -84,11 +92,11 @@ pub trait SegmentModel: Send + Sync + 'static {
 }
 
 /// A segment to begin, its request, and its first window (see [`SegmentModel::begin`]).
-pub type BeginItem<'a> = (&'a Segment, &'a SpeechRequest, Option<usize>);
+pub(crate) type BeginItem<'a> = (&'a Segment, &'a SpeechRequest, Option<usize>);
 
 /// A segment being decoded: one scheduling step runs one piece of work, and some pieces finish
 /// a chunk of audio.
-pub trait SegmentJob: Send {
+pub(crate) trait SegmentJob: Send {
     /// Runs the next piece of work: the 24 kHz audio of a chunk when this piece finished one,
     /// `None` when the chunk needs more pieces.
     fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError>;
@@ -103,9 +111,8 @@ pub trait SegmentJob: Send {
 }
 
 impl SegmentModel for Synthesizer {
-    fn segments(&self, text: &str, request: &SpeechRequest) -> Result<Vec<Segment>, SynthError> {
-        self.voice(&request.voice)?;
-        Synthesizer::segments(self, text, request)
+    fn device(&self) -> candle_core::Device {
+        Synthesizer::device(self).clone()
     }
 
     fn begin(
@@ -148,7 +155,7 @@ fn plan_for(first_window: Option<usize>) -> ChunkPlan {
 
 impl SegmentJob for SegmentDecoder {
     fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
-        Ok(SegmentDecoder::advance(self)?)
+        Ok(SegmentDecoder::advance(self).map_err(crate::kokoro::ModelError::from)?)
     }
 
     fn is_done(&self) -> bool {
@@ -217,8 +224,16 @@ pub enum SchedulerError {
     Synth(#[from] SynthError),
 }
 
+impl SchedulerError {
+    /// True when the caller's input was at fault (bad text, voice, speed), not the engine.
+    #[must_use]
+    pub fn is_input_error(&self) -> bool {
+        matches!(self, Self::Synth(e) if e.is_input_error())
+    }
+}
+
 /// What a stream's consumer receives; the channel closing means the stream is complete.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub enum StreamEvent {
     /// 24 kHz mono audio: a chunk of segment `segment`; `segment_end` on its last chunk.
     Audio {
@@ -226,8 +241,9 @@ pub enum StreamEvent {
         segment: usize,
         segment_end: bool,
     },
-    /// The stream stopped with this error (after any audio already sent).
-    Failed(String),
+    /// The stream stopped with this error (after any audio already sent); the error keeps
+    /// its kind, so an input error (a segment too long for the model) stays one.
+    Failed(SynthError),
 }
 
 /// State shared by a stream's consumer and the model thread.
@@ -261,6 +277,18 @@ struct State {
     next_id: u64,
     shutdown: bool,
     cost: CostModel,
+    /// Whole-model tasks (benchmarks) waiting to run between two steps.
+    tasks: std::collections::VecDeque<Task>,
+}
+
+/// A closure the model thread runs with the model, between two steps (see
+/// [`Scheduler::run_on_model`]).
+type Task = Box<dyn FnOnce(&dyn SegmentModel) + Send>;
+
+/// What the model thread does next.
+enum Next {
+    Step(Vec<Claim>, Vec<Work>),
+    Task(Task),
 }
 
 struct Shared {
@@ -268,7 +296,6 @@ struct Shared {
     wake: Condvar,
     metrics: Arc<Metrics>,
     config: SchedulerConfig,
-    model: Arc<dyn SegmentModel>,
 }
 
 impl Shared {
@@ -289,36 +316,62 @@ impl Drop for Owner {
     }
 }
 
-/// The handle everyone shares (cheap to clone).
+/// The queue in front of the model thread (cheap to clone); [`crate::Engine`] holds it.
 #[derive(Clone)]
-pub struct Scheduler {
+pub(crate) struct Scheduler {
     shared: Arc<Shared>,
     _owner: Arc<Owner>,
 }
 
 impl Scheduler {
-    /// Starts the model thread.
-    pub fn start(model: Arc<dyn SegmentModel>, config: SchedulerConfig) -> std::io::Result<Self> {
+    /// Starts the model thread, which runs `load` to make the model and then serves streams
+    /// with it until the last handle is dropped. Returns once the model is loaded, with the
+    /// model's device; a load error is returned as it is.
+    pub(crate) fn start<L>(
+        load: L,
+        config: SchedulerConfig,
+    ) -> Result<(Self, candle_core::Device), SynthError>
+    where
+        L: FnOnce() -> Result<Box<dyn SegmentModel>, SynthError> + Send + 'static,
+    {
         let shared = Arc::new(Shared {
             state: Mutex::new(State {
                 streams: Vec::new(),
                 next_id: 0,
                 shutdown: false,
                 cost: CostModel::default(),
+                tasks: std::collections::VecDeque::new(),
             }),
             wake: Condvar::new(),
             metrics: Arc::new(Metrics::default()),
             config,
-            model,
         });
         let worker = Arc::clone(&shared);
+        let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(1);
         std::thread::Builder::new()
             .name("banter-model".into())
-            .spawn(move || run(&worker))?;
-        Ok(Self {
-            _owner: Arc::new(Owner(Arc::clone(&shared))),
-            shared,
-        })
+            .spawn(move || match load() {
+                Ok(model) => {
+                    let _ = ready_tx.send(Ok(model.device()));
+                    run(&worker, model.as_ref());
+                }
+                Err(e) => {
+                    let _ = ready_tx.send(Err(e));
+                }
+            })
+            .map_err(SynthError::Start)?;
+        let device = ready_rx.recv().map_err(|_| {
+            SynthError::Start(std::io::Error::other(
+                "the model thread stopped while loading",
+            ))
+        })??;
+        Ok((
+            Self {
+                _owner: Arc::new(Owner(Arc::clone(&shared))),
+                shared,
+            },
+            device,
+        ))
     }
 
     #[must_use]
@@ -326,20 +379,31 @@ impl Scheduler {
         Arc::clone(&self.shared.metrics)
     }
 
+    /// Runs `f` with the model on the model thread, between two steps, and waits for its
+    /// result. Every stream waits while it runs: for measurements of the model itself (the
+    /// batch benchmark), never for serving.
+    pub(crate) fn run_on_model<T, F>(&self, f: F) -> Result<T, SchedulerError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&dyn SegmentModel) -> T + Send + 'static,
+    {
+        let (tx, rx) = std::sync::mpsc::sync_channel(1);
+        {
+            let mut st = self.shared.lock();
+            if st.shutdown {
+                return Err(SchedulerError::Shutdown);
+            }
+            st.tasks.push_back(Box::new(move |model| {
+                let _ = tx.send(f(model));
+            }));
+        }
+        self.shared.wake.notify_all();
+        rx.recv().map_err(|_| SchedulerError::Shutdown)
+    }
+
     #[must_use]
     pub fn config(&self) -> SchedulerConfig {
         self.shared.config
-    }
-
-    /// Phonemizes `text` on the calling thread, then queues it.
-    pub fn submit_text(
-        &self,
-        text: &str,
-        request: SpeechRequest,
-        mode: Mode,
-    ) -> Result<StreamHandle, SchedulerError> {
-        let segments = self.shared.model.segments(text, &request)?;
-        self.submit(segments, request, mode)
     }
 
     /// Queues already-made segments. Interactive streams are decoded in windows when the
@@ -450,6 +514,19 @@ impl StreamHandle {
         event
     }
 
+    /// Every chunk, concatenated, waiting for the end (not from inside an async runtime); the
+    /// stream's own error if it failed.
+    pub fn collect(mut self) -> Result<Vec<f32>, SchedulerError> {
+        let mut out = Vec::new();
+        while let Some(event) = self.blocking_next() {
+            match event {
+                StreamEvent::Audio { samples, .. } => out.extend_from_slice(&samples),
+                StreamEvent::Failed(e) => return Err(e.into()),
+            }
+        }
+        Ok(out)
+    }
+
     fn taken(&self, event: Option<&StreamEvent>) {
         if let Some(StreamEvent::Audio { samples, .. }) = event {
             let us = samples_us(samples.len());
@@ -535,19 +612,20 @@ struct Claim {
 }
 
 /// The model thread.
-fn run(shared: &Shared) {
+fn run(shared: &Shared, model: &dyn SegmentModel) {
     let metrics = &shared.metrics;
-    let limit = shared
-        .config
-        .max_batch
-        .min(shared.model.batch_limit())
-        .max(1);
+    let limit = shared.config.max_batch.min(model.batch_limit()).max(1);
     loop {
-        let Some((claims, works)) = next_claims(shared, limit) else {
-            return;
+        let (claims, works) = match next_claims(shared, limit) {
+            None => return,
+            Some(Next::Task(task)) => {
+                task(model);
+                continue;
+            }
+            Some(Next::Step(claims, works)) => (claims, works),
         };
         let started = Instant::now();
-        let results = run_works(shared.model.as_ref(), works, &claims);
+        let results = run_works(model, works, &claims);
         let busy = started.elapsed();
         let mut st = shared.lock();
         if results.iter().any(Result::is_ok) {
@@ -593,12 +671,15 @@ fn run(shared: &Shared) {
 /// Waits until the policy picks something, then takes its work — and, when it is an encoder
 /// and `limit` allows, the encoders of equally urgent streams to batch with it. `None` on
 /// shutdown.
-fn next_claims(shared: &Shared, limit: usize) -> Option<(Vec<Claim>, Vec<Work>)> {
+fn next_claims(shared: &Shared, limit: usize) -> Option<Next> {
     let cfg = shared.config;
     let mut st = shared.lock();
     let (choice, mates) = loop {
         if st.shutdown {
             return None;
+        }
+        if let Some(task) = st.tasks.pop_front() {
+            return Some(Next::Task(task));
         }
         prune_and_throttle(&mut st, shared);
         let now = Instant::now();
@@ -638,7 +719,7 @@ fn next_claims(shared: &Shared, limit: usize) -> Option<(Vec<Claim>, Vec<Work>)>
             index: e.next,
         });
     }
-    Some((claims, works))
+    Some(Next::Step(claims, works))
 }
 
 /// Runs a step: one stream's work, or several streams' encoders in one batched pass.
@@ -737,7 +818,7 @@ fn settle(st: &mut State, metrics: &Metrics, claim: &Claim, result: Result<Step,
         }
         Err(err) => {
             let e = st.streams.remove(pos);
-            let _ = e.tx.try_send(StreamEvent::Failed(err.to_string()));
+            let _ = e.tx.try_send(StreamEvent::Failed(err));
             Metrics::add(&metrics.failed, 1);
         }
     }

@@ -15,19 +15,26 @@
 //! waiting for a gap as long as its whole first audio. Without the check a burst of arrivals
 //! makes every playing stream stutter (each first segment overtaking them), which the load
 //! benchmark showed: better viability for FIFO than for "new first". Once nothing new is
-//! waiting, started interactive streams go earliest deadline first, then offline work
-//! (exports), oldest first.
+//! waiting, started interactive streams go earliest deadline first, then background work
+//! (voice-matching probes, cast checks: short, and someone is waiting for the answer), then
+//! offline work (exports), each oldest first.
 //! Streams whose listener has not taken what was sent (above the high watermark) are skipped
 //! until they drain below the low watermark: backpressure.
 
 use std::time::{Duration, Instant};
 
-/// Interactive streams are listened to as they arrive; offline ones (exports) only want
-/// throughput and yield to anything interactive that is pressing.
+/// The priority class of a stream. Interactive streams are listened to as they arrive;
+/// background and offline work only wants throughput, and runs only when no interactive stream
+/// is runnable (so it never delays a playing one by more than the one step under way).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Mode {
+    /// Someone is listening as it arrives: playback, previews, the HTTP API.
     Interactive,
+    /// Exports and CLI renders: the whole file matters, not the first audio.
     Offline,
+    /// Work nobody listens to, whose answer a user waits for: voice-matching probes and cast
+    /// checks. Before exports, after anything interactive.
+    Background,
 }
 
 /// How the scheduler orders work.
@@ -115,10 +122,17 @@ pub fn pick(
     if let Some(&(i, _, _)) = started.first() {
         return Some(i);
     }
-    // 3. Offline, oldest first.
+    // 3. Background, then offline, each oldest first (no interactive stream is runnable, or
+    //    the new ones may not be admitted yet and no started one is due: either way the
+    //    policy decides again after this one step).
+    let rank = |s: &StreamView| match s.mode {
+        Mode::Interactive => 0,
+        Mode::Background => 1,
+        Mode::Offline => 2,
+    };
     candidates
         .iter()
-        .min_by_key(|(_, s)| s.arrived)
+        .min_by_key(|(_, s)| (rank(s), s.arrived))
         .map(|(i, _)| *i)
 }
 
@@ -158,7 +172,7 @@ pub fn encoder_mates(
     };
     let urgent = |s: &StreamView| match first.mode {
         Mode::Interactive => s.mode == Mode::Interactive && s.is_pressing(now, margin),
-        Mode::Offline => s.mode == Mode::Offline,
+        other => s.mode == other,
     };
     if first.mode == Mode::Interactive && !first.is_pressing(now, margin) {
         return Vec::new();
@@ -289,6 +303,33 @@ mod tests {
             pick(&[cheap, playing, second], now, margin, Policy::Pressing),
             Some(1)
         );
+    }
+
+    #[test]
+    fn background_work_comes_after_listeners_and_before_exports() {
+        let t0 = Instant::now();
+        let now = t0 + Duration::from_secs(5);
+        let margin = Duration::from_secs(1);
+        let export = view(Mode::Offline, t0);
+        let probe = view(Mode::Background, t0 + Duration::from_secs(1));
+        let listening = view(Mode::Interactive, now);
+        assert_eq!(
+            pick(&[export, probe, listening], now, margin, Policy::Pressing),
+            Some(2),
+            "a listener first"
+        );
+        assert_eq!(
+            pick(&[export, probe], now, margin, Policy::Pressing),
+            Some(1),
+            "a probe someone waits for before an older export"
+        );
+        // Background encoders batch with background ones only.
+        let mut a = probe;
+        a.encoding = true;
+        let mut e = export;
+        e.encoding = true;
+        assert!(encoder_mates(&[a, e], 0, now, margin, 4).is_empty());
+        assert_eq!(encoder_mates(&[a, e, a], 0, now, margin, 4), vec![2]);
     }
 
     #[test]

@@ -122,20 +122,39 @@ impl SegmentJob for FakeJob {
     }
 }
 
-/// The scheduler holds the model as `Arc<dyn SegmentModel>`; jobs need their own handle.
+/// The model thread owns the model as a `Box<dyn SegmentModel>`; jobs and the tests need their
+/// own handle to the fake.
 struct Shared(Arc<FakeModel>);
 
-impl SegmentModel for Shared {
-    fn segments(&self, text: &str, _: &SpeechRequest) -> Result<Vec<Segment>, SynthError> {
-        Ok(text
+/// The tests' texts are segment names separated by `|`.
+trait SubmitText {
+    fn submit_text(
+        &self,
+        text: &str,
+        request: SpeechRequest,
+        mode: Mode,
+    ) -> Result<StreamHandle, SchedulerError>;
+}
+
+impl SubmitText for Scheduler {
+    fn submit_text(
+        &self,
+        text: &str,
+        request: SpeechRequest,
+        mode: Mode,
+    ) -> Result<StreamHandle, SchedulerError> {
+        let segments = text
             .split('|')
             .map(|p| Segment {
                 phonemes: p.to_owned(),
                 ids: vec![1],
             })
-            .collect())
+            .collect();
+        self.submit(segments, request, mode)
     }
+}
 
+impl SegmentModel for Shared {
     fn batch_limit(&self) -> usize {
         self.0.batch
     }
@@ -189,7 +208,9 @@ impl SegmentModel for Shared {
 }
 
 fn start(model: &Arc<FakeModel>, cfg: SchedulerConfig) -> Scheduler {
-    Scheduler::start(Arc::new(Shared(Arc::clone(model))), cfg).expect("start")
+    let model = Arc::clone(model);
+    let load = move || -> Result<Box<dyn SegmentModel>, SynthError> { Ok(Box::new(Shared(model))) };
+    Scheduler::start(load, cfg).expect("start").0
 }
 
 fn request() -> SpeechRequest {

@@ -34,7 +34,7 @@ use super::cast::{
 use super::error::{ScriptError, ScriptErrorKind};
 use super::format::ScriptFormat;
 use super::model::{Position, Settings, Warning};
-use super::pieces::{parse_pause, parse_rate, SPEED_RANGE};
+use super::pieces::{parse_pause, parse_rate, WRITTEN_SPEED_RANGE};
 use super::source::{column_of, SourceLine};
 
 /// What a header says.
@@ -205,8 +205,8 @@ fn front_matter(
                 s.speed = Some(parse_rate(v).ok_or_else(|| {
                     bad(&format!(
                         "a number from {} to {}",
-                        SPEED_RANGE.start(),
-                        SPEED_RANGE.end()
+                        WRITTEN_SPEED_RANGE.start(),
+                        WRITTEN_SPEED_RANGE.end()
                     ))
                 })?);
             }

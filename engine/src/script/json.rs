@@ -27,7 +27,7 @@ use super::cast::{parse_voice_value, speaker_key, CastEntry, VoiceValueError};
 use super::draft::Draft;
 use super::error::{ScriptError, ScriptErrorKind};
 use super::model::{Position, Warning};
-use super::pieces::{parse_pause, TextStyle, SPEED_RANGE};
+use super::pieces::{parse_pause, TextStyle, WRITTEN_SPEED_RANGE};
 use super::source::Segment;
 
 /// Maps byte offsets of the JSON text to positions in the file.
@@ -275,7 +275,7 @@ impl<'a> Parser<'a, '_> {
             "speed" => {
                 let speed: f32 = serde_json::from_str(value.get())
                     .ok()
-                    .filter(|s| SPEED_RANGE.contains(s))
+                    .filter(|s| WRITTEN_SPEED_RANGE.contains(s))
                     .ok_or_else(|| bad(self, "a number from 0.25 to 4"))?;
                 self.draft.header.settings.speed = Some(speed);
             }
@@ -343,7 +343,7 @@ impl<'a> Parser<'a, '_> {
                 value,
             }),
         })?;
-        if let Some(s) = speed.filter(|s| !SPEED_RANGE.contains(s)) {
+        if let Some(s) = speed.filter(|s| !WRITTEN_SPEED_RANGE.contains(s)) {
             return Err(error(ScriptErrorKind::BadSpeed {
                 speaker: name.to_owned(),
                 value: s.to_string(),

@@ -51,7 +51,7 @@ pub use error::{ScriptError, ScriptErrorKind};
 pub use format::{ScriptFormat, UnknownFormatName};
 pub use lexicon::{Lexicon, Pronunciation};
 pub use model::{Chapter, Line, Piece, Position, Settings, StageDirection, Warning};
-pub use pieces::{MAX_PAUSE_SECS, SPEED_RANGE};
+pub use pieces::{MAX_PAUSE_SECS, WRITTEN_SPEED_RANGE};
 pub use source::{decode_script_bytes, MAX_SCRIPT_BYTES};
 
 use cast::check_voice_spelling;

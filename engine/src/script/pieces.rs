@@ -11,7 +11,7 @@ use super::model::{collapse_whitespace, Piece, Position, Warning};
 use super::source::Segment;
 
 /// Fastest and slowest speeds a script may ask for (Kokoro-FastAPI's bounds).
-pub const SPEED_RANGE: std::ops::RangeInclusive<f32> = 0.25..=4.0;
+pub const WRITTEN_SPEED_RANGE: std::ops::RangeInclusive<f32> = 0.25..=4.0;
 /// Longest pause a directive may ask for, in seconds.
 pub const MAX_PAUSE_SECS: f32 = 60.0;
 
@@ -169,8 +169,8 @@ fn directive(inner: &str) -> Option<Result<Piece, String>> {
                 .ok_or_else(|| {
                     format!(
                         "the rate must be a number from {} to {}, such as `[rate:1.2]`",
-                        SPEED_RANGE.start(),
-                        SPEED_RANGE.end()
+                        WRITTEN_SPEED_RANGE.start(),
+                        WRITTEN_SPEED_RANGE.end()
                     )
                 }),
         ),
@@ -196,11 +196,13 @@ pub(crate) fn parse_pause(value: &str) -> Result<f32, String> {
     }
 }
 
-/// `1.2` or `1.2x` → 1.2, within [`SPEED_RANGE`].
+/// `1.2` or `1.2x` → 1.2, within [`WRITTEN_SPEED_RANGE`].
 pub(crate) fn parse_rate(value: &str) -> Option<f32> {
     let v = value.trim();
     let v = v.strip_suffix(['x', 'X']).unwrap_or(v).trim();
-    v.parse::<f32>().ok().filter(|r| SPEED_RANGE.contains(r))
+    v.parse::<f32>()
+        .ok()
+        .filter(|r| WRITTEN_SPEED_RANGE.contains(r))
 }
 
 fn push_direction(out: &mut Vec<Piece>, text: &mut String, inner: &[char], style: TextStyle) {

@@ -11,7 +11,7 @@ use super::resolve::resolve_voice;
 use super::VoiceMatchError;
 use crate::library::Library;
 use crate::speaker::Embedding;
-use crate::synth::Synthesizer;
+use crate::Engine;
 
 /// Two voices at or above this similarity are flagged as hard to tell apart.
 ///
@@ -84,7 +84,7 @@ pub fn close_voices(cast: &[(String, String, Embedding)], threshold: f32) -> Vec
 /// its probe once, then from the library) and returns the pairs at or above `threshold`.
 pub fn check_cast(
     embedder: &VoiceEmbedder,
-    synth: &Synthesizer,
+    engine: &Engine,
     library: &Library,
     cast: &[(String, String)],
     threshold: f32,
@@ -95,8 +95,8 @@ pub fn check_cast(
         let embedding = if let Some(e) = by_voice.get(voice.as_str()) {
             *e
         } else {
-            let spec = resolve_voice(Some(library), synth, voice)?;
-            let (e, _) = embedder.voice_embedding(library, synth, &spec)?;
+            let spec = resolve_voice(Some(library), engine, voice)?;
+            let (e, _) = embedder.voice_embedding(library, engine, &spec)?;
             by_voice.insert(voice, e);
             e
         };

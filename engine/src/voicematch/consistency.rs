@@ -18,8 +18,8 @@ use super::VoiceMatchError;
 use crate::audio::decode::{decode_file, DecodeOptions};
 use crate::library::Library;
 use crate::speaker::{Embedding, SAMPLE_RATE as ENCODER_RATE};
-use crate::synth::Synthesizer;
 use crate::voice::VoiceSpec;
+use crate::Engine;
 
 /// Below this similarity a line is flagged whatever the rest scores. Measured: a voice's own
 /// speech scores about 0.97 against its probe (10 s; a few seconds score lower), two different
@@ -125,7 +125,7 @@ pub fn read_markers(path: &Path) -> Result<Vec<MarkedLine>, VoiceMatchError> {
 /// Scores each line of 16 kHz `audio` against its voice's probe embedding.
 pub fn score_lines(
     embedder: &VoiceEmbedder,
-    synth: &Synthesizer,
+    engine: &Engine,
     library: &Library,
     audio_16k: &[f32],
     lines: &[MarkedLine],
@@ -141,7 +141,7 @@ pub fn score_lines(
                 *e
             } else {
                 let spec = VoiceSpec::parse(&line.voice).map_err(crate::synth::SynthError::from)?;
-                let (e, _) = embedder.voice_embedding(library, synth, &spec)?;
+                let (e, _) = embedder.voice_embedding(library, engine, &spec)?;
                 voices.insert(line.voice.clone(), e);
                 e
             };
@@ -168,7 +168,7 @@ pub fn score_lines(
 /// Checks a rendered episode: `audio` and the markers JSON written beside it.
 pub fn check_render(
     embedder: &VoiceEmbedder,
-    synth: &Synthesizer,
+    engine: &Engine,
     library: &Library,
     audio: &Path,
     markers: &Path,
@@ -181,7 +181,7 @@ pub fn check_render(
             max_secs: None,
         },
     )?;
-    let scores = score_lines(embedder, synth, library, &decoded.samples, &lines)?;
+    let scores = score_lines(embedder, engine, library, &decoded.samples, &lines)?;
     Ok(flag_outliers(scores, SCORE_FLOOR))
 }
 

@@ -22,8 +22,9 @@ use crate::speaker::{
     Embedding, SpeakerEncoder, SpeakerError, EMBEDDING_DIM, ENCODER_ID, ENCODER_VERSION,
     SAMPLE_RATE as ENCODER_RATE,
 };
-use crate::synth::{SpeechRequest, Synthesizer, SAMPLE_RATE};
+use crate::synth::{SpeechRequest, SAMPLE_RATE};
 use crate::voice::VoiceSpec;
+use crate::{Engine, Mode};
 
 /// Whether an embedding came from the library or was computed now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -171,10 +172,10 @@ impl VoiceEmbedder {
     pub fn voice_embedding(
         &self,
         library: &Library,
-        synth: &Synthesizer,
+        engine: &Engine,
         spec: &VoiceSpec,
     ) -> Result<(Embedding, CacheUse), VoiceMatchError> {
-        let table = synth.voice(spec)?;
+        let table = engine.voice(spec)?;
         let key = probe_key(
             &crate::library::RenderKey::voice_table_hash(&table),
             spec.language().espeak_code(),
@@ -189,7 +190,9 @@ impl VoiceEmbedder {
             speed: 1.0,
             language: None,
         };
-        let audio = synth.synthesize(PROBE_TEXT, &request)?;
+        // Background work: a probe never delays anyone listening, and it is decoded whole, so
+        // the same voice always gives the same embedding.
+        let audio = engine.synthesize(PROBE_TEXT, &request, Mode::Background)?;
         let embedding = self.embed_audio(&audio, SAMPLE_RATE)?;
         let secs = audio.len() as f64 / f64::from(SAMPLE_RATE);
         library.put_embedding(&key, embedding.as_slice(), secs, SAMPLE_RATE)?;

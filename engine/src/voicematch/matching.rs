@@ -16,8 +16,8 @@ use super::search::{recipe, BlendSearch, Terms, DEFAULT_RENDERS};
 use super::VoiceMatchError;
 use crate::library::{Library, NewVoice, Voice, VoiceKind};
 use crate::script::{ENGLISH_FEMALE, ENGLISH_MALE};
-use crate::synth::Synthesizer;
 use crate::voice::{StockVoice, VoiceSpec};
+use crate::Engine;
 
 /// How to match.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -81,20 +81,20 @@ pub struct VoiceMatch {
 /// Matches the clip at `clip` (see the module docs).
 pub fn match_voice(
     embedder: &VoiceEmbedder,
-    synth: &Synthesizer,
+    engine: &Engine,
     library: &Library,
     clip: &Path,
     options: &MatchOptions,
     progress: &mut dyn FnMut(&MatchEvent),
 ) -> Result<VoiceMatch, VoiceMatchError> {
-    let candidates = candidates(synth, options.candidates.as_deref())?;
+    let candidates = candidates(engine, options.candidates.as_deref())?;
     let target = embedder.embed_clip(library, clip)?;
     progress(&MatchEvent::ClipEmbedded(Box::new(target.clone())));
     let mut stock = Vec::with_capacity(candidates.len());
     let mut renders = 0;
     for (done, name) in candidates.iter().enumerate() {
         let spec = VoiceSpec::parse(name).map_err(crate::synth::SynthError::from)?;
-        let (embedding, cache) = embedder.voice_embedding(library, synth, &spec)?;
+        let (embedding, cache) = embedder.voice_embedding(library, engine, &spec)?;
         renders += usize::from(cache == CacheUse::Miss);
         stock.push((name.clone(), embedding.cosine(&target.embedding)));
         progress(&MatchEvent::Stock {
@@ -107,7 +107,7 @@ pub fn match_voice(
     stock.sort_by(|a, b| b.1.total_cmp(&a.1));
     let mut search = BlendSearch::new(stock.clone(), options.max_renders);
     while let Some(terms) = search.next_candidate() {
-        let (similarity, cache) = score(embedder, synth, library, &terms, &target)?;
+        let (similarity, cache) = score(embedder, engine, library, &terms, &target)?;
         renders += usize::from(cache == CacheUse::Miss);
         search.record(&terms, similarity);
         progress(&MatchEvent::Blend {
@@ -137,23 +137,20 @@ pub fn match_voice(
 
 fn score(
     embedder: &VoiceEmbedder,
-    synth: &Synthesizer,
+    engine: &Engine,
     library: &Library,
     terms: &Terms,
     target: &ClipEmbedding,
 ) -> Result<(f32, CacheUse), VoiceMatchError> {
     let spec = VoiceSpec::parse(&recipe(terms)).map_err(crate::synth::SynthError::from)?;
-    let (embedding, cache) = embedder.voice_embedding(library, synth, &spec)?;
+    let (embedding, cache) = embedder.voice_embedding(library, engine, &spec)?;
     Ok((embedding.cosine(&target.embedding), cache))
 }
 
 /// The stock voices to compare with: those asked for (each must be installed), else every
 /// installed English one.
-fn candidates(
-    synth: &Synthesizer,
-    asked: Option<&[String]>,
-) -> Result<Vec<String>, VoiceMatchError> {
-    let installed: Vec<String> = synth.stock_voices().into_iter().map(|v| v.name).collect();
+fn candidates(engine: &Engine, asked: Option<&[String]>) -> Result<Vec<String>, VoiceMatchError> {
+    let installed: Vec<String> = engine.stock_voices().into_iter().map(|v| v.name).collect();
     let list: Vec<String> = match asked {
         Some(names) => {
             for n in names {
@@ -185,13 +182,13 @@ fn candidates(
 /// a note saying what it is.
 pub fn save_match(
     library: &Library,
-    synth: &Synthesizer,
+    engine: &Engine,
     name: &str,
     clip: &Path,
     found: &VoiceMatch,
 ) -> Result<Voice, VoiceMatchError> {
     let spec = VoiceSpec::parse(&found.recipe).map_err(crate::synth::SynthError::from)?;
-    let table = synth.voice(&spec)?;
+    let table = engine.voice(&spec)?;
     let heaviest = spec
         .terms
         .iter()

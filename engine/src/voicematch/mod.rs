@@ -59,6 +59,8 @@ pub enum VoiceMatchError {
     Library(#[from] LibraryError),
     #[error(transparent)]
     Synth(#[from] SynthError),
+    #[error(transparent)]
+    Scheduler(#[from] crate::SchedulerError),
     #[error("resampling a rendered probe for the speaker encoder: {0}")]
     Resample(#[from] AudioError),
     #[error("cannot read {}: {source}", path.display())]
@@ -93,6 +95,7 @@ impl VoiceMatchError {
         match self {
             Self::Decode(e) => !matches!(e, DecodeError::Io { .. }),
             Self::Synth(e) => e.is_input_error(),
+            Self::Scheduler(e) => e.is_input_error(),
             Self::Silence { .. }
             | Self::TooLittleSpeech { .. }
             | Self::NoCandidates { .. }

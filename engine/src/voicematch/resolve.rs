@@ -8,8 +8,8 @@
 
 use crate::library::{Library, VoiceKind};
 use crate::script::Episode;
-use crate::synth::Synthesizer;
 use crate::voice::{VoiceSpec, VoiceTable};
+use crate::Engine;
 
 use super::VoiceMatchError;
 
@@ -54,13 +54,13 @@ pub fn library_voice(
 /// `synth`), else `name` parsed as a stock voice or blend.
 pub fn resolve_voice(
     library: Option<&Library>,
-    synth: &Synthesizer,
+    engine: &Engine,
     name: &str,
 ) -> Result<VoiceSpec, VoiceMatchError> {
     if let Some(lib) = library {
         if let Some(v) = library_voice(lib, name)? {
             if let Some(table) = v.table {
-                synth.register_voice(&v.spec, table)?;
+                engine.register_voice(&v.spec, table);
             }
             return Ok(v.spec);
         }
@@ -76,7 +76,7 @@ pub fn resolve_voice(
 /// each member rewritten.
 pub fn resolve_cast(
     library: &Library,
-    synth: &Synthesizer,
+    engine: &Engine,
     episode: &mut Episode,
 ) -> Result<Vec<(String, String, String)>, VoiceMatchError> {
     let mut rewritten = Vec::new();
@@ -86,7 +86,7 @@ pub fn resolve_cast(
         };
         let recipe = v.spec.canonical();
         if let Some(table) = v.table {
-            synth.register_voice(&v.spec, table)?;
+            engine.register_voice(&v.spec, table);
         }
         rewritten.push((member.name.clone(), v.name, recipe.clone()));
         member.voice = recipe;

@@ -1,8 +1,15 @@
-//! Streaming synthesis: chunks arrive early, and their concatenation is the whole render.
+//! Streaming synthesis: chunks arrive early, and their concatenation is the whole render —
+//! through the engine as every caller gets audio, and at the model's own level for the
+//! decoder's windowing (with the `testing` feature).
 
+use std::sync::Arc;
+
+use candle_core::{Device, Tensor};
 use engine::device::DeviceChoice;
-use engine::kokoro::stream::ChunkPlan;
-use engine::synth::{SpeechRequest, Synthesizer};
+use engine::kokoro::model::Kokoro;
+use engine::kokoro::stream::{ChunkPlan, SegmentDecoder};
+use engine::voice::{VoiceSpec, VoiceTable, STYLE_DIM};
+use engine::{Engine, Mode, SpeechRequest, StreamEvent};
 
 use crate::support::model_store;
 
@@ -10,11 +17,33 @@ const LONG_SENTENCE: &str = "In the spring of that year, a small radio station o
 broadcasting late-night interviews with fishermen, night nurses, bakers and lighthouse keepers, \
 and nobody, not even the host, expected that it would run for twenty years.";
 
-fn synth(plan: ChunkPlan) -> Option<Synthesizer> {
+fn engine() -> Option<Engine> {
     let store = model_store()?;
-    let mut s = Synthesizer::load(&store, DeviceChoice::Cpu).expect("load model");
-    s.set_chunk_plan(plan);
-    Some(s)
+    Some(Engine::load(&store, DeviceChoice::Cpu).expect("load model"))
+}
+
+/// `text` decoded by the model itself with `plan`, segment by segment (no scheduler).
+fn decode(plan: ChunkPlan, text: &str, voice: &str) -> Option<Vec<f32>> {
+    let store = model_store()?;
+    let model = Arc::new(Kokoro::load(&store.kokoro_weights(), &Device::Cpu).expect("load"));
+    let request = SpeechRequest::new(voice, 1.0).expect("request");
+    let spec = VoiceSpec::parse(voice).expect("voice");
+    let table = VoiceTable::read(&store.voice_table(&spec.terms[0].voice)).expect("table");
+    let mut out = Vec::new();
+    for segment in engine::segments::segments(text, &request).expect("segments") {
+        let style = Tensor::from_slice(
+            table.style_for(segment.ids.len()),
+            (1, STYLE_DIM),
+            &Device::Cpu,
+        )
+        .expect("style");
+        let mut decoder = SegmentDecoder::new(Arc::clone(&model), &segment.ids, &style, 1.0, plan)
+            .expect("encode");
+        while let Some(chunk) = decoder.next_chunk().expect("chunk") {
+            out.extend(chunk);
+        }
+    }
+    Some(out)
 }
 
 /// Signal-to-difference ratio in dB of `b` against the reference `a`.
@@ -28,87 +57,91 @@ pub fn snr_db(a: &[f32], b: &[f32]) -> f64 {
     10.0 * (signal / noise.max(1e-30)).log10()
 }
 
+/// The chunks of an offline stream, with the segment each belongs to.
+fn chunks(engine: &Engine, text: &str, request: &SpeechRequest) -> Vec<(usize, Vec<f32>)> {
+    let mut stream = engine
+        .submit_text(text, request.clone(), Mode::Offline)
+        .expect("submit");
+    let mut out = Vec::new();
+    while let Some(event) = stream.blocking_next() {
+        match event {
+            StreamEvent::Audio {
+                samples, segment, ..
+            } => out.push((segment, samples)),
+            StreamEvent::Failed(e) => panic!("stream failed: {e}"),
+        }
+    }
+    out
+}
+
 #[test]
 fn chunks_concatenate_to_the_whole_render_and_come_early() {
-    let Some(synth) = synth(ChunkPlan::whole()) else {
+    let Some(engine) = engine() else {
         return;
     };
     let request = SpeechRequest::new("af_heart", 1.0).expect("request");
-    let whole = synth.synthesize(LONG_SENTENCE, &request).expect("whole");
-    let chunks: Vec<_> = synth
-        .stream(LONG_SENTENCE, &request)
-        .expect("stream")
-        .collect::<Result<_, _>>()
-        .expect("chunks");
+    let whole = engine
+        .synthesize(LONG_SENTENCE, &request, Mode::Offline)
+        .expect("whole");
+    let chunks = chunks(&engine, LONG_SENTENCE, &request);
     assert!(
         chunks.len() >= 2,
         "a long sentence must stream in several chunks, got {}",
         chunks.len()
     );
-    let first = &chunks[0];
     assert!(
-        first.samples.len() * 3 < whole.len(),
+        chunks[0].1.len() * 3 < whole.len(),
         "the first chunk must be a small part of the sentence"
     );
-    let mut joined = Vec::new();
-    for (i, c) in chunks.iter().enumerate() {
-        assert_eq!(c.offset, joined.len(), "chunk {i} offset");
-        joined.extend_from_slice(&c.samples);
-    }
+    let joined: Vec<f32> = chunks.into_iter().flat_map(|(_, c)| c).collect();
     assert_eq!(joined.len(), whole.len());
     assert!(
         joined == whole,
         "streamed samples must equal the whole render exactly"
     );
+    // And the engine's audio is the model's own, unwindowed: the scheduler adds nothing.
+    let direct = decode(ChunkPlan::whole(), LONG_SENTENCE, "af_heart").expect("model");
+    assert!(
+        direct == whole,
+        "the engine must give the model's exact samples"
+    );
 }
 
 #[test]
 fn rendering_is_deterministic() {
-    let Some(synth) = synth(ChunkPlan::whole()) else {
+    let Some(engine) = engine() else {
         return;
     };
     let request = SpeechRequest::new("bf_emma", 1.1).expect("request");
-    let a = synth
-        .synthesize("Is it deterministic? It should be.", &request)
-        .expect("a");
-    let b = synth
-        .synthesize("Is it deterministic? It should be.", &request)
-        .expect("b");
-    assert!(a == b, "same input, same samples");
+    let say = || {
+        engine
+            .synthesize(
+                "Is it deterministic? It should be.",
+                &request,
+                Mode::Offline,
+            )
+            .expect("render")
+    };
+    assert!(say() == say(), "same input, same samples");
 }
 
 #[test]
 fn windowed_plan_also_streams_identical_samples() {
-    let Some(synth) = synth(ChunkPlan::windowed()) else {
+    let Some(whole) = decode(ChunkPlan::whole(), LONG_SENTENCE, "am_michael") else {
         return;
     };
-    let request = SpeechRequest::new("am_michael", 1.0).expect("request");
-    let whole = synth.synthesize(LONG_SENTENCE, &request).expect("whole");
-    let mut joined = Vec::new();
-    let mut chunks = 0;
-    for chunk in synth.stream(LONG_SENTENCE, &request).expect("stream") {
-        joined.extend(chunk.expect("chunk").samples);
-        chunks += 1;
-    }
-    assert!(chunks >= 4, "windows inside segments: {chunks} chunks");
-    assert!(joined == whole);
+    let windowed = decode(ChunkPlan::windowed(), LONG_SENTENCE, "am_michael").expect("model");
+    assert!(windowed == whole, "windows with full context are exact");
 }
 
 /// How far the approximate windowed plan is from the reference single pass (a report).
 #[test]
 #[ignore = "report: cargo test -p tests --test e2e windowed_vs_single -- --ignored --nocapture"]
 fn windowed_vs_single_pass_report() {
-    let Some(exact) = synth(ChunkPlan::whole()) else {
+    let Some(a) = decode(ChunkPlan::whole(), LONG_SENTENCE, "am_michael") else {
         return;
     };
-    let Some(windowed) = synth(ChunkPlan::windowed()) else {
-        return;
-    };
-    let request = SpeechRequest::new("am_michael", 1.0).expect("request");
-    let a = exact.synthesize(LONG_SENTENCE, &request).expect("exact");
-    let b = windowed
-        .synthesize(LONG_SENTENCE, &request)
-        .expect("windowed");
+    let b = decode(ChunkPlan::streaming(), LONG_SENTENCE, "am_michael").expect("windowed");
     assert_eq!(a.len(), b.len());
     let snr = snr_db(&a, &b);
     eprintln!(
@@ -121,28 +154,22 @@ fn windowed_vs_single_pass_report() {
 #[test]
 #[ignore = "report: cargo test -p tests --test e2e context_sweep -- --ignored --nocapture"]
 fn context_sweep() {
-    let Some(exact) = synth(ChunkPlan::whole()) else {
+    let Some(a) = decode(ChunkPlan::whole(), LONG_SENTENCE, "am_michael") else {
         return;
     };
-    let request = SpeechRequest::new("am_michael", 1.0).expect("request");
-    let a = exact.synthesize(LONG_SENTENCE, &request).expect("exact");
     for context in [1_000_000, 0, 8, 24, 64, 128] {
-        let Some(windowed) = synth(ChunkPlan {
+        let plan = ChunkPlan {
             context,
             ..ChunkPlan::windowed()
-        }) else {
-            return;
         };
-        let b = windowed
-            .synthesize(LONG_SENTENCE, &request)
-            .expect("windowed");
+        let b = decode(plan, LONG_SENTENCE, "am_michael").expect("windowed");
         eprintln!("context {context:>7} frames: SNR {:.1} dB", snr_db(&a, &b));
     }
 }
 
 #[test]
 fn a_hundred_thousand_characters_are_split_and_stream_without_rendering_ahead() {
-    let Some(synth) = synth(ChunkPlan::whole()) else {
+    let Some(engine) = engine() else {
         return;
     };
     let paragraph = "Every good conversation has a rhythm. One person speaks, the other leans in, \
@@ -150,16 +177,35 @@ and somewhere in the pause between them an idea takes shape. ";
     let text = paragraph.repeat(100_000 / paragraph.len() + 1);
     assert!(text.len() >= 100_000);
     let request = SpeechRequest::new("af_heart", 1.0).expect("request");
-    let mut stream = synth.stream(&text, &request).expect("stream");
-    let segments = stream.segments().len();
-    assert!(segments > 300, "{segments} segments for 100k characters");
-    assert!(stream
-        .segments()
+    let segments = engine.segments(&text, &request).expect("segments");
+    assert!(
+        segments.len() > 300,
+        "{} segments for 100k characters",
+        segments.len()
+    );
+    assert!(segments
         .iter()
         .all(|s| !s.ids.is_empty() && s.ids.len() <= 510));
-    // Pulling two chunks renders two segments, not the whole text: memory stays per segment.
-    let a = stream.next_chunk().expect("chunk").expect("first chunk");
-    let b = stream.next_chunk().expect("chunk").expect("second chunk");
-    assert_eq!((a.segment, b.segment), (0, 1));
-    assert_eq!(b.offset, a.samples.len());
+    let mut stream = engine
+        .submit(segments, request, Mode::Offline)
+        .expect("submit");
+    let mut seen = Vec::new();
+    while seen.len() < 2 {
+        match stream.blocking_next() {
+            Some(StreamEvent::Audio { segment, .. }) => seen.push(segment),
+            other => panic!("expected audio, got {other:?}"),
+        }
+    }
+    assert_eq!(seen, [0, 1]);
+    // A reader that stops reading holds the model back at the high watermark (20 s of unread
+    // audio): memory stays bounded, whatever the length of the text.
+    std::thread::sleep(std::time::Duration::from_secs(8));
+    let rendered = engine
+        .metrics()
+        .segments
+        .load(std::sync::atomic::Ordering::Relaxed);
+    assert!(
+        rendered < 20,
+        "{rendered} segments rendered ahead of a stalled reader"
+    );
 }

@@ -136,8 +136,7 @@ pub fn start(studio: &mut Studio) {
     studio.export.progress = None;
     studio.export.finished = None;
     studio.export_job = Some(export::start(
-        std::sync::Arc::clone(&engine.synth),
-        engine.scheduler.clone(),
+        engine.engine.clone(),
         episode,
         dest,
         studio.export.options(),

@@ -3,10 +3,8 @@
 //! and the latest message.
 
 use std::sync::atomic::Ordering;
-use std::sync::Arc;
 
-use engine::scheduler::Scheduler;
-use engine::synth::Synthesizer;
+use engine::Engine;
 
 use eframe::egui;
 
@@ -19,7 +17,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
             EngineState::Ready(engine) => {
                 ui.label(format!("model: {}", engine.device))
                     .on_hover_text("Where the speech model runs");
-                let m = engine.scheduler.metrics();
+                let m = engine.engine.metrics();
                 ui.separator();
                 let xrt = studio.last_xrt.unwrap_or_else(|| m.xrt());
                 ui.label(format!("xRT {xrt:.2}")).on_hover_text(
@@ -35,7 +33,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                     m.cache_hits.load(Ordering::Relaxed),
                 ))
                 .on_hover_text("The shared scheduler that serves playback, exports and the API");
-                ready = Some((Arc::clone(&engine.synth), engine.scheduler.clone()));
+                ready = Some(engine.engine.clone());
             }
             EngineState::Loading { text, .. } => {
                 ui.spinner();
@@ -111,7 +109,7 @@ fn output_picker(studio: &mut Studio, ui: &mut egui::Ui) {
 
 /// The loopback API switch: off, or on with its URL (selectable) and a copy-token button. The
 /// server shares the studio's engine and scheduler.
-fn api_switch(studio: &mut Studio, ui: &mut egui::Ui, engine: (Arc<Synthesizer>, Scheduler)) {
+fn api_switch(studio: &mut Studio, ui: &mut egui::Ui, engine: Engine) {
     if !studio.api.available() {
         return;
     }
@@ -123,7 +121,7 @@ fn api_switch(studio: &mut Studio, ui: &mut egui::Ui, engine: (Arc<Synthesizer>,
     );
     if toggle.changed() {
         if on {
-            studio.api.start(engine.0, engine.1);
+            studio.api.start(engine);
         } else {
             studio.api.stop();
         }

@@ -6,10 +6,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
-use engine::render::{render_episode, Progress, RenderOptions, RenderReport, Scheduled};
-use engine::scheduler::Scheduler;
+use engine::render::{render_episode, FromModel, Progress, RenderOptions, RenderReport};
 use engine::script::Episode;
-use engine::synth::Synthesizer;
+use engine::Engine;
 
 use super::{send, spawn, Waker, EVENTS};
 
@@ -38,8 +37,7 @@ impl Drop for ExportJob {
 }
 
 pub fn start(
-    synth: Arc<Synthesizer>,
-    scheduler: Scheduler,
+    engine: Engine,
     episode: Episode,
     dest: PathBuf,
     options: RenderOptions,
@@ -53,13 +51,12 @@ pub fn start(
     let tx2 = tx.clone();
     let waker2 = waker.clone();
     if let Err(e) = spawn("banter-export", move || {
-        let source = Scheduled(scheduler);
         let mut episode = episode;
         let result =
-            super::resolve::episode(library.as_deref(), &synth, &mut episode).and_then(|()| {
+            super::resolve::episode(library.as_deref(), &engine, &mut episode).and_then(|()| {
                 render_episode(
-                    &synth,
-                    &source,
+                    &engine,
+                    &FromModel,
                     &episode,
                     &path,
                     &options,

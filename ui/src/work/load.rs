@@ -1,21 +1,21 @@
 //! First run and start-up: check the model store, fetch what is missing (with progress), load
-//! the synthesizer and start the shared scheduler, all off the UI thread.
+//! the engine (the model on its own thread, behind the shared scheduler), all off the UI
+//! thread.
 
 use std::sync::mpsc;
-use std::sync::Arc;
 
 use engine::assets::{FetchEvent, ModelStore};
 use engine::device::DeviceChoice;
-use engine::scheduler::{Scheduler, SchedulerConfig};
-use engine::synth::Synthesizer;
 use engine::voice::StockVoice;
+use engine::Engine;
 
 use super::{send, spawn, Waker, EVENTS};
 
 /// The engine, ready to speak.
 pub struct Loaded {
-    pub synth: Arc<Synthesizer>,
-    pub scheduler: Scheduler,
+    /// The one handle to the model: playback, previews, exports, matching and the API all
+    /// queue their work on it.
+    pub engine: Engine,
     /// The device the model runs on, in words.
     pub device: String,
     pub voices: Vec<StockVoice>,
@@ -96,18 +96,11 @@ fn load(
             fraction: None,
         },
     );
-    let synth = Synthesizer::load(store, device).map_err(|e| format!("loading the model: {e}"))?;
-    let device_name = engine::device::describe(synth.device());
-    let voices = synth.stock_voices();
-    let synth = Arc::new(synth);
-    let model: Arc<dyn engine::scheduler::SegmentModel> = synth.clone();
-    let scheduler = Scheduler::start(model, SchedulerConfig::default())
-        .map_err(|e| format!("starting the scheduler: {e}"))?;
+    let engine = Engine::load(store, device).map_err(|e| format!("loading the model: {e}"))?;
     Ok(Loaded {
-        synth,
-        scheduler,
-        device: device_name,
-        voices,
+        device: engine.device_name().to_owned(),
+        voices: engine.stock_voices(),
+        engine,
     })
 }
 

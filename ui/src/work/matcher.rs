@@ -1,23 +1,23 @@
 //! The real [`VoiceTools`]: the engine's voice matching and cast check over the studio's library
-//! and loaded synthesizer. Runs only on worker threads (it embeds audio, renders probes, opens
+//! and loaded engine (probes are background work on its scheduler). Runs only on worker threads (it embeds audio, renders probes, opens
 //! the `SQLite` library); the speaker encoder is loaded on first use and kept.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use engine::assets::ModelStore;
 use engine::library::Library;
-use engine::synth::Synthesizer;
 use engine::voicematch::cast::check_cast;
 use engine::voicematch::matching::save_match;
 use engine::voicematch::{
     match_voice, CastPair, MatchEvent, MatchOptions, VoiceEmbedder, CAST_WARN_SIMILARITY,
 };
+use engine::Engine;
 
 use super::voicematch::{Matched, Progress, VoiceTools};
 
 pub struct EngineMatcher {
-    synth: Arc<Synthesizer>,
+    engine: Engine,
     store: ModelStore,
     /// The library file (`None`: the user's default library).
     library: Option<PathBuf>,
@@ -30,14 +30,14 @@ pub struct EngineMatcher {
 impl EngineMatcher {
     #[must_use]
     pub fn new(
-        synth: Arc<Synthesizer>,
+        engine: Engine,
         store: ModelStore,
         library: Option<PathBuf>,
         fetch: bool,
         options: MatchOptions,
     ) -> Self {
         Self {
-            synth,
+            engine,
             store,
             library,
             fetch,
@@ -70,7 +70,7 @@ impl EngineMatcher {
                 .ensure_speaker_encoder(&mut |_| {})
                 .map_err(|e| format!("fetching the speaker encoder: {e}"))?;
         }
-        let e = VoiceEmbedder::load(&self.store, self.synth.device())
+        let e = VoiceEmbedder::load(&self.store, self.engine.device())
             .map_err(|e| format!("loading the speaker encoder: {e}"))?;
         *slot = Some(e.clone());
         Ok(e)
@@ -140,7 +140,7 @@ impl VoiceTools for EngineMatcher {
         progress("embedding the clip…".into(), Some(0.01));
         let found = match_voice(
             &embedder,
-            &self.synth,
+            &self.engine,
             &library,
             clip,
             &self.options,
@@ -151,7 +151,7 @@ impl VoiceTools for EngineMatcher {
         )
         .map_err(|e| e.to_string())?;
         let name = free_name(&library, speaker)?;
-        save_match(&library, &self.synth, &name, clip, &found).map_err(|e| e.to_string())?;
+        save_match(&library, &self.engine, &name, clip, &found).map_err(|e| e.to_string())?;
         let mut notes = Vec::new();
         if found.clip.truncated {
             notes.push(format!(
@@ -176,7 +176,13 @@ impl VoiceTools for EngineMatcher {
     fn check_cast(&self, cast: &[(String, String)]) -> Result<Vec<CastPair>, String> {
         let embedder = self.embedder()?;
         let library = self.library()?;
-        check_cast(&embedder, &self.synth, &library, cast, CAST_WARN_SIMILARITY)
-            .map_err(|e| e.to_string())
+        check_cast(
+            &embedder,
+            &self.engine,
+            &library,
+            cast,
+            CAST_WARN_SIMILARITY,
+        )
+        .map_err(|e| e.to_string())
     }
 }

@@ -1,6 +1,7 @@
 //! Playback rendering: the episode from a chosen line, sentence by sentence, as pressing
-//! (interactive) streams on the shared scheduler, placed with the same gaps and trimming as an
-//! export so what the author hears is what they will get (before loudness normalisation).
+//! (interactive) streams of the shared engine, placed on the export's own timeline
+//! ([`engine::render::Timeline`]) so what the author hears is what they will get, to the sample
+//! (before loudness normalisation).
 //!
 //! The thread sends each sentence's audio as soon as the scheduler delivers it; the UI appends
 //! it to the play buffer and the waveform. Stopping sets the cancel flag and drops the stream
@@ -13,10 +14,9 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
-use engine::render::{plan_episode, timing, LinePlan, Step};
-use engine::scheduler::{Mode, Scheduler, StreamEvent};
+use engine::render::{plan_episode, Placement, Timeline};
 use engine::script::Episode;
-use engine::synth::{SpeechRequest, Synthesizer, SAMPLE_RATE};
+use engine::{Engine, Mode, SpeechRequest, StreamEvent};
 
 use super::sentences::{SentenceCache, SentenceKey};
 use super::{send, spawn, Waker, EVENTS};
@@ -55,8 +55,7 @@ impl Drop for PlayJob {
 
 /// Starts rendering `episode` from line index `from` (the first audible line at or after it).
 pub fn start(
-    synth: Arc<Synthesizer>,
-    scheduler: Scheduler,
+    engine: Engine,
     episode: Episode,
     from: usize,
     cache: Arc<SentenceCache>,
@@ -70,13 +69,12 @@ pub fn start(
     let waker2 = waker.clone();
     if let Err(e) = spawn("banter-play", move || {
         let job = Job {
-            synth: &synth,
-            scheduler: &scheduler,
+            engine: &engine,
             cache: &cache,
             cancel: &flag,
         };
         let mut episode = episode;
-        let event = match super::resolve::episode(library.as_deref(), &synth, &mut episode)
+        let event = match super::resolve::episode(library.as_deref(), &engine, &mut episode)
             .and_then(|()| render(&job, &episode, from, &tx, &waker))
         {
             Ok(()) => PlayEvent::Done,
@@ -91,18 +89,15 @@ pub fn start(
     PlayJob { rx, cancel }
 }
 
-fn silence(secs: f32) -> Vec<f32> {
-    vec![0.0; (secs.max(0.0) * SAMPLE_RATE as f32).round() as usize]
-}
-
 /// What a playback render works with.
 struct Job<'a> {
-    synth: &'a Synthesizer,
-    scheduler: &'a Scheduler,
+    engine: &'a Engine,
     cache: &'a SentenceCache,
     cancel: &'a AtomicBool,
 }
 
+/// Walks the episode's timeline (the export's, to the sample) from line `from`, sending each
+/// silence and trimmed sentence as it is ready.
 fn render(
     job: &Job<'_>,
     episode: &Episode,
@@ -111,74 +106,52 @@ fn render(
     waker: &Waker,
 ) -> Result<(), String> {
     let plans = plan_episode(episode).map_err(|e| e.to_string())?;
-    let mut written = 0usize;
-    let mut prev: Option<&LinePlan> = None;
-    for plan in plans.iter().filter(|p| p.index >= from && !p.is_silent()) {
-        let gap = match prev {
-            Some(prev) => timing::turn_gap(prev, plan, episode.settings.gap_secs),
-            None => plan.lead_pause.unwrap_or(0.0),
-        };
-        let pad = silence(gap);
-        written += pad.len();
-        if !pad.is_empty() {
-            send(tx, waker, PlayEvent::Audio(pad));
+    let mut walk = Timeline::new(&plans, from, episode.settings.gap_secs);
+    while let Some(placement) = walk.next() {
+        if job.cancel.load(Ordering::Relaxed) {
+            return Ok(());
         }
-        send(
-            tx,
-            waker,
-            PlayEvent::LineStart {
-                line: plan.index,
-                speaker: plan.speaker.clone(),
-                at: written,
-            },
-        );
-        let last_speak = plan.steps.iter().rposition(|s| matches!(s, Step::Speak(_)));
-        let mut first = true;
-        for (k, step) in plan.steps.iter().enumerate() {
-            if job.cancel.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            let audio = match step {
-                Step::Silence(secs) => silence(*secs),
-                Step::Speak(sentence) => {
-                    let mut audio = Vec::new();
-                    if !first && k > 0 && !matches!(plan.steps.get(k - 1), Some(Step::Silence(_))) {
-                        audio = silence(timing::sentence_gap(sentence.speed));
+        match placement {
+            Placement::Silence(n) => send(tx, waker, PlayEvent::Audio(vec![0.0; n])),
+            Placement::LineStart { plan, at } => send(
+                tx,
+                waker,
+                PlayEvent::LineStart {
+                    line: plan.index,
+                    speaker: plan.speaker.clone(),
+                    at: at as usize,
+                },
+            ),
+            Placement::Sentence(slot) => {
+                let sentence = slot.sentence;
+                let key = SentenceKey::new(&slot.plan.voice, sentence.speed, &sentence.phonemes);
+                let speech = if let Some(cached) = job.cache.get(&key) {
+                    cached.to_vec()
+                } else {
+                    let request = SpeechRequest::new(&slot.plan.voice, sentence.speed)
+                        .map_err(|e| e.to_string())?;
+                    let speech = speak(job, &sentence.phonemes, request)?;
+                    if job.cancel.load(Ordering::Relaxed) {
+                        return Ok(());
                     }
-                    first = false;
-                    let key = SentenceKey::new(&plan.voice, sentence.speed, &sentence.phonemes);
-                    let speech = if let Some(cached) = job.cache.get(&key) {
-                        cached.to_vec()
-                    } else {
-                        let request = SpeechRequest::new(&plan.voice, sentence.speed)
-                            .map_err(|e| e.to_string())?;
-                        let speech = speak(job, &sentence.phonemes, request)?;
-                        if job.cancel.load(Ordering::Relaxed) {
-                            return Ok(());
-                        }
-                        job.cache.put(key, &speech);
-                        speech
-                    };
-                    let cut_off = plan.cut_off && Some(k) == last_speak;
-                    let keep = timing::audible_range(&speech, SAMPLE_RATE, cut_off);
-                    audio.extend_from_slice(&speech[keep]);
-                    audio
-                }
-            };
-            written += audio.len();
-            send(tx, waker, PlayEvent::Audio(audio));
+                    job.cache.put(key, &speech);
+                    speech
+                };
+                let placed = walk.place(&slot, &speech);
+                send(tx, waker, PlayEvent::Audio(speech[placed.keep].to_vec()));
+            }
+            Placement::LineEnd(_) => {}
         }
-        prev = Some(plan);
     }
     Ok(())
 }
 
-/// One sentence through the scheduler as a pressing stream, decoded whole: playback trims and
+/// One sentence through the engine as a pressing stream, decoded whole: playback trims and
 /// queues whole sentences, so windows would buy no earlier audio.
 fn speak(job: &Job<'_>, phonemes: &str, request: SpeechRequest) -> Result<Vec<f32>, String> {
-    let segments = job.synth.sentence_segments(phonemes);
+    let segments = job.engine.sentence_segments(phonemes);
     let mut handle = job
-        .scheduler
+        .engine
         .submit_whole(segments, request, Mode::Interactive)
         .map_err(|e| e.to_string())?;
     let mut out = Vec::new();
@@ -188,7 +161,7 @@ fn speak(job: &Job<'_>, phonemes: &str, request: SpeechRequest) -> Result<Vec<f3
         }
         match event {
             StreamEvent::Audio { samples, .. } => out.extend_from_slice(&samples),
-            StreamEvent::Failed(message) => return Err(message),
+            StreamEvent::Failed(e) => return Err(e.to_string()),
         }
     }
     Ok(out)

@@ -7,8 +7,7 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
-use engine::scheduler::{Mode, Scheduler, StreamEvent};
-use engine::synth::{SpeechRequest, Synthesizer};
+use engine::{Engine, Mode, SpeechRequest, StreamEvent};
 
 use super::{send, spawn, Waker, EVENTS};
 
@@ -43,9 +42,8 @@ impl Drop for PreviewJob {
 /// Speaks `text` as `voice` (a stock voice or recipe) at `speed` for `speaker`.
 #[must_use]
 pub fn start(
-    synth: Arc<Synthesizer>,
+    engine: Engine,
     library: Option<PathBuf>,
-    scheduler: Scheduler,
     speaker: String,
     voice: String,
     speed: f32,
@@ -59,8 +57,8 @@ pub fn start(
     let waker2 = waker.clone();
     let text = text.to_owned();
     if let Err(e) = spawn("banter-preview", move || {
-        let event = match super::resolve::voice(library.as_deref(), &synth, &voice)
-            .and_then(|voice| speak(&scheduler, &voice, speed, &text, &flag, &tx, &waker))
+        let event = match super::resolve::voice(library.as_deref(), &engine, &voice)
+            .and_then(|voice| speak(&engine, &voice, speed, &text, &flag, &tx, &waker))
         {
             Ok(()) => PreviewEvent::Done,
             Err(e) => PreviewEvent::Failed(e),
@@ -79,7 +77,7 @@ pub fn start(
 }
 
 fn speak(
-    scheduler: &Scheduler,
+    engine: &Engine,
     voice: &str,
     speed: f32,
     text: &str,
@@ -88,7 +86,7 @@ fn speak(
     waker: &Waker,
 ) -> Result<(), String> {
     let request = SpeechRequest::new(voice, speed).map_err(|e| e.to_string())?;
-    let mut handle = scheduler
+    let mut handle = engine
         .submit_text(text, request, Mode::Interactive)
         .map_err(|e| e.to_string())?;
     while let Some(event) = handle.blocking_next() {
@@ -97,7 +95,7 @@ fn speak(
         }
         match event {
             StreamEvent::Audio { samples, .. } => send(tx, waker, PreviewEvent::Audio(samples)),
-            StreamEvent::Failed(message) => return Err(message),
+            StreamEvent::Failed(e) => return Err(e.to_string()),
         }
     }
     Ok(())

@@ -10,8 +10,8 @@ use std::path::Path;
 
 use engine::library::Library;
 use engine::script::Episode;
-use engine::synth::Synthesizer;
 use engine::voicematch::resolve::{resolve_cast, resolve_voice};
+use engine::Engine;
 
 fn open(library: Option<&Path>) -> Option<Library> {
     let opened = match library {
@@ -26,21 +26,21 @@ fn open(library: Option<&Path>) -> Option<Library> {
 /// Rewrites `episode`'s library voices to recipes (see the module docs).
 pub fn episode(
     library: Option<&Path>,
-    synth: &Synthesizer,
+    engine: &Engine,
     episode: &mut Episode,
 ) -> Result<(), String> {
     let Some(lib) = open(library) else {
         return Ok(());
     };
-    resolve_cast(&lib, synth, episode)
+    resolve_cast(&lib, engine, episode)
         .map(|_| ())
         .map_err(|e| e.to_string())
 }
 
 /// The recipe to render `voice` with: a library voice's recipe, else `voice` itself.
-pub fn voice(library: Option<&Path>, synth: &Synthesizer, voice: &str) -> Result<String, String> {
+pub fn voice(library: Option<&Path>, engine: &Engine, voice: &str) -> Result<String, String> {
     let lib = open(library);
-    resolve_voice(lib.as_ref(), synth, voice)
+    resolve_voice(lib.as_ref(), engine, voice)
         .map(|spec| spec.canonical())
         .map_err(|e| e.to_string())
 }

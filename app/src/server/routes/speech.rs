@@ -141,7 +141,10 @@ impl SpeechParams {
                 ),
             ));
         }
-        let (low, high) = engine::synth::SPEED_RANGE;
+        let (low, high) = (
+            *engine::synth::SPEED_RANGE.start(),
+            *engine::synth::SPEED_RANGE.end(),
+        );
         let speed = requested.clamp(low, high);
         Ok(Self {
             job: SpeechJob {
@@ -210,7 +213,10 @@ pub async fn speech(State(state): State<AppState>, request: Request) -> Result<R
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     if let Some(requested) = params.clamped_from {
-        let (low, high) = engine::synth::SPEED_RANGE;
+        let (low, high) = (
+            *engine::synth::SPEED_RANGE.start(),
+            *engine::synth::SPEED_RANGE.end(),
+        );
         let note = format!(
             "{} (requested {requested}, Kokoro speaks {low}–{high})",
             requested.clamp(low, high)

@@ -118,7 +118,7 @@ impl KokoroEncoder {
     fn check(&self, input: &EncodeInput<'_>) -> Result<Checked> {
         let ids = self.checked_ids(input.tokens)?;
         let s = self.predictor_style(input.style)?;
-        if !(super::MIN_SPEED..=super::MAX_SPEED).contains(&input.speed) {
+        if !crate::kokoro::config::SPEED_RANGE.contains(&input.speed) {
             return Err(EncodeError::Speed { speed: input.speed });
         }
         Ok(Checked {

@@ -5,7 +5,7 @@ use std::cell::Cell;
 use super::*;
 use crate::library::LibraryOptions;
 use crate::phonemes::Language;
-use crate::render::Direct;
+use crate::render::FromModel as Direct;
 
 fn library(dir: &tempfile::TempDir) -> Library {
     Library::open(dir.path().join("library.sqlite")).expect("open a temp library")

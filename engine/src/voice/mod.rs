@@ -10,6 +10,10 @@ use std::path::{Path, PathBuf};
 
 use crate::phonemes::Language;
 
+mod book;
+
+pub use book::{stock_voices, VoiceBook};
+
 /// Rows in a voice table: one per possible phoneme count (1..=510).
 pub const STYLE_ROWS: usize = 510;
 /// Width of one style vector: `[..128]` acoustic (decoder), `[128..]` prosodic (predictor).

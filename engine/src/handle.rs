@@ -1,0 +1,254 @@
+//! [`Engine`]: the one handle to the model, shared by the studio, the CLI and the HTTP server.
+//!
+//! It owns the model thread (the scheduler) and the voice tables, and it is the only way to
+//! get audio: every render, playback sentence, API request, voice-matching probe and cast check
+//! becomes a stream of the one scheduler, in its priority class ([`Mode`]). The model itself
+//! (`synth::Synthesizer`) is made on the model thread and cannot leave it, so there is no
+//! second path to Kokoro that could run beside the scheduler and stall a playing stream.
+//!
+//! What does not need the model is here too, so callers need nothing else: text → segments
+//! ([`crate::segments`], on the caller's thread) and voice tables ([`VoiceBook`]).
+//!
+//! ```text
+//!  studio / CLI / HTTP ──► Engine ──submit──► Scheduler queue ──► model thread (Kokoro)
+//!          ▲                 │                                          │
+//!          └── StreamHandle ◄┴────────────── audio chunks ◄─────────────┘
+//! ```
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use candle_core::Device;
+
+use crate::assets::ModelStore;
+use crate::device::DeviceChoice;
+use crate::scheduler::{
+    Metrics, Mode, Scheduler, SchedulerConfig, SchedulerError, SegmentModel, StreamHandle,
+};
+use crate::segments::{self, Segment};
+use crate::synth::{check_speed, SpeechRequest, SynthError, Synthesizer};
+use crate::voice::{StockVoice, VoiceBook, VoiceSpec, VoiceTable};
+
+/// The loaded engine: cheap to clone, every clone the same model thread. The model thread
+/// stops when the last clone (and the last stream handle) is dropped.
+#[derive(Clone)]
+pub struct Engine {
+    scheduler: Scheduler,
+    voices: Arc<VoiceBook>,
+    device: Device,
+    device_name: Arc<str>,
+}
+
+impl Engine {
+    /// Loads Kokoro from `store` onto `device` on a new model thread, with the default
+    /// scheduling (pressing first, windowed interactive streams).
+    pub fn load(store: &ModelStore, device: DeviceChoice) -> Result<Self, SynthError> {
+        Self::load_with(store, device, SchedulerConfig::default())
+    }
+
+    /// [`Self::load`] with the scheduler configured (`banter serve` and the benchmarks).
+    pub fn load_with(
+        store: &ModelStore,
+        device: DeviceChoice,
+        config: SchedulerConfig,
+    ) -> Result<Self, SynthError> {
+        let voices = Arc::new(VoiceBook::new(store));
+        let for_model = Arc::clone(&voices);
+        let store = store.clone();
+        let load = move || -> Result<Box<dyn SegmentModel>, SynthError> {
+            Ok(Box::new(Synthesizer::load(&store, device, for_model)?))
+        };
+        let (scheduler, device) = Scheduler::start(load, config)?;
+        Ok(Self {
+            scheduler,
+            voices,
+            device_name: crate::device::describe(&device).into(),
+            device,
+        })
+    }
+
+    /// The device the model runs on, in words (`CPU`, `CUDA:0 (NVIDIA H100)`, …).
+    #[must_use]
+    pub fn device_name(&self) -> &str {
+        &self.device_name
+    }
+
+    /// The device the model runs on, for the small models that run beside it on the
+    /// caller's threads (the speaker encoder).
+    #[must_use]
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
+    /// The stock voices in the model store, sorted by name.
+    #[must_use]
+    pub fn stock_voices(&self) -> Vec<StockVoice> {
+        self.voices.stock_voices()
+    }
+
+    /// The table a voice spec renders with (loaded once; a registered library voice wins).
+    pub fn voice(&self, spec: &VoiceSpec) -> Result<Arc<VoiceTable>, SynthError> {
+        Ok(self.voices.voice(spec)?)
+    }
+
+    /// Makes `spec` render with `table` (a saved library voice keeps its exact table).
+    pub fn register_voice(&self, spec: &VoiceSpec, table: VoiceTable) {
+        self.voices.register(spec, table);
+    }
+
+    /// Checks the request (speed, voice) and cuts `text` into segments, on this thread.
+    pub fn segments(
+        &self,
+        text: &str,
+        request: &SpeechRequest,
+    ) -> Result<Vec<Segment>, SynthError> {
+        check_speed(request.speed)?;
+        self.voices.voice(&request.voice)?;
+        segments::segments(text, request)
+    }
+
+    /// One segment per sentence of phonemes (episodes), see [`segments::sentence_segments`].
+    #[must_use]
+    pub fn sentence_segments(&self, phonemes: &str) -> Vec<Segment> {
+        segments::sentence_segments(phonemes)
+    }
+
+    /// Phonemizes `text` on this thread, then queues it in `mode`.
+    pub fn submit_text(
+        &self,
+        text: &str,
+        request: SpeechRequest,
+        mode: Mode,
+    ) -> Result<StreamHandle, SchedulerError> {
+        let segments = self.segments(text, &request)?;
+        self.scheduler.submit(segments, request, mode)
+    }
+
+    /// Queues segments; interactive streams are decoded in windows when the scheduler is
+    /// configured so ([`SchedulerConfig::windowed`]), everything else whole and exact.
+    pub fn submit(
+        &self,
+        segments: Vec<Segment>,
+        request: SpeechRequest,
+        mode: Mode,
+    ) -> Result<StreamHandle, SchedulerError> {
+        self.check(&request)?;
+        self.scheduler.submit(segments, request, mode)
+    }
+
+    /// Queues segments to be decoded whole, exactly as one pass computes them, whatever the
+    /// mode (consumers that wait for a sentence's end anyway gain nothing from windows).
+    pub fn submit_whole(
+        &self,
+        segments: Vec<Segment>,
+        request: SpeechRequest,
+        mode: Mode,
+    ) -> Result<StreamHandle, SchedulerError> {
+        self.check(&request)?;
+        self.scheduler.submit_whole(segments, request, mode)
+    }
+
+    /// Speaks `text` whole in `mode` and waits for all of it (not from an async runtime).
+    pub fn synthesize(
+        &self,
+        text: &str,
+        request: &SpeechRequest,
+        mode: Mode,
+    ) -> Result<Vec<f32>, SchedulerError> {
+        let segments = self.segments(text, request)?;
+        self.render_segments(segments, request, mode)
+    }
+
+    /// Renders segments whole, exactly, in `mode`, and waits for all of them.
+    pub fn render_segments(
+        &self,
+        segments: Vec<Segment>,
+        request: &SpeechRequest,
+        mode: Mode,
+    ) -> Result<Vec<f32>, SchedulerError> {
+        self.submit_whole(segments, request.clone(), mode)?
+            .collect()
+    }
+
+    /// The scheduler's figures (struct and Prometheus text).
+    #[must_use]
+    pub fn metrics(&self) -> Arc<Metrics> {
+        self.scheduler.metrics()
+    }
+
+    /// How the scheduler was configured.
+    #[must_use]
+    pub fn config(&self) -> SchedulerConfig {
+        self.scheduler.config()
+    }
+
+    /// Speed and voice, checked before anything is queued, so a bad request fails at once
+    /// with its own error instead of later on the model thread.
+    fn check(&self, request: &SpeechRequest) -> Result<(), SynthError> {
+        check_speed(request.speed)?;
+        self.voices.voice(&request.voice)?;
+        Ok(())
+    }
+}
+
+/// What encoding several segments in one pass costs beside encoding them one by one, measured
+/// on the model thread by [`Engine::time_encoder_batch`].
+#[derive(Debug, Clone, Copy)]
+pub struct BatchTiming {
+    /// Seconds of the fastest run beginning each segment alone, and as one batch.
+    pub one_by_one: f64,
+    pub batched: f64,
+}
+
+impl Engine {
+    /// Times the scheduler's first step (encoder, decoder body, harmonic source) of `items`
+    /// one by one and as one batch, best of `runs` after a warm-up, on the model thread (every
+    /// stream waits meanwhile: for `banter bench batch`, not for serving).
+    pub fn time_encoder_batch(
+        &self,
+        items: Vec<(Segment, SpeechRequest)>,
+        runs: usize,
+    ) -> Result<BatchTiming, SchedulerError> {
+        for (_, request) in &items {
+            self.check(request)?;
+        }
+        let first = crate::kokoro::stream::ChunkPlan::streaming().first;
+        self.scheduler.run_on_model(move |model| {
+            let begins: Vec<crate::scheduler::BeginItem<'_>> = items
+                .iter()
+                .map(|(segment, request)| (segment, request, Some(first)))
+                .collect();
+            let alone = || -> Result<(), SynthError> {
+                for (segment, request, first) in &begins {
+                    model.begin(segment, request, *first)?;
+                }
+                Ok(())
+            };
+            let batched = || -> Result<(), SynthError> {
+                for r in model.begin_batch(&begins) {
+                    r?;
+                }
+                Ok(())
+            };
+            Ok(BatchTiming {
+                one_by_one: best_of(runs, alone)?,
+                batched: best_of(runs, batched)?,
+            })
+        })?
+    }
+}
+
+/// Seconds of the fastest of `runs` calls, after a warm-up.
+fn best_of(
+    runs: usize,
+    mut f: impl FnMut() -> Result<(), SynthError>,
+) -> Result<f64, SchedulerError> {
+    f()?;
+    let mut best = f64::INFINITY;
+    for _ in 0..runs.max(1) {
+        let started = Instant::now();
+        f()?;
+        best = best.min(started.elapsed().as_secs_f64());
+    }
+    Ok(best)
+}

@@ -1,0 +1,238 @@
+//! Where every sentence and silence of an episode goes: the one walk over the planned lines
+//! that the export, the studio's playback and `/v1/dialogue` all follow, so the three agree
+//! to the sample.
+//!
+//! [`Timeline`] yields [`Placement`]s in order: the silence before a line (the turn gap, or a
+//! leading `[pause:]`), the line's start, its sentences with the sentence gaps and `[pause:]`
+//! silences between them, the line's end, and after the last line [`TAIL_SECS`] of room. A
+//! sentence's length is only known once it is rendered, so the consumer renders each
+//! [`Placement::Sentence`] and hands the audio back to [`Timeline::place`], which trims it to its
+//! audible range ([`timing::audible_range`]) and says where it lands. Positions are counted in
+//! samples at the model's rate; silences are rounded to whole samples once, here.
+
+use std::ops::Range;
+
+use crate::synth::SAMPLE_RATE;
+
+use super::captions::{Cue, LineMark};
+use super::plan::{LinePlan, SentencePlan, Step};
+use super::timing;
+
+/// Room after the last word, as every episode ends.
+pub const TAIL_SECS: f32 = 0.5;
+
+/// One thing on the timeline, in order.
+#[derive(Debug)]
+pub enum Placement<'a> {
+    /// This many samples of silence.
+    Silence(usize),
+    /// A line starts at `at` (samples from the start of the walk).
+    LineStart { plan: &'a LinePlan, at: u64 },
+    /// A sentence to render; give its audio to [`Timeline::place`].
+    Sentence(SentenceSlot<'a>),
+    /// The line that started last ends here.
+    LineEnd(LineMark),
+}
+
+/// A sentence waiting for its audio.
+#[derive(Debug, Clone, Copy)]
+pub struct SentenceSlot<'a> {
+    pub plan: &'a LinePlan,
+    pub sentence: &'a SentencePlan,
+    /// The last sentence of a line cut off by a dash: it stops dead, the next speaker talks
+    /// over its decay.
+    pub cut_off: bool,
+}
+
+/// Where a rendered sentence landed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Placed {
+    /// The part of the rendered audio that goes on the timeline.
+    pub keep: Range<usize>,
+    /// Its caption cue (times in seconds from the start of the walk).
+    pub cue: Cue,
+    /// Its first sample on the timeline.
+    pub at: u64,
+}
+
+/// The walk over an episode's planned lines (see the module docs).
+pub struct Timeline<'a> {
+    lines: Vec<&'a LinePlan>,
+    episode_gap: Option<f32>,
+    /// Index into `lines` of the line being walked, and of its next step.
+    line: usize,
+    step: usize,
+    /// Where the line being walked stands: not started, started, or its steps all yielded.
+    phase: Phase,
+    /// The sentence gap before step `step` has been yielded.
+    gap_out: bool,
+    position: u64,
+    line_start: u64,
+    tail_done: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Gap,
+    Start,
+    Steps,
+}
+
+impl<'a> Timeline<'a> {
+    /// Walks the audible lines of `plans` whose index is `from` or later; the first line gets
+    /// its leading `[pause:]` (no turn gap: nothing comes before it), later ones their turn
+    /// gaps (`episode_gap` is the script's `gap:` setting).
+    #[must_use]
+    pub fn new(plans: &'a [LinePlan], from: usize, episode_gap: Option<f32>) -> Self {
+        Self {
+            lines: plans
+                .iter()
+                .filter(|p| p.index >= from && !p.is_silent())
+                .collect(),
+            episode_gap,
+            line: 0,
+            step: 0,
+            phase: Phase::Gap,
+            gap_out: false,
+            position: 0,
+            line_start: 0,
+            tail_done: false,
+        }
+    }
+
+    /// Samples placed so far.
+    #[must_use]
+    pub fn position(&self) -> u64 {
+        self.position
+    }
+
+    /// Seconds placed so far.
+    #[must_use]
+    pub fn secs(&self) -> f64 {
+        secs(self.position)
+    }
+
+    /// Places the audio rendered for `slot`: trims it to its audible range and advances.
+    pub fn place(&mut self, slot: &SentenceSlot<'_>, audio: &[f32]) -> Placed {
+        let keep = timing::audible_range(audio, SAMPLE_RATE, slot.cut_off);
+        let at = self.position;
+        self.position += keep.len() as u64;
+        Placed {
+            cue: Cue {
+                start: secs(at) + f64::from(timing::LEAD_MARGIN_SECS),
+                end: secs(self.position),
+                speaker: slot.plan.speaker.clone(),
+                text: slot.sentence.caption.clone(),
+                line: slot.plan.index,
+                source_line: slot.plan.position.line,
+            },
+            keep,
+            at,
+        }
+    }
+
+    fn silence(&mut self, secs: f32) -> Option<Placement<'a>> {
+        let n = samples(secs);
+        self.position += n as u64;
+        (n > 0).then_some(Placement::Silence(n))
+    }
+
+    /// The next step of the line being walked, or its end.
+    fn next_step(&mut self, plan: &'a LinePlan) -> Placement<'a> {
+        loop {
+            let k = self.step;
+            let Some(step) = plan.steps.get(k) else {
+                self.line += 1;
+                self.step = 0;
+                self.phase = Phase::Gap;
+                return Placement::LineEnd(LineMark {
+                    line: plan.index,
+                    speaker: plan.speaker.clone(),
+                    voice: plan.voice.clone(),
+                    start: secs(self.line_start),
+                    end: secs(self.position),
+                    source_line: plan.position.line,
+                });
+            };
+            match step {
+                Step::Silence(s) => {
+                    self.step += 1;
+                    if let Some(p) = self.silence(*s) {
+                        return p;
+                    }
+                }
+                Step::Speak(sentence) => {
+                    // Between two sentences of a line; a `[pause:]` between them replaces it.
+                    let follows_speech = k > 0 && matches!(plan.steps[k - 1], Step::Speak(_));
+                    if follows_speech && !self.gap_out {
+                        self.gap_out = true;
+                        if let Some(p) = self.silence(timing::sentence_gap(sentence.speed)) {
+                            return p;
+                        }
+                    }
+                    self.gap_out = false;
+                    self.step += 1;
+                    let last_speak = plan.steps.iter().rposition(|s| matches!(s, Step::Speak(_)));
+                    return Placement::Sentence(SentenceSlot {
+                        plan,
+                        sentence,
+                        cut_off: plan.cut_off && Some(k) == last_speak,
+                    });
+                }
+            }
+        }
+    }
+}
+
+impl<'a> Iterator for Timeline<'a> {
+    type Item = Placement<'a>;
+
+    fn next(&mut self) -> Option<Placement<'a>> {
+        loop {
+            let Some(&plan) = self.lines.get(self.line) else {
+                if self.tail_done {
+                    return None;
+                }
+                self.tail_done = true;
+                match self.silence(TAIL_SECS) {
+                    Some(p) => return Some(p),
+                    None => continue,
+                }
+            };
+            match self.phase {
+                Phase::Gap => {
+                    self.phase = Phase::Start;
+                    let gap = match self.line.checked_sub(1).map(|i| self.lines[i]) {
+                        Some(prev) => timing::turn_gap(prev, plan, self.episode_gap),
+                        None => plan.lead_pause.unwrap_or(0.0),
+                    };
+                    if let Some(p) = self.silence(gap) {
+                        return Some(p);
+                    }
+                }
+                Phase::Start => {
+                    self.phase = Phase::Steps;
+                    self.line_start = self.position;
+                    return Some(Placement::LineStart {
+                        plan,
+                        at: self.position,
+                    });
+                }
+                Phase::Steps => return Some(self.next_step(plan)),
+            }
+        }
+    }
+}
+
+/// Samples of `secs` of silence at the model's rate (negative: none).
+#[must_use]
+pub fn samples(secs: f32) -> usize {
+    (secs.max(0.0) * SAMPLE_RATE as f32).round() as usize
+}
+
+fn secs(samples: u64) -> f64 {
+    samples as f64 / f64::from(SAMPLE_RATE)
+}
+
+#[cfg(test)]
+mod tests;

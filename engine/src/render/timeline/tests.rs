@@ -1,0 +1,156 @@
+//! The walk on hand-made plans: what comes out, in what order, and where it lands.
+
+use super::*;
+use crate::script::Position;
+
+fn sentence(caption: &str) -> Step {
+    Step::Speak(SentencePlan {
+        caption: caption.to_owned(),
+        phonemes: "ə".to_owned(),
+        speed: 1.0,
+    })
+}
+
+fn line(index: usize, speaker: &str, steps: Vec<Step>) -> LinePlan {
+    LinePlan {
+        index,
+        speaker: speaker.to_owned(),
+        voice: "af_heart".to_owned(),
+        steps,
+        position: Position {
+            line: index + 1,
+            column: 1,
+        },
+        lead_pause: None,
+        cut_off: false,
+        barges_in: false,
+    }
+}
+
+/// 0.1 s of padding, `tone` s of sound, 0.1 s of padding: the audible part is the tone plus
+/// the trimming margins.
+fn rendered(tone: f32) -> Vec<f32> {
+    let pad = samples(0.1);
+    let mut v = vec![0.0; pad];
+    v.extend(std::iter::repeat(0.5).take(samples(tone)));
+    v.extend(std::iter::repeat(0.0).take(pad));
+    v
+}
+
+/// Walks `plans`, rendering every sentence as `rendered(0.5)`; returns the placements in words
+/// and the total samples written.
+fn walk(plans: &[LinePlan], from: usize) -> (Vec<String>, u64, Vec<Cue>, Vec<LineMark>) {
+    let mut tl = Timeline::new(plans, from, None);
+    let (mut log, mut written, mut cues, mut marks) = (Vec::new(), 0u64, Vec::new(), Vec::new());
+    while let Some(p) = tl.next() {
+        match p {
+            Placement::Silence(n) => {
+                written += n as u64;
+                log.push(format!("silence {n}"));
+            }
+            Placement::LineStart { plan, at } => {
+                assert_eq!(at, written, "a line starts where the audio so far ends");
+                log.push(format!("start {}", plan.index));
+            }
+            Placement::Sentence(slot) => {
+                let audio = rendered(0.5);
+                let placed = tl.place(&slot, &audio);
+                assert_eq!(placed.at, written);
+                written += placed.keep.len() as u64;
+                log.push(format!("say {}", slot.sentence.caption));
+                cues.push(placed.cue);
+            }
+            Placement::LineEnd(mark) => {
+                log.push(format!("end {}", mark.line));
+                marks.push(mark);
+            }
+        }
+        assert_eq!(tl.position(), written, "the walk counts what was written");
+    }
+    (log, written, cues, marks)
+}
+
+#[test]
+fn lines_sentences_gaps_and_the_tail_come_in_order() {
+    let mut second = line(
+        1,
+        "Bo",
+        vec![sentence("Yes."), Step::Silence(1.0), sentence("No.")],
+    );
+    second.lead_pause = None;
+    let plans = vec![
+        line(0, "Al", vec![sentence("Hi."), sentence("How are you?")]),
+        second,
+    ];
+    let (log, written, cues, marks) = walk(&plans, 0);
+    let gap = samples(timing::sentence_gap(1.0));
+    let turn = samples(timing::turn_gap(&plans[0], &plans[1], None));
+    assert_eq!(
+        log,
+        vec![
+            "start 0".to_owned(),
+            "say Hi.".to_owned(),
+            format!("silence {gap}"),
+            "say How are you?".to_owned(),
+            "end 0".to_owned(),
+            format!("silence {turn}"),
+            "start 1".to_owned(),
+            "say Yes.".to_owned(),
+            format!("silence {}", samples(1.0)),
+            "say No.".to_owned(),
+            "end 1".to_owned(),
+            format!("silence {}", samples(TAIL_SECS)),
+        ]
+    );
+    let kept = timing::audible_range(&rendered(0.5), SAMPLE_RATE, false).len() as u64;
+    let expected = 4 * kept + gap as u64 + turn as u64 + samples(1.0) as u64;
+    assert_eq!(written, expected + samples(TAIL_SECS) as u64);
+    // Cues sit inside their lines, in order, without overlap.
+    assert_eq!(cues.len(), 4);
+    for pair in cues.windows(2) {
+        assert!(pair[0].end <= pair[1].start, "{pair:?}");
+    }
+    assert!(cues[0].start >= marks[0].start && cues[1].end <= marks[0].end);
+    assert!(cues[2].start >= marks[1].start && cues[3].end <= marks[1].end);
+    assert_eq!(marks[1].source_line, 2);
+}
+
+#[test]
+fn a_walk_from_a_later_line_starts_with_its_lead_pause_only() {
+    let mut later = line(2, "Cy", vec![sentence("Later.")]);
+    later.lead_pause = Some(0.75);
+    let plans = vec![
+        line(0, "Al", vec![sentence("One.")]),
+        line(1, "Bo", vec![]),
+        later,
+    ];
+    let (log, ..) = walk(&plans, 1);
+    assert_eq!(log[0], format!("silence {}", samples(0.75)));
+    assert_eq!(log[1], "start 2");
+    // Silent lines are not walked at all.
+    assert!(!log.iter().any(|l| l == "start 1"));
+}
+
+#[test]
+fn a_cut_off_line_stops_dead_at_its_last_sentence() {
+    let mut cut = line(0, "Al", vec![sentence("I think"), sentence("that—")]);
+    cut.cut_off = true;
+    let plans = vec![cut, line(1, "Bo", vec![sentence("Sorry.")])];
+    let mut tl = Timeline::new(&plans, 0, None);
+    let mut cut_offs = Vec::new();
+    while let Some(p) = tl.next() {
+        if let Placement::Sentence(slot) = p {
+            cut_offs.push(slot.cut_off);
+            tl.place(&slot, &rendered(0.2));
+        }
+    }
+    assert_eq!(cut_offs, [false, true, false]);
+}
+
+#[test]
+fn nothing_audible_still_ends_with_the_tail() {
+    let plans = vec![line(0, "Al", vec![])];
+    let (log, written, ..) = walk(&plans, 0);
+    assert_eq!(log, [format!("silence {}", samples(TAIL_SECS))]);
+    assert_eq!(written, samples(TAIL_SECS) as u64);
+}

@@ -1,0 +1,277 @@
+//! Text to segments, without the model: normalised text → phonemes (espeak-ng) → the pieces
+//! Kokoro speaks in one pass each.
+//!
+//! Everything here runs on the caller's thread (a request handler, the studio's workers), never
+//! on the model thread, so phonemizing one request overlaps with the model speaking another.
+//! The policy: the first segment is kept short — the first sentence, or its first clause when
+//! the sentence is long — so that the first audio comes early; later segments pack whole
+//! sentences up to [`PACK_PHONEMES`] for natural prosody and throughput. Episode rendering uses
+//! one segment per sentence instead ([`sentence_segments`]).
+
+use crate::phonemes::{self, Phonemizer, Vocab, MAX_PHONEMES};
+use crate::synth::{SpeechRequest, SynthError};
+
+/// One Kokoro pass: a sentence or a few, as phonemes and ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Segment {
+    pub phonemes: String,
+    pub ids: Vec<u32>,
+}
+
+/// Later segments pack whole sentences up to this many phoneme characters (about 20 s of speech).
+pub const PACK_PHONEMES: usize = 250;
+/// The first segment is at most this long (about 6 s): longer first sentences are cut at a
+/// clause mark, else at a word boundary.
+pub const FIRST_PHONEMES: usize = 80;
+/// A first sentence longer than this (about 3 s) is cut at its earliest clause mark, so the
+/// first audio, which costs what its length costs, comes sooner (`Well, …` stays whole: see
+/// [`MIN_PIECE`]).
+pub const FIRST_CLAUSE_ABOVE: usize = 40;
+/// Neither piece of a cut first sentence is shorter than this (a lone word sounds clipped).
+const MIN_PIECE: usize = 12;
+
+/// Phonemizes `text` in the request's language and cuts it into segments (see the module docs).
+pub fn segments(text: &str, request: &SpeechRequest) -> Result<Vec<Segment>, SynthError> {
+    if text.trim().is_empty() {
+        return Err(SynthError::EmptyText);
+    }
+    let language = request.language.unwrap_or_else(|| request.voice.language());
+    let phonemes = Phonemizer::global()?.phonemize(&speakable_text(text), language)?;
+    let segments = segments_from_phonemes(&phonemes);
+    if segments.is_empty() {
+        let excerpt: String = text.chars().take(40).collect();
+        return Err(SynthError::NothingToSay { excerpt });
+    }
+    Ok(segments)
+}
+
+/// Cuts an already phonemized string into segments (see the module docs for the policy).
+#[must_use]
+pub fn segments_from_phonemes(phonemes: &str) -> Vec<Segment> {
+    plan_segments(phonemes)
+        .into_iter()
+        // Punctuation alone (`...`, `!!!`) is no speech: Kokoro would only breathe.
+        .filter(|p| p.chars().any(char::is_alphabetic))
+        .filter_map(encode)
+        .collect()
+}
+
+/// One segment per sentence for episode rendering: `phonemes` is one sentence, kept whole (its
+/// own prosody, one Kokoro pass) unless it exceeds [`MAX_PHONEMES`], when it is split at
+/// clauses, then words. Empty when there is nothing to say.
+#[must_use]
+pub fn sentence_segments(phonemes: &str) -> Vec<Segment> {
+    let collapsed = phonemes.split_whitespace().collect::<Vec<_>>().join(" ");
+    fit(&collapsed)
+        .into_iter()
+        .filter(|p| p.chars().any(char::is_alphabetic))
+        .filter_map(encode)
+        .collect()
+}
+
+fn encode(phonemes: String) -> Option<Segment> {
+    let ids = Vocab::kokoro().encode(&phonemes);
+    (!ids.is_empty()).then_some(Segment { phonemes, ids })
+}
+
+/// Text as espeak should see it: emoji and other pictographs dropped (espeak would read out their
+/// names, "slightly smiling face"), control characters turned into spaces. Everything else is
+/// left to the phonemizer, which matches kokoro-onnx.
+#[must_use]
+pub fn speakable_text(text: &str) -> String {
+    text.chars()
+        .filter(|&c| !is_pictograph(c))
+        .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
+        .collect()
+}
+
+fn is_pictograph(c: char) -> bool {
+    matches!(u32::from(c),
+        0x1F000..=0x1FAFF   // emoticons, pictographs, transport, flags' regional indicators, symbols
+        | 0x2600..=0x27BF   // miscellaneous symbols, dingbats
+        | 0x2B00..=0x2BFF   // arrows and stars used as emoji
+        | 0xFE00..=0xFE0F   // variation selectors
+        | 0x200D            // zero-width joiner (emoji sequences)
+        | 0xE0020..=0xE007F // tag characters (flag sequences)
+    )
+}
+
+/// Splits a phoneme string into segment strings: a short first one, later ones packed sentences.
+#[must_use]
+pub fn plan_segments(phonemes: &str) -> Vec<String> {
+    let collapsed = phonemes.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut sentences: Vec<String> = Vec::new();
+    for sentence in split_sentences(&collapsed) {
+        let sentence = sentence.trim();
+        if sentence.is_empty() {
+            continue;
+        }
+        if sentences.is_empty() && sentence.chars().count() > FIRST_CLAUSE_ABOVE {
+            let (head, tail) = split_first(sentence, FIRST_PHONEMES);
+            sentences.push(head.to_owned());
+            if !tail.is_empty() {
+                sentences.extend(fit(tail));
+            }
+        } else {
+            sentences.extend(fit(sentence));
+        }
+    }
+    let mut segments: Vec<String> = Vec::new();
+    for sentence in sentences {
+        if segments.len() > 1 {
+            if let Some(last) = segments.last_mut() {
+                if last.chars().count() + 1 + sentence.chars().count() <= PACK_PHONEMES {
+                    last.push(' ');
+                    last.push_str(&sentence);
+                    continue;
+                }
+            }
+        }
+        segments.push(sentence);
+    }
+    segments
+}
+
+/// A sentence as one or more pieces of at most [`MAX_PHONEMES`].
+fn fit(sentence: &str) -> Vec<String> {
+    if sentence.chars().count() > MAX_PHONEMES {
+        phonemes::split_phonemes(sentence, MAX_PHONEMES)
+    } else {
+        vec![sentence.to_owned()]
+    }
+}
+
+/// Cuts a long first sentence after its earliest clause mark (`,;:—`) that leaves at least
+/// [`MIN_PIECE`] characters on both sides within `max` characters. Without one, a sentence of
+/// at most `max` stays whole (a cut mid-clause costs more in prosody than it saves in latency);
+/// a longer one is cut after its last word within `max`, else at `max`. Returns (head, rest),
+/// both trimmed; rest is empty when nothing was cut.
+fn split_first(sentence: &str, max: usize) -> (&str, &str) {
+    let chars = sentence.chars().count();
+    let limit = sentence
+        .char_indices()
+        .nth(max)
+        .map_or(sentence.len(), |(i, _)| i);
+    let window = &sentence[..limit];
+    let clause = window
+        .char_indices()
+        .enumerate()
+        .filter(|&(_, (i, c))| {
+            matches!(c, ',' | ';' | ':' | '—') && sentence[i + c.len_utf8()..].starts_with(' ')
+        })
+        .map(|(n, (i, c))| (n + 1, i + c.len_utf8()))
+        .find(|&(n, _)| n >= MIN_PIECE && chars - n > MIN_PIECE)
+        .map(|(_, end)| end);
+    if clause.is_none() && chars <= max {
+        return (sentence, "");
+    }
+    let cut = clause
+        .or_else(|| window.rfind(' ').filter(|&i| i > 0))
+        .unwrap_or(limit);
+    (sentence[..cut].trim(), sentence[cut..].trim())
+}
+
+/// Sentence ends in phoneme space: `.`, `!`, `?` or `…` followed by a space.
+fn split_sentences(phonemes: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut chars = phonemes.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        if matches!(c, '.' | '!' | '?' | '…') && chars.peek().is_some_and(|&(_, n)| n == ' ') {
+            let end = i + c.len_utf8();
+            out.push(&phonemes[start..end]);
+            start = end;
+        }
+    }
+    if start < phonemes.len() {
+        out.push(&phonemes[start..]);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_sentence_is_alone_and_later_ones_are_packed() {
+        let s = plan_segments("ə. bˈi. sˈiː! dˈiː? ˈiː");
+        assert_eq!(s, vec!["ə.", "bˈi. sˈiː! dˈiː? ˈiː"]);
+    }
+
+    #[test]
+    fn a_long_first_sentence_is_cut_at_a_clause_then_a_word() {
+        let clause = format!("{}, {} {}.", "a".repeat(40), "b".repeat(30), "c".repeat(30));
+        let s = plan_segments(&clause);
+        assert_eq!(s[0], format!("{},", "a".repeat(40)));
+        assert_eq!(s[1], format!("{} {}.", "b".repeat(30), "c".repeat(30)));
+        let words = "wˈʌn ".repeat(40);
+        let s = plan_segments(&words);
+        assert!(
+            s[0].chars().count() <= FIRST_PHONEMES && s[0].ends_with('n'),
+            "{:?}",
+            s[0]
+        );
+        assert_eq!(s.join(" ").split_whitespace().count(), 40);
+    }
+
+    #[test]
+    fn a_first_sentence_is_cut_at_its_earliest_useful_clause() {
+        // "wˈɛl," is too short to stand alone; the next clause is the cut.
+        let sentence = format!(
+            "wˈɛl, {}, {} {}.",
+            "a".repeat(14),
+            "b".repeat(20),
+            "c".repeat(20)
+        );
+        let s = plan_segments(&sentence);
+        assert_eq!(s[0], format!("wˈɛl, {},", "a".repeat(14)));
+        // A medium sentence without a clause mark stays whole...
+        let plain = format!("{} {} {}.", "a".repeat(20), "b".repeat(20), "c".repeat(20));
+        assert_eq!(plan_segments(&plain), vec![plain.clone()]);
+        // ...and so does a short one with a comma.
+        let short = format!("{}, {}.", "a".repeat(15), "b".repeat(15));
+        assert_eq!(plan_segments(&short), vec![short.clone()]);
+        // A clause leaving a lone word behind is not a cut.
+        let tail = format!("{}, ɐ wˈʌn.", "a".repeat(45));
+        assert_eq!(plan_segments(&tail), vec![tail.clone()]);
+    }
+
+    #[test]
+    fn long_sentences_are_split_under_the_limit() {
+        let word = "həlˈoʊ ";
+        let long: String = word.repeat(200);
+        let segs = plan_segments(&long);
+        assert!(segs.len() >= 3, "{}", segs.len());
+        assert!(segs.iter().all(|s| s.chars().count() <= MAX_PHONEMES));
+        let joined: String = segs.join(" ");
+        assert_eq!(joined.split_whitespace().count(), 200);
+    }
+
+    #[test]
+    fn packing_respects_the_pack_limit() {
+        let sentence = format!("{}.", "a".repeat(70));
+        let text = [sentence.as_str(); 9].join(" ");
+        let segs = plan_segments(&text);
+        assert_eq!(segs[0], sentence);
+        assert!(segs.iter().all(|s| s.chars().count() <= PACK_PHONEMES));
+        assert!(segs.len() < 9, "sentences after the first are packed");
+        assert_eq!(
+            segs.iter().map(|s| s.matches('.').count()).sum::<usize>(),
+            9
+        );
+    }
+
+    #[test]
+    fn pictographs_and_controls_are_not_read_out() {
+        assert_eq!(speakable_text("Hi 🙂👍🏽 there ✨\u{7}!"), "Hi  there  !");
+        assert_eq!(speakable_text("café — naïve"), "café — naïve");
+        assert_eq!(speakable_text("a\nb\tc"), "a\nb c");
+    }
+
+    #[test]
+    fn empty_and_whitespace_plan_nothing() {
+        assert!(plan_segments("").is_empty());
+        assert!(plan_segments("   \n ").is_empty());
+    }
+}
