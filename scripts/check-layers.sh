@@ -23,5 +23,14 @@ check ui "" axum hyper
 if grep -rqE '\b(candle_core|candle_nn|rusqlite|axum)::' ui/src; then
   echo "layering: ui/src names candle, rusqlite or axum directly" >&2; fail=1
 fi
+# The model runs on the engine's model thread alone: the type system keeps `Synthesizer`
+# crate-private (and not `Send`), and the model's stages (`engine::kokoro`) are public only with
+# the engine's `testing` feature, which nothing that ships may turn on or name.
+if grep -rqE 'engine::kokoro|features *= *\[[^]]*"testing"' app/src app/Cargo.toml ui/src ui/Cargo.toml; then
+  echo "layering: app or ui reaches into the model (engine::kokoro / the testing feature); use engine::Engine" >&2; fail=1
+fi
+if cargo tree -p app -e features --prefix none 2>/dev/null | grep -q 'engine feature "testing"'; then
+  echo "layering: the shipped binary is built with engine's testing feature" >&2; fail=1
+fi
 [ $fail -eq 0 ] && echo "layers ok"
 exit $fail

@@ -52,4 +52,7 @@ mod handle;
 
 pub use handle::{BatchTiming, Engine};
 pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamHandle};
+pub use kokoro::decoder::DecoderError;
+pub use kokoro::model::EncodeError;
+pub use kokoro::ModelError;
 pub use synth::{SpeechRequest, SynthError, SAMPLE_RATE};

@@ -109,3 +109,23 @@ pub(crate) fn synth_error(e: &SynthError) -> BackendError {
         BackendError::Internal(e.to_string())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use engine::{EncodeError, ModelError};
+
+    use super::*;
+
+    /// An input error found by the model (a segment too long for one pass) is the client's
+    /// fault (400), not the server's (500).
+    #[test]
+    fn model_input_errors_are_400s() {
+        let too_long = SynthError::Model(ModelError::Encode(EncodeError::TooLong {
+            len: 600,
+            max: 510,
+        }));
+        assert!(matches!(synth_error(&too_long), BackendError::Input { .. }));
+        let fault = SynthError::Start(std::io::Error::other("no threads"));
+        assert!(matches!(synth_error(&fault), BackendError::Internal(_)));
+    }
+}

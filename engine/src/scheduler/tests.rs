@@ -184,6 +184,11 @@ impl SegmentModel for Shared {
                 segment.phonemes
             ))));
         }
+        if segment.phonemes.starts_with("toolong") {
+            return Err(SynthError::Model(crate::kokoro::ModelError::Encode(
+                crate::kokoro::model::EncodeError::TooLong { len: 600, max: 510 },
+            )));
+        }
         if segment.phonemes.starts_with("slow") {
             std::thread::sleep(Duration::from_millis(150));
         }
@@ -601,4 +606,30 @@ fn without_batching_each_encoder_runs_alone() {
     let sizes = sched.metrics().batch_size.snapshot();
     assert!(sizes.count > 0);
     assert!((sizes.sum - sizes.count as f64).abs() < 1e-9, "{sizes:?}");
+}
+
+/// A model error reaches the stream's consumer as itself, not as a message: an input error
+/// (too many phonemes) stays an input error, a model fault stays a fault.
+#[test]
+fn failures_keep_their_kind() {
+    let model = FakeModel::new(1);
+    let sched = start(&model, SchedulerConfig::default());
+    let input = sched
+        .submit_text("toolong", request(), Mode::Interactive)
+        .expect("submit")
+        .collect()
+        .expect_err("too long");
+    assert!(input.is_input_error(), "{input}");
+    assert!(matches!(
+        input,
+        SchedulerError::Synth(SynthError::Model(crate::kokoro::ModelError::Encode(
+            crate::kokoro::model::EncodeError::TooLong { .. }
+        )))
+    ));
+    let fault = sched
+        .submit_text("bad", request(), Mode::Offline)
+        .expect("submit")
+        .collect()
+        .expect_err("fault");
+    assert!(!fault.is_input_error(), "{fault}");
 }
