@@ -240,7 +240,5 @@ fn match_status(studio: &Studio, ui: &mut egui::Ui, speaker: &str) {
 
 /// Gives `speaker` a voice and speed (the cast panel and tests).
 pub fn set_choice(studio: &mut Studio, speaker: &str, choice: CastChoice) {
-    studio.doc.cast.insert(speaker.to_owned(), choice);
-    studio.doc.dirty = true;
-    studio.doc.revision += 1;
+    studio.doc.set_choice(speaker, choice);
 }

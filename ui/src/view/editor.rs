@@ -101,9 +101,6 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
     };
     let id = ui.scope_id().with("line-edit");
     let mut edit: LineEdit = ui.data_mut(|d| d.get_temp(id)).unwrap_or_default();
-    // Owned: the line's context menu edits the document while the rows are drawn.
-    let source: Vec<String> = studio.doc.text.lines().map(str::to_owned).collect();
-    let starts: Vec<usize> = ep.lines.iter().map(|l| l.position.line).collect();
     let current = studio
         .timeline
         .region_at(studio.buffer.position())
@@ -200,7 +197,7 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                                 if label.double_clicked() {
                                     edit = LineEdit {
                                         line: Some(i),
-                                        text: source_of(&source, &starts, i),
+                                        text: studio.doc.turn_source(i).unwrap_or_default(),
                                     };
                                 }
                                 ui.with_layout(
@@ -214,7 +211,7 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                                             studio.selected = i;
                                             edit = LineEdit {
                                                 line: Some(i),
-                                                text: source_of(&source, &starts, i),
+                                                text: studio.doc.turn_source(i).unwrap_or_default(),
                                             };
                                         }
                                     },
@@ -228,7 +225,7 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
             }
         });
     if let Some((i, text)) = commit {
-        replace_source(studio, &starts, i, &text);
+        studio.doc.replace_turn(i, &text);
         edit = LineEdit::default();
     }
     ui.data_mut(|d| d.insert_temp(id, edit));
@@ -239,69 +236,7 @@ fn find_colour(ui: &egui::Ui) -> Color32 {
     ui.visuals().warn_fg_color.gamma_multiply(0.25)
 }
 
-/// The source lines of turn `i`: from its first line to the next turn's, blank lines trimmed.
-fn source_range(source_len: usize, starts: &[usize], i: usize) -> std::ops::Range<usize> {
-    let from = starts.get(i).copied().unwrap_or(1).saturating_sub(1);
-    let to = starts
-        .get(i + 1)
-        .map_or(source_len, |n| n.saturating_sub(1))
-        .max(from + 1)
-        .min(source_len);
-    from..to.max(from)
-}
-
-fn source_of<S: AsRef<str>>(source: &[S], starts: &[usize], i: usize) -> String {
-    let range = source_range(source.len(), starts, i);
-    source[range]
-        .iter()
-        .map(AsRef::as_ref)
-        .collect::<Vec<&str>>()
-        .join("\n")
-        .trim_end()
-        .to_owned()
-}
-
-/// Replaces turn `i`'s source lines by `text` and reparses.
-pub fn replace_source(studio: &mut Studio, starts: &[usize], i: usize, text: &str) {
-    let source: Vec<&str> = studio.doc.text.lines().collect();
-    let range = source_range(source.len(), starts, i);
-    let kept_blank = source[range.clone()]
-        .iter()
-        .rev()
-        .take_while(|l| l.trim().is_empty())
-        .count();
-    let mut out: Vec<String> = source[..range.start]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-    out.push(text.to_owned());
-    out.extend(std::iter::repeat_n(String::new(), kept_blank));
-    out.extend(source[range.end..].iter().map(|s| (*s).to_owned()));
-    let mut joined = out.join("\n");
-    if studio.doc.text.ends_with('\n') {
-        joined.push('\n');
-    }
-    studio.doc.text = joined;
-    studio.doc.edited();
-}
-
-/// The source text of turn `i`, if the script parses and has it.
-#[must_use]
-pub fn line_source(studio: &Studio, i: usize) -> Option<String> {
-    let ep = studio.doc.parsed.as_ref().ok()?;
-    if i >= ep.lines.len() {
-        return None;
-    }
-    let starts: Vec<usize> = ep.lines.iter().map(|l| l.position.line).collect();
-    let source: Vec<&str> = studio.doc.text.lines().collect();
-    Some(source_of(&source, &starts, i))
-}
-
-/// Replaces line `i`'s source (for tests and the context menu).
+/// Replaces line `i`'s source (for tests).
 pub fn edit_line(studio: &mut Studio, i: usize, text: &str) {
-    let starts: Vec<usize> = match &studio.doc.parsed {
-        Ok(ep) => ep.lines.iter().map(|l| l.position.line).collect(),
-        Err(_) => return,
-    };
-    replace_source(studio, &starts, i, text);
+    studio.doc.replace_turn(i, text);
 }
