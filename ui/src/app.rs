@@ -14,6 +14,7 @@ use engine::library::Autosave;
 use crate::audio::{AudioOut, PlayBuffer};
 use crate::doc::{Document, EXAMPLE};
 use crate::frames::FrameStats;
+use crate::state::export::ExportDialog;
 use crate::timeline::Timeline;
 use crate::view;
 use crate::work::export::ExportJob;
@@ -88,7 +89,7 @@ pub struct Studio {
     /// A cast preview being spoken (it uses the play buffer; playback stops for it).
     pub(crate) preview: Option<crate::work::preview::PreviewJob>,
     pub(crate) timeline: Timeline,
-    pub(crate) export: view::export::ExportDialog,
+    pub(crate) export: ExportDialog,
     pub(crate) export_job: Option<ExportJob>,
     pub(crate) library: LibraryLink,
     pub(crate) library_error: Option<String>,
@@ -115,7 +116,7 @@ pub struct Studio {
     /// Each speaker's latest voice match (running, found, failed).
     pub(crate) matching: std::collections::BTreeMap<String, MatchState>,
     /// Blend editors open in the cast panel, by speaker.
-    pub(crate) blends: std::collections::BTreeMap<String, view::blend::Terms>,
+    pub(crate) blends: std::collections::BTreeMap<String, crate::state::blend::Terms>,
     pub(crate) cast_check: CastCheckState,
     pub(crate) check_tx: mpsc::SyncSender<CastChecked>,
     pub(crate) check_rx: mpsc::Receiver<CastChecked>,
@@ -183,7 +184,7 @@ impl Studio {
             edit_seen: (0, Instant::now()),
             preview: None,
             timeline: Timeline::default(),
-            export: view::export::ExportDialog::default(),
+            export: ExportDialog::default(),
             export_job: None,
             library,
             library_error: None,
@@ -305,12 +306,12 @@ impl Studio {
     }
 
     #[must_use]
-    pub fn export_dialog(&self) -> &view::export::ExportDialog {
+    pub fn export_dialog(&self) -> &ExportDialog {
         &self.export
     }
 
-    /// The export dialog's settings, to set them as a user would type them (tests).
-    pub fn export_dialog_mut(&mut self) -> &mut view::export::ExportDialog {
+    /// The export dialog, to set its settings as a user would type them (tests).
+    pub fn export_dialog_mut(&mut self) -> &mut ExportDialog {
         &mut self.export
     }
 

@@ -11,7 +11,7 @@
 //! work then).
 //!
 //! Layout of the crate: [`app`] holds the state and the frame loop, [`view`] one file per panel
-//! or dialog, [`doc`] the open script, [`timeline`] the waveform envelope, [`input`] shortcuts
+//! or dialog, [`state`] the panels' and dialogs' state and rules, [`doc`] the open script, [`timeline`] the waveform envelope, [`input`] shortcuts
 //! and dropped files, [`history`] undo/redo, [`find`] the find bar, [`devices`] the output
 //! picker, `cast` (voice matching, cast check, previews) and `live` (edits while playing) the
 //! studio's cast and playback work, [`frames`] the frame-time statistics.
@@ -29,6 +29,7 @@ pub mod frames;
 pub mod history;
 pub mod input;
 mod live;
+pub mod state;
 pub mod timeline;
 pub mod view;
 pub mod work;

@@ -115,7 +115,7 @@ fn import_cast_play_edit_and_export() {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
     h.run_steps(2);
     let dest = fx.path("duo-episode.wav");
-    h.state_mut().export_dialog_mut().path = dest.display().to_string();
+    h.state_mut().export_dialog_mut().settings.path = dest.display().to_string();
     h.get_by_label("Export").click();
     step_until(&mut h, Duration::from_mins(3), "the export", |h| {
         h.state().export_dialog().finished.is_some()
