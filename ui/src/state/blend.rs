@@ -1,5 +1,7 @@
-//! The blend editor's terms and rules: their type, the recipe they make, and where editing
-//! starts. [`crate::view::blend`] draws them.
+//! The blend editor's terms and rules. A blend being edited is UI-only (nothing reads it until
+//! "Use" gives its recipe to a speaker through [`crate::command::Command::SetCast`]), so
+//! [`crate::view::blend`] keeps the open editors in egui's memory; this module has their type,
+//! the recipe they make, and where editing starts.
 
 use engine::voice::VoiceSpec;
 

@@ -1,6 +1,6 @@
 //! The export dialog's state: its settings (saved with the project: rate, stems, destination),
 //! whether it is open, and the running export's progress and result. The export itself runs in
-//! [`crate::work::export`]; `Studio::start_export` starts it.
+//! [`crate::work::export`]; [`crate::Studio::apply`] starts and cancels it.
 
 use std::path::PathBuf;
 
@@ -34,7 +34,8 @@ pub enum Captions {
     Both,
 }
 
-/// What the author chooses in the dialog.
+/// What the author chooses in the dialog (the view edits a copy and sends it back with
+/// [`crate::command::Command::SetExportSettings`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportSettings {
     pub format: Format,

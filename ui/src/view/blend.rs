@@ -2,42 +2,60 @@
 //! shown as the recipe the engine parses (`af_bella:0.7+af_sky:0.3`, weights normalised), with
 //! a preview and a button that gives the blend to the speaker. Kokoro blends by mixing the
 //! voices' style tables, so a blend is a new voice "between" its parts, not several speaking.
-//! The terms and their rules are [`crate::state::blend`].
+//!
+//! The open editors and their terms are UI-only until "Use" (see [`crate::state::blend`]), so
+//! they live in egui's memory, by speaker.
+
+use std::collections::BTreeMap;
 
 use eframe::egui;
 
 use crate::app::Studio;
+use crate::command::Command;
 use crate::doc::CastChoice;
-use crate::state::blend::{recipe, start_terms};
+use crate::state::blend::{recipe, start_terms, Terms};
+
+/// The open blend editors, by speaker, in egui's memory.
+type Editors = BTreeMap<String, Terms>;
+
+fn editors_key() -> egui::Id {
+    egui::Id::unique("banter-blend-editors")
+}
+
+fn editors(ui: &egui::Ui) -> Editors {
+    ui.data(|d| d.get_temp(editors_key())).unwrap_or_default()
+}
+
+fn set_editors(ui: &egui::Ui, editors: Editors) {
+    ui.data_mut(|d| d.insert_temp(editors_key(), editors));
+}
 
 /// The "Blend…" toggle for `speaker` (in the speaker's row).
-pub fn toggle(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str, voice: &str) {
-    let open = studio.blends.contains_key(speaker);
+pub fn toggle(studio: &Studio, ui: &mut egui::Ui, speaker: &str, voice: &str) {
+    let mut editors = editors(ui);
+    let open = editors.contains_key(speaker);
     if ui
         .selectable_label(open, format!("Blend voices for {speaker}"))
         .on_hover_text("Mix two or more voices into a new one, with weights")
         .clicked()
     {
         if open {
-            studio.blends.remove(speaker);
+            editors.remove(speaker);
         } else {
-            let names: Vec<String> = crate::view::cast::voices(studio)
-                .into_iter()
-                .map(|v| v.name)
-                .collect();
-            studio
-                .blends
-                .insert(speaker.to_owned(), start_terms(voice, &names));
+            let names: Vec<String> = studio.voice_choices().into_iter().map(|v| v.name).collect();
+            editors.insert(speaker.to_owned(), start_terms(voice, &names));
         }
+        set_editors(ui, editors);
     }
 }
 
 /// The editor, when open for `speaker`.
-pub fn show(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str, speed: f32) {
-    let Some(mut terms) = studio.blends.get(speaker).cloned() else {
+pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>, speaker: &str, speed: f32) {
+    let mut editors = editors(ui);
+    let Some(terms) = editors.get_mut(speaker) else {
         return;
     };
-    let voices = crate::view::cast::voices(studio);
+    let voices = studio.voice_choices();
     let mut remove = None;
     let removable = terms.len() > 2;
     for (k, (voice, weight)) in terms.iter_mut().enumerate() {
@@ -72,7 +90,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str, speed: f32) {
     if let Some(k) = remove {
         terms.remove(k);
     }
-    let recipe = recipe(&terms);
+    let recipe = recipe(terms);
     ui.horizontal(|ui| {
         if ui
             .small_button("Add voice")
@@ -104,23 +122,26 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str, speed: f32) {
                 .on_hover_text("Hear the blend speak a sample sentence")
                 .clicked()
             {
-                studio.preview_voice(speaker, r, speed);
+                out.push(Command::PreviewVoice {
+                    speaker: speaker.to_owned(),
+                    voice: r.clone(),
+                    speed,
+                });
             }
             if ui
                 .button(format!("Use for {speaker}"))
                 .on_hover_text(format!("Give {speaker} this blend"))
                 .clicked()
             {
-                crate::view::cast::set_choice(
-                    studio,
-                    speaker,
-                    CastChoice {
+                out.push(Command::SetCast {
+                    speaker: speaker.to_owned(),
+                    choice: CastChoice {
                         voice: r.clone(),
                         speed,
                     },
-                );
+                });
             }
         });
     }
-    studio.blends.insert(speaker.to_owned(), terms);
+    set_editors(ui, editors);
 }

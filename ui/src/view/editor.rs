@@ -7,26 +7,41 @@
 use eframe::egui::{self, text::LayoutJob, Color32, FontId, TextFormat};
 
 use crate::app::{EditorMode, Studio};
+use crate::command::Command;
 use crate::doc::speaker_index;
 use crate::view::speaker_colour;
 
-/// Per-frame editor state kept in egui's memory: the turn being edited and its text.
+/// The line being edited and its text, before Apply: UI-only, so it lives in egui's memory.
 #[derive(Clone, Default)]
 struct LineEdit {
     line: Option<usize>,
     text: String,
 }
 
-pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
+/// Where the raw script editor's widget id is remembered (in egui's memory).
+fn script_field_key() -> egui::Id {
+    egui::Id::unique("banter-raw-script-field")
+}
+
+/// The raw script editor's widget, once drawn: while it has the keyboard, Ctrl+Z is the
+/// script's undo; in any other text field (search, find, a line being edited) it is that
+/// field's own.
+pub(crate) fn script_field(ctx: &egui::Context) -> Option<egui::Id> {
+    ctx.data(|d| d.get_temp(script_field_key()))
+}
+
+pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     ui.horizontal(|ui| {
         ui.heading("Script");
         ui.add_space(8.0);
-        let mut mode = studio.mode;
+        let mut mode = studio.editor_mode();
         ui.selectable_value(&mut mode, EditorMode::Lines, "Lines")
             .on_hover_text("The parsed turns, coloured by speaker (Ctrl+L toggles)");
         ui.selectable_value(&mut mode, EditorMode::Raw, "Raw text")
             .on_hover_text("Edit the whole script as text, in any supported format");
-        studio.mode = mode;
+        if mode != studio.editor_mode() {
+            out.push(Command::SetMode(mode));
+        }
         if let Ok(ep) = &studio.doc.parsed {
             ui.label(format!(
                 "{} · {} lines · {} speakers",
@@ -43,15 +58,15 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
             .on_hover_text("The script does not parse; the line is highlighted below");
     }
     ui.separator();
-    crate::find::show(studio, ui);
-    if studio.mode == EditorMode::Raw || studio.doc.parsed.is_err() {
-        raw(studio, ui);
+    crate::view::find::show(studio, ui, out);
+    if studio.editor_mode() == EditorMode::Raw || studio.doc.parsed.is_err() {
+        raw(studio, ui, out);
     } else {
-        lines(studio, ui);
+        lines(studio, ui, out);
     }
 }
 
-fn raw(studio: &mut Studio, ui: &mut egui::Ui) {
+fn raw(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let error_line = studio.doc.parsed.as_ref().err().map(|e| e.line);
     let error_bg = ui.visuals().error_fg_color.gamma_multiply(0.25);
     let text_colour = ui.visuals().text_color();
@@ -79,23 +94,25 @@ fn raw(studio: &mut Studio, ui: &mut egui::Ui) {
         .id_salt("raw")
         .auto_shrink(false)
         .show(ui, |ui| {
+            // The field edits a copy; the edit reaches the document as a command.
+            let mut text = studio.doc.text.clone();
             let response = ui.add(
-                egui::TextEdit::multiline(&mut studio.doc.text)
+                egui::TextEdit::multiline(&mut text)
                     .id_salt("raw-editor")
                     .desired_width(f32::INFINITY)
                     .desired_rows(24)
                     .code_editor()
                     .layouter(&mut layouter),
             );
-            studio.history.script_field = Some(response.id);
+            ui.data_mut(|d| d.insert_temp(script_field_key(), response.id));
             let response = response.on_hover_text("The script as text");
             if response.changed() {
-                studio.doc.edited();
+                out.push(Command::EditText(text));
             }
         });
 }
 
-fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
+fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let Ok(ep) = &studio.doc.parsed else {
         return;
     };
@@ -120,14 +137,17 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
         })
         .collect();
     let found = crate::find::matching_lines(&studio.doc, &studio.find);
-    let scroll_to = studio.find.scroll_to.take();
+    let scroll_to = studio.find.scroll_to;
+    if scroll_to.is_some() {
+        out.push(Command::FindScrolled);
+    }
     let mut commit: Option<(usize, String)> = None;
     egui::ScrollArea::vertical()
         .id_salt("lines")
         .auto_shrink(false)
         .show(ui, |ui| {
             for (i, speaker, text, colour) in rows {
-                let selected = studio.selected == i;
+                let selected = i == studio.selected;
                 let playing = current == Some(i);
                 let fill = if playing {
                     ui.visuals().selection.bg_fill.gamma_multiply(0.6)
@@ -189,10 +209,10 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                                          re-render it with another speed or voice",
                                     );
                                 if label.clicked() {
-                                    studio.selected = i;
+                                    out.push(Command::Select(i));
                                 }
                                 label.context_menu(|ui| {
-                                    crate::view::line_menu::show(studio, ui, i, &speaker);
+                                    crate::view::line_menu::show(studio, ui, out, i, &speaker);
                                 });
                                 if label.double_clicked() {
                                     edit = LineEdit {
@@ -208,7 +228,7 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                                             .on_hover_text(format!("Edit line {}", i + 1))
                                             .clicked()
                                         {
-                                            studio.selected = i;
+                                            out.push(Command::Select(i));
                                             edit = LineEdit {
                                                 line: Some(i),
                                                 text: studio.doc.turn_source(i).unwrap_or_default(),
@@ -224,8 +244,8 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                 }
             }
         });
-    if let Some((i, text)) = commit {
-        studio.doc.replace_turn(i, &text);
+    if let Some((line, text)) = commit {
+        out.push(Command::EditLine { line, text });
         edit = LineEdit::default();
     }
     ui.data_mut(|d| d.insert_temp(id, edit));
@@ -234,9 +254,4 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
 /// The background of a line that matches the find bar.
 fn find_colour(ui: &egui::Ui) -> Color32 {
     ui.visuals().warn_fg_color.gamma_multiply(0.25)
-}
-
-/// Replaces line `i`'s source (for tests).
-pub fn edit_line(studio: &mut Studio, i: usize, text: &str) {
-    studio.doc.replace_turn(i, text);
 }

@@ -1,7 +1,7 @@
 //! The export dialog: format, sample rate, captions, chapters and stems; then progress with
 //! ETA, cancel, and "show in folder". The export runs in the background through the shared
 //! scheduler as offline work, so the author can keep listening and editing meanwhile. The
-//! dialog's state and rules are [`crate::state::export`].
+//! dialog's state and rules are [`crate::state::export`]; this file draws them and asks.
 
 use std::path::PathBuf;
 
@@ -9,7 +9,8 @@ use eframe::egui;
 use engine::render::Progress;
 
 use crate::app::Studio;
-use crate::state::export::{rate_allowed, Captions, Format};
+use crate::command::Command;
+use crate::state::export::{rate_allowed, Captions, ExportSettings, Format};
 
 fn eta(p: &Progress) -> String {
     p.eta().map_or_else(
@@ -18,17 +19,9 @@ fn eta(p: &Progress) -> String {
     )
 }
 
-pub fn show(studio: &mut Studio, ctx: &egui::Context) {
+pub fn show(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
     if !studio.export.open {
         return;
-    }
-    if studio.export.settings.path.is_empty() {
-        studio.export.settings.path = studio
-            .export
-            .settings
-            .default_path(&studio.doc)
-            .display()
-            .to_string();
     }
     let mut open = true;
     let running = studio.export_job.is_some();
@@ -39,9 +32,14 @@ pub fn show(studio: &mut Studio, ctx: &egui::Context) {
         .default_width(440.0)
         .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
         .show(ctx, |ui| {
-            ui.add_enabled_ui(!running, |ui| settings(studio, ui));
+            // The widgets edit a copy; a change goes back as a command.
+            let mut edited = studio.export.settings.clone();
+            ui.add_enabled_ui(!running, |ui| settings(&mut edited, ui));
+            if edited != studio.export.settings {
+                out.push(Command::SetExportSettings(edited));
+            }
             ui.separator();
-            if let Some(job) = &studio.export_job {
+            if studio.export_job.is_some() {
                 let p = studio.export.progress.clone();
                 let frac = p.as_ref().map_or(0.0, Progress::fraction) as f32;
                 ui.add(egui::ProgressBar::new(frac).show_percentage())
@@ -62,7 +60,7 @@ pub fn show(studio: &mut Studio, ctx: &egui::Context) {
                     .on_hover_text("Stop the export; nothing is written")
                     .clicked()
                 {
-                    job.cancel();
+                    out.push(Command::CancelExport);
                 }
             } else {
                 ui.horizontal(|ui| {
@@ -72,26 +70,25 @@ pub fn show(studio: &mut Studio, ctx: &egui::Context) {
                         .on_disabled_hover_text("The model is not loaded yet")
                         .clicked()
                     {
-                        studio.start_export();
+                        out.push(Command::StartExport);
                     }
                     if ui
                         .button("Close")
                         .on_hover_text("Close this dialog")
                         .clicked()
                     {
-                        studio.export.open = false;
+                        out.push(Command::HideExport);
                     }
                 });
             }
-            finished(studio, ui);
+            finished(studio, ui, out);
         });
     if !open {
-        studio.export.open = false;
+        out.push(Command::HideExport);
     }
 }
 
-fn settings(studio: &mut Studio, ui: &mut egui::Ui) {
-    let e = &mut studio.export.settings;
+fn settings(e: &mut ExportSettings, ui: &mut egui::Ui) {
     egui::Grid::new("export-grid")
         .num_columns(2)
         .spacing([12.0, 8.0])
@@ -154,7 +151,7 @@ fn settings(studio: &mut Studio, ui: &mut egui::Ui) {
         });
 }
 
-fn finished(studio: &mut Studio, ui: &mut egui::Ui) {
+fn finished(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let Some(result) = &studio.export.finished else {
         return;
     };
@@ -183,9 +180,7 @@ fn finished(studio: &mut Studio, ui: &mut egui::Ui) {
                     } else {
                         dir.to_path_buf()
                     };
-                    if let Err(e) = std::process::Command::new("xdg-open").arg(&dir).spawn() {
-                        studio.say(format!("cannot open {}: {e}", dir.display()));
-                    }
+                    out.push(Command::ShowInFolder(dir));
                 }
             }
         }

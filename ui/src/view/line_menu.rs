@@ -12,12 +12,19 @@
 use eframe::egui;
 
 use crate::app::Studio;
+use crate::command::Command;
 use crate::doc::CastChoice;
 
 /// The speeds the menu offers.
 pub const SPEEDS: [f32; 6] = [0.8, 0.9, 1.0, 1.1, 1.25, 1.5];
 
-pub fn show(studio: &mut Studio, ui: &mut egui::Ui, line: usize, speaker: &str) {
+pub fn show(
+    studio: &Studio,
+    ui: &mut egui::Ui,
+    out: &mut Vec<Command>,
+    line: usize,
+    speaker: &str,
+) {
     ui.menu_button("Re-render with speed…", |ui| {
         let current = studio.doc.turn_rate(line);
         for speed in SPEEDS {
@@ -33,9 +40,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui, line: usize, speaker: &str) 
                 .on_hover_text("Writes a [rate:…] directive at the start of this line")
                 .clicked()
             {
-                if let Err(e) = studio.doc.set_turn_rate(line, speed) {
-                    studio.say(e);
-                }
+                out.push(Command::SetLineRate { line, speed });
                 ui.close();
             }
         }
@@ -54,21 +59,20 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui, line: usize, speaker: &str) 
             egui::ScrollArea::vertical()
                 .max_height(320.0)
                 .show(ui, |ui| {
-                    for v in crate::view::cast::voices(studio) {
+                    for v in studio.voice_choices() {
                         let chosen = current.as_ref().is_some_and(|c| c.voice == v.name);
                         if ui
                             .selectable_label(chosen, format!("{} ({})", v.name, v.gender))
                             .clicked()
                         {
                             let speed = current.as_ref().map_or(1.0, |c| c.speed);
-                            crate::view::cast::set_choice(
-                                studio,
-                                speaker,
-                                CastChoice {
+                            out.push(Command::SetCast {
+                                speaker: speaker.to_owned(),
+                                choice: CastChoice {
                                     voice: v.name.clone(),
                                     speed,
                                 },
-                            );
+                            });
                             ui.close();
                         }
                     }
