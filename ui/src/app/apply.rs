@@ -197,3 +197,93 @@ impl Studio {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audio::MockOut;
+    use crate::doc::CastChoice;
+    use crate::StudioConfig;
+    use eframe::egui;
+
+    /// A studio with no model and a private library (the model load fails at once).
+    fn studio(dir: &tempfile::TempDir) -> Studio {
+        let config = StudioConfig {
+            models: Some(dir.path().join("no-models")),
+            library: Some(dir.path().join("library.sqlite")),
+            fetch_models: false,
+            ..StudioConfig::default()
+        };
+        let mut studio = Studio::new(&egui::Context::default(), config, Box::new(MockOut::new()));
+        studio.apply(Command::EditText("Ann: One.\nBen: Two.\n".into()));
+        studio
+    }
+
+    #[test]
+    fn an_edit_marks_the_document_edited_and_can_be_undone() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut s = studio(&dir);
+        let revision = s.doc.revision;
+        s.apply(Command::EditText("Ann: One.\nBen: Two, three.\n".into()));
+        assert!(s.doc.dirty && s.doc.unsaved_edits);
+        assert_eq!(s.doc.revision, revision + 1);
+        assert!(s.doc.parsed.is_ok(), "reparsed");
+        s.apply(Command::EditLine {
+            line: 0,
+            text: "Ann: Uno.".into(),
+        });
+        assert_eq!(s.doc.text, "Ann: Uno.\nBen: Two, three.\n");
+        s.apply(Command::Undo);
+        assert_eq!(s.doc.text, "Ann: One.\nBen: Two, three.\n");
+        s.apply(Command::Redo);
+        assert_eq!(s.doc.text, "Ann: Uno.\nBen: Two, three.\n");
+    }
+
+    #[test]
+    fn a_cast_choice_goes_through_the_document_and_the_history() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut s = studio(&dir);
+        s.autosave_now();
+        let revision = s.doc.revision;
+        let choice = CastChoice {
+            voice: "bm_lewis".into(),
+            speed: 1.2,
+        };
+        s.apply(Command::SetCast {
+            speaker: "Ben".into(),
+            choice: choice.clone(),
+        });
+        assert_eq!(s.doc.cast.get("Ben"), Some(&choice));
+        assert_eq!(s.doc.revision, revision + 1);
+        assert!(s.doc.dirty, "a cast change is unsaved");
+        assert!(
+            !s.doc.unsaved_edits,
+            "but the autosave (the text) is unchanged"
+        );
+        let ep = s.doc.episode().expect("parses");
+        assert_eq!(
+            ep.cast.get("Ben").map(|m| m.voice.as_str()),
+            Some("bm_lewis")
+        );
+        s.apply(Command::Undo);
+        assert!(s.doc.cast.is_empty());
+    }
+
+    #[test]
+    fn escape_closes_help_then_the_export_dialog() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut s = studio(&dir);
+        s.apply(Command::ShowExport);
+        assert!(s.export.open);
+        assert!(
+            s.export.settings.path.ends_with("untitled.wav"),
+            "{}",
+            s.export.settings.path
+        );
+        s.apply(Command::ToggleHelp);
+        s.apply(Command::Dismiss);
+        assert!(!s.dialogs.help && s.export.open);
+        s.apply(Command::Dismiss);
+        assert!(!s.export.open);
+    }
+}
