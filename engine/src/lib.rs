@@ -33,7 +33,7 @@ pub mod device;
 #[cfg(feature = "testing")]
 pub mod kokoro;
 #[cfg(not(feature = "testing"))]
-#[allow(dead_code)] // stage-level entry points that only the `testing` build's goldens call
+#[allow(dead_code, unused_imports)] // stage-level entry points only the `testing` build's goldens call
 mod kokoro;
 pub mod library;
 pub mod onnx;

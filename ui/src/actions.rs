@@ -1,4 +1,4 @@
-//! Project actions: new, save (to the library), and retrying the model load.
+//! Project actions: new, save (to the library), export, and retrying the model load.
 
 use engine::assets::ModelStore;
 use engine::library::ProjectDraft;
@@ -6,6 +6,7 @@ use engine::library::ProjectDraft;
 use crate::app::{EngineState, Studio};
 use crate::doc::{Document, EXAMPLE};
 use crate::timeline::Timeline;
+use crate::work::export;
 use crate::work::library::LibCmd;
 use crate::work::load;
 
@@ -37,15 +38,44 @@ impl Studio {
             script_format: format,
             cast: self.doc.cast_map(),
             settings: serde_json::json!({
-                "export_rate": self.export.rate,
-                "stems": self.export.stems,
+                "export_rate": self.export.settings.rate,
+                "stems": self.export.settings.stems,
             }),
-            render_path: (!self.export.path.is_empty())
-                .then(|| std::path::PathBuf::from(&self.export.path)),
+            render_path: (!self.export.settings.path.is_empty())
+                .then(|| std::path::PathBuf::from(&self.export.settings.path)),
         };
         self.library.send(LibCmd::Save(Box::new(draft)));
         self.doc.dirty = false;
         self.doc.unsaved_edits = false;
+    }
+
+    /// Starts the export with the dialog's settings.
+    pub fn start_export(&mut self) {
+        let EngineState::Ready(engine) = &self.engine else {
+            self.export.finished = Some(Err("the model is not loaded yet".into()));
+            return;
+        };
+        let Some(episode) = self.doc.episode() else {
+            self.export.finished = Some(Err("the script does not parse".into()));
+            return;
+        };
+        let settings = &mut self.export.settings;
+        if settings.path.trim().is_empty() {
+            settings.path = settings.default_path(&self.doc).display().to_string();
+        }
+        let mut dest = std::path::PathBuf::from(settings.path.trim());
+        dest.set_extension(settings.extension());
+        settings.path = dest.display().to_string();
+        self.export.progress = None;
+        self.export.finished = None;
+        self.export_job = Some(export::start(
+            engine.engine.clone(),
+            episode,
+            dest,
+            self.export.settings.options(),
+            self.config.library.clone(),
+            self.waker.clone(),
+        ));
     }
 
     /// Fetches (if needed) and loads the model again after a failure.

@@ -1,6 +1,14 @@
 //! The studio's state and its frame loop: drain the workers' channels, handle dropped files and
 //! shortcuts, then lay out the panels (menu, cast, script, transport and timeline, status) and
 //! any open dialog. Nothing here waits: every slow thing is a job in [`crate::work`].
+//!
+//! Shortcuts and views do not write this state: they read it and emit
+//! [`Command`](crate::command::Command)s, which [`Studio::apply`] (in [`apply`]) carries out.
+//! The fields only the frame loop and `apply` touch are private; the rest are `pub(crate)` for
+//! the worker-report drain and the feature modules that extend `Studio` (`cast`, `live`,
+//! `devices`, `find`, `history`, `actions`), and views reach them through `&Studio` only.
+
+mod apply;
 
 use std::path::{Path, PathBuf};
 use std::sync::{mpsc, Arc};
@@ -14,6 +22,8 @@ use engine::library::Autosave;
 use crate::audio::{AudioOut, PlayBuffer};
 use crate::doc::{Document, EXAMPLE};
 use crate::frames::FrameStats;
+use crate::state::dialogs::Dialogs;
+use crate::state::export::ExportDialog;
 use crate::timeline::Timeline;
 use crate::view;
 use crate::work::export::ExportJob;
@@ -71,7 +81,7 @@ pub struct Studio {
     pub(crate) config: StudioConfig,
     pub(crate) waker: Waker,
     pub(crate) doc: Document,
-    pub(crate) mode: EditorMode,
+    mode: EditorMode,
     /// Episode index of the selected line (play starts there).
     pub(crate) selected: usize,
     pub(crate) engine: EngineState,
@@ -88,7 +98,7 @@ pub struct Studio {
     /// A cast preview being spoken (it uses the play buffer; playback stops for it).
     pub(crate) preview: Option<crate::work::preview::PreviewJob>,
     pub(crate) timeline: Timeline,
-    pub(crate) export: view::export::ExportDialog,
+    pub(crate) export: ExportDialog,
     pub(crate) export_job: Option<ExportJob>,
     pub(crate) library: LibraryLink,
     pub(crate) library_error: Option<String>,
@@ -96,16 +106,15 @@ pub struct Studio {
     /// The library's blends and matched voices (offered in the cast).
     pub(crate) library_voices: Vec<String>,
     pub(crate) recovery: Vec<Autosave>,
-    pub(crate) last_autosave: Instant,
-    pub(crate) open_dialog: Option<String>,
-    pub(crate) save_as: Option<String>,
+    last_autosave: Instant,
+    /// Open, Save as and the shortcuts overlay.
+    dialogs: Dialogs,
     pub(crate) incoming: Option<Incoming>,
     pub(crate) import_rx: mpsc::Receiver<Result<Incoming, String>>,
-    pub(crate) import_tx: mpsc::SyncSender<Result<Incoming, String>>,
-    pub(crate) show_help: bool,
+    import_tx: mpsc::SyncSender<Result<Incoming, String>>,
     pub(crate) history: crate::history::History,
     pub(crate) find: crate::find::FindBar,
-    pub(crate) dark: bool,
+    dark: bool,
     pub(crate) message: Option<(String, Instant)>,
     pub(crate) matcher: Arc<dyn VoiceTools>,
     pub(crate) tools_origin: ToolsOrigin,
@@ -114,18 +123,14 @@ pub struct Studio {
     pub(crate) match_rx: mpsc::Receiver<MatchReport>,
     /// Each speaker's latest voice match (running, found, failed).
     pub(crate) matching: std::collections::BTreeMap<String, MatchState>,
-    /// Blend editors open in the cast panel, by speaker.
-    pub(crate) blends: std::collections::BTreeMap<String, view::blend::Terms>,
     pub(crate) cast_check: CastCheckState,
     pub(crate) check_tx: mpsc::SyncSender<CastChecked>,
     pub(crate) check_rx: mpsc::Receiver<CastChecked>,
-    /// Where each speaker's row in the cast panel was last drawn (clip drop targets).
-    pub(crate) cast_rows: Vec<(String, egui::Rect)>,
     pub(crate) last_xrt: Option<f64>,
     /// The loopback API switch in the status bar.
-    pub(crate) api: crate::api::ApiSwitch,
-    pub(crate) frames: FrameStats,
-    pub(crate) quit: bool,
+    api: crate::api::ApiSwitch,
+    frames: FrameStats,
+    quit: bool,
 }
 
 /// How often unsaved edits are autosaved.
@@ -183,7 +188,7 @@ impl Studio {
             edit_seen: (0, Instant::now()),
             preview: None,
             timeline: Timeline::default(),
-            export: view::export::ExportDialog::default(),
+            export: ExportDialog::default(),
             export_job: None,
             library,
             library_error: None,
@@ -191,12 +196,10 @@ impl Studio {
             library_voices: Vec::new(),
             recovery: Vec::new(),
             last_autosave: Instant::now(),
-            open_dialog: None,
-            save_as: None,
+            dialogs: Dialogs::default(),
             incoming: None,
             import_rx,
             import_tx,
-            show_help: false,
             history: crate::history::History::default(),
             find: crate::find::FindBar::default(),
             dark: true,
@@ -207,11 +210,9 @@ impl Studio {
             match_tx,
             match_rx,
             matching: std::collections::BTreeMap::new(),
-            blends: std::collections::BTreeMap::new(),
             cast_check: CastCheckState::default(),
             check_tx,
             check_rx,
-            cast_rows: Vec::new(),
             last_xrt: None,
             api: crate::api::ApiSwitch::default(),
             frames: FrameStats::from_env(),
@@ -305,13 +306,36 @@ impl Studio {
     }
 
     #[must_use]
-    pub fn export_dialog(&self) -> &view::export::ExportDialog {
+    pub fn export_dialog(&self) -> &ExportDialog {
         &self.export
     }
 
-    /// The export dialog's settings, to set them as a user would type them (tests).
-    pub fn export_dialog_mut(&mut self) -> &mut view::export::ExportDialog {
+    /// The export dialog, to set its settings as a user would type them (tests).
+    pub fn export_dialog_mut(&mut self) -> &mut ExportDialog {
         &mut self.export
+    }
+
+    /// Whether the script shows as parsed lines or raw text.
+    #[must_use]
+    pub fn editor_mode(&self) -> EditorMode {
+        self.mode
+    }
+
+    /// The dark theme is on.
+    #[must_use]
+    pub fn is_dark(&self) -> bool {
+        self.dark
+    }
+
+    /// Which small dialogs are open and what has been typed in them.
+    #[must_use]
+    pub fn dialogs(&self) -> &Dialogs {
+        &self.dialogs
+    }
+
+    /// The status bar's API switch.
+    pub(crate) fn api_switch(&self) -> &crate::api::ApiSwitch {
+        &self.api
     }
 
     #[must_use]
@@ -457,7 +481,9 @@ impl Studio {
         self.drain_all();
         self.schedule_cast_check();
         self.history.observe(&self.doc);
-        crate::input::handle(self, &ctx);
+        let mut commands = Vec::new();
+        crate::input::handle(&ctx, &mut commands);
+        self.apply_all(&mut commands);
         if self.last_autosave.elapsed() >= AUTOSAVE_EVERY {
             self.autosave_now();
         }

@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use engine::assets::ModelStore;
+use engine::script::{ENGLISH_FEMALE, ENGLISH_MALE, OTHER_LANGUAGE_FEMALE, OTHER_LANGUAGE_MALE};
+use engine::voice::StockVoice;
 use engine::voicematch::CastPair;
 
 use crate::app::{EngineState, Studio};
@@ -203,8 +205,7 @@ impl Studio {
                         .into_iter()
                         .find(|(s, _)| *s == speaker)
                         .map_or(1.0, |(_, c)| c.speed);
-                    crate::view::cast::set_choice(
-                        self,
+                    self.doc.set_choice(
                         &speaker,
                         CastChoice {
                             voice: found.name.clone(),
@@ -250,5 +251,24 @@ impl Studio {
                 }
             }
         }
+    }
+
+    /// The stock voices the cast offers: the store's when loaded, else the names the script
+    /// parser knows.
+    pub(crate) fn voice_choices(&self) -> Vec<StockVoice> {
+        if let EngineState::Ready(engine) = &self.engine {
+            if !engine.voices.is_empty() {
+                return engine.voices.clone();
+            }
+        }
+        let mut v: Vec<StockVoice> = ENGLISH_FEMALE
+            .iter()
+            .chain(ENGLISH_MALE.iter())
+            .chain(OTHER_LANGUAGE_FEMALE.iter())
+            .chain(OTHER_LANGUAGE_MALE.iter())
+            .filter_map(|n| StockVoice::from_name(n))
+            .collect();
+        v.sort_by(|a, b| a.name.cmp(&b.name));
+        v
     }
 }

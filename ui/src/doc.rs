@@ -8,6 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use engine::script::{Episode, ParseOptions, ScriptError};
 
+mod turns;
+
 /// A speaker's voice and speed as chosen in the cast panel.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CastChoice {
@@ -60,8 +62,21 @@ impl Document {
     /// Call after `text` changed.
     pub fn edited(&mut self) {
         self.parsed = parse(&self.name, &self.text);
-        self.dirty = true;
         self.unsaved_edits = true;
+        self.changed();
+    }
+
+    /// Gives `speaker` a voice and speed (the cast panel, the blend editor, a line's menu, a
+    /// voice match). The cast is saved with the project but not autosaved (an autosave keeps
+    /// the script's text), so unlike [`Self::edited`] this leaves `unsaved_edits` alone.
+    pub fn set_choice(&mut self, speaker: &str, choice: CastChoice) {
+        self.cast.insert(speaker.to_owned(), choice);
+        self.changed();
+    }
+
+    /// Any change: unsaved, and a new revision (audio rendered before it is stale).
+    fn changed(&mut self) {
+        self.dirty = true;
         self.revision += 1;
     }
 
@@ -173,6 +188,19 @@ mod tests {
         doc.edited();
         assert!(doc.parsed.is_err());
         assert!(doc.dirty && doc.unsaved_edits);
+        assert_eq!(doc.revision, 1);
+    }
+
+    #[test]
+    fn a_cast_choice_is_a_change_but_not_an_autosave() {
+        let mut doc = Document::new("t.txt", "Alice: Hi.".into(), None);
+        let choice = CastChoice {
+            voice: "af_sky".into(),
+            speed: 1.1,
+        };
+        doc.set_choice("Alice", choice.clone());
+        assert_eq!(doc.cast.get("Alice"), Some(&choice));
+        assert!(doc.dirty && !doc.unsaved_edits);
         assert_eq!(doc.revision, 1);
     }
 }

@@ -1,9 +1,8 @@
 //! Find in the script (Ctrl+F): a bar above the editor whose query highlights every matching
 //! line (in the lines view: turns whose speaker or spoken text contains it; in the raw view:
 //! source lines) and jumps between them with Enter / Shift+Enter or the arrows, selecting the
-//! turn so Play starts there. Matching ignores case.
-
-use eframe::egui;
+//! turn so Play starts there. Matching ignores case. The bar itself is drawn by
+//! [`crate::view::find`].
 
 use crate::app::Studio;
 use crate::doc::Document;
@@ -81,81 +80,4 @@ impl Studio {
     pub fn find_matches(&self) -> Vec<usize> {
         matching_lines(&self.doc, &self.find)
     }
-}
-
-/// The find bar (only while open).
-pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
-    if !studio.find.open {
-        return;
-    }
-    let hits = matching_lines(&studio.doc, &studio.find);
-    let mut step = None;
-    ui.horizontal(|ui| {
-        let label = ui.label("Find");
-        let field = ui
-            .add(
-                egui::TextEdit::singleline(&mut studio.find.query)
-                    .id_salt("find-query")
-                    .hint_text("text or speaker")
-                    .desired_width(220.0),
-            )
-            .labelled_by(label.id)
-            .on_hover_text("Lines containing this are highlighted (case is ignored)");
-        if std::mem::take(&mut studio.find.focus) {
-            field.request_focus();
-        }
-        if field.changed() {
-            studio.find.current = 0;
-        }
-        let (enter, shift, escape) = ui.input(|i| {
-            (
-                i.key_pressed(egui::Key::Enter),
-                i.modifiers.shift,
-                i.key_pressed(egui::Key::Escape),
-            )
-        });
-        if field.lost_focus() && enter {
-            step = Some(!shift);
-            studio.find.focus = true;
-        }
-        let count = if studio.find.query.is_empty() {
-            String::new()
-        } else if hits.is_empty() {
-            "no match".to_owned()
-        } else {
-            format!(
-                "{} of {}",
-                (studio.find.current + 1).min(hits.len()),
-                hits.len()
-            )
-        };
-        ui.label(count)
-            .on_hover_text("The match jumped to and how many lines match");
-        if ui
-            .button("Previous")
-            .on_hover_text("Previous matching line (Shift+Enter)")
-            .clicked()
-        {
-            step = Some(false);
-        }
-        if ui
-            .button("Next")
-            .on_hover_text("Next matching line (Enter)")
-            .clicked()
-        {
-            step = Some(true);
-        }
-        if ui
-            .button("Close")
-            .on_hover_text("Close the find bar (Esc)")
-            .clicked()
-            || (escape && (field.has_focus() || field.lost_focus()))
-        {
-            studio.find.open = false;
-        }
-    });
-    if let Some(forward) = step {
-        studio.find_step(forward);
-    }
-    ui.separator();
 }

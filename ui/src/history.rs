@@ -1,7 +1,9 @@
 //! Undo and redo for the script's text and the cast choices.
 //!
-//! Rather than asking every widget to record its edits, the frame loop shows the history the
-//! document as it is each frame ([`History::observe`]); a change becomes an undo step. Typing
+//! Rather than asking every change to record itself, the history is shown the document as it
+//! is ([`History::observe`]): by [`crate::Studio::apply`] around each script or cast command,
+//! and by the frame loop each frame (for voice matches and the test hooks); a change becomes an
+//! undo step. Typing
 //! one or two characters at a time within [`COALESCE`] of the previous text change extends
 //! that step, so Ctrl+Z undoes a burst of typing rather than one letter. Opening another
 //! document (a different [`Document::id`]) starts a fresh history. While another text field
@@ -34,9 +36,6 @@ impl Snapshot {
 
 #[derive(Debug, Default)]
 pub struct History {
-    /// The raw script editor: while it has focus Ctrl+Z is the script's undo; in any other text
-    /// field (search, find, a line being edited) it is that field's own.
-    pub(crate) script_field: Option<eframe::egui::Id>,
     doc: Option<u64>,
     current: Option<Snapshot>,
     undo: Vec<Snapshot>,
@@ -49,7 +48,6 @@ impl History {
     pub fn observe(&mut self, doc: &Document) {
         if self.doc != Some(doc.id) {
             *self = Self {
-                script_field: self.script_field,
                 doc: Some(doc.id),
                 current: Some(Snapshot::of(doc)),
                 ..Self::default()

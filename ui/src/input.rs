@@ -4,12 +4,16 @@
 //! an audio clip dropped on a speaker in the cast panel asks for a voice match; an audio clip
 //! dropped elsewhere, or any other file, gets a message saying what the studio accepts.
 //! Several files: the first script opens, each clip on a speaker is matched, the rest reported.
+//!
+//! Like a view, this only emits [`Command`]s (the decisions that depend on the studio's state,
+//! such as what Esc closes, are the commands'); the frame loop applies them before drawing the
+//! panels.
 
 use std::path::{Path, PathBuf};
 
 use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
 
-use crate::app::{EditorMode, Studio};
+use crate::command::Command;
 
 /// Extensions read as scripts.
 pub const SCRIPT_EXTENSIONS: [&str; 8] = [
@@ -44,75 +48,52 @@ const fn sc(modifiers: Modifiers, key: Key) -> KeyboardShortcut {
     KeyboardShortcut::new(modifiers, key)
 }
 
-pub fn handle(studio: &mut Studio, ctx: &egui::Context) {
-    drops(studio, ctx);
+/// Turns this frame's shortcuts and dropped files into commands.
+pub fn handle(ctx: &egui::Context, out: &mut Vec<Command>) {
+    drops(ctx, out);
     let typing = ctx.egui_wants_keyboard_input();
     let cmd = Modifiers::COMMAND;
     let cmd_shift = Modifiers::COMMAND | Modifiers::SHIFT;
     let pressed = |s: KeyboardShortcut| ctx.input_mut(|i| i.consume_shortcut(&s));
     // In a text field other than the raw script, Ctrl+Z belongs to that field.
-    let other_field = typing && ctx.memory(egui::Memory::focused) != studio.history.script_field;
+    let other_field =
+        typing && ctx.memory(egui::Memory::focused) != crate::view::editor::script_field(ctx);
     if !other_field {
         if pressed(sc(cmd_shift, Key::Z)) || pressed(sc(cmd, Key::Y)) {
-            studio.redo();
+            out.push(Command::Redo);
         }
         if pressed(sc(cmd, Key::Z)) {
-            studio.undo();
+            out.push(Command::Undo);
         }
     }
-    if pressed(sc(cmd, Key::F)) {
-        studio.open_find();
-    }
-    if pressed(sc(cmd_shift, Key::S)) {
-        studio.save_as = Some(studio.doc.name.clone());
-    }
-    if pressed(sc(cmd, Key::S)) {
-        studio.save();
-    }
-    if pressed(sc(cmd, Key::N)) {
-        studio.new_project();
-    }
-    if pressed(sc(cmd, Key::O)) {
-        studio.open_dialog = Some(String::new());
-        studio
-            .library
-            .send(crate::work::library::LibCmd::ListProjects);
-    }
-    if pressed(sc(cmd, Key::E)) {
-        studio.export.open = true;
-    }
-    if pressed(sc(cmd, Key::L)) {
-        studio.mode = match studio.mode {
-            EditorMode::Lines => EditorMode::Raw,
-            EditorMode::Raw => EditorMode::Lines,
-        };
-    }
-    if pressed(sc(cmd_shift, Key::T)) {
-        studio.dark = !studio.dark;
-    }
-    if pressed(sc(cmd, Key::Q)) {
-        studio.quit = true;
-    }
-    if pressed(sc(Modifiers::NONE, Key::F1)) {
-        studio.show_help = !studio.show_help;
+    let shortcuts = [
+        (sc(cmd, Key::F), Command::OpenFind),
+        (sc(cmd_shift, Key::S), Command::ShowSaveAs),
+        (sc(cmd, Key::S), Command::Save),
+        (sc(cmd, Key::N), Command::NewProject),
+        (sc(cmd, Key::O), Command::ShowOpen),
+        (sc(cmd, Key::E), Command::ShowExport),
+        (sc(cmd, Key::L), Command::ToggleMode),
+        (sc(cmd_shift, Key::T), Command::ToggleTheme),
+        (sc(cmd, Key::Q), Command::Quit),
+        (sc(Modifiers::NONE, Key::F1), Command::ToggleHelp),
+    ];
+    for (shortcut, command) in shortcuts {
+        if pressed(shortcut) {
+            out.push(command);
+        }
     }
     if !typing {
         if pressed(sc(Modifiers::NONE, Key::Space)) {
-            studio.toggle_play();
+            out.push(Command::TogglePlay);
         }
         if pressed(sc(Modifiers::NONE, Key::Escape)) {
-            if studio.show_help {
-                studio.show_help = false;
-            } else if studio.export.open && studio.export_job.is_none() {
-                studio.export.open = false;
-            } else {
-                studio.stop();
-            }
+            out.push(Command::Dismiss);
         }
     }
 }
 
-fn drops(studio: &mut Studio, ctx: &egui::Context) {
+fn drops(ctx: &egui::Context, out: &mut Vec<Command>) {
     let (files, pointer) = ctx.input(|i| {
         (
             i.raw.dropped_files.clone(),
@@ -123,26 +104,23 @@ fn drops(studio: &mut Studio, ctx: &egui::Context) {
         return;
     }
     let paths: Vec<PathBuf> = files.iter().map(|f| f.path().to_path_buf()).collect();
-    let speaker = pointer.and_then(|p| {
-        studio
-            .cast_rows
-            .iter()
-            .find(|(_, r)| r.contains(p))
-            .map(|(s, _)| s.clone())
-    });
+    let speaker = pointer.and_then(|p| crate::view::cast::speaker_at(ctx, p));
     let mut opened = false;
     let mut skipped = Vec::new();
     for path in paths {
         match classify(&path) {
             DropKind::Script if !opened => {
-                studio.import(&path);
+                out.push(Command::Import(path));
                 opened = true;
             }
             DropKind::Script => {
                 skipped.push(format!("{} (one script opens at a time)", path.display()));
             }
             DropKind::Audio => match &speaker {
-                Some(s) => studio.start_voice_match(s.clone(), path),
+                Some(s) => out.push(Command::MatchVoice {
+                    speaker: s.clone(),
+                    clip: path,
+                }),
                 None => skipped.push(format!(
                     "{} (drop a voice clip on a speaker in the cast panel)",
                     path.display()
@@ -157,7 +135,7 @@ fn drops(studio: &mut Studio, ctx: &egui::Context) {
         }
     }
     if !skipped.is_empty() {
-        studio.say(format!("not opened: {}", skipped.join("; ")));
+        out.push(Command::Say(format!("not opened: {}", skipped.join("; "))));
     }
 }
 

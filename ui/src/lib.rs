@@ -11,16 +11,19 @@
 //! work then).
 //!
 //! Layout of the crate: [`app`] holds the state and the frame loop, [`view`] one file per panel
-//! or dialog, [`doc`] the open script, [`timeline`] the waveform envelope, [`input`] shortcuts
-//! and dropped files, [`history`] undo/redo, [`find`] the find bar, [`devices`] the output
-//! picker, `cast` (voice matching, cast check, previews) and `live` (edits while playing) the
-//! studio's cast and playback work, [`frames`] the frame-time statistics.
+//! or dialog (they draw and emit [`command::Command`]s; `Studio::apply`, in `app/apply.rs`, is
+//! the one place that carries them out), [`state`] the panels' and dialogs' state, [`doc`] the
+//! open script, [`timeline`] the waveform envelope, [`input`] shortcuts and dropped files,
+//! [`history`] undo/redo, [`find`] finding in the script, [`devices`] the output picker, `cast`
+//! (voice matching, cast check, previews) and `live` (edits while playing) the studio's cast and
+//! playback work, [`frames`] the frame-time statistics.
 
 pub mod actions;
 pub mod api;
 pub mod app;
 pub mod audio;
 mod cast;
+pub mod command;
 pub mod devices;
 pub mod doc;
 mod drain;
@@ -29,11 +32,13 @@ pub mod frames;
 pub mod history;
 pub mod input;
 mod live;
+pub mod state;
 pub mod timeline;
 pub mod view;
 pub mod work;
 
 pub use app::{Studio, StudioConfig};
+pub use command::Command;
 
 use eframe::egui;
 

@@ -115,7 +115,7 @@ fn import_cast_play_edit_and_export() {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
     h.run_steps(2);
     let dest = fx.path("duo-episode.wav");
-    h.state_mut().export_dialog_mut().path = dest.display().to_string();
+    h.state_mut().export_dialog_mut().settings.path = dest.display().to_string();
     h.get_by_label("Export").click();
     step_until(&mut h, Duration::from_mins(3), "the export", |h| {
         h.state().export_dialog().finished.is_some()
@@ -278,7 +278,10 @@ fn editing_a_line_while_playing_re_renders_only_that_line() {
     });
     let (hits, misses) = h.state().sentence_stats();
     assert!(h.state().is_playing());
-    ui::view::editor::edit_line(h.state_mut(), 1, "Ben: It is great to be here.");
+    h.state_mut().apply(ui::Command::EditLine {
+        line: 1,
+        text: "Ben: It is great to be here.".into(),
+    });
     let revision = h.state().document().revision;
     step_until(&mut h, Duration::from_mins(2), "the re-render", |h| {
         let tl = h.state().timeline();

@@ -170,7 +170,10 @@ fn the_cast_panel_warns_when_two_speakers_sound_alike() {
     // Give Ben another voice: the warning goes once the check has run again.
     let mut ben = h.state().document().speakers()[1].1.clone();
     ben.voice = "af_sky".into();
-    ui::view::cast::set_choice(h.state_mut(), "Ben", ben);
+    h.state_mut().apply(ui::Command::SetCast {
+        speaker: "Ben".into(),
+        choice: ben,
+    });
     step_until(&mut h, Duration::from_secs(5), "the re-check", |h| {
         h.query_by_label_contains("share the voice").is_none()
             && h.state().cast_warnings().is_empty()

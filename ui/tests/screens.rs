@@ -144,7 +144,7 @@ fn export_dialog() {
     let fx = Fixture::new();
     let mut h = studio(&fx);
     // The default destination is beside the script or in the working directory: fix it.
-    h.state_mut().export_dialog_mut().path = "episodes/a-first-episode.wav".into();
+    h.state_mut().export_dialog_mut().settings.path = "episodes/a-first-episode.wav".into();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
     settle(&mut h);
     assert!(h.query_by_label("Chapters JSON").is_some());

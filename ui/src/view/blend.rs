@@ -2,85 +2,60 @@
 //! shown as the recipe the engine parses (`af_bella:0.7+af_sky:0.3`, weights normalised), with
 //! a preview and a button that gives the blend to the speaker. Kokoro blends by mixing the
 //! voices' style tables, so a blend is a new voice "between" its parts, not several speaking.
+//!
+//! The open editors and their terms are UI-only until "Use" (see [`crate::state::blend`]), so
+//! they live in egui's memory, by speaker.
+
+use std::collections::BTreeMap;
 
 use eframe::egui;
-use engine::voice::VoiceSpec;
 
 use crate::app::Studio;
+use crate::command::Command;
 use crate::doc::CastChoice;
+use crate::state::blend::{recipe, start_terms, Terms};
 
-/// A blend being edited: `(stock voice, weight)` terms.
-pub type Terms = Vec<(String, f32)>;
+/// The open blend editors, by speaker, in egui's memory.
+type Editors = BTreeMap<String, Terms>;
 
-/// The recipe for `terms` in canonical form (zero weights dropped), or why there is none.
-pub fn recipe(terms: &[(String, f32)]) -> Result<String, String> {
-    let text = terms
-        .iter()
-        .filter(|(_, w)| *w > 0.0)
-        .map(|(v, w)| format!("{v}:{w}"))
-        .collect::<Vec<_>>()
-        .join("+");
-    if text.is_empty() {
-        return Err("give at least one voice a weight above zero".into());
-    }
-    VoiceSpec::parse(&text)
-        .map(|s| s.canonical())
-        .map_err(|e| e.to_string())
+fn editors_key() -> egui::Id {
+    egui::Id::unique("banter-blend-editors")
 }
 
-/// The terms to start editing from: the speaker's blend, or its voice plus a second one.
-fn start_terms(voice: &str, voices: &[String]) -> Terms {
-    match VoiceSpec::parse(voice) {
-        Ok(spec) if spec.terms.len() > 1 => spec
-            .terms
-            .into_iter()
-            .map(|t| (t.voice, t.weight))
-            .collect(),
-        _ => {
-            // A library voice (a matched one, say) is not a blend term: start from stock voices.
-            let voice = if voices.iter().any(|v| v == voice) || voices.is_empty() {
-                voice
-            } else {
-                voices[0].as_str()
-            };
-            let other = voices
-                .iter()
-                .find(|v| v.as_str() != voice)
-                .cloned()
-                .unwrap_or_else(|| voice.to_owned());
-            vec![(voice.to_owned(), 0.7), (other, 0.3)]
-        }
-    }
+fn editors(ui: &egui::Ui) -> Editors {
+    ui.data(|d| d.get_temp(editors_key())).unwrap_or_default()
+}
+
+fn set_editors(ui: &egui::Ui, editors: Editors) {
+    ui.data_mut(|d| d.insert_temp(editors_key(), editors));
 }
 
 /// The "Blend…" toggle for `speaker` (in the speaker's row).
-pub fn toggle(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str, voice: &str) {
-    let open = studio.blends.contains_key(speaker);
+pub fn toggle(studio: &Studio, ui: &mut egui::Ui, speaker: &str, voice: &str) {
+    let mut editors = editors(ui);
+    let open = editors.contains_key(speaker);
     if ui
         .selectable_label(open, format!("Blend voices for {speaker}"))
         .on_hover_text("Mix two or more voices into a new one, with weights")
         .clicked()
     {
         if open {
-            studio.blends.remove(speaker);
+            editors.remove(speaker);
         } else {
-            let names: Vec<String> = crate::view::cast::voices(studio)
-                .into_iter()
-                .map(|v| v.name)
-                .collect();
-            studio
-                .blends
-                .insert(speaker.to_owned(), start_terms(voice, &names));
+            let names: Vec<String> = studio.voice_choices().into_iter().map(|v| v.name).collect();
+            editors.insert(speaker.to_owned(), start_terms(voice, &names));
         }
+        set_editors(ui, editors);
     }
 }
 
 /// The editor, when open for `speaker`.
-pub fn show(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str, speed: f32) {
-    let Some(mut terms) = studio.blends.get(speaker).cloned() else {
+pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>, speaker: &str, speed: f32) {
+    let mut editors = editors(ui);
+    let Some(terms) = editors.get_mut(speaker) else {
         return;
     };
-    let voices = crate::view::cast::voices(studio);
+    let voices = studio.voice_choices();
     let mut remove = None;
     let removable = terms.len() > 2;
     for (k, (voice, weight)) in terms.iter_mut().enumerate() {
@@ -115,7 +90,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str, speed: f32) {
     if let Some(k) = remove {
         terms.remove(k);
     }
-    let recipe = recipe(&terms);
+    let recipe = recipe(terms);
     ui.horizontal(|ui| {
         if ui
             .small_button("Add voice")
@@ -147,39 +122,26 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str, speed: f32) {
                 .on_hover_text("Hear the blend speak a sample sentence")
                 .clicked()
             {
-                studio.preview_voice(speaker, r, speed);
+                out.push(Command::PreviewVoice {
+                    speaker: speaker.to_owned(),
+                    voice: r.clone(),
+                    speed,
+                });
             }
             if ui
                 .button(format!("Use for {speaker}"))
                 .on_hover_text(format!("Give {speaker} this blend"))
                 .clicked()
             {
-                crate::view::cast::set_choice(
-                    studio,
-                    speaker,
-                    CastChoice {
+                out.push(Command::SetCast {
+                    speaker: speaker.to_owned(),
+                    choice: CastChoice {
                         voice: r.clone(),
                         speed,
                     },
-                );
+                });
             }
         });
     }
-    studio.blends.insert(speaker.to_owned(), terms);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn recipes_are_normalised_and_need_a_weight() {
-        let terms = vec![("af_bella".to_owned(), 1.4), ("af_sky".to_owned(), 0.6)];
-        assert_eq!(recipe(&terms).as_deref(), Ok("af_bella:0.7+af_sky:0.3"));
-        let one = vec![("af_bella".to_owned(), 0.5), ("af_sky".to_owned(), 0.0)];
-        assert_eq!(recipe(&one).as_deref(), Ok("af_bella"));
-        assert!(recipe(&[("af_sky".to_owned(), 0.0)]).is_err());
-        let start = start_terms("af_bella:0.7+af_sky:0.3", &[]);
-        assert_eq!(start.len(), 2);
-    }
+    set_editors(ui, editors);
 }

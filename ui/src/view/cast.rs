@@ -3,33 +3,26 @@
 //! the closest voice (see [`crate::work::voicematch`]).
 
 use eframe::egui;
-use engine::script::{ENGLISH_FEMALE, ENGLISH_MALE, OTHER_LANGUAGE_FEMALE, OTHER_LANGUAGE_MALE};
-use engine::voice::StockVoice;
 
-use crate::app::{EngineState, Studio};
-use crate::doc::CastChoice;
+use crate::app::Studio;
+use crate::command::Command;
 use crate::view::speaker_colour;
 use crate::work::voicematch::MatchState;
 
-/// The voices to offer: the store's when loaded, else the names the script parser knows.
-pub(crate) fn voices(studio: &Studio) -> Vec<StockVoice> {
-    if let EngineState::Ready(engine) = &studio.engine {
-        if !engine.voices.is_empty() {
-            return engine.voices.clone();
-        }
-    }
-    let mut v: Vec<StockVoice> = ENGLISH_FEMALE
-        .iter()
-        .chain(ENGLISH_MALE.iter())
-        .chain(OTHER_LANGUAGE_FEMALE.iter())
-        .chain(OTHER_LANGUAGE_MALE.iter())
-        .filter_map(|n| StockVoice::from_name(n))
-        .collect();
-    v.sort_by(|a, b| a.name.cmp(&b.name));
-    v
+/// Where each speaker's row was last drawn: UI-only, kept in egui's memory under this key.
+fn rows_key() -> egui::Id {
+    egui::Id::unique("banter-cast-rows")
 }
 
-pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
+/// The speaker whose row in the cast panel was last drawn under `pos` (a clip's drop target).
+pub(crate) fn speaker_at(ctx: &egui::Context, pos: egui::Pos2) -> Option<String> {
+    let rows: Vec<(String, egui::Rect)> = ctx.data(|d| d.get_temp(rows_key()))?;
+    rows.into_iter()
+        .find(|(_, r)| r.contains(pos))
+        .map(|(s, _)| s)
+}
+
+pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     ui.horizontal(|ui| {
         ui.heading("Cast");
         if studio.cast_check.running {
@@ -53,8 +46,8 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
         .on_hover_text("Cast check: these voices are hard to tell apart (probe similarity ≥ 0.90)");
     }
     ui.separator();
-    let voices = voices(studio);
-    let library_voices = studio.library_voices.clone();
+    let voices = studio.voice_choices();
+    let library_voices = &studio.library_voices;
     let speakers = studio.doc.speakers();
     if speakers.is_empty() {
         ui.label("No speakers: the script does not parse yet.");
@@ -82,7 +75,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                                 "{name}'s voice is hard to tell apart from another speaker's"
                             ));
                     }
-                    preview_button(studio, ui, &name);
+                    preview_button(studio, ui, out, &name);
                 });
                 ui.horizontal(|ui| {
                     ui.label("Voice");
@@ -121,7 +114,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                                 );
                             }
                             let mut heading = false;
-                            for v in &library_voices {
+                            for v in library_voices {
                                 if !filter.is_empty() && !v.contains(filter.as_str()) {
                                     continue;
                                 }
@@ -154,21 +147,26 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                     ));
                 });
                 ui.horizontal(|ui| crate::view::blend::toggle(studio, ui, &name, &new.voice));
-                crate::view::blend::show(studio, ui, &name, new.speed);
+                crate::view::blend::show(studio, ui, out, &name, new.speed);
                 match_status(studio, ui, &name);
             });
             rows.push((name.clone(), frame.response.rect));
             if new != choice {
-                set_choice(studio, &name, new);
+                out.push(Command::SetCast {
+                    speaker: name,
+                    choice: new,
+                });
             }
         }
     });
-    ui.data_mut(|d| d.insert_temp(filter_id, filter));
-    studio.cast_rows = rows;
+    ui.data_mut(|d| {
+        d.insert_temp(filter_id, filter);
+        d.insert_temp(rows_key(), rows);
+    });
 }
 
 /// Preview (or stop previewing) `speaker`'s voice.
-fn preview_button(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str) {
+fn preview_button(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>, speaker: &str) {
     ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
         if studio.previewing() == Some(speaker) {
             if ui
@@ -176,7 +174,7 @@ fn preview_button(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str) {
                 .on_hover_text("Stop the preview")
                 .clicked()
             {
-                studio.stop();
+                out.push(Command::Stop);
             }
         } else if ui
             .small_button(format!("Preview {speaker}"))
@@ -185,7 +183,7 @@ fn preview_button(studio: &mut Studio, ui: &mut egui::Ui, speaker: &str) {
             ))
             .clicked()
         {
-            studio.preview_speaker(speaker);
+            out.push(Command::PreviewSpeaker(speaker.to_owned()));
         }
     });
 }
@@ -236,11 +234,4 @@ fn match_status(studio: &Studio, ui: &mut egui::Ui, speaker: &str) {
             .on_hover_text("Drop a clip of at least a few seconds of clear speech");
         }
     }
-}
-
-/// Gives `speaker` a voice and speed (the cast panel and tests).
-pub fn set_choice(studio: &mut Studio, speaker: &str, choice: CastChoice) {
-    studio.doc.cast.insert(speaker.to_owned(), choice);
-    studio.doc.dirty = true;
-    studio.doc.revision += 1;
 }

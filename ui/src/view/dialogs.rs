@@ -4,8 +4,7 @@
 use eframe::egui;
 
 use crate::app::{EngineState, Studio};
-use crate::doc::Document;
-use crate::work::library::LibCmd;
+use crate::command::Command;
 
 /// Every shortcut, for the F1 overlay.
 pub const SHORTCUTS: [(&str, &str); 17] = [
@@ -35,7 +34,7 @@ pub const SHORTCUTS: [(&str, &str); 17] = [
 ];
 
 /// The first-run view: shown above the editor while the model is missing or failed.
-pub fn first_run(studio: &mut Studio, ui: &mut egui::Ui) {
+pub fn first_run(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     match &studio.engine {
         EngineState::Fetching {
             root,
@@ -66,19 +65,19 @@ pub fn first_run(studio: &mut Studio, ui: &mut egui::Ui) {
                 .on_hover_text("Fetch and load the model again")
                 .clicked()
             {
-                studio.retry_load();
+                out.push(Command::RetryLoad);
             }
         }
         EngineState::Loading { .. } | EngineState::Ready(_) => {}
     }
 }
 
-pub fn show(studio: &mut Studio, ctx: &egui::Context) {
-    open_dialog(studio, ctx);
-    save_as(studio, ctx);
-    recovery(studio, ctx);
-    replace(studio, ctx);
-    if studio.show_help {
+pub fn show(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
+    open_dialog(studio, ctx, out);
+    save_as(studio, ctx, out);
+    recovery(studio, ctx, out);
+    replace(studio, ctx, out);
+    if studio.dialogs().help {
         let mut open = true;
         egui::Window::new("Keyboard shortcuts")
             .open(&mut open)
@@ -93,14 +92,18 @@ pub fn show(studio: &mut Studio, ctx: &egui::Context) {
                     }
                 });
             });
-        studio.show_help = open;
+        if !open {
+            out.push(Command::SetHelp(false));
+        }
     }
 }
 
-fn open_dialog(studio: &mut Studio, ctx: &egui::Context) {
-    let Some(mut path) = studio.open_dialog.take() else {
+fn open_dialog(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
+    let Some(typed) = &studio.dialogs().open else {
         return;
     };
+    // The field edits a copy; what is typed goes back as a command.
+    let mut path = typed.clone();
     let mut keep = true;
     egui::Window::new("Open")
         .collapsible(false)
@@ -122,7 +125,7 @@ fn open_dialog(studio: &mut Studio, ctx: &egui::Context) {
                     .clicked()
                     || enter
                 {
-                    studio.import(std::path::Path::new(path.trim()));
+                    out.push(Command::Import(path.trim().into()));
                     keep = false;
                 }
             });
@@ -134,13 +137,9 @@ fn open_dialog(studio: &mut Studio, ctx: &egui::Context) {
             egui::ScrollArea::vertical()
                 .max_height(200.0)
                 .show(ui, |ui| {
-                    for name in studio.projects.clone() {
-                        if ui
-                            .button(&name)
-                            .on_hover_text("Open this project")
-                            .clicked()
-                        {
-                            studio.library.send(LibCmd::Load(name));
+                    for name in &studio.projects {
+                        if ui.button(name).on_hover_text("Open this project").clicked() {
+                            out.push(Command::LoadProject(name.clone()));
                             keep = false;
                         }
                     }
@@ -153,15 +152,18 @@ fn open_dialog(studio: &mut Studio, ctx: &egui::Context) {
                 keep = false;
             }
         });
-    if keep {
-        studio.open_dialog = Some(path);
+    if !keep {
+        out.push(Command::CloseOpen);
+    } else if path != *typed {
+        out.push(Command::SetOpenPath(path));
     }
 }
 
-fn save_as(studio: &mut Studio, ctx: &egui::Context) {
-    let Some(mut name) = studio.save_as.take() else {
+fn save_as(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
+    let Some(typed) = &studio.dialogs().save_as else {
         return;
     };
+    let mut name = typed.clone();
     let mut keep = true;
     egui::Window::new("Save as")
         .collapsible(false)
@@ -180,8 +182,7 @@ fn save_as(studio: &mut Studio, ctx: &egui::Context) {
                     || enter)
                     && !name.trim().is_empty()
                 {
-                    name.trim().clone_into(&mut studio.doc.name);
-                    studio.save();
+                    out.push(Command::SaveAs(name.trim().to_owned()));
                     keep = false;
                 }
                 if ui
@@ -193,13 +194,15 @@ fn save_as(studio: &mut Studio, ctx: &egui::Context) {
                 }
             });
         });
-    if keep {
-        studio.save_as = Some(name);
+    if !keep {
+        out.push(Command::CloseSaveAs);
+    } else if name != *typed {
+        out.push(Command::SetSaveAsName(name));
     }
 }
 
-fn recovery(studio: &mut Studio, ctx: &egui::Context) {
-    let Some(first) = studio.recovery.first().cloned() else {
+fn recovery(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
+    let Some(first) = studio.recovery.first() else {
         return;
     };
     egui::Window::new("Recover unsaved work?")
@@ -218,32 +221,23 @@ fn recovery(studio: &mut Studio, ctx: &egui::Context) {
                     .on_hover_text("Open the unsaved script")
                     .clicked()
                 {
-                    studio.stop();
-                    let mut doc = Document::new(&first.project_name, first.script.clone(), None);
-                    doc.dirty = true;
-                    doc.unsaved_edits = true;
-                    studio.doc = doc;
-                    studio.recovery.remove(0);
+                    out.push(Command::RecoverAutosave);
                 }
                 if ui
                     .button("Discard")
                     .on_hover_text("Forget this unsaved work")
                     .clicked()
                 {
-                    studio
-                        .library
-                        .send(LibCmd::ClearAutosave(first.project_name.clone()));
-                    studio.recovery.remove(0);
+                    out.push(Command::DiscardAutosave);
                 }
             });
         });
 }
 
-fn replace(studio: &mut Studio, ctx: &egui::Context) {
-    let Some(incoming) = studio.incoming.take() else {
+fn replace(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
+    let Some(incoming) = &studio.incoming else {
         return;
     };
-    let mut decision = None;
     egui::Window::new("Replace the script?")
         .collapsible(false)
         .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
@@ -258,23 +252,15 @@ fn replace(studio: &mut Studio, ctx: &egui::Context) {
                     .on_hover_text("Replace the current script")
                     .clicked()
                 {
-                    decision = Some(true);
+                    out.push(Command::ReplaceScript(true));
                 }
                 if ui
                     .button("Cancel")
                     .on_hover_text("Keep the current script")
                     .clicked()
                 {
-                    decision = Some(false);
+                    out.push(Command::ReplaceScript(false));
                 }
             });
         });
-    match decision {
-        Some(true) => {
-            studio.autosave_now();
-            studio.replace_document(incoming);
-        }
-        Some(false) => {}
-        None => studio.incoming = Some(incoming),
-    }
 }

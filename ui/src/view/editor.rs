@@ -7,26 +7,41 @@
 use eframe::egui::{self, text::LayoutJob, Color32, FontId, TextFormat};
 
 use crate::app::{EditorMode, Studio};
+use crate::command::Command;
 use crate::doc::speaker_index;
 use crate::view::speaker_colour;
 
-/// Per-frame editor state kept in egui's memory: the turn being edited and its text.
+/// The line being edited and its text, before Apply: UI-only, so it lives in egui's memory.
 #[derive(Clone, Default)]
 struct LineEdit {
     line: Option<usize>,
     text: String,
 }
 
-pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
+/// Where the raw script editor's widget id is remembered (in egui's memory).
+fn script_field_key() -> egui::Id {
+    egui::Id::unique("banter-raw-script-field")
+}
+
+/// The raw script editor's widget, once drawn: while it has the keyboard, Ctrl+Z is the
+/// script's undo; in any other text field (search, find, a line being edited) it is that
+/// field's own.
+pub(crate) fn script_field(ctx: &egui::Context) -> Option<egui::Id> {
+    ctx.data(|d| d.get_temp(script_field_key()))
+}
+
+pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     ui.horizontal(|ui| {
         ui.heading("Script");
         ui.add_space(8.0);
-        let mut mode = studio.mode;
+        let mut mode = studio.editor_mode();
         ui.selectable_value(&mut mode, EditorMode::Lines, "Lines")
             .on_hover_text("The parsed turns, coloured by speaker (Ctrl+L toggles)");
         ui.selectable_value(&mut mode, EditorMode::Raw, "Raw text")
             .on_hover_text("Edit the whole script as text, in any supported format");
-        studio.mode = mode;
+        if mode != studio.editor_mode() {
+            out.push(Command::SetMode(mode));
+        }
         if let Ok(ep) = &studio.doc.parsed {
             ui.label(format!(
                 "{} · {} lines · {} speakers",
@@ -43,15 +58,15 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
             .on_hover_text("The script does not parse; the line is highlighted below");
     }
     ui.separator();
-    crate::find::show(studio, ui);
-    if studio.mode == EditorMode::Raw || studio.doc.parsed.is_err() {
-        raw(studio, ui);
+    crate::view::find::show(studio, ui, out);
+    if studio.editor_mode() == EditorMode::Raw || studio.doc.parsed.is_err() {
+        raw(studio, ui, out);
     } else {
-        lines(studio, ui);
+        lines(studio, ui, out);
     }
 }
 
-fn raw(studio: &mut Studio, ui: &mut egui::Ui) {
+fn raw(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let error_line = studio.doc.parsed.as_ref().err().map(|e| e.line);
     let error_bg = ui.visuals().error_fg_color.gamma_multiply(0.25);
     let text_colour = ui.visuals().text_color();
@@ -79,31 +94,30 @@ fn raw(studio: &mut Studio, ui: &mut egui::Ui) {
         .id_salt("raw")
         .auto_shrink(false)
         .show(ui, |ui| {
+            // The field edits a copy; the edit reaches the document as a command.
+            let mut text = studio.doc.text.clone();
             let response = ui.add(
-                egui::TextEdit::multiline(&mut studio.doc.text)
+                egui::TextEdit::multiline(&mut text)
                     .id_salt("raw-editor")
                     .desired_width(f32::INFINITY)
                     .desired_rows(24)
                     .code_editor()
                     .layouter(&mut layouter),
             );
-            studio.history.script_field = Some(response.id);
+            ui.data_mut(|d| d.insert_temp(script_field_key(), response.id));
             let response = response.on_hover_text("The script as text");
             if response.changed() {
-                studio.doc.edited();
+                out.push(Command::EditText(text));
             }
         });
 }
 
-fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
+fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let Ok(ep) = &studio.doc.parsed else {
         return;
     };
     let id = ui.scope_id().with("line-edit");
     let mut edit: LineEdit = ui.data_mut(|d| d.get_temp(id)).unwrap_or_default();
-    // Owned: the line's context menu edits the document while the rows are drawn.
-    let source: Vec<String> = studio.doc.text.lines().map(str::to_owned).collect();
-    let starts: Vec<usize> = ep.lines.iter().map(|l| l.position.line).collect();
     let current = studio
         .timeline
         .region_at(studio.buffer.position())
@@ -123,14 +137,17 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
         })
         .collect();
     let found = crate::find::matching_lines(&studio.doc, &studio.find);
-    let scroll_to = studio.find.scroll_to.take();
+    let scroll_to = studio.find.scroll_to;
+    if scroll_to.is_some() {
+        out.push(Command::FindScrolled);
+    }
     let mut commit: Option<(usize, String)> = None;
     egui::ScrollArea::vertical()
         .id_salt("lines")
         .auto_shrink(false)
         .show(ui, |ui| {
             for (i, speaker, text, colour) in rows {
-                let selected = studio.selected == i;
+                let selected = i == studio.selected;
                 let playing = current == Some(i);
                 let fill = if playing {
                     ui.visuals().selection.bg_fill.gamma_multiply(0.6)
@@ -192,15 +209,15 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                                          re-render it with another speed or voice",
                                     );
                                 if label.clicked() {
-                                    studio.selected = i;
+                                    out.push(Command::Select(i));
                                 }
                                 label.context_menu(|ui| {
-                                    crate::view::line_menu::show(studio, ui, i, &speaker);
+                                    crate::view::line_menu::show(studio, ui, out, i, &speaker);
                                 });
                                 if label.double_clicked() {
                                     edit = LineEdit {
                                         line: Some(i),
-                                        text: source_of(&source, &starts, i),
+                                        text: studio.doc.turn_source(i).unwrap_or_default(),
                                     };
                                 }
                                 ui.with_layout(
@@ -211,10 +228,10 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                                             .on_hover_text(format!("Edit line {}", i + 1))
                                             .clicked()
                                         {
-                                            studio.selected = i;
+                                            out.push(Command::Select(i));
                                             edit = LineEdit {
                                                 line: Some(i),
-                                                text: source_of(&source, &starts, i),
+                                                text: studio.doc.turn_source(i).unwrap_or_default(),
                                             };
                                         }
                                     },
@@ -227,8 +244,8 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
                 }
             }
         });
-    if let Some((i, text)) = commit {
-        replace_source(studio, &starts, i, &text);
+    if let Some((line, text)) = commit {
+        out.push(Command::EditLine { line, text });
         edit = LineEdit::default();
     }
     ui.data_mut(|d| d.insert_temp(id, edit));
@@ -237,71 +254,4 @@ fn lines(studio: &mut Studio, ui: &mut egui::Ui) {
 /// The background of a line that matches the find bar.
 fn find_colour(ui: &egui::Ui) -> Color32 {
     ui.visuals().warn_fg_color.gamma_multiply(0.25)
-}
-
-/// The source lines of turn `i`: from its first line to the next turn's, blank lines trimmed.
-fn source_range(source_len: usize, starts: &[usize], i: usize) -> std::ops::Range<usize> {
-    let from = starts.get(i).copied().unwrap_or(1).saturating_sub(1);
-    let to = starts
-        .get(i + 1)
-        .map_or(source_len, |n| n.saturating_sub(1))
-        .max(from + 1)
-        .min(source_len);
-    from..to.max(from)
-}
-
-fn source_of<S: AsRef<str>>(source: &[S], starts: &[usize], i: usize) -> String {
-    let range = source_range(source.len(), starts, i);
-    source[range]
-        .iter()
-        .map(AsRef::as_ref)
-        .collect::<Vec<&str>>()
-        .join("\n")
-        .trim_end()
-        .to_owned()
-}
-
-/// Replaces turn `i`'s source lines by `text` and reparses.
-pub fn replace_source(studio: &mut Studio, starts: &[usize], i: usize, text: &str) {
-    let source: Vec<&str> = studio.doc.text.lines().collect();
-    let range = source_range(source.len(), starts, i);
-    let kept_blank = source[range.clone()]
-        .iter()
-        .rev()
-        .take_while(|l| l.trim().is_empty())
-        .count();
-    let mut out: Vec<String> = source[..range.start]
-        .iter()
-        .map(|s| (*s).to_owned())
-        .collect();
-    out.push(text.to_owned());
-    out.extend(std::iter::repeat_n(String::new(), kept_blank));
-    out.extend(source[range.end..].iter().map(|s| (*s).to_owned()));
-    let mut joined = out.join("\n");
-    if studio.doc.text.ends_with('\n') {
-        joined.push('\n');
-    }
-    studio.doc.text = joined;
-    studio.doc.edited();
-}
-
-/// The source text of turn `i`, if the script parses and has it.
-#[must_use]
-pub fn line_source(studio: &Studio, i: usize) -> Option<String> {
-    let ep = studio.doc.parsed.as_ref().ok()?;
-    if i >= ep.lines.len() {
-        return None;
-    }
-    let starts: Vec<usize> = ep.lines.iter().map(|l| l.position.line).collect();
-    let source: Vec<&str> = studio.doc.text.lines().collect();
-    Some(source_of(&source, &starts, i))
-}
-
-/// Replaces line `i`'s source (for tests and the context menu).
-pub fn edit_line(studio: &mut Studio, i: usize, text: &str) {
-    let starts: Vec<usize> = match &studio.doc.parsed {
-        Ok(ep) => ep.lines.iter().map(|l| l.position.line).collect(),
-        Err(_) => return,
-    };
-    replace_source(studio, &starts, i, text);
 }

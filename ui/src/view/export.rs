@@ -1,149 +1,16 @@
 //! The export dialog: format, sample rate, captions, chapters and stems; then progress with
 //! ETA, cancel, and "show in folder". The export runs in the background through the shared
-//! scheduler as offline work, so the author can keep listening and editing meanwhile.
+//! scheduler as offline work, so the author can keep listening and editing meanwhile. The
+//! dialog's state and rules are [`crate::state::export`]; this file draws them and asks.
 
 use std::path::PathBuf;
 
 use eframe::egui;
-use engine::audio::{OutputFormat, SampleFormat};
-use engine::render::{CaptionFormat, Progress, RenderOptions, RenderReport};
+use engine::render::Progress;
 
-use crate::app::{EngineState, Studio};
-use crate::work::export;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Wav,
-    Flac,
-    Mp3,
-    Opus,
-}
-
-/// Opus' bit rate for exports: speech at 48 kbit/s VBR is transparent and a quarter of MP3's.
-const OPUS_KBPS: u32 = 48;
-
-/// Opus encodes at 8, 12, 16, 24 or 48 kHz: 44.1 kHz is not among them.
-fn rate_allowed(format: Format, rate: u32) -> bool {
-    format != Format::Opus || rate != 44_100
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Captions {
-    None,
-    Srt,
-    Vtt,
-    Both,
-}
-
-pub struct ExportDialog {
-    pub open: bool,
-    pub format: Format,
-    pub rate: u32,
-    pub captions: Captions,
-    pub markers: bool,
-    pub stems: bool,
-    /// Destination file (edited as text).
-    pub path: String,
-    pub progress: Option<Progress>,
-    pub finished: Option<Result<RenderReport, String>>,
-}
-
-impl Default for ExportDialog {
-    fn default() -> Self {
-        Self {
-            open: false,
-            format: Format::Wav,
-            rate: 24_000,
-            captions: Captions::Srt,
-            markers: true,
-            stems: false,
-            path: String::new(),
-            progress: None,
-            finished: None,
-        }
-    }
-}
-
-impl ExportDialog {
-    #[must_use]
-    pub fn options(&self) -> RenderOptions {
-        RenderOptions {
-            format: match self.format {
-                Format::Wav => OutputFormat::Wav(SampleFormat::Pcm16),
-                Format::Flac => OutputFormat::Flac { bits: 16 },
-                Format::Mp3 => OutputFormat::Mp3 { kbps: 128 },
-                Format::Opus => OutputFormat::Opus { kbps: OPUS_KBPS },
-            },
-            sample_rate: if rate_allowed(self.format, self.rate) {
-                self.rate
-            } else {
-                48_000
-            },
-            captions: match self.captions {
-                Captions::None => vec![],
-                Captions::Srt => vec![CaptionFormat::Srt],
-                Captions::Vtt => vec![CaptionFormat::Vtt],
-                Captions::Both => vec![CaptionFormat::Srt, CaptionFormat::Vtt],
-            },
-            markers: self.markers,
-            stems: self.stems,
-            ..RenderOptions::default()
-        }
-    }
-
-    fn extension(&self) -> &'static str {
-        match self.format {
-            Format::Wav => "wav",
-            Format::Flac => "flac",
-            Format::Mp3 => "mp3",
-            Format::Opus => "opus",
-        }
-    }
-}
-
-fn default_path(studio: &Studio) -> PathBuf {
-    let dir = studio
-        .doc
-        .path
-        .as_ref()
-        .and_then(|p| p.parent().map(PathBuf::from))
-        .filter(|p| !p.as_os_str().is_empty())
-        .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_default();
-    dir.join(format!(
-        "{}.{}",
-        engine::render::slug(&studio.doc.name),
-        studio.export.extension()
-    ))
-}
-
-/// Starts the export with the dialog's settings.
-pub fn start(studio: &mut Studio) {
-    let EngineState::Ready(engine) = &studio.engine else {
-        studio.export.finished = Some(Err("the model is not loaded yet".into()));
-        return;
-    };
-    let Some(episode) = studio.doc.episode() else {
-        studio.export.finished = Some(Err("the script does not parse".into()));
-        return;
-    };
-    if studio.export.path.trim().is_empty() {
-        studio.export.path = default_path(studio).display().to_string();
-    }
-    let mut dest = PathBuf::from(studio.export.path.trim());
-    dest.set_extension(studio.export.extension());
-    studio.export.path = dest.display().to_string();
-    studio.export.progress = None;
-    studio.export.finished = None;
-    studio.export_job = Some(export::start(
-        engine.engine.clone(),
-        episode,
-        dest,
-        studio.export.options(),
-        studio.config.library.clone(),
-        studio.waker.clone(),
-    ));
-}
+use crate::app::Studio;
+use crate::command::Command;
+use crate::state::export::{rate_allowed, Captions, ExportSettings, Format};
 
 fn eta(p: &Progress) -> String {
     p.eta().map_or_else(
@@ -152,12 +19,9 @@ fn eta(p: &Progress) -> String {
     )
 }
 
-pub fn show(studio: &mut Studio, ctx: &egui::Context) {
+pub fn show(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
     if !studio.export.open {
         return;
-    }
-    if studio.export.path.is_empty() {
-        studio.export.path = default_path(studio).display().to_string();
     }
     let mut open = true;
     let running = studio.export_job.is_some();
@@ -168,9 +32,14 @@ pub fn show(studio: &mut Studio, ctx: &egui::Context) {
         .default_width(440.0)
         .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
         .show(ctx, |ui| {
-            ui.add_enabled_ui(!running, |ui| settings(studio, ui));
+            // The widgets edit a copy; a change goes back as a command.
+            let mut edited = studio.export.settings.clone();
+            ui.add_enabled_ui(!running, |ui| settings(&mut edited, ui));
+            if edited != studio.export.settings {
+                out.push(Command::SetExportSettings(edited));
+            }
             ui.separator();
-            if let Some(job) = &studio.export_job {
+            if studio.export_job.is_some() {
                 let p = studio.export.progress.clone();
                 let frac = p.as_ref().map_or(0.0, Progress::fraction) as f32;
                 ui.add(egui::ProgressBar::new(frac).show_percentage())
@@ -191,7 +60,7 @@ pub fn show(studio: &mut Studio, ctx: &egui::Context) {
                     .on_hover_text("Stop the export; nothing is written")
                     .clicked()
                 {
-                    job.cancel();
+                    out.push(Command::CancelExport);
                 }
             } else {
                 ui.horizontal(|ui| {
@@ -201,26 +70,25 @@ pub fn show(studio: &mut Studio, ctx: &egui::Context) {
                         .on_disabled_hover_text("The model is not loaded yet")
                         .clicked()
                     {
-                        start(studio);
+                        out.push(Command::StartExport);
                     }
                     if ui
                         .button("Close")
                         .on_hover_text("Close this dialog")
                         .clicked()
                     {
-                        studio.export.open = false;
+                        out.push(Command::HideExport);
                     }
                 });
             }
-            finished(studio, ui);
+            finished(studio, ui, out);
         });
     if !open {
-        studio.export.open = false;
+        out.push(Command::HideExport);
     }
 }
 
-fn settings(studio: &mut Studio, ui: &mut egui::Ui) {
-    let e = &mut studio.export;
+fn settings(e: &mut ExportSettings, ui: &mut egui::Ui) {
     egui::Grid::new("export-grid")
         .num_columns(2)
         .spacing([12.0, 8.0])
@@ -238,9 +106,7 @@ fn settings(studio: &mut Studio, ui: &mut egui::Ui) {
                         "Ogg Opus at 48 kbit/s with chapter comments: small, for the web",
                     );
             });
-            if !rate_allowed(e.format, e.rate) {
-                e.rate = 48_000;
-            }
+            e.normalise();
             ui.end_row();
             ui.label("Sample rate");
             ui.horizontal(|ui| {
@@ -285,7 +151,7 @@ fn settings(studio: &mut Studio, ui: &mut egui::Ui) {
         });
 }
 
-fn finished(studio: &mut Studio, ui: &mut egui::Ui) {
+fn finished(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let Some(result) = &studio.export.finished else {
         return;
     };
@@ -314,41 +180,12 @@ fn finished(studio: &mut Studio, ui: &mut egui::Ui) {
                     } else {
                         dir.to_path_buf()
                     };
-                    if let Err(e) = std::process::Command::new("xdg-open").arg(&dir).spawn() {
-                        studio.say(format!("cannot open {}: {e}", dir.display()));
-                    }
+                    out.push(Command::ShowInFolder(dir));
                 }
             }
         }
         Err(e) => {
             ui.colored_label(ui.visuals().error_fg_color, format!("Export failed: {e}"));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn opus_exports_at_a_rate_opus_has() {
-        let mut dialog = ExportDialog {
-            format: Format::Opus,
-            rate: 44_100,
-            ..ExportDialog::default()
-        };
-        let options = dialog.options();
-        assert_eq!(options.format, OutputFormat::Opus { kbps: OPUS_KBPS });
-        assert_eq!(options.sample_rate, 48_000, "Opus has no 44.1 kHz");
-        assert_eq!(dialog.extension(), "opus");
-        dialog.rate = 24_000;
-        assert_eq!(dialog.options().sample_rate, 24_000);
-        dialog.format = Format::Mp3;
-        dialog.rate = 44_100;
-        assert_eq!(
-            dialog.options().sample_rate,
-            44_100,
-            "other formats keep 44.1 kHz"
-        );
     }
 }

@@ -3,27 +3,23 @@
 use eframe::egui;
 
 use crate::app::{EditorMode, Studio};
-use crate::work::library::LibCmd;
+use crate::command::Command;
 
-pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
+pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     egui::MenuBar::new().ui(ui, |ui| {
-        ui.menu_button("File", |ui| file_menu(studio, ui));
-        ui.menu_button("Edit", |ui| edit_menu(studio, ui));
+        ui.menu_button("File", |ui| file_menu(studio, ui, out));
+        ui.menu_button("Edit", |ui| edit_menu(studio, ui, out));
         ui.menu_button("View", |ui| {
-            let raw = studio.mode == EditorMode::Raw;
+            let raw = studio.editor_mode() == EditorMode::Raw;
             if ui
                 .selectable_label(raw, "Raw text  (Ctrl+L)")
                 .on_hover_text("Edit the script as plain text in any supported format")
                 .clicked()
             {
-                studio.mode = if raw {
-                    EditorMode::Lines
-                } else {
-                    EditorMode::Raw
-                };
+                out.push(Command::ToggleMode);
                 ui.close();
             }
-            let label = if studio.dark {
+            let label = if studio.is_dark() {
                 "Light theme"
             } else {
                 "Dark theme"
@@ -33,7 +29,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                 .on_hover_text("Switch between the dark and the light theme")
                 .clicked()
             {
-                studio.dark = !studio.dark;
+                out.push(Command::ToggleTheme);
                 ui.close();
             }
         });
@@ -43,7 +39,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                 .on_hover_text("List every shortcut")
                 .clicked()
             {
-                studio.show_help = true;
+                out.push(Command::SetHelp(true));
                 ui.close();
             }
         });
@@ -55,7 +51,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
     });
 }
 
-fn edit_menu(studio: &mut Studio, ui: &mut egui::Ui) {
+fn edit_menu(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     if ui
         .add_enabled(
             studio.history.can_undo(),
@@ -64,7 +60,7 @@ fn edit_menu(studio: &mut Studio, ui: &mut egui::Ui) {
         .on_hover_text("Undo the last change to the script or the cast")
         .clicked()
     {
-        studio.undo();
+        out.push(Command::Undo);
         ui.close();
     }
     if ui
@@ -75,7 +71,7 @@ fn edit_menu(studio: &mut Studio, ui: &mut egui::Ui) {
         .on_hover_text("Redo the last undone change (also Ctrl+Y)")
         .clicked()
     {
-        studio.redo();
+        out.push(Command::Redo);
         ui.close();
     }
     ui.separator();
@@ -84,18 +80,18 @@ fn edit_menu(studio: &mut Studio, ui: &mut egui::Ui) {
         .on_hover_text("Find text or a speaker in the script")
         .clicked()
     {
-        studio.open_find();
+        out.push(Command::OpenFind);
         ui.close();
     }
 }
 
-fn file_menu(studio: &mut Studio, ui: &mut egui::Ui) {
+fn file_menu(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     if ui
         .button("New  (Ctrl+N)")
         .on_hover_text("Start a new project from the example script")
         .clicked()
     {
-        studio.new_project();
+        out.push(Command::NewProject);
         ui.close();
     }
     if ui
@@ -103,21 +99,20 @@ fn file_menu(studio: &mut Studio, ui: &mut egui::Ui) {
         .on_hover_text("Import a script file, or open a project from the library")
         .clicked()
     {
-        studio.open_dialog = Some(String::new());
-        studio.library.send(LibCmd::ListProjects);
+        out.push(Command::ShowOpen);
         ui.close();
     }
     ui.menu_button("Recent projects", |ui| {
         if studio.projects.is_empty() {
             ui.label("none yet");
         }
-        for name in studio.projects.clone().into_iter().take(10) {
+        for name in studio.projects.iter().take(10) {
             if ui
-                .button(&name)
+                .button(name)
                 .on_hover_text("Open this project from the library")
                 .clicked()
             {
-                studio.library.send(LibCmd::Load(name));
+                out.push(Command::LoadProject(name.clone()));
                 ui.close();
             }
         }
@@ -128,7 +123,7 @@ fn file_menu(studio: &mut Studio, ui: &mut egui::Ui) {
         .on_hover_text("Save the project in the library")
         .clicked()
     {
-        studio.save();
+        out.push(Command::Save);
         ui.close();
     }
     if ui
@@ -136,7 +131,7 @@ fn file_menu(studio: &mut Studio, ui: &mut egui::Ui) {
         .on_hover_text("Save the project under a new name")
         .clicked()
     {
-        studio.save_as = Some(studio.doc.name.clone());
+        out.push(Command::ShowSaveAs);
         ui.close();
     }
     ui.separator();
@@ -145,7 +140,7 @@ fn file_menu(studio: &mut Studio, ui: &mut egui::Ui) {
         .on_hover_text("Render the episode to WAV, FLAC or MP3 with captions and chapters")
         .clicked()
     {
-        studio.export.open = true;
+        out.push(Command::ShowExport);
         ui.close();
     }
     ui.separator();
@@ -154,7 +149,7 @@ fn file_menu(studio: &mut Studio, ui: &mut egui::Ui) {
         .on_hover_text("Autosave and close the studio")
         .clicked()
     {
-        studio.quit = true;
+        out.push(Command::Quit);
         ui.close();
     }
 }

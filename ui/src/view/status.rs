@@ -4,15 +4,14 @@
 
 use std::sync::atomic::Ordering;
 
-use engine::Engine;
-
 use eframe::egui;
 
 use crate::app::{EngineState, Studio};
+use crate::command::Command;
 
-pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
+pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     ui.horizontal(|ui| {
-        let mut ready = None;
+        let mut ready = false;
         match &studio.engine {
             EngineState::Ready(engine) => {
                 ui.label(format!("model: {}", engine.device))
@@ -33,7 +32,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                     m.cache_hits.load(Ordering::Relaxed),
                 ))
                 .on_hover_text("The shared scheduler that serves playback, exports and the API");
-                ready = Some(engine.engine.clone());
+                ready = true;
             }
             EngineState::Loading { text, .. } => {
                 ui.spinner();
@@ -48,12 +47,12 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                     .on_hover_text(e.as_str());
             }
         }
-        if let Some(engine) = ready {
-            api_switch(studio, ui, engine);
+        if ready {
+            api_switch(studio, ui, out);
         }
         ui.separator();
         match &studio.audio_error {
-            None if !studio.outputs.names.is_empty() => output_picker(studio, ui),
+            None if !studio.outputs.names.is_empty() => output_picker(studio, ui, out),
             None => {
                 ui.label(format!("audio: {}", studio.audio.describe()))
                     .on_hover_text("The audio output playback goes to");
@@ -62,7 +61,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
                 ui.colored_label(ui.visuals().warn_fg_color, "audio: cannot play")
                     .on_hover_text(format!("{e}. Rendering and export still work."));
                 if !studio.outputs.names.is_empty() {
-                    output_picker(studio, ui);
+                    output_picker(studio, ui, out);
                 }
             }
         }
@@ -78,7 +77,7 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
 }
 
 /// The output device picker: the devices listed (off the UI thread), the current one selected.
-fn output_picker(studio: &mut Studio, ui: &mut egui::Ui) {
+fn output_picker(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let current = studio.audio.describe();
     let mut chosen = None;
     let label = ui.label("Output");
@@ -96,37 +95,34 @@ fn output_picker(studio: &mut Studio, ui: &mut egui::Ui) {
                 .on_hover_text("List the output devices again (after plugging one in)")
                 .clicked()
             {
-                studio.outputs.refresh(&studio.waker);
+                out.push(Command::RefreshOutputs);
             }
         })
         .response
         .labelled_by(label.id)
         .on_hover_text("The audio output playback goes to");
     if let Some(name) = chosen {
-        studio.choose_output(&name);
+        out.push(Command::ChooseOutput(name));
     }
 }
 
-/// The loopback API switch: off, or on with its URL (selectable) and a copy-token button. The
-/// server shares the studio's engine and scheduler.
-fn api_switch(studio: &mut Studio, ui: &mut egui::Ui, engine: Engine) {
-    if !studio.api.available() {
+/// The loopback API switch (shown once the model is loaded): off, or on with its URL
+/// (selectable) and a copy-token button. The server shares the studio's engine and scheduler.
+fn api_switch(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
+    let api = studio.api_switch();
+    if !api.available() {
         return;
     }
     ui.separator();
-    let mut on = studio.api.running().is_some();
+    let mut on = api.running().is_some();
     let toggle = ui.checkbox(&mut on, "API").on_hover_text(
         "Serve the OpenAI-compatible speech API on this machine's loopback interface, from \
          this studio's engine (same as `banter serve`; only programs with the token get in)",
     );
     if toggle.changed() {
-        if on {
-            studio.api.start(engine);
-        } else {
-            studio.api.stop();
-        }
+        out.push(Command::SwitchApi(on));
     }
-    if let Some(info) = studio.api.running().cloned() {
+    if let Some(info) = api.running() {
         ui.add(egui::Label::new(egui::RichText::new(&info.url).monospace()).selectable(true))
             .on_hover_text("Where programs reach the API");
         if ui
@@ -134,10 +130,10 @@ fn api_switch(studio: &mut Studio, ui: &mut egui::Ui, engine: Engine) {
             .on_hover_text("Copy the API token (send it as `Authorization: Bearer TOKEN`)")
             .clicked()
         {
-            ui.ctx().copy_text(info.token);
-            studio.say("API token copied");
+            ui.ctx().copy_text(info.token.clone());
+            out.push(Command::Say("API token copied".into()));
         }
-    } else if let Some(e) = studio.api.error() {
+    } else if let Some(e) = api.error() {
         ui.colored_label(ui.visuals().error_fg_color, "API failed")
             .on_hover_text(e.to_owned());
     }

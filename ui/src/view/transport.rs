@@ -6,6 +6,7 @@ use eframe::egui::{self, Color32, Pos2, Rect, Sense, Stroke, Vec2};
 use engine::synth::SAMPLE_RATE;
 
 use crate::app::Studio;
+use crate::command::Command;
 use crate::doc::speaker_index;
 use crate::timeline::BUCKET;
 use crate::view::speaker_colour;
@@ -18,7 +19,7 @@ fn clock(samples: usize) -> String {
     format!("{}:{:04.1}", (secs / 60.0).floor(), secs % 60.0)
 }
 
-pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
+pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     ui.add_space(4.0);
     ui.horizontal(|ui| {
         let playing = studio.is_playing();
@@ -33,14 +34,14 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
             .on_disabled_hover_text("Playback needs the model loaded and a script that parses")
             .clicked()
         {
-            studio.toggle_play();
+            out.push(Command::TogglePlay);
         }
         if ui
             .add(egui::Button::new("Stop").min_size(Vec2::new(70.0, 26.0)))
             .on_hover_text("Stop playback and its render (Esc)")
             .clicked()
         {
-            studio.stop();
+            out.push(Command::Stop);
         }
         ui.label(format!("from line {}", studio.selected + 1))
             .on_hover_text("Select a line in the script to play from there");
@@ -68,10 +69,10 @@ pub fn show(studio: &mut Studio, ui: &mut egui::Ui) {
         }
     });
     ui.add_space(4.0);
-    timeline(studio, ui);
+    timeline(studio, ui, out);
 }
 
-fn timeline(studio: &mut Studio, ui: &mut egui::Ui) {
+fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let height = ui.available_height().clamp(60.0, 220.0) - 6.0;
     let (rect, response) = ui.allocate_exact_size(
         Vec2::new(ui.available_width(), height),
@@ -159,7 +160,7 @@ fn timeline(studio: &mut Studio, ui: &mut egui::Ui) {
         if response.clicked() || response.dragged() {
             let frac = ((p.x - rect.left()) / rect.width()).clamp(0.0, 1.0);
             let sample = (frac as f64 * total as f64) as usize;
-            studio.seek(sample.min(studio.timeline.samples));
+            out.push(Command::Seek(sample.min(studio.timeline.samples)));
         }
     }
 }

@@ -1,0 +1,287 @@
+//! [`Studio::apply`]: the one place where what the author asks for changes the studio's state.
+//! Views and shortcuts only emit [`Command`]s (see [`crate::command`] for why); each arm here
+//! is short and defers to the rule's owner: [`crate::doc::Document`] for the script and the
+//! cast, [`crate::history`] for undo, the `Studio` methods that start workers for playback,
+//! previews, exports and the model. Script and cast changes are shown to the undo history as
+//! soon as they are made.
+
+
+use crate::app::{EditorMode, EngineState, Studio};
+use crate::command::Command;
+use crate::doc::Document;
+use crate::work::library::LibCmd;
+
+impl Studio {
+    /// Applies every command in `commands` in order, leaving it empty.
+    pub(crate) fn apply_all(&mut self, commands: &mut Vec<Command>) {
+        for command in commands.drain(..) {
+            self.apply(command);
+        }
+    }
+
+    /// Makes the change `command` asks for.
+    pub fn apply(&mut self, command: Command) {
+        match command {
+            Command::EditText(text) => self.edit_document(|doc| {
+                doc.text = text;
+                doc.edited();
+            }),
+            Command::EditLine { line, text } => {
+                self.edit_document(|doc| doc.replace_turn(line, &text));
+            }
+            Command::SetLineRate { line, speed } => {
+                let mut result = Ok(());
+                self.edit_document(|doc| result = doc.set_turn_rate(line, speed));
+                if let Err(e) = result {
+                    self.say(e);
+                }
+            }
+            Command::SetCast { speaker, choice } => {
+                self.edit_document(|doc| doc.set_choice(&speaker, choice));
+            }
+            Command::Undo => self.undo(),
+            Command::Redo => self.redo(),
+            Command::Select(line) => self.selected = line,
+
+            Command::NewProject => self.new_project(),
+            Command::ShowOpen => {
+                self.dialogs.open = Some(String::new());
+                self.library.send(LibCmd::ListProjects);
+            }
+            Command::SetOpenPath(path) => {
+                if self.dialogs.open.is_some() {
+                    self.dialogs.open = Some(path);
+                }
+            }
+            Command::CloseOpen => self.dialogs.open = None,
+            Command::Import(path) => self.import(&path),
+            Command::LoadProject(name) => self.library_load(&name),
+            Command::Save => self.save(),
+            Command::ShowSaveAs => self.dialogs.save_as = Some(self.doc.name.clone()),
+            Command::SetSaveAsName(name) => {
+                if self.dialogs.save_as.is_some() {
+                    self.dialogs.save_as = Some(name);
+                }
+            }
+            Command::CloseSaveAs => self.dialogs.save_as = None,
+            Command::SaveAs(name) => {
+                name.trim().clone_into(&mut self.doc.name);
+                self.save();
+                self.dialogs.save_as = None;
+            }
+            Command::RecoverAutosave => {
+                if self.recovery.is_empty() {
+                    return;
+                }
+                let first = self.recovery.remove(0);
+                self.stop();
+                let mut doc = Document::new(&first.project_name, first.script, None);
+                doc.dirty = true;
+                doc.unsaved_edits = true;
+                self.doc = doc;
+            }
+            Command::DiscardAutosave => {
+                if self.recovery.is_empty() {
+                    return;
+                }
+                let first = self.recovery.remove(0);
+                self.library.send(LibCmd::ClearAutosave(first.project_name));
+            }
+            Command::ReplaceScript(open) => {
+                if let Some(incoming) = self.incoming.take() {
+                    if open {
+                        self.autosave_now();
+                        self.replace_document(incoming);
+                    }
+                }
+            }
+            Command::RetryLoad => self.retry_load(),
+            Command::Quit => self.quit = true,
+
+            Command::TogglePlay => self.toggle_play(),
+            Command::Stop => self.stop(),
+            Command::Seek(sample) => self.seek(sample),
+            Command::PreviewSpeaker(speaker) => self.preview_speaker(&speaker),
+            Command::PreviewVoice {
+                speaker,
+                voice,
+                speed,
+            } => self.preview_voice(&speaker, &voice, speed),
+
+            Command::ShowExport => {
+                self.export.open = true;
+                self.fill_export_path();
+            }
+            Command::HideExport => self.export.open = false,
+            Command::SetExportSettings(mut settings) => {
+                settings.normalise();
+                self.export.settings = settings;
+                self.fill_export_path();
+            }
+            Command::StartExport => self.start_export(),
+            Command::CancelExport => {
+                if let Some(job) = &self.export_job {
+                    job.cancel();
+                }
+            }
+            Command::ShowInFolder(dir) => {
+                if let Err(e) = std::process::Command::new("xdg-open").arg(&dir).spawn() {
+                    self.say(format!("cannot open {}: {e}", dir.display()));
+                }
+            }
+
+            Command::MatchVoice { speaker, clip } => self.start_voice_match(speaker, clip),
+
+            Command::OpenFind => self.open_find(),
+            Command::CloseFind => self.find.open = false,
+            Command::SetFindQuery(query) => {
+                self.find.query = query;
+                self.find.current = 0;
+            }
+            Command::FindStep(forward) => self.find_step(forward),
+            Command::FindFocus(focus) => self.find.focus = focus,
+            Command::FindScrolled => self.find.scroll_to = None,
+
+            Command::SetMode(mode) => self.mode = mode,
+            Command::ToggleMode => {
+                self.mode = match self.mode {
+                    EditorMode::Lines => EditorMode::Raw,
+                    EditorMode::Raw => EditorMode::Lines,
+                };
+            }
+            Command::ToggleTheme => self.dark = !self.dark,
+            Command::SetHelp(show) => self.dialogs.help = show,
+            Command::ToggleHelp => self.dialogs.help = !self.dialogs.help,
+            Command::Dismiss => {
+                if self.dialogs.help {
+                    self.dialogs.help = false;
+                } else if self.export.open && self.export_job.is_none() {
+                    self.export.open = false;
+                } else {
+                    self.stop();
+                }
+            }
+            Command::Say(text) => self.say(text),
+
+            Command::RefreshOutputs => self.outputs.refresh(&self.waker),
+            Command::ChooseOutput(name) => self.choose_output(&name),
+            Command::SwitchApi(on) => {
+                if !on {
+                    self.api.stop();
+                } else if let EngineState::Ready(engine) = &self.engine {
+                    self.api.start(engine.engine.clone());
+                }
+            }
+        }
+    }
+
+    /// Changes the document through `change` and shows the result to the undo history, so the
+    /// change is one undo step however many frames pass before the next.
+    fn edit_document(&mut self, change: impl FnOnce(&mut Document)) {
+        self.history.observe(&self.doc);
+        change(&mut self.doc);
+        self.history.observe(&self.doc);
+    }
+
+    /// An open export dialog with no destination gets the default one.
+    fn fill_export_path(&mut self) {
+        if self.export.open && self.export.settings.path.is_empty() {
+            self.export.settings.path = self
+                .export
+                .settings
+                .default_path(&self.doc)
+                .display()
+                .to_string();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::audio::MockOut;
+    use crate::doc::CastChoice;
+    use crate::StudioConfig;
+    use eframe::egui;
+
+    /// A studio with no model and a private library (the model load fails at once).
+    fn studio(dir: &tempfile::TempDir) -> Studio {
+        let config = StudioConfig {
+            models: Some(dir.path().join("no-models")),
+            library: Some(dir.path().join("library.sqlite")),
+            fetch_models: false,
+            ..StudioConfig::default()
+        };
+        let mut studio = Studio::new(&egui::Context::default(), config, Box::new(MockOut::new()));
+        studio.apply(Command::EditText("Ann: One.\nBen: Two.\n".into()));
+        studio
+    }
+
+    #[test]
+    fn an_edit_marks_the_document_edited_and_can_be_undone() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut s = studio(&dir);
+        let revision = s.doc.revision;
+        s.apply(Command::EditText("Ann: One.\nBen: Two, three.\n".into()));
+        assert!(s.doc.dirty && s.doc.unsaved_edits);
+        assert_eq!(s.doc.revision, revision + 1);
+        assert!(s.doc.parsed.is_ok(), "reparsed");
+        s.apply(Command::EditLine {
+            line: 0,
+            text: "Ann: Uno.".into(),
+        });
+        assert_eq!(s.doc.text, "Ann: Uno.\nBen: Two, three.\n");
+        s.apply(Command::Undo);
+        assert_eq!(s.doc.text, "Ann: One.\nBen: Two, three.\n");
+        s.apply(Command::Redo);
+        assert_eq!(s.doc.text, "Ann: Uno.\nBen: Two, three.\n");
+    }
+
+    #[test]
+    fn a_cast_choice_goes_through_the_document_and_the_history() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut s = studio(&dir);
+        s.autosave_now();
+        let revision = s.doc.revision;
+        let choice = CastChoice {
+            voice: "bm_lewis".into(),
+            speed: 1.2,
+        };
+        s.apply(Command::SetCast {
+            speaker: "Ben".into(),
+            choice: choice.clone(),
+        });
+        assert_eq!(s.doc.cast.get("Ben"), Some(&choice));
+        assert_eq!(s.doc.revision, revision + 1);
+        assert!(s.doc.dirty, "a cast change is unsaved");
+        assert!(
+            !s.doc.unsaved_edits,
+            "but the autosave (the text) is unchanged"
+        );
+        let ep = s.doc.episode().expect("parses");
+        assert_eq!(
+            ep.cast.get("Ben").map(|m| m.voice.as_str()),
+            Some("bm_lewis")
+        );
+        s.apply(Command::Undo);
+        assert!(s.doc.cast.is_empty());
+    }
+
+    #[test]
+    fn escape_closes_help_then_the_export_dialog() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut s = studio(&dir);
+        s.apply(Command::ShowExport);
+        assert!(s.export.open);
+        assert!(
+            s.export.settings.path.ends_with("untitled.wav"),
+            "{}",
+            s.export.settings.path
+        );
+        s.apply(Command::ToggleHelp);
+        s.apply(Command::Dismiss);
+        assert!(!s.dialogs.help && s.export.open);
+        s.apply(Command::Dismiss);
+        assert!(!s.export.open);
+    }
+}

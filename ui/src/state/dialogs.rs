@@ -1,0 +1,15 @@
+//! The small dialogs' state: which are open and what has been typed in them.
+
+/// Open, Save as and the keyboard shortcuts overlay. A dialog with a text field is open while
+/// its buffer is `Some`; the buffer is what the author has typed so far (the view edits a copy
+/// and sends it back with [`crate::command::Command::SetOpenPath`] or
+/// [`crate::command::Command::SetSaveAsName`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Dialogs {
+    /// The Open dialog's path field.
+    pub open: Option<String>,
+    /// The Save as dialog's name field.
+    pub save_as: Option<String>,
+    /// The keyboard shortcuts overlay (F1).
+    pub help: bool,
+}

@@ -1,0 +1,162 @@
+//! The export dialog's state: its settings (saved with the project: rate, stems, destination),
+//! whether it is open, and the running export's progress and result. The export itself runs in
+//! [`crate::work::export`]; [`crate::Studio::apply`] starts and cancels it.
+
+use std::path::PathBuf;
+
+use engine::audio::{OutputFormat, SampleFormat};
+use engine::render::{CaptionFormat, Progress, RenderOptions, RenderReport};
+
+use crate::doc::Document;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Wav,
+    Flac,
+    Mp3,
+    Opus,
+}
+
+/// Opus' bit rate for exports: speech at 48 kbit/s VBR is transparent and a quarter of MP3's.
+pub const OPUS_KBPS: u32 = 48;
+
+/// Opus encodes at 8, 12, 16, 24 or 48 kHz: 44.1 kHz is not among them.
+#[must_use]
+pub fn rate_allowed(format: Format, rate: u32) -> bool {
+    format != Format::Opus || rate != 44_100
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Captions {
+    None,
+    Srt,
+    Vtt,
+    Both,
+}
+
+/// What the author chooses in the dialog (the view edits a copy and sends it back with
+/// [`crate::command::Command::SetExportSettings`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExportSettings {
+    pub format: Format,
+    pub rate: u32,
+    pub captions: Captions,
+    pub markers: bool,
+    pub stems: bool,
+    /// Destination file (edited as text).
+    pub path: String,
+}
+
+impl Default for ExportSettings {
+    fn default() -> Self {
+        Self {
+            format: Format::Wav,
+            rate: 24_000,
+            captions: Captions::Srt,
+            markers: true,
+            stems: false,
+            path: String::new(),
+        }
+    }
+}
+
+impl ExportSettings {
+    /// Moves a rate the format does not have to one it has (Opus: 44.1 kHz becomes 48 kHz).
+    pub fn normalise(&mut self) {
+        if !rate_allowed(self.format, self.rate) {
+            self.rate = 48_000;
+        }
+    }
+
+    #[must_use]
+    pub fn options(&self) -> RenderOptions {
+        RenderOptions {
+            format: match self.format {
+                Format::Wav => OutputFormat::Wav(SampleFormat::Pcm16),
+                Format::Flac => OutputFormat::Flac { bits: 16 },
+                Format::Mp3 => OutputFormat::Mp3 { kbps: 128 },
+                Format::Opus => OutputFormat::Opus { kbps: OPUS_KBPS },
+            },
+            sample_rate: if rate_allowed(self.format, self.rate) {
+                self.rate
+            } else {
+                48_000
+            },
+            captions: match self.captions {
+                Captions::None => vec![],
+                Captions::Srt => vec![CaptionFormat::Srt],
+                Captions::Vtt => vec![CaptionFormat::Vtt],
+                Captions::Both => vec![CaptionFormat::Srt, CaptionFormat::Vtt],
+            },
+            markers: self.markers,
+            stems: self.stems,
+            ..RenderOptions::default()
+        }
+    }
+
+    #[must_use]
+    pub fn extension(&self) -> &'static str {
+        match self.format {
+            Format::Wav => "wav",
+            Format::Flac => "flac",
+            Format::Mp3 => "mp3",
+            Format::Opus => "opus",
+        }
+    }
+
+    /// Where `doc` exports by default: beside its script (or in the working directory), named
+    /// after the project, with this format's extension.
+    #[must_use]
+    pub fn default_path(&self, doc: &Document) -> PathBuf {
+        let dir = doc
+            .path
+            .as_ref()
+            .and_then(|p| p.parent().map(PathBuf::from))
+            .filter(|p| !p.as_os_str().is_empty())
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        dir.join(format!(
+            "{}.{}",
+            engine::render::slug(&doc.name),
+            self.extension()
+        ))
+    }
+}
+
+#[derive(Default)]
+pub struct ExportDialog {
+    pub open: bool,
+    pub settings: ExportSettings,
+    pub progress: Option<Progress>,
+    pub finished: Option<Result<RenderReport, String>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn opus_exports_at_a_rate_opus_has() {
+        let mut settings = ExportSettings {
+            format: Format::Opus,
+            rate: 44_100,
+            ..ExportSettings::default()
+        };
+        let options = settings.options();
+        assert_eq!(options.format, OutputFormat::Opus { kbps: OPUS_KBPS });
+        assert_eq!(options.sample_rate, 48_000, "Opus has no 44.1 kHz");
+        assert_eq!(settings.extension(), "opus");
+        settings.rate = 24_000;
+        assert_eq!(settings.options().sample_rate, 24_000);
+        settings.format = Format::Mp3;
+        settings.rate = 44_100;
+        assert_eq!(
+            settings.options().sample_rate,
+            44_100,
+            "other formats keep 44.1 kHz"
+        );
+        settings.format = Format::Opus;
+        settings.normalise();
+        assert_eq!(settings.rate, 48_000);
+    }
+}
