@@ -77,7 +77,12 @@ mod input_error_tests {
     /// however it is wrapped on its way out, and a model fault exits 1.
     #[test]
     fn model_input_errors_exit_2_through_every_wrapper() {
-        let too_long = || SynthError::Model(ModelError::Encode(EncodeError::TooLong { len: 600, max: 510 }));
+        let too_long = || {
+            SynthError::Model(ModelError::Encode(EncodeError::TooLong {
+                len: 600,
+                max: 510,
+            }))
+        };
         let wrapped: Vec<anyhow::Error> = vec![
             too_long().into(),
             SchedulerError::Synth(too_long()).into(),

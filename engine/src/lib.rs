@@ -33,7 +33,8 @@ pub mod device;
 #[cfg(feature = "testing")]
 pub mod kokoro;
 #[cfg(not(feature = "testing"))]
-#[allow(dead_code, unused_imports)] // stage-level entry points only the `testing` build's goldens call
+#[allow(dead_code, unused_imports)]
+// stage-level entry points only the `testing` build's goldens call
 mod kokoro;
 pub mod library;
 pub mod onnx;
@@ -51,8 +52,8 @@ pub mod voicematch;
 mod handle;
 
 pub use handle::{BatchTiming, Engine};
-pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamHandle};
 pub use kokoro::decoder::DecoderError;
 pub use kokoro::model::EncodeError;
 pub use kokoro::ModelError;
+pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamHandle};
 pub use synth::{SpeechRequest, SynthError, SAMPLE_RATE};

@@ -5,7 +5,6 @@
 //! previews, exports and the model. Script and cast changes are shown to the undo history as
 //! soon as they are made.
 
-
 use crate::app::{EditorMode, EngineState, Studio};
 use crate::command::Command;
 use crate::doc::Document;

@@ -19,7 +19,7 @@ use engine::script::Episode;
 use engine::{Engine, Mode, SpeechRequest, StreamEvent};
 
 use super::sentences::{SentenceCache, SentenceKey};
-use super::{send, spawn, Waker, EVENTS};
+use super::{send, spawn, Failure, Waker, EVENTS};
 
 pub enum PlayEvent {
     /// Line `line` (episode index) by `speaker` starts at sample `at` of this playback.
@@ -32,7 +32,7 @@ pub enum PlayEvent {
     Audio(Vec<f32>),
     /// Everything from the start line on has been rendered.
     Done,
-    Failed(String),
+    Failed(super::Failure),
 }
 
 /// A running playback render; dropping it stops the render.
@@ -75,6 +75,7 @@ pub fn start(
         };
         let mut episode = episode;
         let event = match super::resolve::episode(library.as_deref(), &engine, &mut episode)
+            .map_err(Failure::from)
             .and_then(|()| render(&job, &episode, from, &tx, &waker))
         {
             Ok(()) => PlayEvent::Done,
@@ -84,7 +85,7 @@ pub fn start(
             send(&tx, &waker, event);
         }
     }) {
-        send(&tx2, &waker2, PlayEvent::Failed(e));
+        send(&tx2, &waker2, PlayEvent::Failed(Failure::input(e)));
     }
     PlayJob { rx, cancel }
 }
@@ -104,8 +105,11 @@ fn render(
     from: usize,
     tx: &mpsc::SyncSender<PlayEvent>,
     waker: &Waker,
-) -> Result<(), String> {
-    let plans = plan_episode(episode).map_err(|e| e.to_string())?;
+) -> Result<(), Failure> {
+    let plans = plan_episode(episode).map_err(|e| Failure {
+        input: e.is_input_error(),
+        message: e.to_string(),
+    })?;
     let mut walk = Timeline::new(&plans, from, episode.settings.gap_secs);
     while let Some(placement) = walk.next() {
         if job.cancel.load(Ordering::Relaxed) {
@@ -128,8 +132,7 @@ fn render(
                 let speech = if let Some(cached) = job.cache.get(&key) {
                     cached.to_vec()
                 } else {
-                    let request = SpeechRequest::new(&slot.plan.voice, sentence.speed)
-                        .map_err(|e| e.to_string())?;
+                    let request = SpeechRequest::new(&slot.plan.voice, sentence.speed)?;
                     let speech = speak(job, &sentence.phonemes, request)?;
                     if job.cancel.load(Ordering::Relaxed) {
                         return Ok(());
@@ -148,12 +151,11 @@ fn render(
 
 /// One sentence through the engine as a pressing stream, decoded whole: playback trims and
 /// queues whole sentences, so windows would buy no earlier audio.
-fn speak(job: &Job<'_>, phonemes: &str, request: SpeechRequest) -> Result<Vec<f32>, String> {
+fn speak(job: &Job<'_>, phonemes: &str, request: SpeechRequest) -> Result<Vec<f32>, Failure> {
     let segments = job.engine.sentence_segments(phonemes);
     let mut handle = job
         .engine
-        .submit_whole(segments, request, Mode::Interactive)
-        .map_err(|e| e.to_string())?;
+        .submit_whole(segments, request, Mode::Interactive)?;
     let mut out = Vec::new();
     while let Some(event) = handle.blocking_next() {
         if job.cancel.load(Ordering::Relaxed) {
@@ -161,7 +163,7 @@ fn speak(job: &Job<'_>, phonemes: &str, request: SpeechRequest) -> Result<Vec<f3
         }
         match event {
             StreamEvent::Audio { samples, .. } => out.extend_from_slice(&samples),
-            StreamEvent::Failed(e) => return Err(e.to_string()),
+            StreamEvent::Failed(e) => return Err(e.into()),
         }
     }
     Ok(out)

@@ -9,7 +9,7 @@ use std::sync::{mpsc, Arc};
 
 use engine::{Engine, Mode, SpeechRequest, StreamEvent};
 
-use super::{send, spawn, Waker, EVENTS};
+use super::{send, spawn, Failure, Waker, EVENTS};
 
 /// What a speaker says when previewed.
 pub const SAMPLE: &str = "Hello! This is how I sound in your episode.";
@@ -17,7 +17,7 @@ pub const SAMPLE: &str = "Hello! This is how I sound in your episode.";
 pub enum PreviewEvent {
     Audio(Vec<f32>),
     Done,
-    Failed(String),
+    Failed(super::Failure),
 }
 
 /// A running preview; dropping it stops the render.
@@ -58,6 +58,7 @@ pub fn start(
     let text = text.to_owned();
     if let Err(e) = spawn("banter-preview", move || {
         let event = match super::resolve::voice(library.as_deref(), &engine, &voice)
+            .map_err(Failure::from)
             .and_then(|voice| speak(&engine, &voice, speed, &text, &flag, &tx, &waker))
         {
             Ok(()) => PreviewEvent::Done,
@@ -67,7 +68,7 @@ pub fn start(
             send(&tx, &waker, event);
         }
     }) {
-        send(&tx2, &waker2, PreviewEvent::Failed(e));
+        send(&tx2, &waker2, PreviewEvent::Failed(Failure::input(e)));
     }
     PreviewJob {
         speaker,
@@ -84,18 +85,16 @@ fn speak(
     cancel: &AtomicBool,
     tx: &mpsc::SyncSender<PreviewEvent>,
     waker: &Waker,
-) -> Result<(), String> {
-    let request = SpeechRequest::new(voice, speed).map_err(|e| e.to_string())?;
-    let mut handle = engine
-        .submit_text(text, request, Mode::Interactive)
-        .map_err(|e| e.to_string())?;
+) -> Result<(), Failure> {
+    let request = SpeechRequest::new(voice, speed)?;
+    let mut handle = engine.submit_text(text, request, Mode::Interactive)?;
     while let Some(event) = handle.blocking_next() {
         if cancel.load(Ordering::Relaxed) {
             return Ok(());
         }
         match event {
             StreamEvent::Audio { samples, .. } => send(tx, waker, PreviewEvent::Audio(samples)),
-            StreamEvent::Failed(e) => return Err(e.to_string()),
+            StreamEvent::Failed(e) => return Err(e.into()),
         }
     }
     Ok(())
