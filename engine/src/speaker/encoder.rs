@@ -125,17 +125,22 @@ impl SpeakerEncoder {
         };
         let tensors = candle_core::safetensors::load(path, device).map_err(load_err)?;
         let vb = VarBuilder::from_tensors(tensors, DType::F32, device);
-        Self::new(vb).map_err(load_err)
+        Self::new(vb).map_err(|e| match e {
+            SpeakerError::Build(source) => load_err(source),
+            other => other,
+        })
     }
 
     /// Builds the network from a builder holding `lstm.*` and `linear.*`.
-    pub fn new(vb: VarBuilder) -> candle_core::Result<Self> {
+    pub fn new(vb: VarBuilder) -> Result<Self, SpeakerError> {
         let lstm = vb.pp("lstm");
         let layers = (0..LAYERS)
             .map(|l| LstmLayer::new(if l == 0 { N_MELS } else { HIDDEN }, l, &lstm))
-            .collect::<candle_core::Result<Vec<_>>>()?;
-        let linear = candle_nn::linear(HIDDEN, EMBEDDING_DIM, vb.pp("linear"))?;
-        let mel = MelSpectrogram::new().map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+            .collect::<candle_core::Result<Vec<_>>>()
+            .map_err(SpeakerError::Build)?;
+        let linear = candle_nn::linear(HIDDEN, EMBEDDING_DIM, vb.pp("linear"))
+            .map_err(SpeakerError::Build)?;
+        let mel = MelSpectrogram::new()?;
         Ok(Self {
             layers,
             linear,

@@ -57,6 +57,10 @@ pub enum SpeakerError {
         source: candle_core::Error,
     },
 
+    /// A weight the network needs is missing or misshapen.
+    #[error("building the speaker encoder: {0}")]
+    Build(#[source] candle_core::Error),
+
     #[error("speaker encoder forward pass failed at {stage}: {source}")]
     Forward {
         stage: &'static str,
