@@ -49,7 +49,16 @@ fn is_input_error(cause: &(dyn std::error::Error + 'static)) -> bool {
             .is_some_and(VoiceMatchError::is_input_error)
 }
 
-/// A panic is a bug, but the user still gets a readable message and exit status 1, not 101.
+/// A panic is a bug. Outside a guard the user gets one readable line and exit status 1 (not
+/// Rust's 101 and its backtrace hint); inside [`engine::panic_guard::catch`] (the decoder's guard
+/// against malformed clips) the hook says nothing and lets the panic unwind to the guard, which
+/// reports it as an ordinary error.
+///
+/// An unguarded panic ends the process here, on whichever thread it happens, rather than
+/// unwinding to `main`: most threads (the model thread, the studio's workers, the server's
+/// runtime) have nobody to report to, and a thread that dies holding work leaves its callers
+/// waiting forever. Exiting at once is the answer that never hangs; output files are safe
+/// either way, since renders write temporaries and rename them only when complete.
 pub fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         let location = info
@@ -62,6 +71,12 @@ pub fn install_panic_hook() {
             .map(ToString::to_string)
             .or_else(|| info.payload().downcast_ref::<String>().cloned())
             .unwrap_or_default();
+        if engine::panic_guard::is_catching() {
+            // Not fatal: the guard turns it into an error the user sees; keep the detail for
+            // `BANTER_LOG=debug`.
+            tracing::debug!("panic caught by its guard{location}: {payload}");
+            return;
+        }
         eprintln!("error: internal error{location}: {payload}. Please report this bug.");
         std::process::exit(1);
     }));
@@ -95,5 +110,78 @@ mod input_error_tests {
         let fault = SchedulerError::Synth(SynthError::Start(std::io::Error::other("no threads")));
         assert_eq!(report(&fault.into()), 1);
         assert_eq!(report(&SchedulerError::Shutdown.into()), 1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::process::{Command, Output};
+
+    /// Set for the child process, which then plays the scenario instead of checking it.
+    const CHILD: &str = "BANTER_PANIC_HOOK_CHILD";
+
+    /// Runs this module's test `name` again in a child process of the test binary with [`CHILD`]
+    /// set: the hook is process-wide and exits on an unguarded panic, so it must not be installed
+    /// where the other tests run.
+    fn in_child(name: &str) -> (Output, String, String) {
+        let module = module_path!()
+            .split_once("::")
+            .map_or(module_path!(), |(_, path)| path);
+        let out = Command::new(std::env::current_exe().expect("test binary"))
+            .args([&format!("{module}::{name}"), "--exact", "--nocapture"])
+            .args(["--test-threads", "1"])
+            .env(CHILD, "1")
+            .output()
+            .expect("test binary runs");
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out, stdout, stderr)
+    }
+
+    /// The symphonia guard's case: a panic inside `panic_guard::catch` reaches the guard, the
+    /// process goes on, and nothing says "internal error". Before the fix the hook called
+    /// `exit(1)` first, so the guard never ran.
+    #[test]
+    fn a_guarded_panic_unwinds_to_its_guard_and_the_process_goes_on() {
+        if std::env::var_os(CHILD).is_some() {
+            super::install_panic_hook();
+            let caught = engine::panic_guard::catch(|| panic!("the decoder gave up"));
+            assert!(caught.is_err());
+            println!("still running after the guarded panic");
+            return;
+        }
+        let (out, stdout, stderr) =
+            in_child("a_guarded_panic_unwinds_to_its_guard_and_the_process_goes_on");
+        assert!(
+            out.status.success() && stdout.contains("still running after the guarded panic"),
+            "{:?}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            out.status
+        );
+        assert!(!stderr.contains("internal error"), "{stderr}");
+    }
+
+    /// An unguarded panic (even after a guard has come and gone on the same thread) is still one
+    /// `error: internal error…` line and exit status 1, not 101.
+    #[test]
+    fn an_unguarded_panic_is_one_line_and_exit_status_1() {
+        if std::env::var_os(CHILD).is_some() {
+            super::install_panic_hook();
+            let _ = engine::panic_guard::catch(|| panic!("caught"));
+            panic!("not caught");
+        }
+        let (out, stdout, stderr) = in_child("an_unguarded_panic_is_one_line_and_exit_status_1");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "stdout:\n{stdout}\nstderr:\n{stderr}"
+        );
+        let errors: Vec<&str> = stderr.lines().filter(|l| l.contains("error")).collect();
+        assert_eq!(errors.len(), 1, "{stderr}");
+        assert!(
+            errors[0].starts_with("error: internal error at app/src/exit.rs:")
+                && errors[0].ends_with(": not caught. Please report this bug."),
+            "{stderr}"
+        );
+        assert!(!stderr.contains("panicked"), "{stderr}");
     }
 }

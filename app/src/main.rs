@@ -4,7 +4,8 @@
 //!
 //! This crate is the only place that wires the engine to the outside world. Exit status: 0 on
 //! success, 2 when the input was bad (with a one-line reason), 1 on internal errors. A panic is a
-//! bug; the hook below still turns it into exit status 1 with a message instead of 101.
+//! bug; the hook below still turns it into exit status 1 with a message instead of 101, unless
+//! it happens inside `engine::panic_guard::catch`, which reports it as an error instead.
 
 // Doc comments on clap arguments are the --help text users read; backticks would show literally.
 #![allow(clippy::doc_markdown)]

@@ -23,6 +23,7 @@
 //! - [`audio`]: output containers and the DSP around them (resampling, loudness, limiting).
 //! - [`library`]: the user's `SQLite` library: saved voices, speaker embeddings, projects and the
 //!   render cache.
+//! - [`panic_guard`]: the one way to catch a panic (a decoder's on malformed input) as an error.
 
 pub mod assets;
 pub mod audio;
@@ -38,6 +39,7 @@ pub mod kokoro;
 mod kokoro;
 pub mod library;
 pub mod onnx;
+pub mod panic_guard;
 pub mod phonemes;
 pub mod render;
 pub mod scheduler;

@@ -11,8 +11,9 @@
 //! [`DecodeError`] naming the file, a stream that breaks off part-way keeps what decoded
 //! when that is at least [`MIN_DAMAGED_SECS`] long (and says so in
 //! [`DecodedAudio::damaged`]), and `max_secs` bounds the work and memory for long files.
-//! symphonia is fuzzed upstream, but as a last line of defence a panic inside it is caught and
-//! reported as a corrupt stream.
+//! symphonia is fuzzed upstream, but as a last line of defence a panic inside it is caught (by
+//! [`crate::panic_guard::catch`], so the app's panic hook lets it unwind here) and reported as a
+//! corrupt stream.
 
 use std::io::{Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -135,7 +136,7 @@ fn decode_source(
             decode_mono(source, name, ext, options)
         }
     });
-    let decoded = std::panic::catch_unwind(run).unwrap_or_else(|_| {
+    let decoded = crate::panic_guard::catch(run).unwrap_or_else(|_| {
         Err(DecodeError::Corrupt {
             file: name.to_owned(),
             detail: "the decoder gave up on malformed data".to_owned(),

@@ -180,7 +180,13 @@ pub async fn speech(State(state): State<AppState>, request: Request) -> Result<R
     let params = SpeechParams::parse(&body, state.limits.max_input_chars)?;
     let slot = job_slot(&state)?;
     let waiting = state.metrics.queue_depth.enter();
-    let mut events = state.backend.start(params.job).map_err(backend_error)?;
+    // `start` phonemizes (CPU work, under espeak's process-wide lock): off the async threads,
+    // as the dialogue route plans its script.
+    let shared = state.clone();
+    let started_job = tokio::task::spawn_blocking(move || shared.backend.start(params.job))
+        .await
+        .map_err(|e| backend_error(BackendError::Internal(format!("starting speech: {e}"))))?;
+    let mut events = started_job.map_err(backend_error)?;
     let first = events.recv().await;
     drop(waiting);
     let first = match first {
@@ -354,6 +360,72 @@ mod tests {
             code(r#"{"model":"kokoro","input":"Hi","voice":{"id":"echo"}}"#),
             "ok"
         );
+    }
+
+    /// A backend that notes the thread `start` runs on and refuses every job as bad input.
+    struct ThreadRecorder(std::sync::Arc<std::sync::Mutex<Option<std::thread::ThreadId>>>);
+
+    impl crate::server::backend::SpeechBackend for ThreadRecorder {
+        fn start(
+            &self,
+            _job: SpeechJob,
+        ) -> Result<tokio::sync::mpsc::Receiver<AudioEvent>, BackendError> {
+            *self.0.lock().expect("lock") = Some(std::thread::current().id());
+            Err(BackendError::Input {
+                field: "voice",
+                message: "unknown voice".to_owned(),
+            })
+        }
+
+        fn start_dialogue(
+            &self,
+            _job: crate::server::backend::DialogueJob,
+        ) -> Result<tokio::sync::mpsc::Receiver<crate::server::backend::DialogueEvent>, BackendError>
+        {
+            Err(BackendError::Stopped)
+        }
+
+        fn voices(&self) -> Vec<engine::voice::StockVoice> {
+            Vec::new()
+        }
+    }
+
+    /// `start` phonemizes, CPU work under espeak's process-wide lock: it must not run on the
+    /// thread that drives the async tasks (here the test's own, a current-thread runtime), and
+    /// its errors still map as before.
+    #[tokio::test(flavor = "current_thread")]
+    async fn the_backend_starts_off_the_async_thread() {
+        let ran_on = std::sync::Arc::default();
+        let state = crate::server::Shared::new(
+            crate::server::security::Policy {
+                token: "t".to_owned(),
+                allowed_origins: Vec::new(),
+                extra_hosts: Vec::new(),
+                any_ip_host: false,
+                body_limit: 1 << 16,
+            },
+            crate::server::Limits {
+                max_input_chars: 100,
+                max_jobs: 4,
+            },
+            Box::new(ThreadRecorder(std::sync::Arc::clone(&ran_on))),
+        );
+        let request = Request::builder()
+            .method("POST")
+            .uri("/v1/audio/speech")
+            .body(Body::from(
+                r#"{"model":"kokoro","input":"Hi","voice":"alloy"}"#,
+            ))
+            .expect("request");
+        let Err(e) = speech(State(state), request).await else {
+            panic!("the backend refused the job, so must the route");
+        };
+        assert_eq!(
+            (e.status, e.code, e.param),
+            (StatusCode::BAD_REQUEST, "invalid_input", Some("voice"))
+        );
+        let ran_on = ran_on.lock().expect("lock").expect("start was called");
+        assert_ne!(ran_on, std::thread::current().id());
     }
 
     #[test]

@@ -7,8 +7,11 @@
 //! (weights for one panel stay in L2) and blocks of 6 rows (24 accumulators in registers).
 //! Each input is converted to bfloat16 once per call (round to nearest even); sums stay f32.
 
-// The one module allowed `unsafe`: AVX-512 intrinsics and raw pointers into the packed
-// panels. `conv` checks every bound a kernel reads before any kernel runs.
+// `unsafe` is allowed here (and, outside this module, only in `phonemes::espeak` for its FFI):
+// the kernels are AVX-512 intrinsics reading and writing through raw pointers into the input,
+// the packed panels and the output. The one safe entry to them is `conv`, which checks the CPU
+// and every bound a kernel reads or writes before any kernel runs; `convert` checks the CPU
+// and stays inside its slices. Each `unsafe` block below says which of those checks it uses.
 #![allow(unsafe_code)]
 
 use std::arch::x86_64::{
@@ -121,24 +124,34 @@ pub fn convert(x: &[f32]) -> Vec<u16> {
     out.par_chunks_mut(CHUNK)
         .zip(x.par_chunks(CHUNK))
         .for_each(|(o, i)| {
-            // SAFETY: the CPU has the instructions (checked above).
+            // SAFETY: `convert_avx512` needs AVX-512F and AVX-512 BF16, which `supported()`
+            // found on this CPU above; it takes slices, so it has no bounds for us to uphold.
             unsafe { convert_avx512(i, o) }
         });
     out
 }
 
-#[target_feature(enable = "avx512f,avx512bf16,avx512vl")]
+/// [`convert`] sixteen values at a time with `VCVTNEPS2BF16`, the rest one by one; stops at
+/// the shorter of the two slices.
+///
+/// # Safety
+///
+/// The CPU must have AVX-512F and AVX-512 BF16 (as [`supported`] checks).
+#[target_feature(enable = "avx512f,avx512bf16")]
 unsafe fn convert_avx512(x: &[f32], out: &mut [u16]) {
-    let n = x.len() / 16 * 16;
+    let len = x.len().min(out.len());
+    let n = len / 16 * 16;
     for i in (0..n).step_by(16) {
-        // SAFETY: i + 16 <= n <= len of both slices.
+        // SAFETY: `i + 16 <= n <= len` of both slices, so the 16 f32 read from `x` and the 16
+        // u16 (one `__m256bh`) written to `out` are inside them; both accesses are unaligned
+        // (`loadu`, `write_unaligned`). The instructions are there (this function's contract).
         unsafe {
             let v = _mm512_loadu_ps(x.as_ptr().add(i));
             let h = _mm512_cvtneps_pbh(v);
             std::ptr::write_unaligned(out.as_mut_ptr().add(i).cast(), h);
         }
     }
-    for i in n..x.len() {
+    for i in n..len {
         out[i] = to_bf16(x[i]);
     }
 }
@@ -153,12 +166,20 @@ pub struct Geometry {
 }
 
 /// The convolution of bfloat16 input `x` (`[rows_in, C_in]`, time-major, already padded) with
-/// `w`: `[rows, C_out]` in f32, no bias. Returns `None` if `x` is too short for the geometry.
+/// `w`: `[rows, C_out]` in f32, no bias. Returns `None` if `x` is too short for the geometry
+/// (or the geometry's extent overflows), if there are no rows or taps, or off AVX-512 BF16.
 #[must_use]
 pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
     let c = w.c_in;
-    let last = g.rows.checked_sub(1)? * g.stride + (w.taps - 1) * g.dilation;
-    if g.rows == 0 || (last + 1) * c > x.len() || !supported() {
+    // The last input row any output row reads: (rows − 1)·stride + (taps − 1)·dilation. Checked
+    // arithmetic, because the kernels' safety rests on this bound: a wrapped product would let
+    // a huge geometry pass with a short input.
+    let last = g
+        .rows
+        .checked_sub(1)?
+        .checked_mul(g.stride)?
+        .checked_add(w.taps.checked_sub(1)?.checked_mul(g.dilation)?)?;
+    if last.checked_add(1)?.checked_mul(c)? > x.len() || !supported() {
         return None;
     }
     let n = w.c_out;
@@ -178,8 +199,12 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
         // Few rows (an encoder layer, a row per phoneme): the tasks split the columns.
         let dst = Output(out.as_mut_ptr());
         panels.par_iter().for_each(|p| {
-            // SAFETY: bounds checked above, CPU checked by `supported()`; each task writes
-            // only its own panel's columns of the output.
+            // SAFETY: `conv_panel`'s contract: the CPU has the instructions (`supported()`
+            // above); rows 0..g.rows read inside `x` (the `last` check above); `p` is one of
+            // `panels(n)` with its offset into `w` (built from `w` just above); `dst` is the
+            // start of `out`, g.rows × n values, alive until after this `for_each`; and each
+            // task writes only the columns of its own panel, which no other task touches,
+            // while nothing else reads or writes `out`.
             unsafe { conv_panel(x, w, g, 0, g.rows, p, dst.get()) }
         });
     } else {
@@ -188,7 +213,10 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
             .for_each(|(task, y)| {
                 let r0 = task * ROWS_PER_TASK;
                 for p in &panels {
-                    // SAFETY: as above; each task writes only its own rows.
+                    // SAFETY: as above, for rows r0 .. r0 + y.len()/n, which lie inside
+                    // 0..g.rows (the chunks of `out` are its rows in order); `y` is this
+                    // task's own chunk of `out`, exactly those rows × n, so the panel's writes
+                    // stay in memory no other task sees.
                     unsafe { conv_panel(x, w, g, r0, y.len() / n, p, y.as_mut_ptr()) }
                 }
             });
@@ -206,8 +234,12 @@ struct Panel {
 /// The output buffer, shared by tasks that write disjoint columns of it.
 #[derive(Clone, Copy)]
 struct Output(*mut f32);
-// SAFETY: tasks write disjoint parts (see `conv`), and the buffer outlives them.
+// SAFETY: an `Output` is only a pointer; sending it to another thread is sound because the
+// only place that dereferences it, `conv`, keeps the buffer alive until every task is done
+// and has each task write a set of elements no other task reads or writes.
 unsafe impl Send for Output {}
+// SAFETY: sharing `&Output` only lets a thread copy the pointer out; the same reasoning as for
+// `Send` covers what it is then used for.
 unsafe impl Sync for Output {}
 
 impl Output {
@@ -218,6 +250,17 @@ impl Output {
 
 /// Rows `r0 .. r0 + rows` of the convolution, the columns of panel `p`, into `y` (the
 /// output's row `r0`, row stride `C_out`).
+///
+/// # Safety
+///
+/// - The CPU has AVX-512F and AVX-512 BF16.
+/// - Input row `(r0 + rows − 1)·stride + (taps − 1)·dilation` (row length `C_in`) and all
+///   rows before it lie inside `x`: the bound `conv` checks, for output rows `r0 .. r0 + rows`.
+/// - `p` is one of `panels(C_out)` of `w`, with `b_off` the sum of the packed sizes
+///   (`taps·C_in/2 · width`) of the panels before it.
+/// - `y` is valid for writes of `rows` rows of `C_out` values (row stride `C_out`), no other
+///   thread accesses columns `p.col .. p.col + p.width` of those rows meanwhile, and the caller
+///   does not use references to them while this runs.
 #[target_feature(enable = "avx512f,avx512bf16")]
 unsafe fn conv_panel(
     x: &[u16],
@@ -234,16 +277,24 @@ unsafe fn conv_panel(
     for rb in (0..rows).step_by(MR) {
         let mr = (rows - rb).min(MR);
         let a = Block {
-            // SAFETY (for the kernel): rows r0+rb .. r0+rb+mr are inside x (checked in
-            // `conv`), each reading taps·C_in values from its start.
+            // SAFETY: input row (r0 + rb)·stride comes no later than the last row read
+            // (this function's contract), so the offset stays inside `x`.
             x: unsafe { x.as_ptr().add((r0 + rb) * g.stride * w.c_in) },
             lda: g.stride * w.c_in,
             taps: w.taps,
             tap_stride: g.dilation * w.c_in,
             pairs: pairs_per_tap,
         };
+        // SAFETY: `b_off` is where panel `p` starts in `w.data` (contract), at most its length.
         let b = unsafe { w.data.as_ptr().add(p.b_off) };
+        // SAFETY: row rb < rows and column p.col < C_out, so the offset is inside `y`'s rows.
         let c = unsafe { y.add(rb * n + p.col) };
+        // SAFETY: `micro`'s contract, for `M = mr` rows and `NV = width/16` vectors (every
+        // panel width is 16, 32, 48 or 64, so each arm passes its exact NV): the CPU has the
+        // instructions (ours); `a` reads rows r0 + rb .. r0 + rb + mr, inside `x` (ours);
+        // `b` has the panel's taps·C_in/2 · width packed values (`PackedWeights::pack` wrote
+        // exactly that many per panel, in this order); `c` takes rows rb .. rb + mr of `y`,
+        // columns p.col .. p.col + valid with valid ≤ C_out − p.col, which are ours to write.
         unsafe {
             match (mr, p.width / 16) {
                 (6, 4) => micro::<6, 4>(&a, b, c, n, valid),
@@ -269,6 +320,11 @@ struct Block {
     pairs: usize,
 }
 
+/// [`micro`] for `M` rows, with `NV` picked at run time from `nv` (1 unless it is 2, 3 or 4).
+///
+/// # Safety
+///
+/// As for [`micro`] with `NV = nv` (or 1 if `nv` is not 2, 3 or 4).
 #[target_feature(enable = "avx512f,avx512bf16")]
 unsafe fn dispatch_nv<const M: usize>(
     nv: usize,
@@ -278,6 +334,7 @@ unsafe fn dispatch_nv<const M: usize>(
     ldc: usize,
     valid: usize,
 ) {
+    // SAFETY: this function's contract is `micro`'s, for the NV each arm picks.
     unsafe {
         match nv {
             4 => micro::<M, 4>(a, b, c, ldc, valid),
@@ -290,6 +347,15 @@ unsafe fn dispatch_nv<const M: usize>(
 
 /// `M` rows × `NV`·16 columns: every tap, every channel pair, one `VDPBF16PS` per
 /// accumulator; then `valid` columns stored to `c` (row stride `ldc`).
+///
+/// # Safety
+///
+/// - The CPU has AVX-512F and AVX-512 BF16.
+/// - For every row `r < M`, tap `j < a.taps` and channel `i < 2·a.pairs`, the element
+///   `a.x + r·a.lda + j·a.tap_stride + i` is inside one readable `u16` allocation.
+/// - `b` points at `a.taps · a.pairs · NV·16` readable `u32`s.
+/// - For every row `r < M`, the first `min(valid, NV·16)` `f32`s at `c + r·ldc` are writable
+///   and not accessed by anyone else while this runs (no others are touched).
 #[target_feature(enable = "avx512f,avx512bf16")]
 #[inline]
 unsafe fn micro<const M: usize, const NV: usize>(
@@ -302,22 +368,32 @@ unsafe fn micro<const M: usize, const NV: usize>(
     let mut acc: [[__m512; NV]; M] = [[_mm512_setzero_ps(); NV]; M];
     let mut bp = b;
     for j in 0..a.taps {
-        // SAFETY: see `conv_rows`; every pointer below stays inside the input and the panel.
+        // SAFETY: tap j's first element of row 0, inside the input (contract).
         let xt = unsafe { a.x.add(j * a.tap_stride) };
         for q in 0..a.pairs {
+            // SAFETY: a `__m512bh` is 32 plain 16-bit lanes; all-zero bits are a valid value.
             let mut bv: [__m512bh; NV] = [unsafe { std::mem::zeroed() }; NV];
             for (v, slot) in bv.iter_mut().enumerate() {
+                // SAFETY: `bp` has advanced NV·16 values per (tap, pair) done so far, so the
+                // 16 `u32`s read at bp + v·16 (v < NV) are among the `b` values the contract
+                // promises; `loadu` has no alignment requirement.
                 let raw: __m512i = unsafe { _mm512_loadu_si512(bp.add(v * 16).cast()) };
+                // SAFETY: both are 512-bit vectors of plain integer lanes; every bit pattern
+                // of one is a valid value of the other.
                 *slot = unsafe { std::mem::transmute::<__m512i, __m512bh>(raw) };
             }
             for (r, row) in acc.iter_mut().enumerate() {
+                // SAFETY: elements 2q and 2q + 1 (< 2·pairs) of row r at tap j are inside the
+                // input (contract); `read_unaligned` needs no alignment for the `i32`.
                 let pair = unsafe { xt.add(r * a.lda + 2 * q).cast::<i32>().read_unaligned() };
+                // SAFETY: as above, 512 bits of plain integer lanes either way.
                 let av: __m512bh =
                     unsafe { std::mem::transmute::<__m512i, __m512bh>(_mm512_set1_epi32(pair)) };
                 for (s, &bvv) in row.iter_mut().zip(&bv) {
                     *s = _mm512_dpbf16_ps(*s, av, bvv);
                 }
             }
+            // SAFETY: at most one past the last `b` value the contract promises.
             bp = unsafe { bp.add(NV * 16) };
         }
     }
@@ -327,11 +403,17 @@ unsafe fn micro<const M: usize, const NV: usize>(
             if col >= valid {
                 break;
             }
+            // SAFETY: column col < valid of row r < M, inside the writable region (contract).
             let dst = unsafe { c.add(r * ldc + col) };
             if valid - col >= 16 {
+                // SAFETY: columns col .. col + 16 of row r (≤ valid, and ≤ NV·16 as v < NV)
+                // are ours to write (contract); `storeu` has no alignment requirement.
                 unsafe { _mm512_storeu_ps(dst, *s) };
             } else {
                 let mask = (1u16 << (valid - col)) - 1;
+                // SAFETY: the mask enables only lanes below valid − col, i.e. columns
+                // col .. valid of row r, which are ours to write (contract); masked-off lanes
+                // are not accessed (and cannot fault).
                 unsafe { _mm512_mask_storeu_ps(dst, mask, *s) };
             }
         }
