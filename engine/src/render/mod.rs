@@ -62,7 +62,7 @@ pub enum RenderError {
     NothingToSay,
     /// The engine's queue refused or lost the work (full, shut down).
     #[error("scheduler: {0}")]
-    Scheduler(SchedulerError),
+    Scheduler(Box<SchedulerError>),
     #[error("render cancelled; no output was written")]
     Cancelled,
 }
@@ -72,7 +72,7 @@ impl From<SchedulerError> for RenderError {
     fn from(e: SchedulerError) -> Self {
         match e {
             SchedulerError::Synth(e) => Self::Synth(e),
-            other => Self::Scheduler(other),
+            other => Self::Scheduler(Box::new(other)),
         }
     }
 }

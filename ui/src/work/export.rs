@@ -36,6 +36,7 @@ impl Drop for ExportJob {
     }
 }
 
+#[must_use]
 pub fn start(
     engine: Engine,
     episode: Episode,

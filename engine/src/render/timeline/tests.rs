@@ -32,8 +32,8 @@ fn line(index: usize, speaker: &str, steps: Vec<Step>) -> LinePlan {
 fn rendered(tone: f32) -> Vec<f32> {
     let pad = samples(0.1);
     let mut v = vec![0.0; pad];
-    v.extend(std::iter::repeat(0.5).take(samples(tone)));
-    v.extend(std::iter::repeat(0.0).take(pad));
+    v.extend(std::iter::repeat_n(0.5, samples(tone)));
+    v.extend(std::iter::repeat_n(0.0, pad));
     v
 }
 
