@@ -1,4 +1,6 @@
-//! Choosing the audio output device (the status bar's Output picker).
+//! Choosing the audio output device (the status bar's Output picker), and hearing when the one
+//! in use goes away (the backend reopens the default device off the UI thread and reports
+//! [`DeviceNews`]; the status bar shows a device that could not be replaced as `audio_error`).
 //!
 //! Listing devices and opening one probe the sound system, which can take a while on some
 //! hosts, so both run on a worker thread through an [`OutputCatalog`]; the UI thread only
@@ -8,7 +10,7 @@
 use std::sync::{mpsc, Arc};
 
 use crate::app::Studio;
-use crate::audio::{AudioOut, AudioOutError, CpalOut, MockOut};
+use crate::audio::{AudioOut, AudioOutError, CpalOut, DeviceNews, MockOut};
 use crate::work::{send, spawn, Waker};
 
 /// The output devices there are, and how to open one.
@@ -150,6 +152,7 @@ impl Studio {
     }
 
     pub(crate) fn drain_outputs(&mut self) {
+        self.drain_device_news();
         let events: Vec<_> = self.outputs.rx.try_iter().collect();
         for event in events {
             match event {
@@ -176,6 +179,25 @@ impl Studio {
                     }
                 }
             }
+        }
+    }
+
+    /// The device went away: say where playback went, or that it stopped (the status bar shows
+    /// `audio_error`), and list the devices again, since the list changed.
+    fn drain_device_news(&mut self) {
+        while let Some(news) = self.audio.news() {
+            match news {
+                DeviceNews::Moved { from, to } => {
+                    self.audio_error = None;
+                    self.say(format!("{from} went away: playing through {to}"));
+                }
+                DeviceNews::Lost(e) => {
+                    self.buffer.set_playing(false);
+                    self.say(format!("playback stopped: {e}"));
+                    self.audio_error = Some(e.to_string());
+                }
+            }
+            self.outputs.refresh(&self.waker);
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Studio UI tests that need no model: import by drop, inline parse errors, cast choices,
-//! shortcuts, projects in the library (save, autosave, crash recovery), and layout at the two
-//! window sizes. They drive the real widgets through `egui_kittest`'s `AccessKit` tree.
+//! shortcuts, projects in the library (save, autosave, crash recovery), layout at the two
+//! window sizes, and a lost audio device in the status bar. They drive the real widgets through
+//! `egui_kittest`'s `AccessKit` tree.
 
 mod support;
 
@@ -10,6 +11,7 @@ use eframe::egui;
 use eframe::egui::Role;
 use egui_kittest::kittest::Queryable;
 use support::{step_until, Fixture, SIZE};
+use ui::audio::{AudioOutError, DeviceNews};
 use ui::doc::CastChoice;
 
 #[test]
@@ -211,4 +213,29 @@ fn the_layout_fits_at_1280x800_and_1920x1080() {
         assert!(script.left() > cast.right(), "script right of the cast");
         assert!(script.left() < size.x * 0.4, "cast panel is not too wide");
     }
+}
+
+#[test]
+fn a_device_that_goes_away_is_shown_in_the_status_bar() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    assert!(h.query_by_label("audio: cannot play").is_none());
+    fx.mock.report(DeviceNews::Moved {
+        from: "USB headset".into(),
+        to: "Speakers".into(),
+    });
+    h.run_steps(2);
+    let message = h.state().message().unwrap_or_default().to_owned();
+    assert!(
+        message.contains("USB headset went away: playing through Speakers"),
+        "{message}"
+    );
+    fx.mock.report(DeviceNews::Lost(AudioOutError::Lost {
+        device: "Speakers".into(),
+        reason: "no output device was found".into(),
+    }));
+    h.run_steps(2);
+    assert!(h.query_by_label("audio: cannot play").is_some());
+    assert!(!h.state().is_playing());
 }
