@@ -23,12 +23,7 @@ pub struct CpalOut {
 impl CpalOut {
     /// Opens the default output device, or says why there is none.
     pub fn open_default() -> Result<Self, AudioOutError> {
-        let host = cpal::default_host();
-        let device = host
-            .default_output_device()
-            .ok_or_else(|| AudioOutError::NoDevice {
-                host: host.id().name().to_owned(),
-            })?;
+        let device = default_device()?;
         let name = device
             .description()
             .map_or_else(|_| "default output".to_owned(), |d| d.name().to_owned());
@@ -80,6 +75,15 @@ impl CpalOut {
     }
 }
 
+/// The host's default output device, or why there is none.
+fn default_device() -> Result<cpal::Device, AudioOutError> {
+    let host = cpal::default_host();
+    host.default_output_device()
+        .ok_or_else(|| AudioOutError::NoDevice {
+            host: host.id().name().to_owned(),
+        })
+}
+
 fn device_name(device: &cpal::Device) -> String {
     device
         .description()
@@ -123,12 +127,7 @@ impl Opener for CpalOpener {
         let (device, name) = if let Some(first) = self.first.take() {
             first
         } else {
-            let host = cpal::default_host();
-            let device = host
-                .default_output_device()
-                .ok_or_else(|| AudioOutError::NoDevice {
-                    host: host.id().name().to_owned(),
-                })?;
+            let device = default_device()?;
             let name = device_name(&device);
             (device, name)
         };
