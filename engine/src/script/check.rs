@@ -7,7 +7,8 @@
 //! ```json
 //! {"format": "name", "cast": {"Alice": "af_heart"},
 //!  "lines": [{"speaker": "Alice", "text": "Hi.", "source_line": 3}],
-//!  "warnings": [{"line": 1, "message": "..."}]}
+//!  "warnings": [{"line": 1, "message": "..."}],
+//!  "skipped": [{"source_line": 1, "kind": "narration", "text": "..."}]}
 //! ```
 
 use serde_json::{json, Map, Value};
@@ -37,11 +38,17 @@ pub(crate) fn report(episode: &Episode) -> Value {
         .iter()
         .map(|w| json!({"line": w.position.line, "message": w.message}))
         .collect();
+    let skipped: Vec<Value> = episode
+        .skipped
+        .iter()
+        .map(|s| json!({"source_line": s.position.line, "kind": s.kind.as_str(), "text": s.text}))
+        .collect();
     json!({
         "format": episode.format.as_str(),
         "cast": cast,
         "lines": lines,
         "warnings": warnings,
+        "skipped": skipped,
     })
 }
 
@@ -69,6 +76,11 @@ mod tests {
                     {"speaker": "Bob", "text": "Hi Kokoro!", "source_line": 6},
                 ],
                 "warnings": [{"line": 4, "message": "this text has no speaker, so it is not spoken; start the line with a name and a colon, such as `Alice: ...`"}],
+                "skipped": [
+                    {"source_line": 1, "kind": "metadata", "text": "# cast"},
+                    {"source_line": 2, "kind": "metadata", "text": "Alice: af_bella:0.7+af_sky:0.3 @1.1"},
+                    {"source_line": 4, "kind": "narration", "text": "notes"},
+                ],
             })
         );
     }

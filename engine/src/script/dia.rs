@@ -7,7 +7,7 @@
 
 use super::draft::Draft;
 use super::labels::dia_tag;
-use super::model::{Position, Warning};
+use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
 use super::source::{Columns, Segment, SourceLine};
 
@@ -69,7 +69,11 @@ fn push<'a>(
     }
     let segment = Segment::slice(line, columns, from + lead, to);
     let position = segment.position;
-    if !draft.push(segment) && !*warned {
+    if draft.push(segment) {
+        return;
+    }
+    draft.classify(line.number, LineKind::Narration);
+    if !*warned {
         *warned = true;
         warnings.push(Warning {
             position,

@@ -5,7 +5,7 @@
 //! inline directives, empty turns, stage-direction-only turns, matching speakers to the cast,
 //! and automatic casting.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::cast::{
     assign_voices, speaker_key, Cast, CastEntry, CastMember, CastingRules, VoiceSource,
@@ -13,9 +13,9 @@ use super::cast::{
 use super::error::{ScriptError, ScriptErrorKind};
 use super::format::ScriptFormat;
 use super::header::Header;
-use super::model::{Chapter, Line, Piece, Position, StageDirection, Warning};
+use super::model::{Chapter, Line, LineKind, Piece, Position, Skipped, StageDirection, Warning};
 use super::pieces::{parse_pieces, TextStyle};
-use super::source::Segment;
+use super::source::{Segment, SourceLine};
 use super::{Episode, ParseOptions};
 
 /// Who speaks the stage directions when an episode keeps them.
@@ -27,6 +27,8 @@ pub(crate) struct Turn<'a> {
     pub speaker: String,
     pub position: Position,
     pub segments: Vec<Segment<'a>>,
+    /// Source lines the turn was read from (see [`Line::source_lines`]).
+    pub lines: Vec<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -35,17 +37,29 @@ pub(crate) enum Mark {
     Direction(String),
 }
 
+/// A chapter or stand-alone direction, placed before the turn with index `before`.
+#[derive(Debug, Clone)]
+pub(crate) struct Placed {
+    pub before: usize,
+    pub position: Position,
+    pub mark: Mark,
+    /// The source lines it was read from.
+    pub lines: Vec<usize>,
+}
+
 /// What a format parser found.
 #[derive(Debug, Default)]
 pub(crate) struct Draft<'a> {
     pub turns: Vec<Turn<'a>>,
-    /// Chapters and stand-alone directions, each before the turn with the given index.
-    pub marks: Vec<(usize, Position, Mark)>,
+    /// Chapters and stand-alone directions, in order.
+    pub marks: Vec<Placed>,
     /// Whether unlabelled text continues the last turn.
     pub open: bool,
     pub style: TextStyle,
     /// Cast and settings found in the body itself (a JSON episode object).
     pub header: Header,
+    /// What the parser took each unspoken line for (the first kind given wins).
+    pub kinds: BTreeMap<usize, LineKind>,
 }
 
 impl<'a> Draft<'a> {
@@ -61,6 +75,7 @@ impl<'a> Draft<'a> {
             speaker: speaker.trim().to_owned(),
             position,
             segments: Vec::new(),
+            lines: vec![position.line],
         });
         self.open = true;
     }
@@ -70,6 +85,7 @@ impl<'a> Draft<'a> {
         match self.turns.last_mut() {
             Some(turn) if self.open => {
                 if !segment.text.trim().is_empty() {
+                    cover(&mut turn.lines, segment.position.line);
                     turn.segments.push(segment);
                 }
                 true
@@ -78,36 +94,118 @@ impl<'a> Draft<'a> {
         }
     }
 
+    /// Counts `lines` as part of the last turn (a JSON item spread over several lines).
+    pub fn cover_lines(&mut self, lines: std::ops::RangeInclusive<usize>) {
+        if let Some(turn) = self.turns.last_mut() {
+            for line in lines {
+                cover(&mut turn.lines, line);
+            }
+        }
+    }
+
+    /// Records what an unspoken line was taken for (the first kind given to a line stays).
+    pub fn classify(&mut self, line: usize, kind: LineKind) {
+        self.kinds.entry(line).or_insert(kind);
+    }
+
     pub fn end_turn(&mut self) {
         self.open = false;
     }
 
     pub fn chapter(&mut self, title: &str, position: Position) {
-        self.marks.push((
-            self.turns.len(),
+        self.classify(position.line, LineKind::Heading);
+        self.marks.push(Placed {
+            before: self.turns.len(),
             position,
-            Mark::Chapter(title.trim().to_owned()),
-        ));
+            mark: Mark::Chapter(title.trim().to_owned()),
+            lines: vec![position.line],
+        });
     }
 
+    /// A stand-alone stage direction (spoken by [`NARRATOR`] when directions are kept).
     pub fn direction(&mut self, text: &str, position: Position) {
+        self.classify(position.line, LineKind::Direction);
+        self.unspoken(text, position);
+    }
+
+    /// A scene description or other prose between turns: kept like a stand-alone direction, but
+    /// classified as narration.
+    pub fn narration(&mut self, text: &str, position: Position) {
+        self.classify(position.line, LineKind::Narration);
+        self.unspoken(text, position);
+    }
+
+    fn unspoken(&mut self, text: &str, position: Position) {
         let text = super::pieces::clean_direction(text);
         if !text.is_empty() {
-            self.marks
-                .push((self.turns.len(), position, Mark::Direction(text)));
+            self.marks.push(Placed {
+                before: self.turns.len(),
+                position,
+                mark: Mark::Direction(text),
+                lines: vec![position.line],
+            });
         }
     }
+
+    /// Counts `line` as part of the last chapter or stand-alone direction.
+    pub fn mark_covers(&mut self, line: usize) {
+        if let Some(mark) = self.marks.last_mut() {
+            cover(&mut mark.lines, line);
+        }
+    }
+
+    /// Continues the last stand-alone direction or narration with `text` from `line` (a
+    /// paragraph of action over several lines); `false` if the last mark is not a direction.
+    pub fn extend_unspoken(&mut self, text: &str, line: usize) -> bool {
+        let kind = self
+            .marks
+            .last()
+            .and_then(|m| self.kinds.get(&m.position.line).copied());
+        match self.marks.last_mut() {
+            Some(Placed {
+                mark: Mark::Direction(prev),
+                lines,
+                ..
+            }) => {
+                prev.push(' ');
+                prev.push_str(text.trim());
+                cover(lines, line);
+                self.kinds
+                    .entry(line)
+                    .or_insert(kind.unwrap_or(LineKind::Direction));
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Adds `line` to a turn's ordered, duplicate-free list of lines.
+fn cover(lines: &mut Vec<usize>, line: usize) {
+    if lines.last().is_none_or(|&last| last < line) {
+        lines.push(line);
+    } else if let Err(at) = lines.binary_search(&line) {
+        lines.insert(at, line);
+    }
+}
+
+/// The whole source, for accounting for every line: all lines and where the body starts.
+pub(crate) struct Source<'s, 'a> {
+    pub lines: &'s [SourceLine<'a>],
+    pub body_start: usize,
 }
 
 /// Builds the episode. `header` is the cast header of a text script (empty for JSON).
 pub(crate) fn assemble(
     file: &str,
     format: ScriptFormat,
-    draft: Draft<'_>,
+    mut draft: Draft<'_>,
     header: Header,
+    source: &Source<'_, '_>,
     options: ParseOptions,
     mut warnings: Vec<Warning>,
 ) -> Result<Episode, ScriptError> {
+    let mut kinds = std::mem::take(&mut draft.kinds);
     let mut settings = header.settings;
     let body = draft.header.settings;
     settings.title = settings.title.or(body.title);
@@ -119,7 +217,11 @@ pub(crate) fn assemble(
     let keep = settings.keep_stage_directions;
 
     let mut cast_list = super::header::CastList::default();
-    for entry in header.entries.into_iter().chain(draft.header.entries) {
+    for entry in header
+        .entries
+        .into_iter()
+        .chain(std::mem::take(&mut draft.header.entries))
+    {
         cast_list.add(file, entry, &mut warnings)?;
     }
     let entries = cast_list.entries;
@@ -127,17 +229,11 @@ pub(crate) fn assemble(
     let mut lines: Vec<Line> = Vec::with_capacity(draft.turns.len());
     let mut chapters = Vec::new();
     let mut directions = Vec::new();
-    let mut marks = draft.marks.into_iter().peekable();
-    for (index, turn) in draft.turns.into_iter().enumerate() {
-        while let Some((_, position, mark)) = marks.next_if(|(before, _, _)| *before <= index) {
-            place_mark(
-                mark,
-                position,
-                keep,
-                &mut lines,
-                &mut chapters,
-                &mut directions,
-            );
+    let mut skipped_turn_lines = Vec::new();
+    let mut marks = std::mem::take(&mut draft.marks).into_iter().peekable();
+    for (index, turn) in std::mem::take(&mut draft.turns).into_iter().enumerate() {
+        while let Some(mark) = marks.next_if(|m| m.before <= index) {
+            place_mark(mark, keep, &mut lines, &mut chapters, &mut directions);
         }
         let pieces = parse_pieces(file, &turn.segments, draft.style, &mut warnings)?;
         if pieces.is_empty() {
@@ -153,10 +249,14 @@ pub(crate) fn assemble(
             speaker: turn.speaker,
             pieces,
             position: turn.position,
+            source_lines: turn.lines,
         };
         if line.is_audible(keep) {
             lines.push(line);
         } else {
+            for &n in &line.source_lines {
+                skipped_turn_lines.push(n);
+            }
             warnings.push(Warning {
                 position: line.position,
                 message: format!(
@@ -166,15 +266,8 @@ pub(crate) fn assemble(
             });
         }
     }
-    for (_, position, mark) in marks {
-        place_mark(
-            mark,
-            position,
-            keep,
-            &mut lines,
-            &mut chapters,
-            &mut directions,
-        );
+    for mark in marks {
+        place_mark(mark, keep, &mut lines, &mut chapters, &mut directions);
     }
     if lines.is_empty() {
         return Err(ScriptError::new(
@@ -183,6 +276,10 @@ pub(crate) fn assemble(
             ScriptErrorKind::NoSpeech,
         ));
     }
+    for n in skipped_turn_lines {
+        kinds.entry(n).or_insert(LineKind::Direction);
+    }
+    let skipped = account(format, &lines, &kinds, source, &mut warnings);
     let cast = cast_speakers(file, &mut lines, &entries, &settings, &mut warnings)?;
     warnings.sort_by_key(|w| w.position);
     Ok(Episode {
@@ -194,12 +291,66 @@ pub(crate) fn assemble(
         directions,
         settings,
         warnings,
+        skipped,
     })
 }
 
+/// Every non-blank source line that is in no turn, with its kind: the kind its parser gave it,
+/// metadata for the header (and a JSON document's structure), and otherwise narration with a
+/// warning, so a line no rule explains is still reported, never lost.
+fn account(
+    format: ScriptFormat,
+    lines: &[Line],
+    kinds: &BTreeMap<usize, LineKind>,
+    source: &Source<'_, '_>,
+    warnings: &mut Vec<Warning>,
+) -> Vec<Skipped> {
+    let spoken: HashSet<usize> = lines
+        .iter()
+        .flat_map(|l| l.source_lines.iter().copied())
+        .collect();
+    let mut skipped = Vec::new();
+    let mut in_unexplained_run = false;
+    for (index, line) in source.lines.iter().enumerate() {
+        let text = line.text.trim();
+        if text.is_empty() || spoken.contains(&line.number) {
+            in_unexplained_run = false;
+            continue;
+        }
+        let lead = line.text.len() - line.text.trim_start().len();
+        let position = Position::new(line.number, super::source::column_of(line.text, lead));
+        let kind = if index < source.body_start {
+            LineKind::Metadata
+        } else if let Some(&kind) = kinds.get(&line.number) {
+            kind
+        } else if format == ScriptFormat::Json {
+            LineKind::Metadata
+        } else {
+            if !in_unexplained_run {
+                warnings.push(Warning {
+                    position,
+                    message: "this text is not part of any turn, so it is not spoken".to_owned(),
+                });
+            }
+            in_unexplained_run = true;
+            LineKind::Narration
+        };
+        skipped.push(Skipped {
+            position,
+            kind,
+            text: text.to_owned(),
+        });
+    }
+    skipped
+}
+
 fn place_mark(
-    mark: Mark,
-    position: Position,
+    Placed {
+        position,
+        mark,
+        lines: lines_of,
+        ..
+    }: Placed,
     keep: bool,
     lines: &mut Vec<Line>,
     chapters: &mut Vec<Chapter>,
@@ -215,6 +366,7 @@ fn place_mark(
             speaker: NARRATOR.to_owned(),
             pieces: vec![Piece::text(text)],
             position,
+            source_lines: lines_of,
         }),
         Mark::Direction(text) => directions.push(StageDirection {
             text,

@@ -26,7 +26,7 @@ use serde_json::value::RawValue;
 use super::cast::{parse_voice_value, speaker_key, CastEntry, VoiceValueError};
 use super::draft::Draft;
 use super::error::{ScriptError, ScriptErrorKind};
-use super::model::{Position, Warning};
+use super::model::{LineKind, Position, Warning};
 use super::pieces::{parse_pause, TextStyle, WRITTEN_SPEED_RANGE};
 use super::source::Segment;
 
@@ -91,6 +91,12 @@ impl<'a> Locator<'a> {
         } else {
             Position::new(self.base.line + k, column)
         }
+    }
+
+    /// The position of the last character of `raw`.
+    fn end_of(&self, raw: &RawValue) -> Position {
+        let offset = (raw.get().as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize);
+        self.at(offset + raw.get().len().saturating_sub(1))
     }
 
     fn of(&self, raw: &RawValue) -> Position {
@@ -366,6 +372,7 @@ impl<'a> Parser<'a, '_> {
             }
             let item: Item = self.read(raw, &format!("item {}", n + 1))?;
             let position = self.loc.of(raw);
+            let last_line = self.loc.end_of(raw).line;
             if let Some(key) = item.other.keys().next() {
                 self.warnings.push(Warning {
                     position,
@@ -377,6 +384,14 @@ impl<'a> Parser<'a, '_> {
             }
             if let Some(text) = &item.direction {
                 self.draft.direction(text, position);
+            }
+            let kind = if item.chapter.is_some() {
+                LineKind::Heading
+            } else {
+                LineKind::Direction
+            };
+            for line in position.line..=last_line {
+                self.draft.classify(line, kind);
             }
             match (item.speaker, item.text) {
                 (Some(speaker), Some(text)) => {
@@ -390,6 +405,7 @@ impl<'a> Parser<'a, '_> {
                     }
                     self.draft.start_turn(&speaker, position);
                     self.draft.push(Segment::decoded(position, text));
+                    self.draft.cover_lines(position.line..=last_line);
                     self.draft.end_turn();
                 }
                 (Some(_), None) => {

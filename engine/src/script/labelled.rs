@@ -8,7 +8,7 @@
 use super::draft::Draft;
 use super::header::is_cast_heading;
 use super::labels::{bold_label, markdown_heading, plain_label, KnownNames, Label};
-use super::model::{Position, Warning};
+use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
 use super::source::{column_of, Segment, SourceLine};
 
@@ -36,6 +36,7 @@ pub(crate) fn parse<'a>(
         if markdown {
             if in_comment || trimmed.starts_with("<!--") {
                 in_comment = !trimmed.ends_with("-->");
+                draft.classify(line.number, LineKind::Comment);
                 continue;
             }
             if let Some(title) = markdown_heading(trimmed) {
@@ -51,6 +52,7 @@ pub(crate) fn parse<'a>(
                 continue;
             }
             if is_rule(trimmed) {
+                draft.classify(line.number, LineKind::Comment);
                 continue;
             }
             while text[at..].starts_with('>') {
@@ -80,7 +82,11 @@ pub(crate) fn parse<'a>(
             draft.direction(inner, position(line, at));
             continue;
         }
-        if !draft.push(Segment::rest_of(line, at)) && !warned_run {
+        if draft.push(Segment::rest_of(line, at)) {
+            continue;
+        }
+        draft.classify(line.number, LineKind::Narration);
+        if !warned_run {
             warned_run = true;
             warnings.push(Warning {
                 position: position(line, at),

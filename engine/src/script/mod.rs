@@ -50,7 +50,9 @@ pub use draft::NARRATOR;
 pub use error::{ScriptError, ScriptErrorKind};
 pub use format::{ScriptFormat, UnknownFormatName};
 pub use lexicon::{Lexicon, Pronunciation};
-pub use model::{Chapter, Line, Piece, Position, Settings, StageDirection, Warning};
+pub use model::{
+    Chapter, Line, LineKind, Piece, Position, Settings, Skipped, StageDirection, Warning,
+};
 pub use pieces::{MAX_PAUSE_SECS, WRITTEN_SPEED_RANGE};
 pub use source::{decode_script_bytes, MAX_SCRIPT_BYTES};
 
@@ -85,6 +87,9 @@ pub struct Episode {
     pub directions: Vec<StageDirection>,
     pub settings: Settings,
     pub warnings: Vec<Warning>,
+    /// Every non-blank source line that is not part of a turn, in order, with what it was taken
+    /// for: together with [`Line::source_lines`] this accounts for every line of the script.
+    pub skipped: Vec<Skipped>,
 }
 
 impl Episode {
@@ -158,7 +163,11 @@ impl Episode {
                 json::parse(file, body_text, base, &mut warnings)?
             }
         };
-        draft::assemble(file, format, draft, header, *options, warnings)
+        let source = draft::Source {
+            lines: &lines,
+            body_start,
+        };
+        draft::assemble(file, format, draft, header, &source, *options, warnings)
     }
 
     /// Decodes (see [`decode_script_bytes`]) and parses a script file's bytes.

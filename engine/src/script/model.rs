@@ -63,6 +63,9 @@ pub struct Line {
     pub pieces: Vec<Piece>,
     /// Where the turn starts (its speaker label, or its first word where there is no label).
     pub position: Position,
+    /// Every source line (1-based) the turn was read from, in order: its label's line and each
+    /// line holding its words or its inline directions. A line may hold several turns (Dia).
+    pub source_lines: Vec<usize>,
 }
 
 impl Line {
@@ -132,6 +135,53 @@ pub struct StageDirection {
     pub position: Position,
     /// Index into [`super::Episode::lines`] of the turn it comes before.
     pub before_line: usize,
+}
+
+/// What a non-blank source line that is not part of any turn was taken for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineKind {
+    /// `[Enter Lane.]`, `(Music fades)`, a screenplay parenthetical on its own line.
+    Direction,
+    /// A chapter or scene heading: `# Part two`, `ACT I`, `INT. KITCHEN - DAY`.
+    Heading,
+    /// Prose nobody speaks: a play's scene description, text before the first speaker.
+    Narration,
+    /// Front matter, the cast block, a JSON episode's structure and settings.
+    Metadata,
+    /// Markdown comments and rules: notes to the writer, not the listener.
+    Comment,
+}
+
+impl LineKind {
+    /// The name `banter script check` prints.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Direction => "direction",
+            Self::Heading => "heading",
+            Self::Narration => "narration",
+            Self::Metadata => "metadata",
+            Self::Comment => "comment",
+        }
+    }
+}
+
+impl fmt::Display for LineKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A non-blank source line that is not spoken, and why: every line of a script is either part
+/// of a turn or one of these, so nothing the author wrote disappears without a trace.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Skipped {
+    /// The line and the column of its first non-blank character.
+    pub position: Position,
+    pub kind: LineKind,
+    /// The line as written, trimmed.
+    pub text: String,
 }
 
 /// Something the writer should know that did not stop the parse.

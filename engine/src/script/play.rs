@@ -10,7 +10,7 @@
 use super::draft::Draft;
 use super::labelled::whole_line_direction;
 use super::labels::{play_name, play_same_line_name, scene_heading};
-use super::model::{Position, Warning};
+use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
 use super::source::{column_of, Segment, SourceLine};
 
@@ -36,6 +36,9 @@ pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) ->
         let here = Position::new(line.number, column_of(text, lead));
         if let Some(p) = pending.as_mut() {
             p.segments.push(Segment::rest_of(line, lead));
+            if !p.in_speech {
+                draft.classify(line.number, LineKind::Direction);
+            }
             p.depth += bracket_depth(trimmed);
             if p.depth <= 0 {
                 if let Some(p) = pending.take() {
@@ -65,6 +68,9 @@ pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) ->
         if trimmed.starts_with(['[', '(']) {
             let depth = bracket_depth(trimmed);
             if depth > 0 {
+                if !in_speech {
+                    draft.classify(line.number, LineKind::Direction);
+                }
                 pending = Some(Pending {
                     segments: vec![Segment::rest_of(line, lead)],
                     position: here,
@@ -113,13 +119,8 @@ pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) ->
         if in_speech {
             draft.push(Segment::rest_of(line, lead));
             speech_has_text = true;
-        } else if last_was_action {
-            if let Some((_, _, super::draft::Mark::Direction(prev))) = draft.marks.last_mut() {
-                prev.push(' ');
-                prev.push_str(trimmed);
-            }
-        } else {
-            draft.direction(trimmed, here);
+        } else if !(last_was_action && draft.extend_unspoken(trimmed, line.number)) {
+            draft.narration(trimmed, here);
             last_was_action = true;
         }
         after_blank = false;
@@ -160,6 +161,9 @@ fn finish<'a>(draft: &mut Draft<'a>, p: Pending<'a>) {
             .strip_suffix([']', ')'])
             .unwrap_or(&joined);
         draft.direction(inner, p.position);
+        for segment in &p.segments {
+            draft.mark_covers(segment.position.line);
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 //! a missing or mismatched closing tag is a warning, not an error.
 
 use super::draft::Draft;
-use super::model::{Position, Warning};
+use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
 use super::source::{Columns, Segment, SourceLine};
 
@@ -121,7 +121,11 @@ fn text_between<'a>(
     let lead = piece.len() - piece.trim_start().len();
     let segment = Segment::slice(line, columns, from + lead, to);
     let position = segment.position;
-    if !draft.push(segment) && !*warned {
+    if draft.push(segment) {
+        return;
+    }
+    draft.classify(line.number, LineKind::Narration);
+    if !*warned {
         *warned = true;
         warnings.push(Warning {
             position,

@@ -54,6 +54,47 @@ fn positions_within(text: &str, result: &Result<Episode, ScriptError>) -> Result
     }
 }
 
+/// Whether every non-blank source line is part of a turn or skipped with a kind, never both,
+/// and skipped at most once: nothing the author wrote disappears.
+fn every_line_accounted(text: &str, e: &Episode) -> Result<(), String> {
+    let mut spoken = std::collections::HashSet::new();
+    for l in &e.lines {
+        if l.source_lines.is_empty() || !l.source_lines.windows(2).all(|w| w[0] < w[1]) {
+            return Err(format!(
+                "turn at {} has lines {:?}",
+                l.position, l.source_lines
+            ));
+        }
+        spoken.extend(l.source_lines.iter().copied());
+    }
+    let mut skipped = std::collections::HashMap::new();
+    for s in &e.skipped {
+        if skipped.insert(s.position.line, s.kind).is_some() {
+            return Err(format!("line {} skipped twice", s.position.line));
+        }
+        if spoken.contains(&s.position.line) {
+            return Err(format!("line {} both spoken and skipped", s.position.line));
+        }
+    }
+    for line in split_lines(text) {
+        let blank = line.text.trim().is_empty();
+        let counted = spoken.contains(&line.number) || skipped.contains_key(&line.number);
+        if blank == counted && !(blank && spoken.contains(&line.number)) {
+            return Err(format!(
+                "line {} ({:?}) is {}",
+                line.number,
+                line.text,
+                if blank {
+                    "blank but skipped"
+                } else {
+                    "not accounted for"
+                }
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Script-shaped text: fragments of every format, mixed.
 fn scriptish() -> impl Strategy<Value = String> {
     let parts = prop::sample::select(vec![
@@ -124,6 +165,10 @@ proptest! {
     fn any_string_parses_or_errs_within_the_input(text in any::<String>()) {
         let r = parse(&text, ParseOptions::default());
         prop_assert!(positions_within(&text, &r).is_ok(), "{:?}", positions_within(&text, &r));
+        if let Ok(e) = &r {
+            let accounted = every_line_accounted(&text, e);
+            prop_assert!(accounted.is_ok(), "{:?}", accounted);
+        }
     }
 
     #[test]
@@ -134,6 +179,8 @@ proptest! {
             if let Ok(e) = &r {
                 let _ = e.check_report();
                 prop_assert!(!e.lines.is_empty());
+                let accounted = every_line_accounted(&text, e);
+                prop_assert!(accounted.is_ok(), "{:?}", accounted);
             } else if let Err(e) = &r {
                 let prefix = format!("ep.txt:{}:{}: ", e.line, e.column);
                 prop_assert!(e.to_string().starts_with(&prefix));
