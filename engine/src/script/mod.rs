@@ -31,8 +31,12 @@ mod header;
 mod json;
 mod labelled;
 mod labels;
+#[cfg(test)]
+mod layout_tests;
 mod lexicon;
+mod line_labels;
 mod model;
+mod names;
 mod pieces;
 mod play;
 mod podcastfy;
@@ -155,7 +159,7 @@ impl Episode {
             ScriptFormat::Markdown => labelled::parse(body, &known, true, &mut warnings),
             ScriptFormat::Dia => dia::parse(body, &mut warnings),
             ScriptFormat::Podcastfy => podcastfy::parse(body, &mut warnings),
-            ScriptFormat::Play => play::parse(body, &mut warnings),
+            ScriptFormat::Play => play::parse(body, &known, &mut warnings),
             ScriptFormat::Json => {
                 let base = body
                     .first()

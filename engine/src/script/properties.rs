@@ -77,7 +77,11 @@ fn every_line_accounted(text: &str, e: &Episode) -> Result<(), String> {
         }
     }
     for line in split_lines(text) {
-        let blank = line.text.trim().is_empty();
+        // Control characters and stray BOMs are blanked before parsing.
+        let blank = line
+            .text
+            .chars()
+            .all(|c| c.is_whitespace() || c.is_control() || matches!(c, '\u{feff}' | '\u{fffe}'));
         let counted = spoken.contains(&line.number) || skipped.contains_key(&line.number);
         if blank == counted && !(blank && spoken.contains(&line.number)) {
             return Err(format!(
