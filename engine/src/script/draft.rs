@@ -282,6 +282,7 @@ pub(crate) fn assemble(
     }
     let skipped = account(format, &lines, &kinds, source, &mut warnings);
     let cast = cast_speakers(file, &mut lines, &entries, &settings, &mut warnings)?;
+    super::writing_systems::drop_unsayable(&mut lines, &cast, &mut warnings);
     warnings.sort_by_key(|w| w.position);
     Ok(Episode {
         source: file.to_owned(),
@@ -310,6 +311,7 @@ fn account(
         .iter()
         .flat_map(|l| l.source_lines.iter().copied())
         .collect();
+    let speakers: HashSet<String> = lines.iter().map(|l| speaker_key(&l.speaker)).collect();
     let mut skipped = Vec::new();
     let mut in_unexplained_run = false;
     for (index, line) in source.lines.iter().enumerate() {
@@ -336,6 +338,21 @@ fn account(
             in_unexplained_run = true;
             LineKind::Narration
         };
+        let starts_paragraph = index == 0
+            || source.lines[index - 1].text.trim().is_empty()
+            || skipped
+                .last()
+                .is_none_or(|s: &Skipped| s.position.line + 1 != line.number);
+        if starts_paragraph && matches!(kind, LineKind::Narration | LineKind::Direction) {
+            if let Some(name) = looks_like_a_turn(text, &speakers) {
+                warnings.push(Warning {
+                    position,
+                    message: format!(
+                        "this {kind} starts like a turn of `{name}` but is not spoken; if it is speech, write it as `{name}: …`"
+                    ),
+                });
+            }
+        }
         skipped.push(Skipped {
             position,
             kind,
@@ -343,6 +360,31 @@ fn account(
         });
     }
     skipped
+}
+
+/// The speaker a line of unspoken text seems to start a turn of: a known speaker's name, or an
+/// upper-case name, followed by what ends a label (`.`, `:`, a bracket, a dash).
+fn looks_like_a_turn(text: &str, speakers: &HashSet<String>) -> Option<String> {
+    let ends_label = |rest: &str| {
+        let rest = rest.trim_start();
+        rest.starts_with(['.', ':', '：', '[', '(', '—', '–'])
+    };
+    for (at, _) in text
+        .char_indices()
+        .take(48)
+        .filter(|&(at, c)| at > 0 && (c.is_whitespace() || ".:：[(—–".contains(c)))
+    {
+        let name = text[..at].trim_end();
+        if speakers.contains(&speaker_key(name)) && ends_label(&text[at..]) {
+            return Some(name.to_owned());
+        }
+    }
+    super::labels::period_candidates(text)
+        .next()
+        .map(|(name, _)| name)
+        .or_else(|| super::labels::bracket_candidate(text).map(|(name, _)| name))
+        .filter(|name| name.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        .map(str::to_owned)
 }
 
 fn place_mark(

@@ -45,6 +45,7 @@ mod properties;
 mod source;
 #[cfg(test)]
 mod tests;
+mod writing_systems;
 
 pub use cast::{
     Cast, CastMember, VoiceSource, ENGLISH_FEMALE, ENGLISH_MALE, OTHER_LANGUAGE_FEMALE,
