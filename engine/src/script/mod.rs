@@ -10,7 +10,8 @@
 //! cannot read is a [`ScriptError`] whose message starts with `FILE:LINE:COLUMN: ` and says what
 //! to do. Columns count characters, not bytes.
 //!
-//! This module depends on nothing else in the engine (only `serde`, `serde_json` and `thiserror`), so
+//! This module depends on nothing else in the engine (only `serde`, `serde_json`, `thiserror` and
+//! `unicode-normalization`), so
 //! `fuzz/` can compile it on its own without building the model with sanitizers.
 //!
 //! ```

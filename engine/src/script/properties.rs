@@ -155,6 +155,22 @@ fn scriptish() -> impl Strategy<Value = String> {
         ">",
         "*",
         "_",
+        "THE AUNT [at the window] ",
+        "HENRIETTA MARLOWE. I ",
+        "- BOB: ",
+        "> BOB: ",
+        "bob: ",
+        "KAI — ",
+        "{\"speaker\": \"Zoe\", \"text\": \"Hi.\"}",
+        "Ana (Annie) 🌍: ",
+        "\u{200f}",
+        "：",
+        "\u{a0}",
+        "Jose\u{301}: ",
+        "_was_ ",
+        "(which, as anyone knows, means summer)",
+        "(V.O.)",
+        "مرحبا ",
     ]);
     prop::collection::vec(parts, 0..80).prop_map(|v| v.concat())
 }
