@@ -73,6 +73,25 @@ fn check_result(text: &str, result: &Result<Episode, ScriptError>) {
                     within(position, "cast entry");
                 }
             }
+            // Every non-blank line is part of a turn or skipped with a kind, never both.
+            let spoken: std::collections::HashSet<usize> = e
+                .lines
+                .iter()
+                .flat_map(|l| l.source_lines.iter().copied())
+                .collect();
+            let mut skipped = std::collections::HashSet::new();
+            for s in &e.skipped {
+                within(s.position, "skipped line");
+                assert!(skipped.insert(s.position.line), "line {} skipped twice", s.position.line);
+                assert!(!spoken.contains(&s.position.line), "line {} spoken and skipped", s.position.line);
+            }
+            for (i, line) in lines.iter().enumerate() {
+                let blank = line.chars().all(|c| {
+                    c.is_whitespace() || c.is_control() || matches!(c, '\u{feff}' | '\u{fffe}')
+                });
+                let counted = spoken.contains(&(i + 1)) || skipped.contains(&(i + 1));
+                assert!(blank || counted, "line {} is not accounted for", i + 1);
+            }
             let report = e.check_report();
             assert_eq!(report["lines"].as_array().map(Vec::len), Some(e.lines.len()));
             let _ = serde_json::to_string(e);

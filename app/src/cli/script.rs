@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use engine::assets::ModelStore;
 use engine::device::DeviceChoice;
 use engine::library::Library;
+use engine::render::reads_as;
 use engine::script::Episode;
 use engine::voicematch::cast::check_cast;
 use engine::voicematch::{CastPair, VoiceEmbedder, CAST_WARN_SIMILARITY};
@@ -26,9 +27,13 @@ pub struct CheckArgs {
     /// Read the script as this format instead of detecting it.
     #[arg(long)]
     pub format: Option<String>,
-    /// Print `{"format", "cast", "lines", "warnings"}` as JSON.
+    /// Print `{"format", "cast", "lines", "warnings", "skipped"}` as JSON.
     #[arg(long)]
     pub json: bool,
+    /// Also show each turn as it will be read: after normalisation (numbers, money, dates,
+    /// acronyms), the lexicon and directives (`"reads_as"` in `--json`).
+    #[arg(long)]
+    pub spoken: bool,
     /// Skip the cast check (which compares the cast's voices with the speaker encoder, once
     /// per voice, when the model and the encoder are installed).
     #[arg(long)]
@@ -46,7 +51,11 @@ pub fn run(cmd: &ScriptCommand) -> anyhow::Result<()> {
 fn check(args: &CheckArgs) -> anyhow::Result<()> {
     let episode = script_input::load(&args.script, &args.script_args, args.format.as_deref())?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&episode.check_report())?);
+        let mut report = episode.check_report();
+        if args.spoken {
+            add_reads_as(&episode, &mut report);
+        }
+        println!("{}", serde_json::to_string_pretty(&report)?);
         if !args.no_cast_check {
             cast_check(&episode);
         }
@@ -69,6 +78,17 @@ fn check(args: &CheckArgs) -> anyhow::Result<()> {
             line.speaker,
             episode.spoken_text(line)
         );
+        if args.spoken {
+            if let Some(reads) = reads_as(&episode, line) {
+                println!("         reads as: {reads}");
+            }
+        }
+    }
+    if !episode.skipped.is_empty() {
+        println!("not spoken:");
+        for s in &episode.skipped {
+            println!("  {:>5}  [{}] {}", s.position.line, s.kind, s.text);
+        }
     }
     for c in &episode.chapters {
         println!("chapter at line {}: {}", c.position.line, c.title);
@@ -80,6 +100,18 @@ fn check(args: &CheckArgs) -> anyhow::Result<()> {
         cast_check(&episode);
     }
     Ok(())
+}
+
+/// Adds `"reads_as"` to each of the report's lines (same order as the episode's).
+fn add_reads_as(episode: &Episode, report: &mut serde_json::Value) {
+    let Some(lines) = report.get_mut("lines").and_then(|l| l.as_array_mut()) else {
+        return;
+    };
+    for (json, line) in lines.iter_mut().zip(&episode.lines) {
+        if let (Some(object), Some(reads)) = (json.as_object_mut(), reads_as(episode, line)) {
+            object.insert("reads_as".to_owned(), serde_json::Value::String(reads));
+        }
+    }
 }
 
 /// Warns (on stderr) about speakers whose voices sound alike. Advice only: any failure is a

@@ -20,6 +20,7 @@ pub mod captions;
 pub mod draft;
 pub mod master;
 pub mod plan;
+mod reads_as;
 pub mod timeline;
 pub mod timing;
 
@@ -35,6 +36,7 @@ use crate::{Engine, Mode, SchedulerError};
 
 pub use captions::{CaptionFormat, ChapterSpan, Cue, LineMark, Markers};
 pub use plan::{plan_episode, LinePlan, SentencePlan, Step};
+pub use reads_as::reads_as;
 pub use timeline::{Placed, Placement, SentenceSlot, Timeline};
 
 /// Loudness target for spoken-word podcasts (EBU R128 / AES streaming recommendation).

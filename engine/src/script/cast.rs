@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use super::model::Position;
+pub(crate) use super::names::speaker_key;
 use super::pieces::parse_rate;
 
 /// English stock voices, female, best-rated first (Kokoro's VOICES.md grades).
@@ -125,16 +126,6 @@ pub(crate) struct CastEntry {
     pub voice: String,
     pub speed: Option<f32>,
     pub position: Position,
-}
-
-/// The form names are compared in: case-folded, single-spaced, no trailing `.` or `:`.
-pub(crate) fn speaker_key(name: &str) -> String {
-    let trimmed = name.trim().trim_end_matches(['.', ':', '：']).trim();
-    trimmed
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ")
-        .to_lowercase()
 }
 
 /// Checks the spelling of a voice value `VOICE [@SPEED]`; returns `(voice, speed)`.

@@ -8,22 +8,31 @@
 
 use super::format::ScriptFormat;
 use super::labels::{
-    bold_label, dia_tag, markdown_heading, plain_label, play_name, play_same_line_name,
+    bold_label, bracket_candidate, dia_tag, markdown_heading, play_name, play_same_line_name,
     scene_heading, KnownNames,
 };
+use super::line_labels::{line_label, Found, Layout};
 use super::source::SourceLine;
 
 const SAMPLE_LINES: usize = 400;
 
 /// Whether the text (after any header) starts like JSON.
+///
+/// A file whose first line is a whole JSON object but which does not parse as one JSON document
+/// is a script with JSON lines in it (JSON Lines, or one pasted line among others), read line by
+/// line; any other text that starts like JSON is JSON, so its syntax errors are reported.
 pub(crate) fn looks_like_json(body: &str) -> bool {
     let t = body.trim_start();
-    if t.starts_with('{') {
-        return true;
+    let starts = t.starts_with('{')
+        || t.strip_prefix('[').is_some_and(|rest| {
+            dia_tag(t, 0).is_none() && rest.trim_start().starts_with(['{', '"', ']'])
+        });
+    if !starts || serde_json::from_str::<serde::de::IgnoredAny>(t).is_ok() {
+        return starts;
     }
-    t.strip_prefix('[').is_some_and(|rest| {
-        dia_tag(t, 0).is_none() && rest.trim_start().starts_with(['{', '"', ']'])
-    })
+    let first = t.lines().next().unwrap_or_default().trim_end();
+    let first = first.strip_suffix(',').unwrap_or(first);
+    !(first.starts_with('{') && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok())
 }
 
 #[derive(Debug, Default)]
@@ -65,15 +74,19 @@ pub(crate) fn detect(body: &[SourceLine<'_>], known: &KnownNames) -> Option<Scri
         if markdown_heading(t).is_some() {
             c.headings += 1;
         }
-        if let Some(label) = plain_label(t, known) {
-            c.labelled += 1;
-            if is_numbered_speaker(label.name) {
-                c.numbered += 1;
+        match line_label(t, known, false) {
+            Some((_, Layout::Period | Layout::Bracket | Layout::Bold)) | None => {}
+            Some((found, _)) => {
+                c.labelled += 1;
+                if matches!(found, Found::Label { name, .. } if is_numbered_speaker(name)) {
+                    c.numbered += 1;
+                }
             }
         }
         let next_has_text = body.get(i + 1).is_some_and(|l| !l.text.trim().is_empty());
         let own_line = play_name(t, after_blank).is_some_and(|n| n.marked || next_has_text);
-        if own_line || play_same_line_name(t).is_some() || scene_heading(t) {
+        let same_line = play_same_line_name(t, known).is_some() || bracket_candidate(t).is_some();
+        if own_line || same_line || scene_heading(t) {
             c.play += 1;
         }
         after_blank = false;
@@ -179,5 +192,12 @@ mod tests {
         assert!(looks_like_json("[]"));
         assert!(!looks_like_json("[S1] Hello"));
         assert!(!looks_like_json("[Music plays] Alice: hi"));
+        assert!(
+            looks_like_json("{\"lines\": [}"),
+            "broken JSON is still JSON"
+        );
+        assert!(!looks_like_json(
+            "{\"speaker\": \"A\", \"text\": \"Hi.\"}\nBOB: Hello.\n"
+        ));
     }
 }

@@ -14,6 +14,7 @@ use super::error::{ScriptError, ScriptErrorKind};
 use super::format::ScriptFormat;
 use super::header::Header;
 use super::model::{Chapter, Line, LineKind, Piece, Position, Skipped, StageDirection, Warning};
+use super::names::{display_name, how_they_differ};
 use super::pieces::{parse_pieces, TextStyle};
 use super::source::{Segment, SourceLine};
 use super::{Episode, ParseOptions};
@@ -281,6 +282,7 @@ pub(crate) fn assemble(
     }
     let skipped = account(format, &lines, &kinds, source, &mut warnings);
     let cast = cast_speakers(file, &mut lines, &entries, &settings, &mut warnings)?;
+    super::writing_systems::drop_unsayable(&mut lines, &cast, &mut warnings);
     warnings.sort_by_key(|w| w.position);
     Ok(Episode {
         source: file.to_owned(),
@@ -309,6 +311,7 @@ fn account(
         .iter()
         .flat_map(|l| l.source_lines.iter().copied())
         .collect();
+    let speakers: HashSet<String> = lines.iter().map(|l| speaker_key(&l.speaker)).collect();
     let mut skipped = Vec::new();
     let mut in_unexplained_run = false;
     for (index, line) in source.lines.iter().enumerate() {
@@ -335,6 +338,21 @@ fn account(
             in_unexplained_run = true;
             LineKind::Narration
         };
+        let starts_paragraph = index == 0
+            || source.lines[index - 1].text.trim().is_empty()
+            || skipped
+                .last()
+                .is_none_or(|s: &Skipped| s.position.line + 1 != line.number);
+        if starts_paragraph && matches!(kind, LineKind::Narration | LineKind::Direction) {
+            if let Some(name) = looks_like_a_turn(text, &speakers) {
+                warnings.push(Warning {
+                    position,
+                    message: format!(
+                        "this {kind} starts like a turn of `{name}` but is not spoken; if it is speech, write it as `{name}: …`"
+                    ),
+                });
+            }
+        }
         skipped.push(Skipped {
             position,
             kind,
@@ -342,6 +360,31 @@ fn account(
         });
     }
     skipped
+}
+
+/// The speaker a line of unspoken text seems to start a turn of: a known speaker's name, or an
+/// upper-case name, followed by what ends a label (`.`, `:`, a bracket, a dash).
+fn looks_like_a_turn(text: &str, speakers: &HashSet<String>) -> Option<String> {
+    let ends_label = |rest: &str| {
+        let rest = rest.trim_start();
+        rest.starts_with(['.', ':', '：', '[', '(', '—', '–'])
+    };
+    for (at, _) in text
+        .char_indices()
+        .take(48)
+        .filter(|&(at, c)| at > 0 && (c.is_whitespace() || ".:：[(—–".contains(c)))
+    {
+        let name = text[..at].trim_end();
+        if speakers.contains(&speaker_key(name)) && ends_label(&text[at..]) {
+            return Some(name.to_owned());
+        }
+    }
+    super::labels::period_candidates(text)
+        .next()
+        .map(|(name, _)| name)
+        .or_else(|| super::labels::bracket_candidate(text).map(|(name, _)| name))
+        .filter(|name| name.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        .map(str::to_owned)
 }
 
 fn place_mark(
@@ -376,6 +419,38 @@ fn place_mark(
     }
 }
 
+/// A speaker heard once whose name is another speaker's name plus more (`HENRIETTA MARLOWE. I`
+/// beside `HENRIETTA MARLOWE`) is most likely that speaker with the first word of the speech
+/// read into the name; say so where it happened.
+fn warn_extended_names(
+    speakers: &[String],
+    turns: &[usize],
+    first_line: &[Position],
+    warnings: &mut Vec<Warning>,
+) {
+    let keys: Vec<String> = speakers.iter().map(|s| speaker_key(s)).collect();
+    for (i, key) in keys.iter().enumerate() {
+        if turns[i] != 1 {
+            continue;
+        }
+        let base = keys.iter().enumerate().find(|&(j, other)| {
+            j != i
+                && key.len() > other.len()
+                && key.starts_with(other.as_str())
+                && key[other.len()..].starts_with(|c: char| !c.is_alphanumeric())
+        });
+        if let Some((j, _)) = base {
+            warnings.push(Warning {
+                position: first_line[i],
+                message: format!(
+                    "`{}` speaks only here and the name extends `{}`'s; if this is {} speaking, the start of the speech was read as part of the name: put it on its own line or after a colon",
+                    speakers[i], speakers[j], speakers[j]
+                ),
+            });
+        }
+    }
+}
+
 /// Matches speakers to cast entries, casts the rest, and renames each line's speaker to the
 /// cast's spelling of the name.
 fn cast_speakers(
@@ -390,18 +465,37 @@ fn cast_speakers(
     let mut display: HashMap<String, usize> = HashMap::new();
     let mut speakers: Vec<String> = Vec::new();
     let mut first_line: Vec<Position> = Vec::new();
+    let mut first_spelling: Vec<String> = Vec::new();
+    let mut turns: Vec<usize> = Vec::new();
+    let mut noticed: HashSet<String> = HashSet::new();
     for line in lines.iter_mut() {
         let key = speaker_key(&line.speaker);
+        let spelling = display_name(&line.speaker);
         let index = *display.entry(key.clone()).or_insert_with(|| {
             let name = listed
                 .get(&key)
-                .map_or_else(|| collapse_name(&line.speaker), |e| e.name.clone());
+                .map_or_else(|| spelling.clone(), |e| e.name.clone());
             speakers.push(name);
             first_line.push(line.position);
+            first_spelling.push(spelling.clone());
+            turns.push(0);
             speakers.len() - 1
         });
+        turns[index] += 1;
+        if spelling != first_spelling[index] && noticed.insert(spelling.clone()) {
+            warnings.push(Warning {
+                position: line.position,
+                message: format!(
+                    "`{spelling}` is taken as `{}` (first at {}): the names differ {}, so they are one speaker",
+                    first_spelling[index],
+                    first_line[index],
+                    how_they_differ(&spelling, &first_spelling[index])
+                ),
+            });
+        }
         line.speaker.clone_from(&speakers[index]);
     }
+    warn_extended_names(&speakers, &turns, &first_line, warnings);
     let rules = CastingRules {
         reuse_voices: settings.reuse_voices,
         any_language_voices: settings.any_language_voices,
@@ -462,19 +556,4 @@ fn cast_speakers(
         }
     }
     Ok(Cast { members })
-}
-
-/// A speaker's name as written, without a trailing `.`/`:` and with single spaces.
-fn collapse_name(name: &str) -> String {
-    let collapsed = name
-        .trim()
-        .trim_end_matches(['.', ':', '：'])
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
-    if collapsed.is_empty() {
-        name.trim().to_owned()
-    } else {
-        collapsed
-    }
 }

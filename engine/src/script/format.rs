@@ -3,7 +3,7 @@
 //! Each format is what some other tool or tradition already writes, so a writer can bring a
 //! script from there unchanged: plain `Name: text` chat logs, `VibeVoice`'s `Speaker 1:`, Dia's
 //! `[S1]`, podcastfy's `<Person1>` transcripts, Markdown documents, stage plays and screenplays,
-//! and JSON from programs. README.md (section "Scripts") has an example of each.
+//! and JSON from programs. FORMATS.md has an example of each and the rules they are read by.
 
 use std::fmt;
 use std::str::FromStr;

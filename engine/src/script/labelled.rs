@@ -7,7 +7,8 @@
 
 use super::draft::Draft;
 use super::header::is_cast_heading;
-use super::labels::{bold_label, markdown_heading, plain_label, KnownNames, Label};
+use super::labels::{markdown_heading, KnownNames};
+use super::line_labels::{line_label, Found, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
 use super::source::{column_of, Segment, SourceLine};
@@ -26,6 +27,7 @@ pub(crate) fn parse<'a>(
     });
     let mut in_comment = false;
     let mut warned_run = false;
+    let mut census = LayoutCensus::default();
     for &line in body {
         let text = line.text;
         let trimmed = text.trim();
@@ -55,28 +57,36 @@ pub(crate) fn parse<'a>(
                 draft.classify(line.number, LineKind::Comment);
                 continue;
             }
+        }
+        if let Some((found, layout)) = line_label(text, known, markdown) {
+            match found {
+                Found::Label {
+                    name,
+                    name_at,
+                    rest_at,
+                } => {
+                    let here = position(line, name_at);
+                    census.record(layout, here);
+                    draft.start_turn(name, here);
+                    let speech =
+                        rest_at + (text[rest_at..].len() - text[rest_at..].trim_start().len());
+                    draft.push(Segment::rest_of(line, speech));
+                }
+                Found::Json { speaker, text } => {
+                    let here = position(line, at);
+                    census.record(layout, here);
+                    draft.start_turn(&speaker, here);
+                    draft.push(Segment::decoded(here, text));
+                }
+            }
+            warned_run = false;
+            continue;
+        }
+        if markdown {
             while text[at..].starts_with('>') {
                 at += 1;
                 at += text[at..].len() - text[at..].trim_start().len();
             }
-        }
-        let rest = &text[at..];
-        let label = markdown
-            .then(|| bold_label(rest))
-            .flatten()
-            .or_else(|| plain_label(rest, known));
-        if let Some(Label {
-            name,
-            name_at,
-            rest_at,
-        }) = label
-        {
-            draft.start_turn(name, position(line, at + name_at));
-            let speech = at + rest_at;
-            let speech = speech + (text[speech..].len() - text[speech..].trim_start().len());
-            draft.push(Segment::rest_of(line, speech));
-            warned_run = false;
-            continue;
         }
         if let Some(inner) = whole_line_direction(trimmed) {
             draft.direction(inner, position(line, at));
@@ -94,6 +104,7 @@ pub(crate) fn parse<'a>(
             });
         }
     }
+    census.warn(warnings);
     draft
 }
 

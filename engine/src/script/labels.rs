@@ -28,38 +28,105 @@ pub(crate) struct Label<'a> {
     pub rest_at: usize,
 }
 
-/// Which labels to accept beyond the strict rule.
+/// Names the script itself vouches for, so labels can be accepted beyond the strict rule.
+///
+/// A name is known if the cast lists it, if it is used as a strict `Name:` label anywhere (so
+/// `bob:` after `BOB:` is Bob again), if an all-lower-case label is used at least three times
+/// (chat logs: `alice: hi`), or if it stands in a label position (`NAME.`, `NAME [...]`,
+/// `NAME —`, a name alone on its line) on at least two lines.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct KnownNames {
     keys: HashSet<String>,
+    /// How many lines offer each name (key) as a label in some layout.
+    counts: HashMap<String, usize>,
 }
 
 impl KnownNames {
-    /// The cast's names, plus lower-case labels that occur at least three times in `lines`.
     pub fn new<'n>(cast: impl IntoIterator<Item = &'n str>, lines: &[SourceLine<'_>]) -> Self {
         let mut keys: HashSet<String> = cast.into_iter().map(speaker_key).collect();
-        let mut counts: HashMap<&str, usize> = HashMap::new();
+        let mut lower: HashMap<&str, usize> = HashMap::new();
+        let mut counts: HashMap<String, usize> = HashMap::new();
         for line in lines.iter().take(5000) {
-            if let Some((name, _, _)) = split_label(line.text) {
-                if name.split_whitespace().count() <= 3
-                    && !is_strict_label(name)
-                    && is_label_shape(name)
-                {
-                    *counts.entry(name).or_default() += 1;
+            let text = strip_line_prefix(line.text);
+            let mut offered: Vec<String> = Vec::new();
+            if let Some((name, _, _)) = split_label(text) {
+                if is_strict_label(name) {
+                    keys.insert(speaker_key(name));
+                } else if name.split_whitespace().count() <= 3 && is_label_shape(name) {
+                    *lower.entry(name).or_default() += 1;
                 }
+            }
+            if let Some(label) = bold_label(text) {
+                keys.insert(speaker_key(label.name));
+            }
+            let trimmed = text.trim();
+            offered.extend(period_candidates(trimmed).map(|(n, _)| speaker_key(n)));
+            offered.extend(bracket_candidate(trimmed).map(|(n, _)| speaker_key(n)));
+            offered.extend(dash_candidate(trimmed).map(|(n, _)| speaker_key(n)));
+            if let Some(n) = play_name(trimmed, true) {
+                offered.push(speaker_key(n.name));
+            }
+            offered.sort_unstable();
+            offered.dedup();
+            for key in offered {
+                *counts.entry(key).or_default() += 1;
             }
         }
         keys.extend(
-            counts
+            lower
                 .into_iter()
                 .filter(|&(_, n)| n >= 3)
                 .map(|(name, _)| speaker_key(name)),
         );
-        Self { keys }
+        Self { keys, counts }
     }
 
-    fn contains(&self, name: &str) -> bool {
-        !self.keys.is_empty() && self.keys.contains(&speaker_key(name))
+    pub fn contains(&self, name: &str) -> bool {
+        let key = speaker_key(name);
+        self.keys.contains(&key) || self.counts.get(&key).is_some_and(|&n| n >= 2)
+    }
+
+    /// How many lines offer `name` as a label (0 if none).
+    fn count(&self, name: &str) -> usize {
+        let key = speaker_key(name);
+        self.counts.get(&key).copied().unwrap_or(0) + usize::from(self.keys.contains(&key))
+    }
+}
+
+/// The line without a Markdown quote (`> `) or list marker (`- `, `* `, `+ `, `• `, `1. `,
+/// `1) `) in front, for recognising labels in lists and quotes.
+pub(crate) fn strip_line_prefix(text: &str) -> &str {
+    let at = line_prefix_len(text);
+    &text[at..]
+}
+
+/// Byte length of a quote or list marker (with its spaces) at the start of `text`, or 0.
+pub(crate) fn line_prefix_len(text: &str) -> usize {
+    let lead = text.len() - text.trim_start().len();
+    let mut at = lead;
+    while text[at..].starts_with('>') {
+        at += 1;
+        at += text[at..].len() - text[at..].trim_start().len();
+    }
+    let rest = &text[at..];
+    let marker = if rest.starts_with(['-', '*', '+', '•', '–']) {
+        rest.chars().next().map_or(0, char::len_utf8)
+    } else {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if (1..=3).contains(&digits) && rest[digits..].starts_with(['.', ')']) {
+            digits + 1
+        } else {
+            0
+        }
+    };
+    if marker > 0 && rest[marker..].starts_with([' ', '\t']) {
+        at += marker;
+        at += text[at..].len() - text[at..].trim_start().len();
+    }
+    if at == lead {
+        0
+    } else {
+        at
     }
 }
 
@@ -130,7 +197,24 @@ fn is_label_shape(name: &str) -> bool {
         && !"-–—'‘’~+".contains(first)
         && !name
             .chars()
-            .any(|c| "?!,;\"“”()[]{}<>|/\\=*#@_`:".contains(c) || c.is_control())
+            .any(|c| "?!,;\"“”[]{}<>|/\\=*#@_`:".contains(c) || c.is_control())
+        && balanced_parentheses(name)
+}
+
+/// `Ana (Annie)`: parentheses in a name must pair up, and the name cannot start with one.
+fn balanced_parentheses(name: &str) -> bool {
+    let mut depth = 0i32;
+    for c in name.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if depth < 0 || depth > 1 {
+            return false;
+        }
+    }
+    depth == 0 && !name.starts_with('(')
 }
 
 /// The strict label rule of the module docs.
@@ -203,28 +287,87 @@ pub(crate) fn play_name(trimmed: &str, allow_title_case: bool) -> Option<PlayNam
     })
 }
 
-/// `LANE. Yes, sir.` / `LANE: Yes, sir.`: an upper-case name, then speech on the same line.
-/// Returns the name and the byte offset of the speech.
-pub(crate) fn play_same_line_name(trimmed: &str) -> Option<(&str, usize)> {
+/// Every way to read the start of `trimmed` as an upper-case name ended by `.` or `:` with
+/// speech after it (`LANE. Yes, sir.`; `MR. WORTHING. Quite.` offers `MR` and `MR. WORTHING`):
+/// `(name, byte offset of the speech)`, shortest first.
+pub(crate) fn period_candidates(trimmed: &str) -> impl Iterator<Item = (&str, usize)> {
     let limit = trimmed
         .char_indices()
         .nth(48)
         .map_or(trimmed.len(), |(i, _)| i);
-    let mut best = None;
-    for (i, c) in trimmed[..limit].char_indices() {
+    trimmed[..limit].char_indices().filter_map(move |(i, c)| {
         if c != '.' && c != ':' {
-            continue;
+            return None;
         }
         let after = &trimmed[i + 1..];
         if !after.starts_with(char::is_whitespace) || after.trim().is_empty() {
-            continue;
+            return None;
         }
         let name = trimmed[..i].trim_end();
-        if is_play_name_shape(name) && !name.chars().any(char::is_lowercase) {
-            best = Some((name, i + 1 + (after.len() - after.trim_start().len())));
-        }
+        (is_play_name_shape(name) && !name.chars().any(char::is_lowercase))
+            .then(|| (name, i + 1 + (after.len() - after.trim_start().len())))
+    })
+}
+
+/// `LANE. Yes, sir.` / `LANE: Yes, sir.`: an upper-case name, then speech on the same line.
+/// Returns the name and the byte offset of the speech. Where several readings exist, the name
+/// the script uses most as a label wins, then one whose last part is more than one letter (so
+/// `HENRIETTA MARLOWE. I … I suppose so.` is Henrietta saying "I"), then the longest.
+pub(crate) fn play_same_line_name<'a>(
+    trimmed: &'a str,
+    known: &KnownNames,
+) -> Option<(&'a str, usize)> {
+    period_candidates(trimmed).max_by_key(|(name, _)| {
+        let last_part = name
+            .rsplit(['.', ' '])
+            .find(|p| !p.is_empty())
+            .unwrap_or(name);
+        (known.count(name), last_part.chars().count() > 1, name.len())
+    })
+}
+
+/// `THE AUNT [at the window] It has been raining.` (Shaw's e-texts): an upper-case name, then a
+/// bracketed direction (square or round) where a play puts `.`. Returns the name and the byte
+/// offset of the bracket, which starts the speech (the direction is a piece of the turn).
+pub(crate) fn bracket_candidate(trimmed: &str) -> Option<(&str, usize)> {
+    let open = trimmed.find(['[', '('])?;
+    let name = trimmed[..open].trim_end();
+    let name = name.strip_suffix(['.', ':']).unwrap_or(name).trim_end();
+    let upper = !name.chars().any(char::is_lowercase);
+    (open > 0
+        && upper
+        && is_play_name_shape(name)
+        && trimmed[..open].ends_with(char::is_whitespace))
+    .then_some((name, open))
+}
+
+/// `NAME — text` (em or en dash, or a spaced hyphen): returns the name and the byte offset of
+/// the speech. The name must look like a label; callers decide whether it is one.
+pub(crate) fn dash_candidate(trimmed: &str) -> Option<(&str, usize)> {
+    let limit = trimmed
+        .char_indices()
+        .nth(48)
+        .map_or(trimmed.len(), |(i, _)| i);
+    let (at, dash) = trimmed[..limit]
+        .char_indices()
+        .find(|&(_, c)| c == '—' || c == '–' || c == '-')?;
+    if dash == '-' && !(trimmed[..at].ends_with(' ') && trimmed[at + 1..].starts_with(' ')) {
+        return None;
     }
-    best
+    let name = trimmed[..at].trim_end();
+    let after = &trimmed[at + dash.len_utf8()..];
+    let speech = at + dash.len_utf8() + (after.len() - after.trim_start().len());
+    (!after.trim().is_empty() && is_label_shape(name) && name.split_whitespace().count() <= 4)
+        .then_some((name, speech))
+}
+
+/// Whether a name in a weaker label layout (`NAME.`, `NAME —`, `NAME [...]`) may start a turn
+/// in a `Name:` script: the script vouches for it, or it is all upper case.
+pub(crate) fn is_weak_label_name(name: &str, known: &KnownNames) -> bool {
+    known.contains(name)
+        || (name.chars().filter(|c| c.is_alphabetic()).count() >= 2
+            && !name.chars().any(char::is_lowercase)
+            && name.chars().any(char::is_uppercase))
 }
 
 fn is_play_name_shape(name: &str) -> bool {
@@ -374,12 +517,30 @@ mod tests {
         assert_eq!(n("Yes, sir.", true), None);
         assert_eq!(n("THE END", false), None);
         assert_eq!(n("THE IMPORTANCE OF BEING EARNEST", false), None);
-        assert_eq!(play_same_line_name("LANE. Yes, sir."), Some(("LANE", 6)));
+        let none = KnownNames::default();
         assert_eq!(
-            play_same_line_name("MR. WORTHING. Quite."),
+            play_same_line_name("LANE. Yes, sir.", &none),
+            Some(("LANE", 6))
+        );
+        assert_eq!(
+            play_same_line_name("MR. WORTHING. Quite.", &none),
             Some(("MR. WORTHING", 14))
         );
-        assert_eq!(play_same_line_name("Lane. Yes."), None);
+        assert_eq!(
+            play_same_line_name("HENRIETTA MARLOWE. I … I suppose so.", &none),
+            Some(("HENRIETTA MARLOWE", 19))
+        );
+        assert_eq!(play_same_line_name("Lane. Yes.", &none), None);
+        assert_eq!(
+            bracket_candidate("THE AUNT [at the window] It rains."),
+            Some(("THE AUNT", 9))
+        );
+        assert_eq!(
+            bracket_candidate("The aunt [at the window] It rains."),
+            None
+        );
+        assert_eq!(dash_candidate("MAYA — We're live."), Some(("MAYA", 9)));
+        assert_eq!(dash_candidate("well-known - fact"), None);
         for h in [
             "INT. KITCHEN - DAY",
             "ACT I",

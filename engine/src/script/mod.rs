@@ -10,7 +10,8 @@
 //! cannot read is a [`ScriptError`] whose message starts with `FILE:LINE:COLUMN: ` and says what
 //! to do. Columns count characters, not bytes.
 //!
-//! This module depends on nothing else in the engine (only `serde`, `serde_json` and `thiserror`), so
+//! This module depends on nothing else in the engine (only `serde`, `serde_json`, `thiserror` and
+//! `unicode-normalization`), so
 //! `fuzz/` can compile it on its own without building the model with sanitizers.
 //!
 //! ```
@@ -31,8 +32,12 @@ mod header;
 mod json;
 mod labelled;
 mod labels;
+#[cfg(test)]
+mod layout_tests;
 mod lexicon;
+mod line_labels;
 mod model;
+mod names;
 mod pieces;
 mod play;
 mod podcastfy;
@@ -41,6 +46,7 @@ mod properties;
 mod source;
 #[cfg(test)]
 mod tests;
+mod writing_systems;
 
 pub use cast::{
     Cast, CastMember, VoiceSource, ENGLISH_FEMALE, ENGLISH_MALE, OTHER_LANGUAGE_FEMALE,
@@ -155,7 +161,7 @@ impl Episode {
             ScriptFormat::Markdown => labelled::parse(body, &known, true, &mut warnings),
             ScriptFormat::Dia => dia::parse(body, &mut warnings),
             ScriptFormat::Podcastfy => podcastfy::parse(body, &mut warnings),
-            ScriptFormat::Play => play::parse(body, &mut warnings),
+            ScriptFormat::Play => play::parse(body, &known, &mut warnings),
             ScriptFormat::Json => {
                 let base = body
                     .first()

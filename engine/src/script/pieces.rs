@@ -79,8 +79,16 @@ pub(crate) fn parse_pieces(
             continue;
         }
         if c == '(' {
-            push_direction(&mut out, &mut text, &chars[i + 1..j], style);
-            i = j + 1;
+            let at_start = text.trim().is_empty()
+                && !out.iter().any(|p| !matches!(p, Piece::Direction { .. }));
+            if is_direction_parenthesis(&chars, i, j, at_start) {
+                push_direction(&mut out, &mut text, &chars[i + 1..j], style);
+                i = j + 1;
+            } else {
+                // A clause inside a sentence: speech. Its insides are read as usual.
+                text.push(c);
+                i += 1;
+            }
             continue;
         }
         if c != '[' {
@@ -129,6 +137,132 @@ pub(crate) fn parse_pieces(
     }
     flush(&mut out, &mut text, style);
     Ok(tidy(out))
+}
+
+/// Words that open a stage direction in parentheses: `(laughs)`, `(quietly)`, `(to Bob)`.
+const STAGE_WORDS: [&str; 58] = [
+    "laughs",
+    "laughing",
+    "laugh",
+    "laughter",
+    "chuckles",
+    "chuckling",
+    "giggles",
+    "sighs",
+    "sighing",
+    "sigh",
+    "coughs",
+    "clears",
+    "pauses",
+    "pause",
+    "beat",
+    "whispers",
+    "whispering",
+    "whisper",
+    "shouts",
+    "shouting",
+    "yells",
+    "cries",
+    "crying",
+    "sobs",
+    "sniffs",
+    "gasps",
+    "groans",
+    "yawns",
+    "smiles",
+    "smiling",
+    "grins",
+    "nods",
+    "shrugs",
+    "winks",
+    "aside",
+    "off",
+    "offstage",
+    "reading",
+    "reads",
+    "interrupting",
+    "interrupts",
+    "continuing",
+    "music",
+    "sfx",
+    "sound",
+    "applause",
+    "silence",
+    "inaudible",
+    "crosstalk",
+    "overlapping",
+    "v.o.",
+    "o.s.",
+    "beat.",
+    "unintelligible",
+    "clapping",
+    "scoffs",
+    "snorts",
+    "exhales",
+];
+
+/// Whether the parenthesis `chars[open..=close]` is a stage direction rather than words of the
+/// sentence (FORMATS.md, "Parentheses"): it stands on its own line, opens with a stage word or
+/// a lone adverb (`(laughs)`, `(quietly)`, `(to Bob)`), or is short (at most six words) at the
+/// start or the end of the turn. A longer clause, or one inside a sentence, is speech.
+fn is_direction_parenthesis(chars: &[char], open: usize, close: usize, at_start: bool) -> bool {
+    let before_on_line = chars[..open]
+        .iter()
+        .rev()
+        .take_while(|&&c| c != '\n')
+        .all(|c| c.is_whitespace());
+    let after_on_line = chars[close + 1..]
+        .iter()
+        .take_while(|&&c| c != '\n')
+        .all(|c| c.is_whitespace());
+    if before_on_line && after_on_line {
+        return true;
+    }
+    let inner: String = chars[open + 1..close].iter().collect();
+    let words: Vec<String> = inner
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '\'')
+                .to_lowercase()
+        })
+        .collect();
+    let Some(first) = words.first() else {
+        return true; // `()` says nothing either way; drop it
+    };
+    let second_is_addressee = inner.split_whitespace().nth(1).is_some_and(|w| {
+        w.starts_with(char::is_uppercase)
+            || [
+                "him",
+                "her",
+                "them",
+                "himself",
+                "herself",
+                "themselves",
+                "audience",
+                "camera",
+            ]
+            .contains(
+                &w.trim_matches(|c: char| !c.is_alphabetic())
+                    .to_lowercase()
+                    .as_str(),
+            )
+    });
+    // `(waves)`, `(pointing)`: one lower-case verb is an action, not words to say.
+    let lone_verb = words.len() == 1
+        && inner.trim().starts_with(char::is_lowercase)
+        && first.chars().count() >= 4
+        && (first.ends_with('s') || first.ends_with("ing"));
+    let stage_led = STAGE_WORDS.contains(&first.as_str())
+        || lone_verb
+        || (words.len() <= 2 && first.len() > 4 && first.ends_with("ly"))
+        || (first == "to" && second_is_addressee);
+    if stage_led {
+        return true;
+    }
+    let at_end = chars[close + 1..]
+        .iter()
+        .all(|c| !c.is_alphanumeric() && !matches!(c, '[' | '('));
+    words.len() <= 6 && (at_start || at_end)
 }
 
 /// For every `[` and `(`, the index of its matching closer, or `NONE`.
@@ -229,11 +363,51 @@ fn flush(out: &mut Vec<Piece>, text: &mut String, style: TextStyle) {
 }
 
 fn clean(s: &str, style: TextStyle) -> String {
+    let s: String = s
+        .chars()
+        .filter(|&c| !super::names::is_bidi_control(c))
+        .collect();
     match style {
-        TextStyle::Plain => s.to_owned(),
-        TextStyle::Markdown => strip_markdown(s),
-        TextStyle::Xml => decode_entities(s),
+        TextStyle::Plain => strip_emphasis(&s),
+        TextStyle::Markdown => strip_markdown(&s),
+        TextStyle::Xml => decode_entities(&s),
     }
+}
+
+/// Drops paired emphasis marks (`_was_`, `*really*`, `**very**`) that e-texts and chat use,
+/// leaving lone ones (`snake_case`, `2 * 3`, `*` footnotes) alone.
+fn strip_emphasis(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    let mut drop = vec![false; chars.len()];
+    let mut open: Vec<usize> = Vec::new();
+    for (i, &c) in chars.iter().enumerate() {
+        if c != '_' && c != '*' {
+            continue;
+        }
+        let before = i.checked_sub(1).map(|k| chars[k]);
+        let after = chars.get(i + 1).copied();
+        let closes = before.is_some_and(|b| !b.is_whitespace())
+            && after.is_none_or(|a| !a.is_alphanumeric());
+        let opens = before.is_none_or(|b| !b.is_alphanumeric())
+            && after.is_some_and(|a| !a.is_whitespace());
+        if closes {
+            if let Some(k) = open.iter().rposition(|&o| chars[o] == c) {
+                drop[open[k]] = true;
+                drop[i] = true;
+                open.truncate(k);
+                continue;
+            }
+        }
+        if opens {
+            open.push(i);
+        }
+    }
+    chars
+        .iter()
+        .zip(drop)
+        .filter(|&(_, d)| !d)
+        .map(|(&c, _)| c)
+        .collect()
 }
 
 fn strip_markdown(s: &str) -> String {

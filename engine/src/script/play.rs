@@ -9,7 +9,8 @@
 
 use super::draft::Draft;
 use super::labelled::whole_line_direction;
-use super::labels::{play_name, play_same_line_name, scene_heading};
+use super::labels::{play_name, scene_heading, KnownNames};
+use super::line_labels::{line_label, Found, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
 use super::source::{column_of, Segment, SourceLine};
@@ -22,8 +23,13 @@ struct Pending<'a> {
     in_speech: bool,
 }
 
-pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) -> Draft<'a> {
+pub(crate) fn parse<'a>(
+    body: &[SourceLine<'a>],
+    known: &KnownNames,
+    warnings: &mut Vec<Warning>,
+) -> Draft<'a> {
     let mut draft = Draft::new(TextStyle::Plain);
+    let mut census = LayoutCensus::default();
     let mut in_speech = false;
     let mut speech_has_text = false;
     let mut after_blank = true;
@@ -104,10 +110,39 @@ pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) ->
                     continue;
                 }
             }
-            if !in_speech {
-                if let Some((name, speech_at)) = play_same_line_name(trimmed) {
-                    draft.start_turn(name, here);
-                    draft.push(Segment::rest_of(line, lead + speech_at));
+            // Inside a speech, a new name needs the last line to have finished its sentence
+            // (speeches often follow each other without a blank line in e-texts).
+            let sentence_ended = index
+                .checked_sub(1)
+                .and_then(|i| body.get(i))
+                .is_some_and(|l| ends_sentence(l.text));
+            let label = line_label(text, known, false).filter(|(found, _)| {
+                // A name alone is handled above; `CUT TO:` with nothing after is a transition.
+                !matches!(found, Found::Label { rest_at, .. } if text[*rest_at..].trim().is_empty())
+            });
+            if !in_speech || sentence_ended {
+                if let Some((found, layout)) = label {
+                    match found {
+                        Found::Label {
+                            name,
+                            name_at,
+                            rest_at,
+                        } => {
+                            let at = Position::new(line.number, column_of(text, name_at));
+                            census.record(layout, at);
+                            draft.start_turn(name, at);
+                            let rest = &text[rest_at..];
+                            draft.push(Segment::rest_of(
+                                line,
+                                rest_at + (rest.len() - rest.trim_start().len()),
+                            ));
+                        }
+                        Found::Json { speaker, text } => {
+                            census.record(layout, here);
+                            draft.start_turn(&speaker, here);
+                            draft.push(Segment::decoded(here, text));
+                        }
+                    }
                     in_speech = true;
                     speech_has_text = true;
                     after_blank = false;
@@ -132,7 +167,14 @@ pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) ->
         });
         finish(&mut draft, p);
     }
+    census.warn(warnings);
     draft
+}
+
+/// Whether a line ends a sentence (or a bracketed direction), so a name may follow it.
+fn ends_sentence(text: &str) -> bool {
+    text.trim_end()
+        .ends_with(['.', '!', '?', '…', '"', '”', '’', ')', ']', '—', '-'])
 }
 
 /// Net count of opening minus closing brackets and parentheses.

@@ -77,7 +77,11 @@ fn every_line_accounted(text: &str, e: &Episode) -> Result<(), String> {
         }
     }
     for line in split_lines(text) {
-        let blank = line.text.trim().is_empty();
+        // Control characters and stray BOMs are blanked before parsing.
+        let blank = line
+            .text
+            .chars()
+            .all(|c| c.is_whitespace() || c.is_control() || matches!(c, '\u{feff}' | '\u{fffe}'));
         let counted = spoken.contains(&line.number) || skipped.contains_key(&line.number);
         if blank == counted && !(blank && spoken.contains(&line.number)) {
             return Err(format!(
@@ -151,6 +155,22 @@ fn scriptish() -> impl Strategy<Value = String> {
         ">",
         "*",
         "_",
+        "THE AUNT [at the window] ",
+        "HENRIETTA MARLOWE. I ",
+        "- BOB: ",
+        "> BOB: ",
+        "bob: ",
+        "KAI — ",
+        "{\"speaker\": \"Zoe\", \"text\": \"Hi.\"}",
+        "Ana (Annie) 🌍: ",
+        "\u{200f}",
+        "：",
+        "\u{a0}",
+        "Jose\u{301}: ",
+        "_was_ ",
+        "(which, as anyone knows, means summer)",
+        "(V.O.)",
+        "مرحبا ",
     ]);
     prop::collection::vec(parts, 0..80).prop_map(|v| v.concat())
 }

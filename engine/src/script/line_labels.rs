@@ -1,0 +1,276 @@
+//! A turn's label at the start of a line, in whichever layout that line is written.
+//!
+//! Real scripts mix layouts: a draft pasted together from a chat log, a Markdown list, a play
+//! and a program's JSON output. Reading such a file by its majority layout alone merges the
+//! other lines into the turn before them, and the listener hears labels and braces spoken. So
+//! each line is read by the layout it is in ([`line_label`]), and the parser reports the lines
+//! whose layout differs from the rest (see [`LayoutCensus`]) instead of guessing in silence.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use super::labels::{
+    bold_label, bracket_candidate, dash_candidate, is_weak_label_name, line_prefix_len,
+    plain_label, play_same_line_name, KnownNames,
+};
+use super::model::{Position, Warning};
+
+/// How a turn's speaker was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub(crate) enum Layout {
+    /// `Name: text`
+    Colon,
+    /// `**Name:** text`
+    Bold,
+    /// `NAME. text`
+    Period,
+    /// `NAME [direction] text`
+    Bracket,
+    /// `NAME — text`
+    Dash,
+    /// `{"speaker": "Name", "text": "..."}` on one line
+    JsonLine,
+    /// `- Name: text` (a list item)
+    ListItem,
+    /// `> Name: text` (a quote)
+    Quote,
+}
+
+impl fmt::Display for Layout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Colon => "`Name: text`",
+            Self::Bold => "`**Name:** text`",
+            Self::Period => "`NAME. text`",
+            Self::Bracket => "`NAME [direction] text`",
+            Self::Dash => "`NAME — text`",
+            Self::JsonLine => "`{\"speaker\": …, \"text\": …}`",
+            Self::ListItem => "`- Name: text` list items",
+            Self::Quote => "`> Name: text` quotes",
+        })
+    }
+}
+
+/// What a line's label says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Found<'a> {
+    /// A label in the line's own text: the speech starts at byte `rest_at`.
+    Label {
+        name: &'a str,
+        name_at: usize,
+        rest_at: usize,
+    },
+    /// A JSON object with the speaker and the (decoded) text.
+    Json { speaker: String, text: String },
+}
+
+/// The label at the start of `text` (a whole source line), if any, and its layout. `markdown`
+/// makes quote markers part of the layout rather than a layout of their own.
+pub(crate) fn line_label<'a>(
+    text: &'a str,
+    known: &KnownNames,
+    markdown: bool,
+) -> Option<(Found<'a>, Layout)> {
+    let lead = text.len() - text.trim_start().len();
+    let prefix = line_prefix_len(text);
+    if prefix > 0 {
+        if let Some((found, layout)) = label_at(text, prefix, known) {
+            let quoted = text[lead..prefix].trim_start().starts_with('>');
+            let layout = match (quoted, markdown) {
+                (true, true) => layout,
+                (true, false) => Layout::Quote,
+                (false, _) if matches!(layout, Layout::Colon | Layout::Bold) => Layout::ListItem,
+                (false, _) => layout,
+            };
+            return Some((found, layout));
+        }
+    }
+    if let Some(found) = json_line(text[lead..].trim_end()) {
+        return Some((found, Layout::JsonLine));
+    }
+    label_at(text, lead, known)
+}
+
+/// A label starting exactly at byte `at` of `text`.
+fn label_at<'a>(text: &'a str, at: usize, known: &KnownNames) -> Option<(Found<'a>, Layout)> {
+    let rest = &text[at..];
+    let found = |name: &'a str, name_at: usize, rest_at: usize| Found::Label {
+        name,
+        name_at: at + name_at,
+        rest_at: at + rest_at,
+    };
+    if let Some(l) = bold_label(rest) {
+        return Some((found(l.name, l.name_at, l.rest_at), Layout::Bold));
+    }
+    if let Some(l) = plain_label(rest, known) {
+        return Some((found(l.name, l.name_at, l.rest_at), Layout::Colon));
+    }
+    let trimmed = rest.trim_end();
+    if !speech_can_follow(trimmed) {
+        return None;
+    }
+    if let Some((name, speech)) = bracket_candidate(trimmed) {
+        if is_weak_label_name(name, known) && !is_interjection(name) {
+            return Some((found(name, 0, speech), Layout::Bracket));
+        }
+    }
+    if let Some((name, speech)) = play_same_line_name(trimmed, known) {
+        if is_weak_label_name(name, known) && !is_interjection(name) {
+            let layout = if trimmed[..speech].trim_end().ends_with(':') {
+                Layout::Colon
+            } else {
+                Layout::Period
+            };
+            return Some((found(name, 0, speech), layout));
+        }
+    }
+    if let Some((name, speech)) = dash_candidate(trimmed) {
+        if is_weak_label_name(name, known) && !is_interjection(name) {
+            return Some((found(name, 0, speech), Layout::Dash));
+        }
+    }
+    None
+}
+
+/// Weak layouts need more than a bare name: some speech after it.
+fn speech_can_follow(trimmed: &str) -> bool {
+    trimmed.chars().count() >= 4
+}
+
+/// Upper-case words that start sentences far more often than they name a speaker
+/// (`OK. Let's go.`).
+fn is_interjection(name: &str) -> bool {
+    const WORDS: [&str; 24] = [
+        "ok", "okay", "no", "yes", "oh", "ah", "hi", "hey", "wow", "um", "uh", "hmm", "mm", "so",
+        "and", "but", "well", "right", "sure", "fine", "note", "ps", "q", "a",
+    ];
+    WORDS.contains(&name.to_lowercase().as_str())
+}
+
+/// `{"speaker": "Ana", "text": "Hi."}` as one line (JSON Lines, or a line pasted from a
+/// program's output).
+fn json_line(trimmed: &str) -> Option<Found<'static>> {
+    #[derive(serde::Deserialize)]
+    struct Item {
+        speaker: String,
+        text: String,
+    }
+    let inner = trimmed.strip_suffix(',').unwrap_or(trimmed);
+    if !(inner.starts_with('{') && inner.ends_with('}')) {
+        return None;
+    }
+    let item: Item = serde_json::from_str(inner).ok()?;
+    (!item.speaker.trim().is_empty()).then_some(Found::Json {
+        speaker: item.speaker,
+        text: item.text,
+    })
+}
+
+/// Which layouts the turns of a file were written in, to report the minority ones.
+#[derive(Debug, Default)]
+pub(crate) struct LayoutCensus {
+    seen: BTreeMap<Layout, Vec<Position>>,
+}
+
+impl LayoutCensus {
+    pub fn record(&mut self, layout: Layout, position: Position) {
+        let layout = if layout == Layout::Bold {
+            Layout::Colon // Markdown writes both; neither is odd beside the other
+        } else {
+            layout
+        };
+        self.seen.entry(layout).or_default().push(position);
+    }
+
+    /// One warning per layout other than the most used, at its first line, listing the rest.
+    pub fn warn(self, warnings: &mut Vec<Warning>) {
+        let Some(main) = self
+            .seen
+            .iter()
+            .max_by_key(|(layout, at)| (at.len(), **layout == Layout::Colon))
+            .map(|(layout, _)| *layout)
+        else {
+            return;
+        };
+        for (layout, at) in &self.seen {
+            if *layout == main {
+                continue;
+            }
+            let lines: Vec<String> = at.iter().take(12).map(|p| p.line.to_string()).collect();
+            let more = if at.len() > 12 { ", …" } else { "" };
+            warnings.push(Warning {
+                position: at[0],
+                message: format!(
+                    "{} turn(s) are written as {layout} (line(s) {}{more}) while most of the script uses {main}; each is read as its own turn: check the speakers",
+                    at.len(),
+                    lines.join(", "),
+                ),
+            });
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(text: &str) -> Option<(String, Layout)> {
+        line_label(text, &KnownNames::default(), false).map(|(found, layout)| match found {
+            Found::Label { name, .. } => (name.to_owned(), layout),
+            Found::Json { speaker, .. } => (speaker, layout),
+        })
+    }
+
+    #[test]
+    fn every_layout_on_its_own_line() {
+        let cases = [
+            ("Ana: Hi.", "Ana", Layout::Colon),
+            ("Ana (Annie) 🌍: Hi.", "Ana (Annie) 🌍", Layout::Colon),
+            ("- BOB: Hi.", "BOB", Layout::ListItem),
+            ("1. Bob: Hi.", "Bob", Layout::ListItem),
+            ("> BOB: Hi.", "BOB", Layout::Quote),
+            ("KAI — We're live.", "KAI", Layout::Dash),
+            ("KAI. We're live.", "KAI", Layout::Period),
+            (
+                "THE AUNT [at the window] It rains.",
+                "THE AUNT",
+                Layout::Bracket,
+            ),
+            (
+                r#"{"speaker": "Zoe", "text": "Hi."},"#,
+                "Zoe",
+                Layout::JsonLine,
+            ),
+        ];
+        for (text, name, layout) in cases {
+            assert_eq!(label(text), Some((name.to_owned(), layout)), "{text}");
+        }
+        for text in [
+            "OK. Let's go.",
+            "Well — I think so.",
+            "- a plain list item",
+            "He said this: fine",
+        ] {
+            assert_eq!(label(text), None, "{text}");
+        }
+    }
+
+    #[test]
+    fn minority_layouts_are_reported_once_each() {
+        let mut census = LayoutCensus::default();
+        for line in 1..=5 {
+            census.record(Layout::Colon, Position::new(line, 1));
+        }
+        census.record(Layout::Dash, Position::new(7, 1));
+        census.record(Layout::Dash, Position::new(9, 1));
+        let mut warnings = Vec::new();
+        census.warn(&mut warnings);
+        assert_eq!(warnings.len(), 1);
+        assert_eq!(warnings[0].position, Position::new(7, 1));
+        assert!(
+            warnings[0].message.contains("line(s) 7, 9"),
+            "{}",
+            warnings[0].message
+        );
+    }
+}

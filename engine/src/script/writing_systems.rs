@@ -1,0 +1,121 @@
+//! Words in a writing system the speaker's voice cannot read.
+//!
+//! An English voice handed Arabic or Hebrew words (a name in its own script, a quoted phrase)
+//! makes espeak spell out letter names or mumble. The rest of the line is fine, so the line is
+//! spoken without those words and the writer is told which words and where; a line with nothing
+//! else in it is kept as written, with the same warning, rather than dropped.
+
+use super::cast::Cast;
+use super::model::{Line, Piece, Warning};
+
+/// Kokoro's languages written in the Latin alphabet, by the first letter of a stock voice's name
+/// (`af_heart` → `a`): American and British English, Spanish, French, Italian, Portuguese.
+const LATIN_LANGUAGES: [char; 6] = ['a', 'b', 'e', 'f', 'i', 'p'];
+
+/// The writing system of a letter a Latin-alphabet voice cannot read, if it is one.
+fn foreign_script(c: char) -> Option<&'static str> {
+    if !c.is_alphabetic() {
+        return None;
+    }
+    Some(match u32::from(c) {
+        0..=0x02AF | 0x1E00..=0x1EFF | 0xFF21..=0xFF5A | 0x2C60..=0x2C7F | 0xA720..=0xA7FF => {
+            return None
+        }
+        // Greek letters in English text are symbols (α, μs, Ω) the normaliser reads.
+        0x0370..=0x03FF | 0x1F00..=0x1FFF => return None,
+        0x0400..=0x052F => "Cyrillic",
+        0x0590..=0x05FF | 0xFB1D..=0xFB4F => "Hebrew",
+        0x0600..=0x06FF | 0x0750..=0x077F | 0x08A0..=0x08FF | 0xFB50..=0xFDFF | 0xFE70..=0xFEFF => {
+            "Arabic"
+        }
+        0x0900..=0x0DFF => "Indic",
+        0x0E00..=0x0E7F => "Thai",
+        0x3040..=0x30FF => "Japanese",
+        0x3400..=0x9FFF | 0xF900..=0xFAFF => "Chinese",
+        0xAC00..=0xD7AF | 0x1100..=0x11FF => "Korean",
+        _ => "non-Latin",
+    })
+}
+
+/// The first letter of the voice's language (`af_bella:0.7+…` → `a`).
+fn language_of(voice: &str) -> Option<char> {
+    let first = voice.split(['+', ':', ' ', '@']).next()?;
+    let (prefix, _) = first.split_once('_')?;
+    (prefix.len() == 2).then(|| prefix.chars().next()).flatten()
+}
+
+/// Removes words a line's voice cannot read from its text pieces, warning once per line.
+pub(crate) fn drop_unsayable(lines: &mut [Line], cast: &Cast, warnings: &mut Vec<Warning>) {
+    for line in lines {
+        let Some(language) = cast.get(&line.speaker).and_then(|m| language_of(&m.voice)) else {
+            continue;
+        };
+        if !LATIN_LANGUAGES.contains(&language) {
+            continue;
+        }
+        let mut dropped: Vec<String> = Vec::new();
+        let mut script = "";
+        let mut kept = line.pieces.clone();
+        for piece in &mut kept {
+            if let Piece::Text { text } = piece {
+                let mut out = String::with_capacity(text.len());
+                for word in text.split_inclusive(char::is_whitespace) {
+                    if let Some(s) = word.chars().find_map(foreign_script) {
+                        script = s;
+                        dropped.push(word.trim().to_owned());
+                        if word.ends_with(char::is_whitespace) && !out.ends_with(' ') {
+                            out.push(' ');
+                        }
+                    } else {
+                        out.push_str(word);
+                    }
+                }
+                *text = out;
+            }
+        }
+        if dropped.is_empty() {
+            continue;
+        }
+        let speaks_anything = kept.iter().any(|p| match p {
+            Piece::Text { text } => text.chars().any(char::is_alphanumeric),
+            Piece::Phonemes { .. } => true,
+            _ => false,
+        });
+        let voice = cast.get(&line.speaker).map_or("", |m| m.voice.as_str());
+        let words = dropped.join(" ");
+        let message = if speaks_anything {
+            line.pieces = kept;
+            format!("`{words}` is {script} text the voice `{voice}` cannot read; the rest of the line is spoken without it")
+        } else {
+            format!("this line is {script} text the voice `{voice}` cannot read; cast a voice that speaks it, or it will not sound right")
+        };
+        warnings.push(Warning {
+            position: line.position,
+            message,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{Episode, ParseOptions};
+
+    #[test]
+    fn foreign_words_are_left_out_with_a_warning() {
+        let e = Episode::parse(
+            "t.txt",
+            "Ana: We said مرحبا and שלום to everyone.\nBob: Café crème, naïve, α-particles.\nAna: مرحبا",
+            &ParseOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(e.spoken_text(&e.lines[0]), "We said and to everyone.");
+        assert_eq!(
+            e.spoken_text(&e.lines[1]),
+            "Café crème, naïve, α-particles."
+        );
+        assert_eq!(e.spoken_text(&e.lines[2]), "مرحبا");
+        let lines: Vec<usize> = e.warnings.iter().map(|w| w.position.line).collect();
+        assert_eq!(lines, [1, 3], "{:?}", e.warnings);
+        assert!(e.warnings[0].message.contains("مرحبا שלום"));
+    }
+}
