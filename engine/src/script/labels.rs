@@ -210,7 +210,7 @@ fn balanced_parentheses(name: &str) -> bool {
             ')' => depth -= 1,
             _ => {}
         }
-        if depth < 0 || depth > 1 {
+        if !(0..=1).contains(&depth) {
             return false;
         }
     }

@@ -77,10 +77,9 @@ pub(crate) fn line_label<'a>(
         if let Some((found, layout)) = label_at(text, prefix, known) {
             let quoted = text[lead..prefix].trim_start().starts_with('>');
             let layout = match (quoted, markdown) {
-                (true, true) => layout,
                 (true, false) => Layout::Quote,
                 (false, _) if matches!(layout, Layout::Colon | Layout::Bold) => Layout::ListItem,
-                (false, _) => layout,
+                _ => layout,
             };
             return Some((found, layout));
         }
