@@ -474,7 +474,7 @@ fn cast_speakers(
         let index = *display.entry(key.clone()).or_insert_with(|| {
             let name = listed
                 .get(&key)
-                .map_or_else(|| spelling.clone(), |e| e.name.clone());
+                .map_or_else(|| spelling.clone(), |e| display_name(&e.name));
             speakers.push(name);
             first_line.push(line.position);
             first_spelling.push(spelling.clone());
@@ -529,7 +529,7 @@ fn cast_speakers(
                 message: format!("`{}` is in the cast but never speaks", entry.name),
             });
             members.push(CastMember {
-                name: entry.name.clone(),
+                name: display_name(&entry.name),
                 voice: entry.voice.clone(),
                 speed: entry.speed,
                 source: VoiceSource::Cast {
