@@ -1,6 +1,7 @@
 //! The open script: its text, the parse of that text (re-done on every edit: parsing is linear
 //! and takes well under a millisecond for an episode), and the author's cast choices, which
-//! override the script's own cast when rendering.
+//! override the script's own cast when rendering. What each source line became (spoken, or
+//! skipped and why) is worked out with the parse ([`SourceMap`]).
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -8,7 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use engine::script::{Episode, ParseOptions, ScriptError};
 
+mod source;
 mod turns;
+
+pub use source::{SkippedRun, SourceMap, SourceRole};
 
 /// A speaker's voice and speed as chosen in the cast panel.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +30,8 @@ pub struct Document {
     pub path: Option<PathBuf>,
     pub text: String,
     pub parsed: Result<Episode, ScriptError>,
+    /// What each line of `text` became in `parsed`; kept in step with it by [`Self::edited`].
+    source: SourceMap,
     /// Overrides by speaker name.
     pub cast: BTreeMap<String, CastChoice>,
     /// Changed since the last save.
@@ -46,12 +52,14 @@ impl Document {
     pub fn new(name: &str, text: String, path: Option<PathBuf>) -> Self {
         static NEXT_ID: AtomicU64 = AtomicU64::new(1);
         let parsed = parse(name, &text);
+        let source = source_map(&parsed, &text);
         Self {
             id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             name: name.to_owned(),
             path,
             text,
             parsed,
+            source,
             cast: BTreeMap::new(),
             dirty: false,
             unsaved_edits: false,
@@ -62,6 +70,7 @@ impl Document {
     /// Call after `text` changed.
     pub fn edited(&mut self) {
         self.parsed = parse(&self.name, &self.text);
+        self.source = source_map(&self.parsed, &self.text);
         self.unsaved_edits = true;
         self.changed();
     }
@@ -78,6 +87,12 @@ impl Document {
     fn changed(&mut self) {
         self.dirty = true;
         self.revision += 1;
+    }
+
+    /// What each source line became in the parse (all blank when the script does not parse).
+    #[must_use]
+    pub fn source(&self) -> &SourceMap {
+        &self.source
     }
 
     /// Speakers in order of appearance with their effective voice and speed.
@@ -143,6 +158,13 @@ impl Document {
 
 fn parse(name: &str, text: &str) -> Result<Episode, ScriptError> {
     Episode::parse(name, text, &ParseOptions::default())
+}
+
+fn source_map(parsed: &Result<Episode, ScriptError>, text: &str) -> SourceMap {
+    parsed.as_ref().map_or_else(
+        |_| SourceMap::default(),
+        |ep| SourceMap::of(ep, text.lines().count()),
+    )
 }
 
 /// A stable, readable colour index for a speaker.

@@ -1,10 +1,15 @@
 //! The script editor, in two modes. *Lines*: the parsed turns, each with its speaker's colour;
-//! click selects (play starts there), the Edit button edits that turn's source text in place.
-//! *Raw*: the whole text in any supported format, with the line a parse error points at
-//! highlighted and the message under it. When the text does not parse, the raw view is shown
-//! whatever the mode, since there are no lines to show.
+//! click selects (play starts there), the Edit button edits that turn's source text in place,
+//! hovering shows how the turn reads; the lines that are not spoken are listed, greyed, between
+//! the turns (`skipped`). *Raw* (`raw`): the whole text in any supported format, with the
+//! line a parse error points at highlighted and the message under it. When the text does not
+//! parse, the raw view is shown whatever the mode, since there are no lines to show.
 
-use eframe::egui::{self, text::LayoutJob, Color32, FontId, TextFormat};
+mod raw;
+mod reads_as;
+mod skipped;
+
+use eframe::egui::{self, Color32};
 
 use crate::app::{EditorMode, Studio};
 use crate::command::Command;
@@ -60,56 +65,10 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     ui.separator();
     crate::view::find::show(studio, ui, out);
     if studio.editor_mode() == EditorMode::Raw || studio.doc.parsed.is_err() {
-        raw(studio, ui, out);
+        raw::show(studio, ui, out);
     } else {
         lines(studio, ui, out);
     }
-}
-
-fn raw(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
-    let error_line = studio.doc.parsed.as_ref().err().map(|e| e.line);
-    let error_bg = ui.visuals().error_fg_color.gamma_multiply(0.25);
-    let text_colour = ui.visuals().text_color();
-    let find_bg = find_colour(ui);
-    let query = (studio.find.open && !studio.find.query.is_empty())
-        .then(|| studio.find.query.to_lowercase());
-    let mut layouter = move |ui: &egui::Ui, text: &dyn egui::TextBuffer, wrap: f32| {
-        let mut job = LayoutJob::default();
-        for (i, line) in text.as_str().split_inclusive('\n').enumerate() {
-            let mut format = TextFormat::simple(FontId::monospace(14.0), text_colour);
-            if error_line == Some(i + 1) {
-                format.background = error_bg;
-            } else if query
-                .as_ref()
-                .is_some_and(|q| line.to_lowercase().contains(q.as_str()))
-            {
-                format.background = find_bg;
-            }
-            job.append(line, 0.0, format);
-        }
-        job.wrap.max_width = wrap;
-        ui.fonts_mut(|f| f.layout_job(job))
-    };
-    egui::ScrollArea::vertical()
-        .id_salt("raw")
-        .auto_shrink(false)
-        .show(ui, |ui| {
-            // The field edits a copy; the edit reaches the document as a command.
-            let mut text = studio.doc.text.clone();
-            let response = ui.add(
-                egui::TextEdit::multiline(&mut text)
-                    .id_salt("raw-editor")
-                    .desired_width(f32::INFINITY)
-                    .desired_rows(24)
-                    .code_editor()
-                    .layouter(&mut layouter),
-            );
-            ui.data_mut(|d| d.insert_temp(script_field_key(), response.id));
-            let response = response.on_hover_text("The script as text");
-            if response.changed() {
-                out.push(Command::EditText(text));
-            }
-        });
 }
 
 fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
@@ -142,11 +101,15 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         out.push(Command::FindScrolled);
     }
     let mut commit: Option<(usize, String)> = None;
+    let mut runs = studio.doc.source().runs().iter().peekable();
     egui::ScrollArea::vertical()
         .id_salt("lines")
         .auto_shrink(false)
         .show(ui, |ui| {
             for (i, speaker, text, colour) in rows {
+                while let Some(run) = runs.next_if(|r| r.before_turn <= i) {
+                    skipped::run_row(ui, run);
+                }
                 let selected = i == studio.selected;
                 let playing = current == Some(i);
                 let fill = if playing {
@@ -204,10 +167,13 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
                             } else {
                                 let label = ui
                                     .add(egui::Label::new(&text).wrap().sense(egui::Sense::click()))
-                                    .on_hover_text(
-                                        "Click to select (play starts here); right-click to \
-                                         re-render it with another speed or voice",
-                                    );
+                                    .on_hover_ui(|ui| {
+                                        ui.label(reads_as::hover_text(ui.ctx(), &studio.doc, i));
+                                        ui.weak(
+                                            "Click to select (play starts here); right-click to \
+                                             re-render it with another speed or voice",
+                                        );
+                                    });
                                 if label.clicked() {
                                     out.push(Command::Select(i));
                                 }
@@ -242,6 +208,9 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
                 if scroll_to == Some(i) {
                     row.response.scroll_to_me(Some(egui::Align::Center));
                 }
+            }
+            for run in runs {
+                skipped::run_row(ui, run);
             }
         });
     if let Some((line, text)) = commit {
