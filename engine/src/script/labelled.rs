@@ -8,7 +8,7 @@
 use super::draft::Draft;
 use super::header::is_cast_heading;
 use super::labels::{markdown_heading, KnownNames};
-use super::line_labels::{line_label, Found, LayoutCensus};
+use super::line_labels::{line_label, start_turn, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
 use super::source::{column_of, Segment, SourceLine};
@@ -59,26 +59,7 @@ pub(crate) fn parse<'a>(
             }
         }
         if let Some((found, layout)) = line_label(text, known, markdown) {
-            match found {
-                Found::Label {
-                    name,
-                    name_at,
-                    rest_at,
-                } => {
-                    let here = position(line, name_at);
-                    census.record(layout, here);
-                    draft.start_turn(name, here);
-                    let speech =
-                        rest_at + (text[rest_at..].len() - text[rest_at..].trim_start().len());
-                    draft.push(Segment::rest_of(line, speech));
-                }
-                Found::Json { speaker, text } => {
-                    let here = position(line, at);
-                    census.record(layout, here);
-                    draft.start_turn(&speaker, here);
-                    draft.push(Segment::decoded(here, text));
-                }
-            }
+            start_turn(&mut draft, &mut census, line, found, layout);
             warned_run = false;
             continue;
         }

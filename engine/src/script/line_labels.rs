@@ -9,11 +9,13 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use super::draft::Draft;
 use super::labels::{
     bold_label, bracket_candidate, dash_candidate, is_weak_label_name, line_prefix_len,
     plain_label, play_same_line_name, KnownNames,
 };
 use super::model::{Position, Warning};
+use super::source::{column_of, Segment, SourceLine};
 
 /// How a turn's speaker was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -163,6 +165,44 @@ fn json_line(trimmed: &str) -> Option<Found<'static>> {
         speaker: item.speaker,
         text: item.text,
     })
+}
+
+/// Starts the turn `found` on `line` announces, with the speech after its label, and counts its
+/// layout in `census`: the one way every parser turns a recognised label into a turn.
+pub(crate) fn start_turn<'a>(
+    draft: &mut Draft<'a>,
+    census: &mut LayoutCensus,
+    line: SourceLine<'a>,
+    found: Found<'a>,
+    layout: Layout,
+) {
+    let text = line.text;
+    match found {
+        Found::Label {
+            name,
+            name_at,
+            rest_at,
+        } => {
+            let at = Position::new(line.number, column_of(text, name_at));
+            census.record(layout, at);
+            draft.start_turn(name, at);
+            let rest = &text[rest_at..];
+            draft.push(Segment::rest_of(
+                line,
+                rest_at + (rest.len() - rest.trim_start().len()),
+            ));
+        }
+        Found::Json {
+            speaker,
+            text: said,
+        } => {
+            let lead = text.len() - text.trim_start().len();
+            let at = Position::new(line.number, column_of(text, lead));
+            census.record(layout, at);
+            draft.start_turn(&speaker, at);
+            draft.push(Segment::decoded(at, said));
+        }
+    }
 }
 
 /// Which layouts the turns of a file were written in, to report the minority ones.

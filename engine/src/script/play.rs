@@ -10,7 +10,7 @@
 use super::draft::Draft;
 use super::labelled::whole_line_direction;
 use super::labels::{play_name, scene_heading, KnownNames};
-use super::line_labels::{line_label, Found, LayoutCensus};
+use super::line_labels::{line_label, start_turn, Found, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
 use super::source::{column_of, Segment, SourceLine};
@@ -122,27 +122,7 @@ pub(crate) fn parse<'a>(
             });
             if !in_speech || sentence_ended {
                 if let Some((found, layout)) = label {
-                    match found {
-                        Found::Label {
-                            name,
-                            name_at,
-                            rest_at,
-                        } => {
-                            let at = Position::new(line.number, column_of(text, name_at));
-                            census.record(layout, at);
-                            draft.start_turn(name, at);
-                            let rest = &text[rest_at..];
-                            draft.push(Segment::rest_of(
-                                line,
-                                rest_at + (rest.len() - rest.trim_start().len()),
-                            ));
-                        }
-                        Found::Json { speaker, text } => {
-                            census.record(layout, here);
-                            draft.start_turn(&speaker, here);
-                            draft.push(Segment::decoded(here, text));
-                        }
-                    }
+                    start_turn(&mut draft, &mut census, line, found, layout);
                     in_speech = true;
                     speech_has_text = true;
                     after_blank = false;

@@ -50,7 +50,8 @@ pub(crate) fn drop_unsayable(lines: &mut [Line], cast: &Cast, warnings: &mut Vec
         let Some(language) = cast.get(&line.speaker).and_then(|m| language_of(&m.voice)) else {
             continue;
         };
-        if !LATIN_LANGUAGES.contains(&language) {
+        let foreign = |p: &Piece| matches!(p, Piece::Text { text } if text.chars().any(|c| foreign_script(c).is_some()));
+        if !LATIN_LANGUAGES.contains(&language) || !line.pieces.iter().any(foreign) {
             continue;
         }
         let mut dropped: Vec<String> = Vec::new();
