@@ -29,6 +29,7 @@ mod clock;
 mod embeddings;
 mod error;
 mod open;
+mod open_lock;
 mod projects;
 mod schema;
 mod voices;

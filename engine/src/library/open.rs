@@ -23,7 +23,9 @@
 //! beside itself as `library.sqlite.corrupt-20261122T101500` (or `.foreign-…`), with its
 //! `-wal`/`-shm`/`-journal`, a warning is logged, and a fresh library is created: the user's
 //! file is never deleted. A library of ours with a newer schema version is refused and left
-//! untouched: the user may have a newer Banter.
+//! untouched: the user may have a newer Banter. Those verdicts are only made while holding
+//! the open lock (`library.sqlite.open-lock`, see `open_lock.rs`), so a library that another
+//! process is creating at that moment is never mistaken for an unusable one.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -34,6 +36,7 @@ use rusqlite::{Connection, ErrorCode, Transaction, TransactionBehavior};
 use super::aside::{precheck, set_aside_file, SetAside, SetAsideReason};
 use super::cache::{Counters, DEFAULT_CACHE_CAP};
 use super::error::{is_busy_code, LibraryError};
+use super::open_lock::OpenLock;
 use super::schema::{self, MigrateOutcome, APPLICATION_ID, SCHEMA_VERSION};
 
 /// Environment variable that overrides where the library lives (a file path).
@@ -125,6 +128,7 @@ impl Library {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
             fs_err::create_dir_all(parent)?;
         }
+        let _opening = OpenLock::acquire(&path, options.busy_timeout)?;
         match attempt(&path, &options) {
             Ok(conn) => Ok(Self::from_parts(conn, path, options, None)),
             Err(Attempt::Fatal(e)) => Err(e),
@@ -377,11 +381,14 @@ fn unusable_or(e: rusqlite::Error, path: &Path, op: &'static str, waited: Durati
 }
 
 /// Decides from the header and schema whether the file is ours (any version we can use), new
-/// (empty), newer, or foreign. Reads only.
+/// (empty), newer, or foreign. Reads only, all three facts from one snapshot: read one by one,
+/// a migration committed in between looked like tables without our id.
 fn classify(conn: &Connection, path: &Path) -> rusqlite::Result<Result<(), Attempt>> {
-    let application_id: i32 = conn.pragma_query_value(None, "application_id", |r| r.get(0))?;
-    let user_version = schema::user_version(conn)?;
-    let tables: u32 = conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+    let snapshot = conn.unchecked_transaction()?;
+    let application_id: i32 = snapshot.pragma_query_value(None, "application_id", |r| r.get(0))?;
+    let user_version = schema::user_version(&snapshot)?;
+    let tables: u32 = snapshot.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get(0))?;
+    snapshot.finish()?;
     Ok(if application_id == APPLICATION_ID {
         if user_version > SCHEMA_VERSION {
             Err(newer(path, user_version))

@@ -1,6 +1,7 @@
 //! Tests: two connections writing at once never surface "database is locked", and every row
 //! lands; a writer held up past the timeout gets the clear `Busy` error.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Barrier;
 use std::time::{Duration, Instant};
 
@@ -27,12 +28,35 @@ fn writer_switches(lib: &Library) -> usize {
         .count()
 }
 
+/// Two threads meet here; one whose partner failed before arriving goes on after ten seconds
+/// rather than hanging the test (the partner's error fails it).
+#[derive(Default)]
+struct Rendezvous(AtomicUsize);
+
+impl Rendezvous {
+    fn arrive(&self) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        let start = Instant::now();
+        while self.0.load(Ordering::SeqCst) < 2 && start.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
 /// One writer's mix: an autosave, a cache entry, and every tenth row a project save (the
-/// durable, fsynced kind of commit).
+/// durable, fsynced kind of commit). After its first row it waits at `together`, if given,
+/// so that the rest of the run overlaps the other writer's however the threads are scheduled.
 /// Returns when it started and finished.
-fn write_rows(lib: &Library, writer: &str) -> Result<(Instant, Instant), LibraryError> {
+fn write_rows(
+    lib: &Library,
+    writer: &str,
+    together: Option<&Rendezvous>,
+) -> Result<(Instant, Instant), LibraryError> {
     let start = Instant::now();
     for i in 0..ROWS_PER_WRITER {
+        if i == 1 {
+            together.map(Rendezvous::arrive);
+        }
         let name = format!("{writer}-{i}");
         lib.autosave(&name, &format!("text of {name}"))?;
         let key = RenderKey::new(&RenderKeyParts {
@@ -65,17 +89,20 @@ fn two_writers_at_once_lose_nothing() {
     let path = db_path(&dir);
     // both open a not-yet-existing library at the same moment: the creation races too
     let barrier = Barrier::new(3);
+    // on a loaded two-core machine one writer could otherwise finish before the other is
+    // scheduled at all, and the test would prove nothing about writing at once
+    let after_first_row = Rendezvous::default();
     let start = std::thread::scope(|s| {
         let writers: Vec<_> = ["a", "b"]
             .into_iter()
             .map(|w| {
-                let (path, barrier) = (&path, &barrier);
+                let (path, barrier, after_first_row) = (&path, &barrier, &after_first_row);
                 std::thread::Builder::new()
                     .name(format!("library-writer-{w}"))
                     .spawn_scoped(s, move || {
                         barrier.wait();
                         let lib = Library::open(path)?;
-                        write_rows(&lib, w)
+                        write_rows(&lib, w, Some(after_first_row))
                     })
                     .unwrap()
             })
@@ -186,7 +213,7 @@ fn child_writes_rows() {
     while !go.exists() && t.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(1));
     }
-    write_rows(&lib, "child").unwrap();
+    write_rows(&lib, "child", None).unwrap();
 }
 
 #[test]
@@ -210,7 +237,7 @@ fn two_processes_writing_at_once_lose_nothing() {
     std::thread::sleep(Duration::from_millis(300));
     std::fs::write(path.with_extension("go"), b"").unwrap();
     let start = Instant::now();
-    write_rows(&lib, "parent").unwrap();
+    write_rows(&lib, "parent", None).unwrap();
     let out = child.wait_with_output().unwrap();
     let elapsed = start.elapsed();
     assert!(
@@ -234,5 +261,37 @@ fn two_processes_writing_at_once_lose_nothing() {
         "two processes: {commits} commits in {elapsed:.2?} ({:.0} commits/s), {switches} \
          switches",
         f64::from(commits) / elapsed.as_secs_f64()
+    );
+}
+
+#[test]
+fn an_opener_waits_while_another_is_making_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = db_path(&dir);
+    // another opener is half way through creating it: the file exists and is still empty
+    let making = crate::library::open_lock::OpenLock::acquire(&path, Duration::ZERO).unwrap();
+    std::fs::write(&path, b"").unwrap();
+    std::fs::write(crate::library::aside::with_suffix(&path, "-wal"), [1u8; 32]).unwrap();
+    let options = LibraryOptions {
+        busy_timeout: Duration::from_millis(200),
+        ..LibraryOptions::default()
+    };
+    let err = Library::open_with(&path, options.clone()).unwrap_err();
+    assert!(err.is_busy(), "{err:?}");
+    assert!(
+        err.to_string().contains("another program is opening it"),
+        "{err}"
+    );
+    // nothing was set aside while it waited
+    let names: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.contains(".corrupt-")), "{names:?}");
+    drop(making);
+    let lib = Library::open_with(&path, options).unwrap();
+    assert!(
+        lib.set_aside().is_some(),
+        "once the lock is free the crash state is handled"
     );
 }
