@@ -10,6 +10,7 @@
 
 use crate::phonemes::{self, Phonemizer, Vocab, MAX_PHONEMES};
 use crate::synth::{SpeechRequest, SynthError};
+use crate::text::Dialect;
 
 /// One Kokoro pass: a sentence or a few, as phonemes and ids.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,7 +37,7 @@ pub fn segments(text: &str, request: &SpeechRequest) -> Result<Vec<Segment>, Syn
         return Err(SynthError::EmptyText);
     }
     let language = request.language.unwrap_or_else(|| request.voice.language());
-    let phonemes = Phonemizer::global()?.phonemize(&speakable_text(text), language)?;
+    let phonemes = Phonemizer::global()?.phonemize(&spoken_text(text, language), language)?;
     let segments = segments_from_phonemes(&phonemes);
     if segments.is_empty() {
         let excerpt: String = text.chars().take(40).collect();
@@ -72,6 +73,19 @@ pub fn sentence_segments(phonemes: &str) -> Vec<Segment> {
 fn encode(phonemes: String) -> Option<Segment> {
     let ids = Vocab::kokoro().encode(&phonemes);
     (!ids.is_empty()).then_some(Segment { phonemes, ids })
+}
+
+/// The words to phonemize for `text`: [`speakable_text`], then, for English, the normaliser
+/// ([`crate::text::normalize`]), as episode rendering does. Without it espeak read "$4.1 billion"
+/// as "dollar four. one billion" (the phonemizer cuts at the first "." even inside a number) and
+/// "FY2025" as letters run into "two thousand".
+#[must_use]
+pub fn spoken_text(text: &str, language: phonemes::Language) -> String {
+    let speakable = speakable_text(text);
+    match Dialect::from_language(language.espeak_code()) {
+        Some(dialect) => crate::text::normalize(&speakable, dialect).text,
+        None => speakable,
+    }
 }
 
 /// Text as espeak should see it: emoji and other pictographs dropped (espeak would read out their
@@ -267,6 +281,23 @@ mod tests {
         assert_eq!(speakable_text("Hi 🙂👍🏽 there ✨\u{7}!"), "Hi  there  !");
         assert_eq!(speakable_text("café — naïve"), "café — naïve");
         assert_eq!(speakable_text("a\nb\tc"), "a\nb c");
+    }
+
+    #[test]
+    fn english_is_normalised_before_espeak() {
+        use crate::phonemes::Language;
+        let text = "The company raised $4.1 billion in FY2025.";
+        assert_eq!(
+            spoken_text(text, Language::EnUs),
+            "The company raised four point one billion dollars in F-Y twenty twenty-five."
+        );
+        // Only the final full stop: espeak used to get "dollar four. one billion".
+        let phonemes = Phonemizer::global()
+            .unwrap()
+            .phonemize(&spoken_text(text, Language::EnUs), Language::EnUs)
+            .unwrap();
+        assert_eq!(phonemes.matches('.').count(), 1, "{phonemes}");
+        assert_eq!(spoken_text("Il a 5 ans.", Language::Fr), "Il a 5 ans.");
     }
 
     #[test]

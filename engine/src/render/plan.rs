@@ -13,9 +13,9 @@
 
 use crate::phonemes::{Language, Phonemizer};
 use crate::script::{Episode, Line, Piece, Position};
-use crate::segments::speakable_text;
+use crate::segments::{speakable_text, spoken_text};
 use crate::synth::SPEED_RANGE;
-use crate::text::{self, Dialect};
+use crate::text;
 use crate::voice::VoiceSpec;
 
 use super::RenderError;
@@ -226,7 +226,6 @@ fn phonemize_sentence(
     language: Language,
 ) -> Result<String, crate::phonemes::PhonemeError> {
     let phonemizer = Phonemizer::global()?;
-    let dialect = Dialect::from_language(language.espeak_code());
     let mut out: Vec<String> = Vec::new();
     let mut fragment = String::new();
     let say = |fragment: &mut String, out: &mut Vec<String>| {
@@ -240,10 +239,7 @@ fn phonemize_sentence(
             }
             return Ok(());
         }
-        let text = match dialect {
-            Some(d) => text::normalize(&speakable, d).text,
-            None => speakable,
-        };
+        let text = spoken_text(&speakable, language);
         let p = phonemizer.phonemize(&text, language)?;
         if !p.trim().is_empty() {
             out.push(p.trim().to_owned());

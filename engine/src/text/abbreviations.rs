@@ -318,11 +318,13 @@ fn acronym(ctx: &Ctx<'_>, core: &str) -> Option<Hit> {
     Some(Hit::new(1, format!("{}{suffix}", spell(base))))
 }
 
-/// Whether most words of the sentence are in capitals (then capitals are emphasis).
+/// Whether most words of the sentence are in capitals (then capitals are emphasis). Words with
+/// digits ("FY2025", "Q3", "H100") are names written in capitals, not shouting, so they count
+/// neither way: "The CFO said FY25 and Q3 FY2024" is not shouted.
 pub(super) fn is_shouted(cores: &[&str]) -> bool {
     let words: Vec<&&str> = cores
         .iter()
-        .filter(|c| c.chars().any(char::is_alphabetic))
+        .filter(|c| c.chars().any(char::is_alphabetic) && !c.chars().any(|ch| ch.is_ascii_digit()))
         .collect();
     let caps = words
         .iter()

@@ -94,7 +94,12 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         if !(tok.trail.is_empty() || tok.trail == "." && core != "May" && core.len() <= 4) {
             return None;
         }
-        let day = day(day_tok.core)?;
+        let Some(day) = day(day_tok.core) else {
+            // "Dec. 2019" is "December twenty nineteen": an abbreviated month and a year.
+            let year = four_digit_year(day_tok.core).filter(|_| core != MONTHS[m - 1])?;
+            let words = format!("{} {}", MONTHS[m - 1], numbers::year(year, d));
+            return Some(Hit::new(2, words));
+        };
         let ord = numbers::ordinal(day, d);
         let the = if d == Dialect::EnGb { "the " } else { "" };
         let name = MONTHS[m - 1];

@@ -34,6 +34,8 @@ mod units;
 mod web;
 
 #[cfg(test)]
+mod oracle;
+#[cfg(test)]
 mod tests;
 
 use std::ops::Range;

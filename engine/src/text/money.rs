@@ -196,10 +196,19 @@ pub(super) fn amount(
     })
 }
 
-/// Minor units after a number ("50¢", "20p").
+/// Video resolutions, which take a "p" that is not pence ("1080p").
+const RESOLUTIONS: &[&str] = &[
+    "144", "240", "360", "480", "576", "720", "1080", "1440", "2160",
+];
+
+/// Minor units after a number ("50¢", "20p"; not "1080p").
 pub(super) fn minor_suffix(core: &str, dialect: Dialect) -> Option<String> {
     MINOR_SUFFIXES.iter().find_map(|(suffix, one, many)| {
-        let n = Num::parse(core.strip_suffix(suffix)?)?;
+        let amount = core.strip_suffix(suffix)?;
+        if *suffix == "p" && RESOLUTIONS.contains(&amount) {
+            return None;
+        }
+        let n = Num::parse(amount)?;
         let word = if n.is_one() { one } else { many };
         Some(format!("{} {word}", n.words(dialect)))
     })

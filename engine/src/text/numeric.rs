@@ -174,7 +174,57 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
         .or_else(|| vulgar(core, dialect))
         .or_else(|| dotted(core, dialect))
         .or_else(|| super::symbols::joined(core, dialect))
+        .or_else(|| fiscal_year(core, dialect))
         .or_else(|| mixed(core, dialect))
+}
+
+/// "FY2025" is "F-Y twenty twenty-five" and "FY25" "F-Y twenty-five": the number is a year, and
+/// it stands apart from the letters. Read as a letter-digit mix ("F-Y-two thousand
+/// twenty-five"), espeak ran the letters into "two" and a listener heard only "FY".
+fn fiscal_year(core: &str, dialect: Dialect) -> Option<String> {
+    let digits = core.strip_prefix("FY").filter(|d| all_digits(d))?;
+    let year = match digits.len() {
+        4 => numbers::year(digits.parse().ok()?, dialect),
+        2 if digits.starts_with('0') => {
+            format!("oh {}", numbers::digit_word(digits.as_bytes()[1]))
+        }
+        2 => numbers::integer(digits, dialect),
+        _ => return None,
+    };
+    Some(format!("F-Y {year}"))
+}
+
+/// The number in a model name, said the way such names are: "A320" is "A three twenty",
+/// "F-150" "F one fifty", "RTX 4090" "forty ninety", "707" "seven oh seven"; round hundreds
+/// stay cardinals ("H100" is "H one hundred"). Other lengths read as plain numbers.
+pub(super) fn model_number(digits: &str, dialect: Dialect) -> String {
+    let Ok(n) = digits.parse::<u64>() else {
+        return numbers::integer(digits, dialect);
+    };
+    match digits.len() {
+        _ if digits.starts_with('0') => numbers::integer(digits, dialect),
+        3 if n % 100 == 0 => numbers::cardinal(n, dialect),
+        3 if n % 100 < 10 => format!(
+            "{} oh {}",
+            numbers::cardinal(n / 100, dialect),
+            numbers::cardinal(n % 100, dialect)
+        ),
+        3 => format!(
+            "{} {}",
+            numbers::cardinal(n / 100, dialect),
+            numbers::cardinal(n % 100, dialect)
+        ),
+        // "ISO 9001" is "ninety oh one", where a year would say "nine thousand one".
+        4 if (n / 100) % 10 == 0 && (1..10).contains(&(n % 100)) => {
+            format!(
+                "{} oh {}",
+                numbers::cardinal(n / 100, dialect),
+                numbers::cardinal(n % 100, dialect)
+            )
+        }
+        4 => numbers::year(n, dialect),
+        _ => numbers::integer(digits, dialect),
+    }
 }
 
 /// "1.5M", "3bn" without a currency: "one point five million". Lower-case "m" is metres.
@@ -342,23 +392,33 @@ fn dotted(core: &str, dialect: Dialect) -> Option<String> {
 }
 
 /// Letters and digits mixed ("MP3", "COVID-19", "5-year-old", "v2"): each run read alone and
-/// joined with hyphens, which espeak reads as one word without pausing.
+/// joined with hyphens, which espeak reads as one word without pausing. A number after letters
+/// is a model number ("A320", "F-150"; see [`model_number`]), and an "s" after a number makes
+/// it plural ("H100s" is "H-one hundreds").
 pub(super) fn mixed(core: &str, dialect: Dialect) -> Option<String> {
-    let mut parts = Vec::new();
+    let mut parts: Vec<String> = Vec::new();
+    let mut after_letters = false;
     for piece in core.split(['-', '–']) {
         if piece.is_empty() {
             continue;
         }
-        if let Some(words) = Num::parse(piece)
-            .map(|n| n.words(dialect))
-            .or_else(|| ordinal(piece, dialect))
-            .or_else(|| decade(piece, dialect))
-            .or_else(|| glued_unit(piece, dialect))
+        let model = after_letters && all_digits(piece);
+        if let Some(words) = (!model)
+            .then(|| {
+                Num::parse(piece)
+                    .map(|n| n.words(dialect))
+                    .or_else(|| ordinal(piece, dialect))
+                    .or_else(|| decade(piece, dialect))
+                    .or_else(|| glued_unit(piece, dialect))
+            })
+            .flatten()
         {
             parts.push(words);
             continue;
         }
+        let letters_in_piece = piece.contains(|c: char| c.is_alphabetic());
         let mut rest = piece;
+        let mut prev_digits = false;
         while let Some(c) = rest.chars().next() {
             let digit = c.is_ascii_digit();
             let len = rest
@@ -366,12 +426,22 @@ pub(super) fn mixed(core: &str, dialect: Dialect) -> Option<String> {
                 .unwrap_or(rest.len());
             let (run, tail) = rest.split_at(len);
             if digit {
-                parts.push(numbers::integer(run, dialect));
+                parts.push(if model || letters_in_piece {
+                    model_number(run, dialect)
+                } else {
+                    numbers::integer(run, dialect)
+                });
+            } else if run == "s" && prev_digits {
+                if let Some(last) = parts.last_mut() {
+                    *last = numbers::plural(last);
+                }
             } else if run.chars().any(char::is_alphanumeric) {
                 parts.push(abbreviations::letters(run));
             }
+            prev_digits = digit;
             rest = tail;
         }
+        after_letters |= letters_in_piece;
     }
     let out = parts
         .into_iter()

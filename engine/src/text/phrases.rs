@@ -3,7 +3,7 @@
 //! and the singular of an amount used before a noun ("a five dollar bill").
 
 use super::numbers::{self, all_digits};
-use super::numeric::{glued_unit, single, Num, VULGAR};
+use super::numeric::{self, glued_unit, single, Num, VULGAR};
 use super::rules::{Ctx, Hit};
 use super::{dates, money, ranges, units, Dialect};
 
@@ -14,6 +14,13 @@ const YEAR_CONTEXT: &[&str] = &[
     "mid",
 ];
 const ERAS: &[&str] = &["AD", "BC", "BCE", "CE"];
+/// Words before a year that also come before counts ("back to 1776", "grew to 1776 staff"):
+/// a year only when no noun follows the number.
+const WEAK_YEAR_CONTEXT: &[&str] = &["to", "through", "thru"];
+/// Words before a service number read digit by digit ("dial 999").
+const DIAL_WORDS: &[&str] = &[
+    "dial", "dialed", "dialled", "dialing", "call", "called", "calling",
+];
 /// Words before "30s" that make it a decade or an age rather than seconds.
 const DECADE_CONTEXT: &[&str] = &[
     "the", "early", "late", "mid", "their", "his", "her", "my", "your", "our", "its", "and", "or",
@@ -133,10 +140,34 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         }
         return Some(Hit::new(1, words));
     }
+    if let Some(words) = num.as_ref().and_then(|n| named_number(ctx, i, n)) {
+        return Some(Hit::new(1, words));
+    }
     if let Some(year) = num.as_ref().and_then(|n| year_reading(ctx, i, n)) {
         return Some(Hit::new(1, year));
     }
     single(core, d).map(|w| Hit::new(1, w))
+}
+
+/// Numbers that name something rather than count it, by the word before them: a model after
+/// a name in capitals ("RTX 4090" is "forty ninety", "ISO 9001" "ninety oh one") and a
+/// service number after "dial" or "call" ("dial 999", "call 311"), read digit by digit.
+fn named_number(ctx: &Ctx<'_>, i: usize, n: &Num<'_>) -> Option<String> {
+    let core = ctx.toks[i].core;
+    if n.plain_int().is_none() || !all_digits(core) {
+        return None; // "1,500" is a count
+    }
+    let prev = ctx.prev_core(i)?;
+    let brand = (2..=5).contains(&prev.len())
+        && prev.bytes().all(|b| b.is_ascii_uppercase())
+        && money::code(prev).is_none()
+        && !ctx.shouting;
+    if brand && core.len() == 4 {
+        return Some(numeric::model_number(core, ctx.dialect));
+    }
+    let service = core.len() == 3 && (core.ends_with("11") || matches!(core, "999" | "112"));
+    let dialling = DIAL_WORDS.contains(&prev.to_lowercase().as_str());
+    (service && dialling).then(|| numbers::digits(core))
 }
 
 /// A four-digit number read as a year when it looks like one in its context.
@@ -155,10 +186,13 @@ fn year_reading(ctx: &Ctx<'_>, i: usize, n: &Num<'_>) -> Option<String> {
         return None;
     }
     let prev = ctx.prev_core(i).map(str::to_lowercase);
-    let context = prev
-        .as_deref()
-        .is_some_and(|p| YEAR_CONTEXT.contains(&p) || dates::month(ctx.toks[i - 1].core).is_some())
-        || next.is_some_and(|w| ERAS.contains(&w));
-    let plausible = context && (1000..=2099).contains(&value) || (1800..=2099).contains(&value);
+    let no_noun_after = !next.is_some_and(|w| w.starts_with(char::is_lowercase));
+    let context = prev.as_deref().is_some_and(|p| {
+        YEAR_CONTEXT.contains(&p)
+            || WEAK_YEAR_CONTEXT.contains(&p) && no_noun_after
+            || dates::month(ctx.toks[i - 1].core).is_some()
+    }) || next.is_some_and(|w| ERAS.contains(&w));
+    // Context reaches into the next century ("by 2100" is "twenty-one hundred").
+    let plausible = context && (1000..=2199).contains(&value) || (1800..=2099).contains(&value);
     plausible.then(|| numbers::year(value, ctx.dialect))
 }

@@ -107,10 +107,20 @@ pub(super) fn digit_groups(core: &str) -> Option<String> {
     Some(group_words(&groups))
 }
 
+/// Phone groups digit by digit, but the toll-free "800" as people say it: "one, eight
+/// hundred, five five five, ...".
 fn group_words(groups: &[&str]) -> String {
     groups
         .iter()
-        .map(|g| numbers::digits(g))
+        .enumerate()
+        .map(|(k, g)| {
+            let area_code = k == 0 || k == 1 && groups[0] == "1";
+            if *g == "800" && area_code && groups.len() >= 3 {
+                "eight hundred".to_owned()
+            } else {
+                numbers::digits(g)
+            }
+        })
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -205,12 +215,15 @@ pub(super) fn phone_rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let mut j = i;
     while groups.len() < 6 {
         match ctx.next_core(j) {
-            Some(c) if all_digits(c) && (2..=4).contains(&c.len()) => groups.push(c),
+            Some(c) if all_digits(c) && (1..=4).contains(&c.len()) => groups.push(c),
             _ => break,
         }
         j += 1;
     }
-    if groups.len() < 3 {
+    // A one-digit area code ("+61 2 5550 1234") is a group, but a number needs six digits
+    // after the country code.
+    let national: usize = groups[1..].iter().map(|g| g.len()).sum();
+    if groups.len() < 3 || national < 6 {
         return None;
     }
     Some(Hit::new(

@@ -4,7 +4,10 @@
 //! Capital letters like "I", "V", "X", "MIX" are ordinary words or initials most of the time,
 //! so a numeral is read only after a word that announces a number (cardinal: "Chapter four")
 //! or after a regnal name (ordinal: "Henry the eighth"). Only canonical numerals parse, so
-//! "IIII" or "VX" stay letters.
+//! "IIII" or "VX" stay letters. After any other name, a numeral of two or more of the letters
+//! I, V and X is a sequel or mission number ("Artemis III" is "Artemis three", "Apollo XI"
+//! "Apollo eleven"); spelled as letters ("I-I-I") it meant nothing to a listener. A lone "V"
+//! or "X" there stays a letter ("Malcolm X", "Generation X").
 
 use super::numbers;
 use super::rules::{Ctx, Hit};
@@ -147,13 +150,26 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             format!("{}{possessive}", numbers::cardinal(n, ctx.dialect)),
         ));
     }
-    if REGNAL_NAMES.contains(&prev) || prev == "Pope" {
+    let single_x = numeral == "X" && prev == "Malcolm";
+    if (REGNAL_NAMES.contains(&prev) || prev == "Pope") && !single_x {
         return Some(Hit::new(
             1,
             format!("the {}{possessive}", numbers::ordinal(n, ctx.dialect)),
         ));
     }
+    if is_name(prev) && numeral.len() >= 2 && numeral.chars().all(|c| "IVX".contains(c)) {
+        return Some(Hit::new(
+            1,
+            format!("{}{possessive}", numbers::cardinal(n, ctx.dialect)),
+        ));
+    }
     None
+}
+
+/// A capitalised word that is not all capitals: "Artemis", "Rocky", not "NASA" or "I".
+fn is_name(word: &str) -> bool {
+    let mut chars = word.chars();
+    chars.next().is_some_and(char::is_uppercase) && chars.any(char::is_lowercase)
 }
 
 #[cfg(test)]

@@ -61,9 +61,26 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return Some(Hit::new(1, format!("hashtag {}", split_camel(tag))));
     }
     if let Some(handle) = core.strip_prefix('@').filter(|h| !h.is_empty()) {
-        return Some(Hit::new(1, format!("at {}", spoken_word(handle, d))));
+        return Some(Hit::new(1, format!("at {}", handle_words(handle, d))));
     }
     joined(core, d).map(|w| Hit::new(1, w))
+}
+
+/// A handle as it is said: underscores are spoken, since the handle cannot be found without
+/// them (`the_real_sam` is "the underscore real underscore sam"), and capitals split words
+/// (`JaneDoe` is "Jane Doe").
+fn handle_words(handle: &str, d: Dialect) -> String {
+    let words: Vec<String> = handle
+        .split('_')
+        .map(|part| {
+            if part.chars().all(char::is_alphabetic) && part.contains(char::is_lowercase) {
+                split_camel(part)
+            } else {
+                spoken_word(part, d)
+            }
+        })
+        .collect();
+    words.join(" underscore ")
 }
 
 /// `ThrowbackThursday` as "Throwback Thursday".

@@ -103,7 +103,18 @@ fn say_piece(piece: &str, d: Dialect) -> String {
     if piece.eq_ignore_ascii_case("www") {
         return "w-w-w".to_owned();
     }
+    if piece.eq_ignore_ascii_case("io") {
+        return "I-O".to_owned(); // espeak says "ee-oh"; ".io" is spelled
+    }
     if numbers::all_digits(piece) {
+        // "sam_2024", "/2025": a year in an address is said as one.
+        if let Some(year) = piece
+            .parse::<u64>()
+            .ok()
+            .filter(|y| piece.len() == 4 && (1900..=2099).contains(y))
+        {
+            return numbers::year(year, d);
+        }
         return if piece.len() <= 4 {
             numbers::integer(piece, d)
         } else {
