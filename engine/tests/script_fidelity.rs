@@ -28,18 +28,17 @@ use std::path::{Path, PathBuf};
 
 use engine::script::{Episode, ParseOptions};
 
-/// The issue's targets are every turn exact, no phantom speaker and every file parsed; until the
-/// parsers get there, CI holds the figures measured when the corpus landed as floors, so nothing
-/// gets worse, and each fix raises them (see the closing notes of issue 17). Lines accounted for
-/// in the files that parse, and silent merges, are already at their targets and held there.
-const MIN_TURNS_EXACT: f64 = 0.856;
-/// Phantom speakers allowed (target 0).
-const MAX_PHANTOMS: usize = 8;
-/// Scripts allowed to fail to parse (target 0).
-const MAX_PARSE_ERRORS: usize = 2;
+/// The issue's targets, held: every turn exact, no phantom speaker, every file parsed (and, in
+/// the checks below, every line accounted for and no silent merge). Scripts 41–45 were written
+/// after the parsers reached these figures on 01–40, as a held-out check (issue 17's note).
+const MIN_TURNS_EXACT: f64 = 1.0;
+/// Phantom speakers allowed.
+const MAX_PHANTOMS: usize = 0;
+/// Scripts allowed to fail to parse.
+const MAX_PARSE_ERRORS: usize = 0;
 
 /// The issue asks for at least 30 scripts; the corpus has more, and must not quietly shrink.
-const MIN_SCRIPTS: usize = 36;
+const MIN_SCRIPTS: usize = 45;
 
 /// How many problems of each kind the report lists per script.
 const SHOW: usize = 8;

@@ -9,7 +9,7 @@
 use super::format::ScriptFormat;
 use super::labels::{
     bold_label, bracket_candidate, dia_tag, markdown_heading, play_name, play_same_line_name,
-    scene_heading, KnownNames,
+    scene_heading, title_period_candidate, KnownNames,
 };
 use super::line_labels::{line_label, Found, Layout};
 use super::source::SourceLine;
@@ -74,8 +74,15 @@ pub(crate) fn detect(body: &[SourceLine<'_>], known: &KnownNames) -> Option<Scri
         if markdown_heading(t).is_some() {
             c.headings += 1;
         }
+        let mut play_cue = false;
         match line_label(t, known, false) {
             Some((_, Layout::Period | Layout::Bracket | Layout::Bold)) | None => {}
+            // Synge's `NORA.--Where is she?`: a play's e-text, not a chat's `Name — text`
+            Some((Found::Label { rest_at, .. }, Layout::Dash))
+                if t[..rest_at].trim_end().ends_with("--") || t[..rest_at].contains(".—") =>
+            {
+                play_cue = true;
+            }
             Some((found, _)) => {
                 c.labelled += 1;
                 if matches!(found, Found::Label { name, .. } if is_numbered_speaker(name)) {
@@ -85,8 +92,12 @@ pub(crate) fn detect(body: &[SourceLine<'_>], known: &KnownNames) -> Option<Scri
         }
         let next_has_text = body.get(i + 1).is_some_and(|l| !l.text.trim().is_empty());
         let own_line = play_name(t, after_blank).is_some_and(|n| n.marked || next_has_text);
-        let same_line = play_same_line_name(t, known).is_some() || bracket_candidate(t).is_some();
-        if own_line || same_line || scene_heading(t) {
+        let same_line = play_same_line_name(t, known).is_some()
+            || bracket_candidate(t).is_some()
+            || (after_blank
+                && title_period_candidate(t)
+                    .is_some_and(|(n, _)| known.vouches_for_title_label(n)));
+        if play_cue || own_line || same_line || scene_heading(t) {
             c.play += 1;
         }
         after_blank = false;

@@ -95,6 +95,34 @@ impl<'a> Draft<'a> {
         }
     }
 
+    /// Adds a whole-line stage direction (`(beat)`, `[Exit C.]`) inside the open turn: the turn
+    /// keeps it as a direction piece, where it still acts (a pause), but the line is counted as
+    /// a direction rather than speech. `false` (and nothing added) if no turn is open.
+    pub fn push_aside(&mut self, segment: Segment<'a>) -> bool {
+        match self.turns.last_mut() {
+            Some(turn) if self.open => {
+                if !segment.text.trim().is_empty() {
+                    self.kinds
+                        .entry(segment.position.line)
+                        .or_insert(LineKind::Direction);
+                    turn.segments.push(segment);
+                }
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Takes back the last turn if nothing was said in it yet (a title or transition that was
+    /// laid out like a speaker's name): its speaker and position.
+    pub fn take_empty_turn(&mut self) -> Option<(String, Position)> {
+        if !self.open || self.turns.last().is_none_or(|t| !t.segments.is_empty()) {
+            return None;
+        }
+        self.open = false;
+        self.turns.pop().map(|t| (t.speaker, t.position))
+    }
+
     /// Counts `lines` as part of the last turn (a JSON item spread over several lines).
     pub fn cover_lines(&mut self, lines: std::ops::RangeInclusive<usize>) {
         if let Some(turn) = self.turns.last_mut() {

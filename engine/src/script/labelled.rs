@@ -7,7 +7,7 @@
 
 use super::draft::Draft;
 use super::header::is_cast_heading;
-use super::labels::{markdown_heading, KnownNames};
+use super::labels::{is_title_line, markdown_heading, scene_heading, KnownNames};
 use super::line_labels::{line_label, start_turn, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
@@ -61,6 +61,17 @@ pub(crate) fn parse<'a>(
         if let Some((found, layout)) = line_label(text, known, markdown) {
             start_turn(&mut draft, &mut census, line, found, layout);
             warned_run = false;
+            continue;
+        }
+        if scene_heading(trimmed) {
+            // `Episode 3: Fog`, `ACT II`: a part of the show, not a speaker
+            draft.chapter(trimmed, position(line, at));
+            draft.end_turn();
+            warned_run = false;
+            continue;
+        }
+        if draft.turns.is_empty() && is_title_line(trimmed, known) {
+            draft.classify(line.number, LineKind::Metadata);
             continue;
         }
         if markdown {

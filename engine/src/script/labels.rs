@@ -39,6 +39,8 @@ pub(crate) struct KnownNames {
     keys: HashSet<String>,
     /// How many lines offer each name (key) as a label in some layout.
     counts: HashMap<String, usize>,
+    /// How many paragraphs start with each title-case name and a full stop (`Lane.  Yes.`).
+    title_counts: HashMap<String, usize>,
 }
 
 impl KnownNames {
@@ -46,13 +48,21 @@ impl KnownNames {
         let mut keys: HashSet<String> = cast.into_iter().map(speaker_key).collect();
         let mut lower: HashMap<&str, usize> = HashMap::new();
         let mut counts: HashMap<String, usize> = HashMap::new();
-        for line in lines.iter().take(5000) {
+        let mut title_counts: HashMap<String, usize> = HashMap::new();
+        for (index, line) in lines.iter().enumerate().take(5000) {
             let text = strip_line_prefix(line.text);
+            let paragraph_start = index == 0 || lines[index - 1].text.trim().is_empty();
+            if paragraph_start {
+                if let Some((name, _)) = title_period_candidate(text.trim()) {
+                    *title_counts.entry(speaker_key(name)).or_default() += 1;
+                }
+            }
             let mut offered: Vec<String> = Vec::new();
-            if let Some((name, _, _)) = split_label(text) {
-                if is_strict_label(name) {
+            if let Some((name, _, _, spaced)) = split_label(text) {
+                let name = without_timestamp(name);
+                if spaced && is_strict_label(name) {
                     keys.insert(speaker_key(name));
-                } else if name.split_whitespace().count() <= 3 && is_label_shape(name) {
+                } else if spaced && name.split_whitespace().count() <= 3 && is_label_shape(name) {
                     *lower.entry(name).or_default() += 1;
                 }
             }
@@ -78,7 +88,19 @@ impl KnownNames {
                 .filter(|&(_, n)| n >= 3)
                 .map(|(name, _)| speaker_key(name)),
         );
-        Self { keys, counts }
+        Self {
+            keys,
+            counts,
+            title_counts,
+        }
+    }
+
+    /// Whether paragraphs start with `name.` in title case often enough (three times, or the
+    /// name is known otherwise) for a `Name.  speech` line to be read as a label.
+    pub fn vouches_for_title_label(&self, name: &str) -> bool {
+        let key = speaker_key(name);
+        let n = self.title_counts.get(&key).copied().unwrap_or(0);
+        n >= 3 || (n >= 1 && self.keys.contains(&key))
     }
 
     pub fn contains(&self, name: &str) -> bool {
@@ -87,17 +109,19 @@ impl KnownNames {
     }
 
     /// How many lines offer `name` as a label (0 if none).
-    fn count(&self, name: &str) -> usize {
+    pub fn count(&self, name: &str) -> usize {
         let key = speaker_key(name);
         self.counts.get(&key).copied().unwrap_or(0) + usize::from(self.keys.contains(&key))
     }
 }
 
-/// The line without a Markdown quote (`> `) or list marker (`- `, `* `, `+ `, `• `, `1. `,
-/// `1) `) in front, for recognising labels in lists and quotes.
+/// The line without a Markdown quote (`> `), list marker (`- `, `* `, `+ `, `• `, `1. `,
+/// `1) `) or timestamp (`[00:01:02] `) in front, for recognising labels in lists and quotes.
 pub(crate) fn strip_line_prefix(text: &str) -> &str {
     let at = line_prefix_len(text);
-    &text[at..]
+    let rest = &text[at..];
+    let lead = rest.len() - rest.trim_start().len();
+    &rest[lead + timestamp_len(&rest[lead..])..]
 }
 
 /// Byte length of a quote or list marker (with its spaces) at the start of `text`, or 0.
@@ -130,27 +154,38 @@ pub(crate) fn line_prefix_len(text: &str) -> usize {
     }
 }
 
-/// `Name: rest` (or a full-width `：`), whatever the name looks like: `(name, name_at, rest_at)`.
-fn split_label(text: &str) -> Option<(&str, usize, usize)> {
+/// `Name: rest` (or a full-width `：`), whatever the name looks like: `(name, name_at, rest_at,
+/// spaced)`, where `spaced` says the colon is full-width or followed by whitespace or nothing.
+fn split_label(text: &str) -> Option<(&str, usize, usize, bool)> {
     let lead = text.len() - text.trim_start().len();
     let head = text.get(lead..)?;
     let limit = head.char_indices().nth(48).map_or(head.len(), |(i, _)| i);
+    // a colon inside brackets belongs to them (`Priya (00:00:09): Ten`)
+    let mut depth = 0i32;
     let (colon, width) = head[..limit]
         .char_indices()
-        .find(|&(_, c)| c == ':' || c == '：')
+        .find(|&(_, c)| {
+            match c {
+                '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                _ => {}
+            }
+            depth <= 0 && (c == ':' || c == '：')
+        })
         .map(|(i, c)| (i, c.len_utf8()))?;
     let after = &head[colon + width..];
-    if width == 1 && !(after.is_empty() || after.starts_with(char::is_whitespace)) {
-        return None;
-    }
     let name = head[..colon].trim_end();
-    Some((name, lead, lead + colon + width))
+    let spaced = width > 1 || after.is_empty() || after.starts_with(char::is_whitespace);
+    Some((name, lead, lead + colon + width, spaced))
 }
 
-/// A plain `Name: text` label.
+/// A plain `Name: text` label. An ASCII colon needs a space after it (`10:30`, `https://`),
+/// except after a name the script already uses as a label (`小明:The chart…` after `小明：`).
 pub(crate) fn plain_label<'a>(text: &'a str, known: &KnownNames) -> Option<Label<'a>> {
-    let (name, name_at, rest_at) = split_label(text)?;
-    (is_strict_label(name) || (is_label_shape(name) && known.contains(name))).then_some(Label {
+    let (name, name_at, rest_at, spaced) = split_label(text)?;
+    let bare = without_timestamp(name); // `Priya (00:00:09): …`
+    let vouched = is_label_shape(bare) && known.contains(bare);
+    ((spaced && is_strict_label(bare)) || vouched).then_some(Label {
         name,
         name_at,
         rest_at,
@@ -262,6 +297,10 @@ pub(crate) struct PlayName<'a> {
 }
 
 pub(crate) fn play_name(trimmed: &str, allow_title_case: bool) -> Option<PlayName<'_>> {
+    // `Sarah Chen  0:07` (a transcript's speaker line): the timestamp marks it as a name
+    let untimed = without_timestamp(trimmed);
+    let stamped = untimed.len() < trimmed.trim_end().len();
+    let trimmed = untimed;
     let (core, extension) = match trimmed
         .strip_suffix(')')
         .and_then(|t| t.rfind('(').map(|i| &t[..i]))
@@ -270,8 +309,8 @@ pub(crate) fn play_name(trimmed: &str, allow_title_case: bool) -> Option<PlayNam
         _ => (trimmed, false),
     };
     let stripped = core.strip_suffix(['.', ':']).unwrap_or(core).trim_end();
-    let marked = extension || stripped.len() < core.len();
-    if !is_play_name_shape(stripped) {
+    let marked = extension || stamped || stripped.len() < core.len();
+    if !is_play_name_shape(stripped) || has_sentence_break(stripped) {
         return None;
     }
     let upper = !stripped.chars().any(char::is_lowercase);
@@ -285,6 +324,49 @@ pub(crate) fn play_name(trimmed: &str, allow_title_case: bool) -> Option<PlayNam
         name: stripped,
         marked,
     })
+}
+
+/// Abbreviations a name may contain before a full stop and a space (`MR. WORTHING`).
+const ABBREVIATIONS: [&str; 22] = [
+    "mr", "mrs", "ms", "mx", "dr", "st", "sr", "jr", "prof", "rev", "capt", "col", "gen", "lt",
+    "sgt", "hon", "mme", "mlle", "messrs", "fr", "sen", "gov",
+];
+
+/// Whether the full stop (or colon) ending `before` is an abbreviation's or an initial's.
+fn ends_in_abbreviation(before: &str) -> bool {
+    let word = before.rsplit(char::is_whitespace).next().unwrap_or("");
+    word.chars().count() <= 1 || ABBREVIATIONS.contains(&word.to_lowercase().as_str())
+}
+
+/// Whether `name` has a full stop inside it that is not an abbreviation's (`Lane.  Mr. Ernest
+/// Worthing` is a speech after a name, `MR. WORTHING` and `J. P. MORGAN` are names).
+fn has_sentence_break(name: &str) -> bool {
+    name.match_indices(['.', ':']).any(|(at, _)| {
+        name[at + 1..].starts_with(char::is_whitespace) && !ends_in_abbreviation(&name[..at])
+    })
+}
+
+/// `Algernon.  Did you hear…` (Gutenberg's Wilde): a title-case name of up to three words
+/// ended by `.` at the start of a paragraph, then the speech. Returns the name and the byte
+/// offset of the speech. Callers accept it only for a name the script uses this way often.
+pub(crate) fn title_period_candidate(trimmed: &str) -> Option<(&str, usize)> {
+    let limit = trimmed
+        .char_indices()
+        .nth(40)
+        .map_or(trimmed.len(), |(i, _)| i);
+    let (at, _) = trimmed[..limit]
+        .match_indices(". ")
+        .find(|&(at, _)| !ends_in_abbreviation(&trimmed[..at]))?;
+    let name = &trimmed[..at];
+    let after = &trimmed[at + 1..];
+    let title = name.split_whitespace().count() <= 3
+        && name.chars().any(char::is_lowercase)
+        && name.split_whitespace().all(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                || PARTICLES.contains(&w.to_lowercase().as_str())
+        });
+    (title && is_play_name_shape(name) && !after.trim().is_empty())
+        .then(|| (name, at + 1 + (after.len() - after.trim_start().len())))
 }
 
 /// Every way to read the start of `trimmed` as an upper-case name ended by `.` or `:` with
@@ -337,8 +419,37 @@ pub(crate) fn bracket_candidate(trimmed: &str) -> Option<(&str, usize)> {
     (open > 0
         && upper
         && is_play_name_shape(name)
-        && trimmed[..open].ends_with(char::is_whitespace))
+        && trimmed[..open].ends_with(char::is_whitespace)
+        && !speech_starts_lower_case(&trimmed[open..]))
     .then_some((name, open))
+}
+
+/// `(20s, intern) hurries in with a printout.`: what follows the bracket that opens `s` starts
+/// in lower case, so the line is action introducing a character, not a speech.
+fn speech_starts_lower_case(s: &str) -> bool {
+    let (opener, closer) = if s.starts_with('[') {
+        ('[', ']')
+    } else {
+        ('(', ')')
+    };
+    let mut depth = 0usize;
+    let Some(end) = s.char_indices().find_map(|(i, c)| {
+        if c == opener {
+            depth += 1;
+        } else if c == closer {
+            depth = depth.saturating_sub(1);
+            if depth == 0 {
+                return Some(i + c.len_utf8());
+            }
+        }
+        None
+    }) else {
+        return false; // a direction running on to the next lines
+    };
+    s[end..]
+        .chars()
+        .find(|c| c.is_alphanumeric())
+        .is_some_and(char::is_lowercase)
 }
 
 /// `NAME — text` (em or en dash, or a spaced hyphen): returns the name and the byte offset of
@@ -351,12 +462,19 @@ pub(crate) fn dash_candidate(trimmed: &str) -> Option<(&str, usize)> {
     let (at, dash) = trimmed[..limit]
         .char_indices()
         .find(|&(_, c)| c == '—' || c == '–' || c == '-')?;
-    if dash == '-' && !(trimmed[..at].ends_with(' ') && trimmed[at + 1..].starts_with(' ')) {
+    // `NAME -- text`, and Synge's `NAME.--text`: a doubled hyphen needs no spaces.
+    let doubled = trimmed[at..].starts_with("--");
+    if dash == '-'
+        && !doubled
+        && !(trimmed[..at].ends_with(' ') && trimmed[at + 1..].starts_with(' '))
+    {
         return None;
     }
     let name = trimmed[..at].trim_end();
-    let after = &trimmed[at + dash.len_utf8()..];
-    let speech = at + dash.len_utf8() + (after.len() - after.trim_start().len());
+    let name = name.strip_suffix('.').unwrap_or(name).trim_end();
+    let len = if doubled { 2 } else { dash.len_utf8() };
+    let after = &trimmed[at + len..];
+    let speech = at + len + (after.len() - after.trim_start().len());
     (!after.trim().is_empty() && is_label_shape(name) && name.split_whitespace().count() <= 4)
         .then_some((name, speech))
 }
@@ -428,6 +546,32 @@ pub(crate) fn scene_heading(trimmed: &str) -> bool {
         return true;
     }
     let lower = bare.to_lowercase();
+    // Ibsen's and Synge's `SCENE.—A room…`, `SCENE.--An Island…`
+    let head: String = trimmed.chars().take(9).collect::<String>().to_lowercase();
+    if [
+        "scene.—",
+        "scene.--",
+        "scene.–",
+        "scene—",
+        "scene--",
+        "scene: ",
+    ]
+    .iter()
+    .any(|p| head.starts_with(p))
+    {
+        return true;
+    }
+    let numbered = words.get(1).is_some_and(|second| {
+        let ends_there = words.len() == 2
+            || second.ends_with(['.', ':'])
+            || words
+                .get(2)
+                .is_some_and(|w| ["—", "–", "-", "--"].contains(w));
+        ends_there && is_numbered_heading(&format!("{bare} {second}"))
+    });
+    if numbered {
+        return true; // `SCENE I. Elsinore. A platform before the castle.`, `Episode 3: Fog`
+    }
     if matches!(lower.as_str(), "act" | "scene" | "prologue" | "epilogue") {
         let punctuated = first.len() > bare.len();
         return words.len() <= 4 || punctuated;
@@ -439,6 +583,196 @@ pub(crate) fn scene_heading(trimmed: &str) -> bool {
                 "act" | "scene"
             )
         })
+}
+
+/// Byte length of a timestamp and the spaces after it at the start of `s` (`[00:01:02] `,
+/// `(1:02) `, `00:01:02.5 `, `0:07 `), or 0. Transcripts put one before or after each name.
+pub(crate) fn timestamp_len(s: &str) -> usize {
+    let (open, inner) = match s.chars().next() {
+        Some(c @ ('[' | '(')) => (Some(c), &s[1..]),
+        _ => (None, s),
+    };
+    let digits = |t: &str| t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let mut at = 0;
+    let mut groups = 0;
+    loop {
+        let n = digits(&inner[at..]);
+        if n == 0 || n > 2 && groups > 0 || n > 3 {
+            return 0;
+        }
+        at += n;
+        groups += 1;
+        if groups < 3 && inner[at..].starts_with(':') && digits(&inner[at + 1..]) == 2 {
+            at += 1;
+        } else {
+            break;
+        }
+    }
+    if groups < 2 {
+        return 0;
+    }
+    if inner[at..].starts_with(['.', ',']) && digits(&inner[at + 1..]) > 0 {
+        at += 1 + digits(&inner[at + 1..]);
+    }
+    let mut len = at + usize::from(open.is_some());
+    if let Some(open) = open {
+        let close = if open == '[' { ']' } else { ')' };
+        if !inner[at..].starts_with(close) {
+            return 0;
+        }
+        len += 1;
+    }
+    let rest = &s[len..];
+    let spaces = rest.len() - rest.trim_start().len();
+    if rest.is_empty() || spaces > 0 || rest.starts_with(':') {
+        len + spaces
+    } else {
+        0
+    }
+}
+
+/// `name` without a timestamp after it (`Sarah Chen  0:07`, `Ana (00:01:02)`, `Bo [1:02]`).
+pub(crate) fn without_timestamp(name: &str) -> &str {
+    let trimmed = name.trim_end();
+    let words: Vec<(usize, &str)> = trimmed
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - trimmed.as_ptr() as usize, w))
+        .collect();
+    match words.as_slice() {
+        [.., (at, last)] if words.len() > 1 && timestamp_len(last) == last.len() => {
+            trimmed[..*at].trim_end()
+        }
+        _ => trimmed,
+    }
+}
+
+/// `Episode 3`, `Chapter 2`, `Part One`, `Scene I`: the name of a part of the show, so `Episode
+/// 3: Fog` is a heading, not a speaker called "Episode 3".
+pub(crate) fn is_numbered_heading(name: &str) -> bool {
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let [first, number] = words.as_slice() else {
+        return false;
+    };
+    let number = number.trim_end_matches(['.', ':']);
+    let numeral = number.chars().all(|c| c.is_ascii_digit())
+        || (number.len() <= 6 && number.chars().all(|c| "IVXLCivxlc".contains(c)))
+        || [
+            "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "first",
+            "second", "third", "fourth", "fifth", "last", "final",
+        ]
+        .contains(&number.to_lowercase().as_str());
+    numeral
+        && matches!(
+            first.to_lowercase().as_str(),
+            "episode" | "chapter" | "part" | "act" | "scene" | "season" | "segment" | "round"
+        )
+}
+
+/// Production cues written as labels in audio-drama scripts (`SFX: door slams`, `MUSIC: up
+/// and under`): directions for the sound designer, never a speaker.
+pub(crate) fn is_sound_cue(name: &str) -> bool {
+    const CUES: [&str; 16] = [
+        "sfx",
+        "fx",
+        "sound",
+        "sound effect",
+        "sound effects",
+        "sound fx",
+        "music",
+        "music cue",
+        "music in",
+        "music out",
+        "ambience",
+        "ambiance",
+        "atmos",
+        "atmosphere",
+        "grams",
+        "cue",
+    ];
+    CUES.contains(&name.trim().to_lowercase().as_str())
+}
+
+/// A line of the title block before a script starts: `A DOLL'S HOUSE`, `by Henrik Ibsen`, `A
+/// Comedy in Two Acts`, `Recorded 12 March 2026`. Short, not a sentence, capitalised or a
+/// credit, and not a name `known` counts as a speaker's.
+pub(crate) fn is_title_line(trimmed: &str, known: &KnownNames) -> bool {
+    let words: Vec<&str> = trimmed.split_whitespace().collect();
+    let lower = trimmed.to_lowercase();
+    let credit = [
+        "by ",
+        "written by ",
+        "translated by ",
+        "adapted by ",
+        "from ",
+        "recorded ",
+        "transcribed by ",
+        "interview with ",
+    ]
+    .iter()
+    .any(|p| lower.starts_with(p));
+    let sentence = trimmed.ends_with(['.', '!', '?', '…']) && !credit;
+    let capitalised = words
+        .iter()
+        .filter(|w| w.chars().filter(|c| c.is_alphabetic()).count() > 3)
+        .all(|w| w.starts_with(char::is_uppercase));
+    let speaker = play_name(trimmed, true).is_some_and(|n| known.count(n.name) >= 2);
+    words.len() <= 10
+        && !sentence
+        && !speaker
+        && (capitalised || credit)
+        && !trimmed.starts_with(['[', '('])
+}
+
+/// A screenplay transition or a play's last word: `CUT TO:`, `SMASH CUT TO:`, `FADE OUT.`,
+/// `CURTAIN`, `THE END`. They are directions, never names.
+pub(crate) fn transition(trimmed: &str) -> bool {
+    const WORDS: [&str; 14] = [
+        "fade in",
+        "fade out",
+        "fade to black",
+        "fade up",
+        "curtain",
+        "the curtain falls",
+        "curtain falls",
+        "the end",
+        "end",
+        "blackout",
+        "black out",
+        "end of play",
+        "end of scene",
+        "lights out",
+    ];
+    if trimmed.chars().any(char::is_lowercase) || trimmed.chars().count() > 40 {
+        return false;
+    }
+    let bare = trimmed
+        .trim_end_matches(['.', ':', '!', ' '])
+        .trim_start_matches(['.', ' ']);
+    let lower = bare.to_lowercase();
+    WORDS.contains(&lower.as_str())
+        || lower.starts_with("end of act")
+        || (trimmed.trim_end().ends_with(':') && lower.ends_with(" to"))
+}
+
+/// `PERSONS OF THE PLAY`, `CHARACTERS`, `DRAMATIS PERSONAE`, `CAST OF CHARACTERS`: the
+/// heading of a play's list of characters, which is metadata and never spoken.
+pub(crate) fn persons_heading(trimmed: &str) -> bool {
+    const HEADINGS: [&str; 12] = [
+        "persons in the play",
+        "persons of the play",
+        "the persons of the play",
+        "persons represented",
+        "people in the play",
+        "characters",
+        "the characters",
+        "characters in the play",
+        "cast of characters",
+        "dramatis personae",
+        "cast",
+        "the cast",
+    ];
+    let lower = trimmed.trim_end_matches(['.', ':']).trim().to_lowercase();
+    HEADINGS.contains(&lower.as_str())
 }
 
 #[cfg(test)]

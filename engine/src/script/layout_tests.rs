@@ -141,7 +141,7 @@ fn every_unspoken_line_has_its_kind() {
     assert_eq!(
         kinds,
         [
-            (1, LineKind::Narration),
+            (1, LineKind::Metadata),
             (3, LineKind::Heading),
             (5, LineKind::Direction),
             (7, LineKind::Narration),
@@ -171,4 +171,81 @@ fn unspoken_text_that_starts_like_a_turn_is_warned() {
         "{:?}",
         e.warnings
     );
+}
+
+#[test]
+fn transcript_timestamps_are_not_part_of_names_or_speech() {
+    let e = parse("[00:00:02] Priya: Okay, we're live.\n[00:00:06] Tom: Forty-one!\nPriya (00:00:09): Ten, you said.\n");
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("Priya", "Okay, we're live."),
+            ("Tom", "Forty-one!"),
+            ("Priya", "Ten, you said."),
+        ])
+    );
+    let e = parse("Sarah Chen  0:00\nWelcome back.\n\nMarcus Webb  0:07\nThanks, Sarah.\n\nSarah Chen  0:09\nSo.\n");
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("Sarah Chen", "Welcome back."),
+            ("Marcus Webb", "Thanks, Sarah."),
+            ("Sarah Chen", "So."),
+        ])
+    );
+}
+
+#[test]
+fn sound_cues_and_numbered_headings_are_not_speakers() {
+    let e = parse("Episode 3: Fog\n\nSFX: Waves on rocks.\nTAM: Up the stair!\nMUSIC: Sting.\nELSPETH: I did.\nSFX: A door bangs.\n");
+    assert_eq!(
+        said(&e),
+        pairs(&[("TAM", "Up the stair!"), ("ELSPETH", "I did.")])
+    );
+    assert_eq!(e.chapters[0].title, "Episode 3: Fog");
+    let kinds: Vec<(usize, LineKind)> = e
+        .skipped
+        .iter()
+        .map(|s| (s.position.line, s.kind))
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (1, LineKind::Heading),
+            (3, LineKind::Direction),
+            (5, LineKind::Direction),
+            (7, LineKind::Direction)
+        ]
+    );
+    let notices: Vec<&str> = e.warnings.iter().map(|w| w.message.as_str()).collect();
+    assert!(
+        notices
+            .iter()
+            .any(|m| m.starts_with("`SFX:` lines (3, 7) are read as sound cues")),
+        "{notices:?}"
+    );
+}
+
+#[test]
+fn play_e_texts_of_the_gutenberg_kind() {
+    // Wilde's title-case names with two spaces, Synge's `NAME (direction).--speech`, a cast
+    // list, a title block, and a clause in parentheses before the full stop
+    let e = parse("RIDERS TO THE SEA\n\nPERSONS IN THE PLAY\n\nMAURYA (an old woman)\nNORA (her daughter)\n\nNORA (in a low voice).--Where is she?\n\nMAURYA.--Lying down (about an hour ago).\n\nNORA.--(Then, quietly) Good.\n");
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("NORA", "Where is she?"),
+            ("MAURYA", "Lying down (about an hour ago)."),
+            ("NORA", "Good."),
+        ])
+    );
+    let kinds: Vec<LineKind> = e.skipped.iter().map(|s| s.kind).collect();
+    assert_eq!(kinds, [LineKind::Metadata; 4]);
+    let e = parse("Algernon.  Did you hear, Lane?\n\nLane.  I didn't think it polite to listen, sir.\n\nAlgernon.  I'm sorry.\n\nLane.  Yes, sir.\n\nAlgernon.  Good.\n\nLane.  Mr. Ernest Worthing.\n");
+    let speakers: Vec<String> = said(&e).into_iter().map(|(s, _)| s).collect();
+    assert_eq!(
+        speakers,
+        ["Algernon", "Lane", "Algernon", "Lane", "Algernon", "Lane"]
+    );
+    assert_eq!(e.spoken_text(&e.lines[5]), "Mr. Ernest Worthing.");
 }

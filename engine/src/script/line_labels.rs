@@ -11,8 +11,9 @@ use std::fmt;
 
 use super::draft::Draft;
 use super::labels::{
-    bold_label, bracket_candidate, dash_candidate, is_weak_label_name, line_prefix_len,
-    plain_label, play_same_line_name, KnownNames,
+    bold_label, bracket_candidate, dash_candidate, is_numbered_heading, is_sound_cue,
+    is_weak_label_name, line_prefix_len, plain_label, play_same_line_name, timestamp_len,
+    KnownNames,
 };
 use super::model::{Position, Warning};
 use super::source::{column_of, Segment, SourceLine};
@@ -74,6 +75,13 @@ pub(crate) fn line_label<'a>(
     markdown: bool,
 ) -> Option<(Found<'a>, Layout)> {
     let lead = text.len() - text.trim_start().len();
+    // `[00:00:02] Priya: Okay…`: a transcript's timestamp before the label is not part of it
+    let stamp = timestamp_len(&text[lead..]);
+    if stamp > 0 {
+        return label_at(text, lead + stamp, known).filter(
+            |(found, _)| !matches!(found, Found::Label { name, .. } if is_numbered_heading(name)),
+        );
+    }
     let prefix = line_prefix_len(text);
     if prefix > 0 {
         if let Some((found, layout)) = label_at(text, prefix, known) {
@@ -89,7 +97,9 @@ pub(crate) fn line_label<'a>(
     if let Some(found) = json_line(text[lead..].trim_end()) {
         return Some((found, Layout::JsonLine));
     }
-    label_at(text, lead, known)
+    label_at(text, lead, known).filter(
+        |(found, _)| !matches!(found, Found::Label { name, .. } if is_numbered_heading(name)),
+    )
 }
 
 /// A label starting exactly at byte `at` of `text`.
@@ -140,7 +150,7 @@ fn speech_can_follow(trimmed: &str) -> bool {
 
 /// Upper-case words that start sentences far more often than they name a speaker
 /// (`OK. Let's go.`).
-fn is_interjection(name: &str) -> bool {
+pub(crate) fn is_interjection(name: &str) -> bool {
     const WORDS: [&str; 24] = [
         "ok", "okay", "no", "yes", "oh", "ah", "hi", "hey", "wow", "um", "uh", "hmm", "mm", "so",
         "and", "but", "well", "right", "sure", "fine", "note", "ps", "q", "a",
@@ -184,6 +194,12 @@ pub(crate) fn start_turn<'a>(
             rest_at,
         } => {
             let at = Position::new(line.number, column_of(text, name_at));
+            if is_sound_cue(name) {
+                census.cue(name, at);
+                draft.end_turn();
+                draft.direction(text[rest_at..].trim(), at);
+                return;
+            }
             census.record(layout, at);
             draft.start_turn(name, at);
             let rest = &text[rest_at..];
@@ -205,10 +221,19 @@ pub(crate) fn start_turn<'a>(
     }
 }
 
+/// `line(s) 4, 14, …`: up to twelve line numbers.
+fn line_list(at: &[Position]) -> String {
+    let lines: Vec<String> = at.iter().take(12).map(|p| p.line.to_string()).collect();
+    let more = if at.len() > 12 { ", …" } else { "" };
+    format!("{}{more}", lines.join(", "))
+}
+
 /// Which layouts the turns of a file were written in, to report the minority ones.
 #[derive(Debug, Default)]
 pub(crate) struct LayoutCensus {
     seen: BTreeMap<Layout, Vec<Position>>,
+    /// Sound cues written as labels (`SFX:`), by name as first written.
+    cues: BTreeMap<String, Vec<Position>>,
 }
 
 impl LayoutCensus {
@@ -221,8 +246,24 @@ impl LayoutCensus {
         self.seen.entry(layout).or_default().push(position);
     }
 
-    /// One warning per layout other than the most used, at its first line, listing the rest.
+    /// A sound cue written like a label was read as a direction.
+    pub fn cue(&mut self, name: &str, position: Position) {
+        let key = name.trim().to_uppercase();
+        self.cues.entry(key).or_default().push(position);
+    }
+
+    /// One warning per layout other than the most used, at its first line, listing the rest;
+    /// one notice per sound cue label.
     pub fn warn(self, warnings: &mut Vec<Warning>) {
+        for (name, at) in &self.cues {
+            warnings.push(Warning {
+                position: at[0],
+                message: format!(
+                    "`{name}:` lines ({}) are read as sound cues, not spoken; use --keep-stage-directions to have the narrator read them",
+                    line_list(at)
+                ),
+            });
+        }
         let Some(main) = self
             .seen
             .iter()
@@ -235,14 +276,12 @@ impl LayoutCensus {
             if *layout == main {
                 continue;
             }
-            let lines: Vec<String> = at.iter().take(12).map(|p| p.line.to_string()).collect();
-            let more = if at.len() > 12 { ", …" } else { "" };
             warnings.push(Warning {
                 position: at[0],
                 message: format!(
-                    "{} turn(s) are written as {layout} (line(s) {}{more}) while most of the script uses {main}; each is read as its own turn: check the speakers",
+                    "{} turn(s) are written as {layout} (line(s) {}) while most of the script uses {main}; each is read as its own turn: check the speakers",
                     at.len(),
-                    lines.join(", "),
+                    line_list(at),
                 ),
             });
         }

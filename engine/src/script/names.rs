@@ -42,7 +42,7 @@ fn without_extension(name: &str) -> &str {
 }
 
 /// The name as it should be shown: no bidi controls, composed accents (NFC), single spaces, no
-/// trailing `.`/`:`, no screenplay extension.
+/// trailing `.`/`:`, no screenplay extension, no transcript timestamp (`Ana (00:01:02)`).
 pub(crate) fn display_name(name: &str) -> String {
     let clean: String = name
         .chars()
@@ -50,7 +50,8 @@ pub(crate) fn display_name(name: &str) -> String {
         .nfc()
         .collect();
     let trimmed = clean.trim().trim_end_matches(['.', ':', '：']).trim_end();
-    let collapsed = without_extension(trimmed)
+    let untimed = super::labels::without_timestamp(trimmed);
+    let collapsed = without_extension(untimed.trim_end_matches(['.', ':', '：']).trim_end())
         .split_whitespace()
         .collect::<Vec<_>>()
         .join(" ");

@@ -24,6 +24,9 @@ pub(crate) enum TextStyle {
     Markdown,
     /// Decode `&amp;`-style entities.
     Xml,
+    /// A stage play: as `Plain`, and a parenthesis that is a sentence of its own (`(To the
+    /// PORTER, taking out her purse.)`) or opens the speech is a direction whatever its length.
+    Play,
 }
 
 const NONE: usize = usize::MAX;
@@ -81,7 +84,7 @@ pub(crate) fn parse_pieces(
         if c == '(' {
             let at_start = text.trim().is_empty()
                 && !out.iter().any(|p| !matches!(p, Piece::Direction { .. }));
-            if is_direction_parenthesis(&chars, i, j, at_start) {
+            if is_direction_parenthesis(&chars, i, j, at_start, style) {
                 push_direction(&mut out, &mut text, &chars[i + 1..j], style);
                 i = j + 1;
             } else {
@@ -205,7 +208,13 @@ const STAGE_WORDS: [&str; 58] = [
 /// sentence (FORMATS.md, "Parentheses"): it stands on its own line, opens with a stage word or
 /// a lone adverb (`(laughs)`, `(quietly)`, `(to Bob)`), or is short (at most six words) at the
 /// start or the end of the turn. A longer clause, or one inside a sentence, is speech.
-fn is_direction_parenthesis(chars: &[char], open: usize, close: usize, at_start: bool) -> bool {
+fn is_direction_parenthesis(
+    chars: &[char],
+    open: usize,
+    close: usize,
+    at_start: bool,
+    style: TextStyle,
+) -> bool {
     let before_on_line = chars[..open]
         .iter()
         .rev()
@@ -256,13 +265,51 @@ fn is_direction_parenthesis(chars: &[char], open: usize, close: usize, at_start:
         || lone_verb
         || (words.len() <= 2 && first.len() > 4 && first.ends_with("ly"))
         || (first == "to" && second_is_addressee);
-    if stage_led {
+    // In a play, `(throwing down the turf)` inside a sentence is business, not words.
+    let participle = inner.trim().starts_with(char::is_lowercase) && first.ends_with("ing");
+    if stage_led
+        || (style == TextStyle::Play
+            && (at_start || participle || own_sentence(chars, open, close)))
+    {
         return true;
     }
-    let at_end = chars[close + 1..]
+    // At the end only if the sentence ended before it: `… the gold standard (about 1 in 3.5
+    // million).` closes its sentence after the parenthesis, so the clause is part of it.
+    let rest: Vec<char> = chars[close + 1..]
         .iter()
-        .all(|c| !c.is_alphanumeric() && !matches!(c, '[' | '('));
+        .copied()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let closes_its_sentence = rest.first().is_some_and(|c| ".!?…".contains(*c));
+    let at_end = rest
+        .iter()
+        .all(|c| !c.is_alphanumeric() && !matches!(c, '[' | '('))
+        && (!closes_its_sentence || sentence_ended_before(chars, open));
     words.len() <= 6 && (at_start || at_end)
+}
+
+/// Whether the text before `open` ends a sentence (or there is none).
+fn sentence_ended_before(chars: &[char], open: usize) -> bool {
+    chars[..open]
+        .iter()
+        .rev()
+        .find(|c| !c.is_whitespace())
+        .is_none_or(|c| ".!?…:;—".contains(*c) || matches!(c, ')' | ']'))
+}
+
+/// `… dressed. (To the PORTER, taking out her purse.) How much?`: a parenthesis that starts
+/// with a capital after a finished sentence and ends its own with a full stop or is followed
+/// by a new sentence, as plays write their directions.
+fn own_sentence(chars: &[char], open: usize, close: usize) -> bool {
+    let inner: String = chars[open + 1..close].iter().collect();
+    let inner = inner.trim();
+    let next_sentence = chars[close + 1..]
+        .iter()
+        .find(|c| !c.is_whitespace())
+        .is_none_or(|c| c.is_uppercase());
+    inner.starts_with(char::is_uppercase)
+        && (inner.ends_with(['.', '!', '?']) || next_sentence)
+        && sentence_ended_before(chars, open)
 }
 
 /// For every `[` and `(`, the index of its matching closer, or `NONE`.
@@ -368,7 +415,7 @@ fn clean(s: &str, style: TextStyle) -> String {
         .filter(|&c| !super::names::is_bidi_control(c))
         .collect();
     match style {
-        TextStyle::Plain => strip_emphasis(&s),
+        TextStyle::Plain | TextStyle::Play => strip_emphasis(&s),
         TextStyle::Markdown => strip_markdown(&s),
         TextStyle::Xml => decode_entities(&s),
     }
@@ -441,6 +488,38 @@ fn decode_entities(s: &str) -> String {
                 "quot" => Some('"'),
                 "apos" => Some('\''),
                 "nbsp" => Some(' '),
+                "mdash" => Some('—'),
+                "ndash" => Some('–'),
+                "hellip" => Some('…'),
+                "lsquo" => Some('‘'),
+                "rsquo" => Some('’'),
+                "ldquo" => Some('“'),
+                "rdquo" => Some('”'),
+                "laquo" => Some('«'),
+                "raquo" => Some('»'),
+                "euro" => Some('€'),
+                "pound" => Some('£'),
+                "yen" => Some('¥'),
+                "cent" => Some('¢'),
+                "deg" => Some('°'),
+                "times" => Some('×'),
+                "minus" => Some('−'),
+                "copy" => Some('©'),
+                "reg" => Some('®'),
+                "trade" => Some('™'),
+                "eacute" => Some('é'),
+                "egrave" => Some('è'),
+                "aacute" => Some('á'),
+                "agrave" => Some('à'),
+                "iacute" => Some('í'),
+                "oacute" => Some('ó'),
+                "uacute" => Some('ú'),
+                "ntilde" => Some('ñ'),
+                "ccedil" => Some('ç'),
+                "auml" => Some('ä'),
+                "ouml" => Some('ö'),
+                "uuml" => Some('ü'),
+                "szlig" => Some('ß'),
                 _ => name.strip_prefix('#').and_then(|num| {
                     let code = match num.strip_prefix(['x', 'X']) {
                         Some(hex) => u32::from_str_radix(hex, 16).ok(),
@@ -479,6 +558,7 @@ fn collapse_keeping_edges(s: &str) -> String {
 /// Merges adjacent text, drops empty text, trims the turn's two ends.
 fn tidy(pieces: Vec<Piece>) -> Vec<Piece> {
     let mut out: Vec<Piece> = Vec::with_capacity(pieces.len());
+    let mut only_directions = true;
     for piece in pieces {
         match (out.last_mut(), piece) {
             (Some(Piece::Text { text: prev }), Piece::Text { text }) => {
@@ -488,7 +568,15 @@ fn tidy(pieces: Vec<Piece>) -> Vec<Piece> {
                     prev.push_str(&text);
                 }
             }
-            (_, piece) => out.push(piece),
+            (_, piece) => {
+                let direction = matches!(piece, Piece::Direction { .. });
+                out.push(piece);
+                let after_direction = only_directions && out.len() > 1;
+                if let (true, Some(Piece::Text { text })) = (after_direction, out.last_mut()) {
+                    *text = without_label_punctuation(text);
+                }
+                only_directions &= direction;
+            }
         }
     }
     if let Some(Piece::Text { text }) = out.first_mut() {
@@ -499,6 +587,26 @@ fn tidy(pieces: Vec<Piece>) -> Vec<Piece> {
     }
     out.retain(|p| !matches!(p, Piece::Text { text } if text.is_empty()));
     out
+}
+
+/// `NORA (in a low voice).--Where is she?`: once the opening direction is taken out, the
+/// punctuation that ended the label (`.`, `:`, `,`, a dash) is not part of the speech.
+fn without_label_punctuation(text: &str) -> String {
+    let t = text.trim_start();
+    let t = match t.strip_prefix(['.', ':', ',', ';']) {
+        Some(rest) if !rest.starts_with('.') => rest,
+        _ => t,
+    };
+    let t = t.trim_start();
+    let t = t
+        .strip_prefix("--")
+        .or_else(|| t.strip_prefix(['—', '–']))
+        .unwrap_or(t);
+    if t.len() == text.len() {
+        text.to_owned()
+    } else {
+        format!(" {}", t.trim_start())
+    }
 }
 
 #[cfg(test)]

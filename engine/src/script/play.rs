@@ -9,8 +9,11 @@
 
 use super::draft::Draft;
 use super::labelled::whole_line_direction;
-use super::labels::{play_name, scene_heading, KnownNames};
-use super::line_labels::{line_label, start_turn, Found, LayoutCensus};
+use super::labels::{
+    is_title_line, persons_heading, play_name, scene_heading, title_period_candidate, transition,
+    KnownNames,
+};
+use super::line_labels::{is_interjection, line_label, start_turn, Found, Layout, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
 use super::source::{column_of, Segment, SourceLine};
@@ -23,17 +26,30 @@ struct Pending<'a> {
     in_speech: bool,
 }
 
+/// Where the reader is in a play's list of characters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CastList {
+    No,
+    /// After its heading, before its first entry.
+    Heading,
+    /// In the entries, up to the next blank line.
+    Entries,
+}
+
 pub(crate) fn parse<'a>(
     body: &[SourceLine<'a>],
     known: &KnownNames,
     warnings: &mut Vec<Warning>,
 ) -> Draft<'a> {
-    let mut draft = Draft::new(TextStyle::Plain);
+    let mut draft = Draft::new(TextStyle::Play);
     let mut census = LayoutCensus::default();
     let mut in_speech = false;
     let mut speech_has_text = false;
     let mut after_blank = true;
     let mut last_was_action = false;
+    // Anything but the title block read yet (a turn, a heading, a description)?
+    let mut started = false;
+    let mut cast_list = CastList::No;
     let mut pending: Option<Pending<'a>> = None;
     for (index, &line) in body.iter().enumerate() {
         let text = line.text;
@@ -60,15 +76,60 @@ pub(crate) fn parse<'a>(
                 in_speech = false;
                 draft.end_turn();
             }
+            if cast_list == CastList::Entries {
+                cast_list = CastList::No;
+            }
+            continue;
+        }
+        let speaking = in_speech && speech_has_text;
+        if !speaking && persons_heading(trimmed) {
+            retract_empty_turn(&mut draft, warnings, started);
+            draft.classify(line.number, LineKind::Metadata);
+            cast_list = CastList::Heading;
+            in_speech = false;
+            continue;
+        }
+        if cast_list != CastList::No {
+            draft.classify(line.number, LineKind::Metadata);
+            cast_list = CastList::Entries;
             continue;
         }
         let upper = !trimmed.chars().any(char::is_lowercase);
         if (!in_speech || upper) && scene_heading(trimmed) {
+            retract_empty_turn(&mut draft, warnings, started);
             draft.chapter(trimmed, here);
             draft.end_turn();
             in_speech = false;
+            speech_has_text = false;
+            after_blank = false;
+            last_was_action = true;
+            started = true;
+            continue;
+        }
+        if !speaking && transition(trimmed) {
+            retract_empty_turn(&mut draft, warnings, started);
+            draft.direction(trimmed, here);
+            draft.end_turn();
+            in_speech = false;
+            speech_has_text = false;
             after_blank = false;
             last_was_action = false;
+            started = true;
+            continue;
+        }
+        if !started && !in_speech && is_title_line(trimmed, known) {
+            let next = body.get(index + 1).map_or("", |l| l.text.trim());
+            if play_name(trimmed, true).is_some() && is_speech_like(next) {
+                warnings.push(Warning {
+                    position: here,
+                    message: format!(
+                        "`{trimmed}` is read as the title, not a speaker; if it is a speaker, \
+                         write it as `{trimmed}: …`"
+                    ),
+                });
+            }
+            draft.classify(line.number, LineKind::Metadata);
+            after_blank = false;
             continue;
         }
         if trimmed.starts_with(['[', '(']) {
@@ -86,7 +147,7 @@ pub(crate) fn parse<'a>(
                 continue;
             }
             if let Some(inner) = whole_line_direction(trimmed) {
-                if !(in_speech && draft.push(Segment::rest_of(line, lead))) {
+                if !(in_speech && draft.push_aside(Segment::rest_of(line, lead))) {
                     draft.direction(inner, here);
                 }
                 after_blank = false;
@@ -107,6 +168,7 @@ pub(crate) fn parse<'a>(
                     speech_has_text = false;
                     after_blank = false;
                     last_was_action = false;
+                    started = true;
                     continue;
                 }
             }
@@ -116,10 +178,12 @@ pub(crate) fn parse<'a>(
                 .checked_sub(1)
                 .and_then(|i| body.get(i))
                 .is_some_and(|l| ends_sentence(l.text));
-            let label = line_label(text, known, false).filter(|(found, _)| {
-                // A name alone is handled above; `CUT TO:` with nothing after is a transition.
-                !matches!(found, Found::Label { rest_at, .. } if text[*rest_at..].trim().is_empty())
-            });
+            let label = line_label(text, known, false)
+                .filter(|(found, _)| {
+                    // A name alone is handled above; `CUT TO:` with nothing after is a transition.
+                    !matches!(found, Found::Label { rest_at, .. } if text[*rest_at..].trim().is_empty())
+                })
+                .or_else(|| title_label(text, lead, known).filter(|_| after_blank));
             if !in_speech || sentence_ended {
                 if let Some((found, layout)) = label {
                     start_turn(&mut draft, &mut census, line, found, layout);
@@ -127,6 +191,7 @@ pub(crate) fn parse<'a>(
                     speech_has_text = true;
                     after_blank = false;
                     last_was_action = false;
+                    started = true;
                     continue;
                 }
             }
@@ -135,8 +200,13 @@ pub(crate) fn parse<'a>(
             draft.push(Segment::rest_of(line, lead));
             speech_has_text = true;
         } else if !(last_was_action && draft.extend_unspoken(trimmed, line.number)) {
-            draft.narration(trimmed, here);
+            if is_entrance_or_exit(trimmed) {
+                draft.direction(trimmed, here);
+            } else {
+                draft.narration(trimmed, here);
+            }
             last_was_action = true;
+            started = true;
         }
         after_blank = false;
     }
@@ -147,8 +217,63 @@ pub(crate) fn parse<'a>(
         });
         finish(&mut draft, p);
     }
+    retract_empty_turn(&mut draft, warnings, started);
     census.warn(warnings);
     draft
+}
+
+/// `Algernon.  Did you hear what I was playing, Lane?`: a title-case name and a full stop
+/// opening a paragraph, for a name that opens several paragraphs so.
+fn title_label<'a>(text: &'a str, lead: usize, known: &KnownNames) -> Option<(Found<'a>, Layout)> {
+    let (name, speech) = title_period_candidate(text.trim())?;
+    (known.vouches_for_title_label(name) && !is_interjection(name)).then_some((
+        Found::Label {
+            name,
+            name_at: lead,
+            rest_at: lead + speech,
+        },
+        Layout::Period,
+    ))
+}
+
+/// `Enter HORATIO and MARCELLUS`, `Exit`, `Exeunt omnes`: an unbracketed stage direction.
+fn is_entrance_or_exit(trimmed: &str) -> bool {
+    let first = trimmed
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .trim_end_matches(['.', ','])
+        .to_lowercase();
+    matches!(
+        first.as_str(),
+        "enter" | "exit" | "exeunt" | "re-enter" | "manet" | "manent" | "exit," | "flourish"
+    )
+}
+
+/// Whether a line after a name-like title reads as speech (not a subtitle, credit or heading).
+fn is_speech_like(next: &str) -> bool {
+    next.ends_with(['.', '!', '?', '…']) && !scene_heading(next)
+}
+
+/// A name that turned out to have no speech (`ARMS AND THE MAN` above `ACT I`, a transition
+/// laid out like a name) is taken back: a title before the play starts, else a heading, and
+/// the user is told.
+fn retract_empty_turn(draft: &mut Draft<'_>, warnings: &mut Vec<Warning>, started: bool) {
+    if let Some((name, position)) = draft.take_empty_turn() {
+        let kind = if started && !draft.turns.is_empty() {
+            LineKind::Heading
+        } else {
+            LineKind::Metadata
+        };
+        draft.classify(position.line, kind);
+        warnings.push(Warning {
+            position,
+            message: format!(
+                "`{name}` stands alone like a speaker's name but nothing is said after it, so \
+                 it is read as a {kind}"
+            ),
+        });
+    }
 }
 
 /// Whether a line ends a sentence (or a bracketed direction), so a name may follow it.
@@ -170,8 +295,15 @@ fn bracket_depth(s: &str) -> isize {
 
 fn finish<'a>(draft: &mut Draft<'a>, p: Pending<'a>) {
     if p.in_speech {
-        for segment in p.segments {
-            draft.push(segment);
+        // Lines of the direction are directions; a last line that goes on after the bracket
+        // closes is speech.
+        let last = p.segments.len() - 1;
+        for (i, segment) in p.segments.into_iter().enumerate() {
+            if i == last && !segment.text.trim_end().ends_with([']', ')']) {
+                draft.push(segment);
+            } else {
+                draft.push_aside(segment);
+            }
         }
     } else {
         let joined: Vec<&str> = p.segments.iter().map(|s| s.text.trim()).collect();
@@ -191,7 +323,7 @@ fn finish<'a>(draft: &mut Draft<'a>, p: Pending<'a>) {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{Episode, ParseOptions, Position, ScriptFormat};
+    use super::super::{Episode, LineKind, ParseOptions, Position, ScriptFormat};
 
     fn parse(text: &str) -> Episode {
         let options = ParseOptions {
@@ -239,11 +371,9 @@ mod tests {
         let directions: Vec<_> = e.directions.iter().map(|d| d.text.as_str()).collect();
         assert_eq!(
             directions,
-            [
-                "THE IMPORTANCE OF BEING EARNEST",
-                "Lane is arranging afternoon tea on the table, and after the music has ceased, Algernon enters."
-            ]
+            ["Lane is arranging afternoon tea on the table, and after the music has ceased, Algernon enters."]
         );
+        assert_eq!(e.skipped[0].kind, LineKind::Metadata, "the title");
         assert_eq!(e.lines[1].position, Position::new(13, 1));
     }
 
@@ -281,16 +411,26 @@ mod tests {
     }
 
     #[test]
-    fn name_without_speech_is_an_error() {
+    fn name_without_speech_is_a_warning_not_a_turn() {
         let options = ParseOptions {
             format: Some(ScriptFormat::Play),
             ..ParseOptions::default()
         };
-        let e = Episode::parse("play.txt", "JACK.\nHello.\n\nGWENDOLEN.\n", &options).unwrap_err();
-        assert!(
-            e.to_string()
-                .starts_with("play.txt:4:1: `GWENDOLEN` has a label"),
-            "{e}"
-        );
+        let e = Episode::parse(
+            "play.txt",
+            "JACK.\nHello.\n\nGWENDOLEN.\n\nSMASH CUT TO:\n\nJACK.\nBye.\n",
+            &options,
+        )
+        .unwrap();
+        assert_eq!(e.lines.len(), 2);
+        let w: Vec<_> = e.warnings.iter().map(|w| w.position.line).collect();
+        assert_eq!(w, [4], "{:?}", e.warnings);
+        assert!(e.warnings[0].message.contains("`GWENDOLEN` stands alone"));
+        let kinds: Vec<_> = e
+            .skipped
+            .iter()
+            .map(|s| (s.position.line, s.kind))
+            .collect();
+        assert_eq!(kinds, [(4, LineKind::Heading), (6, LineKind::Direction)]);
     }
 }

@@ -25,6 +25,20 @@ pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) ->
             let Some((closing, name, len)) = tag(text, at) else {
                 continue;
             };
+            if is_inline_markup(name) {
+                // `<i>last</i>`: emphasis inside a turn, not a speaker; the words stay.
+                text_between(
+                    &mut draft,
+                    line,
+                    &mut columns,
+                    start,
+                    at,
+                    warnings,
+                    &mut warned_outside,
+                );
+                start = at + len;
+                continue;
+            }
             let position = Position::new(line.number, columns.at(at));
             text_between(
                 &mut draft,
@@ -83,6 +97,15 @@ pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) ->
     draft
 }
 
+/// HTML's inline formatting tags, which language models put inside turns.
+fn is_inline_markup(name: &str) -> bool {
+    const TAGS: [&str; 16] = [
+        "i", "b", "u", "s", "em", "strong", "emphasis", "br", "br/", "span", "small", "mark",
+        "sup", "sub", "del", "ins",
+    ];
+    TAGS.contains(&name.to_ascii_lowercase().as_str())
+}
+
 /// `<Name>` or `</Name>` at byte `at`: `(closing, name, length in bytes)`.
 fn tag(text: &str, at: usize) -> Option<(bool, &str, usize)> {
     let rest = text.get(at + 1..)?;
@@ -96,7 +119,11 @@ fn tag(text: &str, at: usize) -> Option<(bool, &str, usize)> {
         .take(42)
         .find(|&(_, c)| c == '>')
         .map(|(i, _)| i)?;
-    let name = &rest[..end];
+    // `<br/>`: a self-closing tag is only ever markup
+    let name = rest[..end]
+        .strip_suffix('/')
+        .unwrap_or(&rest[..end])
+        .trim_end();
     let ok = (1..=40).contains(&name.len())
         && name.starts_with(|c: char| c.is_ascii_alphabetic())
         && name
@@ -169,11 +196,28 @@ mod tests {
 
     #[test]
     fn sloppy_tags_are_warnings() {
-        let e = parse("stray <Person1>One.<Person2>Two.</Person1> x <b>Three.");
+        let e = parse("stray <Person1>One.<Person2>Two.</Person1> x <Guest>Three.");
         assert_eq!(e.lines.len(), 3, "{:?}", e.lines);
-        assert_eq!(e.lines[2].speaker, "b");
+        assert_eq!(e.lines[2].speaker, "Guest");
         assert_eq!(e.warnings.len(), 4, "{:?}", e.warnings);
         let e = parse("<Person1>1 < 2 and a<b</Person1>");
         assert_eq!(e.lines[0].spoken_text(false), "1 < 2 and a<b");
+    }
+
+    #[test]
+    fn inline_markup_and_named_entities_stay_in_the_turn() {
+        let e = parse("<Person1>It's the <i>last</i> page &mdash; honestly.<br/></Person1>\n<Person2>Caf&eacute;?</Person2>");
+        let said: Vec<_> = e
+            .lines
+            .iter()
+            .map(|l| (l.speaker.as_str(), l.spoken_text(false)))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                ("Person1", "It's the last page — honestly.".to_owned()),
+                ("Person2", "Café?".to_owned()),
+            ]
+        );
     }
 }

@@ -64,6 +64,20 @@ pub(crate) fn drop_unsayable(lines: &mut [Line], cast: &Cast, warnings: &mut Vec
                     if let Some(s) = word.chars().find_map(foreign_script) {
                         script = s;
                         dropped.push(word.trim().to_owned());
+                        // `it's שלום. It means…`: the sentence still ends where it did
+                        let tail: String = word
+                            .trim_end()
+                            .chars()
+                            .rev()
+                            .take_while(|c| ".!?…;:".contains(*c))
+                            .collect();
+                        let ended = out
+                            .trim_end()
+                            .ends_with(['.', '!', '?', '…', ';', ':', ',']);
+                        if !tail.is_empty() && !ended && !out.trim().is_empty() {
+                            out.truncate(out.trim_end().len());
+                            out.extend(tail.chars().rev());
+                        }
                         if word.ends_with(char::is_whitespace) && !out.ends_with(' ') {
                             out.push(' ');
                         }
@@ -105,11 +119,14 @@ mod tests {
     fn foreign_words_are_left_out_with_a_warning() {
         let e = Episode::parse(
             "t.txt",
-            "Ana: We said مرحبا and שלום to everyone.\nBob: Café crème, naïve, α-particles.\nAna: مرحبا",
+            "Ana: We said مرحبا and שלום to everyone. For me it's שלום. Then…\nBob: Café crème, naïve, α-particles.\nAna: مرحبا",
             &ParseOptions::default(),
         )
         .unwrap();
-        assert_eq!(e.spoken_text(&e.lines[0]), "We said and to everyone.");
+        assert_eq!(
+            e.spoken_text(&e.lines[0]),
+            "We said and to everyone. For me it's. Then…"
+        );
         assert_eq!(
             e.spoken_text(&e.lines[1]),
             "Café crème, naïve, α-particles."
@@ -117,6 +134,10 @@ mod tests {
         assert_eq!(e.spoken_text(&e.lines[2]), "مرحبا");
         let lines: Vec<usize> = e.warnings.iter().map(|w| w.position.line).collect();
         assert_eq!(lines, [1, 3], "{:?}", e.warnings);
-        assert!(e.warnings[0].message.contains("مرحبا שלום"));
+        assert!(
+            e.warnings[0].message.contains("مرحبا שלום"),
+            "{:?}",
+            e.warnings
+        );
     }
 }
