@@ -13,6 +13,14 @@ fn said(e: &Episode) -> Vec<(String, String)> {
         .collect()
 }
 
+/// Each unspoken line with its kind.
+fn kinds(e: &Episode) -> Vec<(usize, LineKind)> {
+    e.skipped
+        .iter()
+        .map(|s| (s.position.line, s.kind))
+        .collect()
+}
+
 fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
     list.iter()
         .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
@@ -133,13 +141,8 @@ fn every_unspoken_line_has_its_kind() {
     let e = parse(
         "THE IMPORTANCE OF BEING EARNEST\n\nFIRST ACT\n\n[Lane is arranging tea.]\n\nAlgernon enters, reading.\nHe sits.\n\nALGERNON. Did you hear, Lane?\n\nLANE. Yes, sir.\n",
     );
-    let kinds: Vec<(usize, LineKind)> = e
-        .skipped
-        .iter()
-        .map(|s| (s.position.line, s.kind))
-        .collect();
     assert_eq!(
-        kinds,
+        kinds(&e),
         [
             (1, LineKind::Metadata),
             (3, LineKind::Heading),
@@ -203,13 +206,8 @@ fn sound_cues_and_numbered_headings_are_not_speakers() {
         pairs(&[("TAM", "Up the stair!"), ("ELSPETH", "I did.")])
     );
     assert_eq!(e.chapters[0].title, "Episode 3: Fog");
-    let kinds: Vec<(usize, LineKind)> = e
-        .skipped
-        .iter()
-        .map(|s| (s.position.line, s.kind))
-        .collect();
     assert_eq!(
-        kinds,
+        kinds(&e),
         [
             (1, LineKind::Heading),
             (3, LineKind::Direction),

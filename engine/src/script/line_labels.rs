@@ -74,13 +74,22 @@ pub(crate) fn line_label<'a>(
     known: &KnownNames,
     markdown: bool,
 ) -> Option<(Found<'a>, Layout)> {
+    // `Episode 3: Fog` is a heading, whatever the layout
+    any_line_label(text, known, markdown).filter(
+        |(found, _)| !matches!(found, Found::Label { name, .. } if is_numbered_heading(name)),
+    )
+}
+
+fn any_line_label<'a>(
+    text: &'a str,
+    known: &KnownNames,
+    markdown: bool,
+) -> Option<(Found<'a>, Layout)> {
     let lead = text.len() - text.trim_start().len();
     // `[00:00:02] Priya: Okay…`: a transcript's timestamp before the label is not part of it
     let stamp = timestamp_len(&text[lead..]);
     if stamp > 0 {
-        return label_at(text, lead + stamp, known).filter(
-            |(found, _)| !matches!(found, Found::Label { name, .. } if is_numbered_heading(name)),
-        );
+        return label_at(text, lead + stamp, known);
     }
     let prefix = line_prefix_len(text);
     if prefix > 0 {
@@ -97,9 +106,7 @@ pub(crate) fn line_label<'a>(
     if let Some(found) = json_line(text[lead..].trim_end()) {
         return Some((found, Layout::JsonLine));
     }
-    label_at(text, lead, known).filter(
-        |(found, _)| !matches!(found, Found::Label { name, .. } if is_numbered_heading(name)),
-    )
+    label_at(text, lead, known)
 }
 
 /// A label starting exactly at byte `at` of `text`.

@@ -25,21 +25,6 @@ pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) ->
             let Some((closing, name, len)) = tag(text, at) else {
                 continue;
             };
-            if is_inline_markup(name) {
-                // `<i>last</i>`: emphasis inside a turn, not a speaker; the words stay.
-                text_between(
-                    &mut draft,
-                    line,
-                    &mut columns,
-                    start,
-                    at,
-                    warnings,
-                    &mut warned_outside,
-                );
-                start = at + len;
-                continue;
-            }
-            let position = Position::new(line.number, columns.at(at));
             text_between(
                 &mut draft,
                 line,
@@ -50,6 +35,11 @@ pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) ->
                 &mut warned_outside,
             );
             start = at + len;
+            if is_inline_markup(name) {
+                // `<i>last</i>`: emphasis inside a turn, not a speaker; the words stay.
+                continue;
+            }
+            let position = Position::new(line.number, columns.at(at));
             if closing {
                 match open.take() {
                     Some((o, _)) if o.eq_ignore_ascii_case(name) => {}
@@ -174,16 +164,18 @@ mod tests {
         Episode::parse("p.xml", text, &options).unwrap()
     }
 
+    fn said(e: &Episode) -> Vec<(&str, String)> {
+        e.lines
+            .iter()
+            .map(|l| (l.speaker.as_str(), l.spoken_text(false)))
+            .collect()
+    }
+
     #[test]
     fn tags_on_one_line_and_across_lines() {
         let e = parse("<Person1>\"Welcome to Q&amp;A!\"</Person1><Person2>Thanks,\nglad to be here.</Person2>\n<Person1>Bye.</Person1>");
-        let said: Vec<_> = e
-            .lines
-            .iter()
-            .map(|l| (l.speaker.as_str(), l.spoken_text(false)))
-            .collect();
         assert_eq!(
-            said,
+            said(&e),
             [
                 ("Person1", "\"Welcome to Q&A!\"".to_owned()),
                 ("Person2", "Thanks, glad to be here.".to_owned()),
@@ -207,13 +199,8 @@ mod tests {
     #[test]
     fn inline_markup_and_named_entities_stay_in_the_turn() {
         let e = parse("<Person1>It's the <i>last</i> page &mdash; honestly.<br/></Person1>\n<Person2>Caf&eacute;?</Person2>");
-        let said: Vec<_> = e
-            .lines
-            .iter()
-            .map(|l| (l.speaker.as_str(), l.spoken_text(false)))
-            .collect();
         assert_eq!(
-            said,
+            said(&e),
             [
                 ("Person1", "It's the last page — honestly.".to_owned()),
                 ("Person2", "Café?".to_owned()),

@@ -44,6 +44,12 @@ const SCALES: [&str; 6] = [
     "quintillion",
 ];
 
+/// Whether `word` (lower case) is one of the words numbers are spelled with.
+#[cfg(test)] // the NeMo comparison (oracle.rs) is its only user
+pub(super) fn is_number_word(word: &str) -> bool {
+    word == "hundred" || ONES.contains(&word) || TENS[2..].contains(&word) || SCALES.contains(&word)
+}
+
 /// Words for 0..=99 ("forty-two").
 fn below_hundred(n: u64) -> String {
     debug_assert!(n < 100);

@@ -17,6 +17,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 
+use super::numbers::is_number_word;
 use super::{normalize, Dialect};
 
 /// Agreement with the oracle, in percent of sentences, that the normaliser must keep: 721 of
@@ -32,44 +33,6 @@ const DISAGREEMENTS_HEADER: &str = "\
 # oracle::canonical: input <TAB> Banter <TAB> oracle <TAB> why Banter's reading is right, or
 # \"ours wrong, open\". Rewritten by UPDATE_DISAGREEMENTS=1 (reasons kept); read by oracle.rs.
 ";
-
-/// Number words, between which `NeMo` writes an "and" that Banter's American reading leaves out
-/// ("one hundred and twenty", "two dollars forty nine cents").
-const NUMBER_WORDS: &[&str] = &[
-    "zero",
-    "one",
-    "two",
-    "three",
-    "four",
-    "five",
-    "six",
-    "seven",
-    "eight",
-    "nine",
-    "ten",
-    "eleven",
-    "twelve",
-    "thirteen",
-    "fourteen",
-    "fifteen",
-    "sixteen",
-    "seventeen",
-    "eighteen",
-    "nineteen",
-    "twenty",
-    "thirty",
-    "forty",
-    "fifty",
-    "sixty",
-    "seventy",
-    "eighty",
-    "ninety",
-    "hundred",
-    "thousand",
-    "million",
-    "billion",
-    "trillion",
-];
 
 /// Currency words after which a number of minor units follows ("two dollars and forty-nine").
 const CURRENCY_WORDS: &[&str] = &["dollar", "dollars", "euro", "euros", "pound", "pounds"];
@@ -98,13 +61,13 @@ fn canonical(reading: &str) -> Vec<String> {
             }
             prev_letter = letter;
         }
-        if parts.iter().any(|p| NUMBER_WORDS.contains(&p.as_str())) {
+        if parts.iter().any(|p| is_number_word(p)) {
             words.extend(parts);
         } else if !parts.is_empty() {
             words.push(parts.concat());
         }
     }
-    let is_number = |w: Option<&String>| w.is_some_and(|w| NUMBER_WORDS.contains(&w.as_str()));
+    let is_number = |w: Option<&String>| w.is_some_and(|w| is_number_word(w));
     let mut out = Vec::with_capacity(words.len());
     for (k, w) in words.iter().enumerate() {
         let and_in_number = w == "and"
