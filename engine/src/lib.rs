@@ -51,6 +51,7 @@ pub mod synth;
 pub mod text;
 pub mod voice;
 pub mod voicematch;
+pub mod words;
 
 mod handle;
 

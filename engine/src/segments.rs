@@ -99,7 +99,7 @@ pub fn speakable_text(text: &str) -> String {
         .collect()
 }
 
-fn is_pictograph(c: char) -> bool {
+pub(crate) fn is_pictograph(c: char) -> bool {
     matches!(u32::from(c),
         0x1F000..=0x1FAFF   // emoticons, pictographs, transport, flags' regional indicators, symbols
         | 0x2600..=0x27BF   // miscellaneous symbols, dingbats

@@ -155,6 +155,8 @@ pub struct SegmentDecoder {
     fade: usize,
     /// The previous window's audio for the first `fade` frames of the next one.
     tail: Vec<f32>,
+    /// Frames per token (pads included) until [`Self::take_durations`] hands them on.
+    durations: Option<Arc<[u32]>>,
 }
 
 impl SegmentDecoder {
@@ -196,7 +198,14 @@ impl SegmentDecoder {
             context: plan.context,
             fade: plan.fade.min(plan.context),
             tail: Vec::new(),
+            durations: Some(prosody.pred_dur.clone().into()),
         })
+    }
+
+    /// The frames the encoder gave each token, pads included (each is two decoder frames,
+    /// `2 ×` [`SAMPLES_PER_FRAME`] samples), once: `None` after the first call.
+    pub fn take_durations(&mut self) -> Option<Arc<[u32]>> {
+        self.durations.take()
     }
 
     /// Decoder frames in this segment (each is [`SAMPLES_PER_FRAME`] samples).

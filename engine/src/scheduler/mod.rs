@@ -108,6 +108,11 @@ pub(crate) trait SegmentJob: Send {
     fn frames_to_audio(&self) -> f64;
     /// Decoder frames in the whole segment (to learn how long segments are).
     fn frames(&self) -> usize;
+    /// The frames per token the encoder predicted (pads included), the first time it is
+    /// asked; `None` after, or for a model that does not say.
+    fn take_durations(&mut self) -> Option<Arc<[u32]>> {
+        None
+    }
 }
 
 impl SegmentModel for Synthesizer {
@@ -172,6 +177,10 @@ impl SegmentJob for SegmentDecoder {
 
     fn frames(&self) -> usize {
         SegmentDecoder::frames(self)
+    }
+
+    fn take_durations(&mut self) -> Option<Arc<[u32]>> {
+        SegmentDecoder::take_durations(self)
     }
 }
 
@@ -240,6 +249,10 @@ pub enum StreamEvent {
         samples: Vec<f32>,
         segment: usize,
         segment_end: bool,
+        /// On a segment's first chunk: the frames (600 samples, 25 ms each) the model gave
+        /// every token of the segment, the two pads included, so the consumer can tell when
+        /// each word is spoken ([`crate::words`]). `None` on later chunks.
+        durations: Option<Arc<[u32]>>,
     },
     /// The stream stopped with this error (after any audio already sent); the error keeps
     /// its kind, so an input error (a segment too long for the model) stays one.
@@ -769,7 +782,9 @@ fn settle(st: &mut State, metrics: &Metrics, claim: &Claim, result: Result<Step,
     };
     let index = claim.index;
     match result {
-        Ok(Step { job, samples, .. }) => {
+        Ok(Step {
+            mut job, samples, ..
+        }) => {
             let segment_end = job.is_done();
             let e = &mut st.streams[pos];
             if samples.is_none() && !segment_end {
@@ -779,6 +794,7 @@ fn settle(st: &mut State, metrics: &Metrics, claim: &Claim, result: Result<Step,
                 return;
             }
             let samples = samples.unwrap_or_default();
+            let durations = job.take_durations();
             if segment_end {
                 e.next = index + 1;
                 Metrics::add(&metrics.segments, 1);
@@ -808,6 +824,7 @@ fn settle(st: &mut State, metrics: &Metrics, claim: &Claim, result: Result<Step,
                 samples,
                 segment: index,
                 segment_end,
+                durations,
             });
             if sent.is_err() {
                 e.link.cancelled.store(true, Ordering::Relaxed);

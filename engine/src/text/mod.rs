@@ -73,6 +73,17 @@ pub struct Sentence {
     pub source: Range<usize>,
 }
 
+/// A stretch of the author's text and the words it is read as: `$4.1 billion` → "four point
+/// one billion dollars", `GPU` → "G P U", `Kokoro` → "Kokoro". Word timing keeps the author's
+/// stretch as one word spanning everything it is read as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Word {
+    /// Byte range of the words in [`Normalized::text`] (no punctuation around them).
+    pub spoken: Range<usize>,
+    /// Byte range of what the author wrote, in the text given to [`normalize`].
+    pub source: Range<usize>,
+}
+
 /// Text ready for the phonemizer.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Normalized {
@@ -81,6 +92,8 @@ pub struct Normalized {
     pub text: String,
     /// The sentences in order.
     pub sentences: Vec<Sentence>,
+    /// Every stretch read as words, in order.
+    pub words: Vec<Word>,
 }
 
 impl Normalized {
@@ -98,10 +111,11 @@ pub fn normalize(text: &str, dialect: Dialect) -> Normalized {
     let mut out = Normalized {
         text: String::with_capacity(text.len() + text.len() / 4),
         sentences: Vec::new(),
+        words: Vec::new(),
     };
     for range in sentences::split(&cleaned.text) {
         let source_text = &cleaned.text[range.clone()];
-        let mut spoken = rules::render(source_text, dialect);
+        let (mut spoken, claims) = rules::render(source_text, dialect);
         capitalise_start(source_text, &mut spoken);
         if !spoken.contains(char::is_alphanumeric) {
             continue; // punctuation alone is nothing to say
@@ -117,6 +131,11 @@ pub fn normalize(text: &str, dialect: Dialect) -> Normalized {
         }
         let start = out.text.len();
         out.text.push_str(&spoken);
+        out.words.extend(claims.into_iter().map(|c| Word {
+            spoken: start + c.spoken.start..start + c.spoken.end,
+            source:
+                cleaned.source_range(&(range.start + c.source.start..range.start + c.source.end)),
+        }));
         out.sentences.push(Sentence {
             spoken: start..out.text.len(),
             source: cleaned.source_range(&range),

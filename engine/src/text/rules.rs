@@ -107,8 +107,16 @@ fn push_punctuation(out: &mut String, marks: &str) {
     }
 }
 
-/// One sentence of cleaned text in words.
-pub(super) fn render(sentence: &str, dialect: Dialect) -> String {
+/// One claimed stretch of the sentence: where its words are in the rendered sentence, and the
+/// tokens they read (without the punctuation around them), both as byte ranges.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Claim {
+    pub spoken: std::ops::Range<usize>,
+    pub source: std::ops::Range<usize>,
+}
+
+/// One sentence of cleaned text in words, with the claim behind every stretch of words.
+pub(super) fn render(sentence: &str, dialect: Dialect) -> (String, Vec<Claim>) {
     let toks = tokenize(sentence);
     let cores: Vec<&str> = toks.iter().map(|t| t.core).collect();
     let ctx = Ctx {
@@ -116,7 +124,9 @@ pub(super) fn render(sentence: &str, dialect: Dialect) -> String {
         dialect,
         shouting: abbreviations::is_shouted(&cores),
     };
+    let offset = |core: &str| core.as_ptr() as usize - sentence.as_ptr() as usize;
     let mut out = String::with_capacity(sentence.len() + sentence.len() / 2);
+    let mut claims = Vec::new();
     let mut i = 0;
     while i < toks.len() {
         let hit = apply(&ctx, i);
@@ -128,19 +138,30 @@ pub(super) fn render(sentence: &str, dialect: Dialect) -> String {
         } else {
             last.trail
         };
-        let mut piece = String::with_capacity(hit.text.len() + 4);
+        let mut lead = String::new();
         if !hit.drop_lead {
-            push_punctuation(&mut piece, first.lead);
+            push_punctuation(&mut lead, first.lead);
         }
-        piece.push_str(&hit.text);
-        push_punctuation(&mut piece, trail);
-        if !piece.is_empty() {
+        let mut trailing = String::new();
+        push_punctuation(&mut trailing, trail);
+        if !(lead.is_empty() && hit.text.is_empty() && trailing.is_empty()) {
             if !out.is_empty() && first.space_before {
                 out.push(' ');
             }
-            out.push_str(&piece);
+            out.push_str(&lead);
+            let start = out.len();
+            out.push_str(&hit.text);
+            if hit.text.contains(char::is_alphanumeric) {
+                // An abbreviation's own full stop is part of what the author wrote ("Dr.").
+                let period = usize::from(hit.eat_period && last.trail.starts_with('.'));
+                claims.push(Claim {
+                    spoken: start..out.len(),
+                    source: offset(first.core)..offset(last.core) + last.core.len() + period,
+                });
+            }
+            out.push_str(&trailing);
         }
         i += span;
     }
-    out
+    (out, claims)
 }

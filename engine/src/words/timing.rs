@@ -1,0 +1,201 @@
+//! Phoneme characters to samples, through the frames the model gave each token.
+//!
+//! A sentence is one Kokoro pass, or several when it is longer than the model takes; each pass
+//! is a piece of the sentence's phoneme string, its tokens are its vocabulary symbols between two
+//! pads, and its audio is `600 ×` its frames, the passes' audio following one another. A word
+//! starts where its first symbol's frames start and ends where its last symbol's end. Times are
+//! counted in half frames, as the reference pipeline does, so that a space between two words is
+//! split between them (a listener hears no edge inside the short gap); the pause at punctuation
+//! belongs to neither word.
+
+use std::ops::Range;
+
+use crate::phonemes::Vocab;
+
+use super::map::is_punctuation;
+use super::SAMPLES_PER_FRAME;
+
+/// One Kokoro pass of a sentence.
+#[derive(Debug, Clone, Copy)]
+pub struct Pass<'a> {
+    /// Its phonemes: a piece of the sentence's phoneme string.
+    pub phonemes: &'a str,
+    /// The frames the model gave its tokens, the two pads included.
+    pub durations: &'a [u32],
+}
+
+/// A pass placed in the sentence: where its characters start, and the half-frame time at
+/// the start of each of its characters (and after the last).
+struct Placed {
+    first_char: usize,
+    chars: usize,
+    /// `edges[p]`: half frames from the start of the sentence's audio to character `p`.
+    edges: Vec<u64>,
+    /// Half frames of the token at character `p` (0 for symbols the vocabulary drops).
+    own: Vec<u64>,
+}
+
+/// Where each word (a character range of `sentence`, the phoneme string of the whole sentence)
+/// is spoken in the sentence's untrimmed audio, in samples at 24 kHz from its first sample.
+#[must_use]
+pub fn word_samples(
+    sentence: &str,
+    words: &[Range<usize>],
+    passes: &[Pass<'_>],
+) -> Vec<Range<u64>> {
+    let chars: Vec<char> = sentence.chars().collect();
+    let placed = place_passes(sentence, passes);
+    words
+        .iter()
+        .map(|w| {
+            let (Some(first), Some(last)) = (
+                pass_at(&placed, w.start),
+                pass_at(&placed, w.end.saturating_sub(1).max(w.start)),
+            ) else {
+                return 0..0;
+            };
+            let mut start = first.edge(w.start);
+            let mut end = last.edge(w.end).max(start);
+            if !w.is_empty() {
+                // Half of a space shared with a neighbouring word.
+                if w.start >= 2 && chars[w.start - 1] == ' ' && !is_punctuation(chars[w.start - 2])
+                {
+                    start = start.saturating_sub(first.own_at(w.start - 1) / 2);
+                }
+                if chars.get(w.end) == Some(&' ')
+                    && chars.get(w.end + 1).is_some_and(|&c| !is_punctuation(c))
+                {
+                    end += last.own_at(w.end) / 2;
+                }
+            }
+            start * SAMPLES_PER_FRAME / 2..end * SAMPLES_PER_FRAME / 2
+        })
+        .collect()
+}
+
+impl Placed {
+    /// Half frames at character `c` of the sentence (clamped to this pass).
+    fn edge(&self, c: usize) -> u64 {
+        let p = c.saturating_sub(self.first_char).min(self.chars);
+        self.edges[p]
+    }
+
+    /// Half frames of the token at character `c` of the sentence (0 outside this pass).
+    fn own_at(&self, c: usize) -> u64 {
+        c.checked_sub(self.first_char)
+            .and_then(|p| self.own.get(p))
+            .copied()
+            .unwrap_or(0)
+    }
+}
+
+/// The pass holding character `c` (the last one that starts at or before it).
+fn pass_at(placed: &[Placed], c: usize) -> Option<&Placed> {
+    placed
+        .iter()
+        .rev()
+        .find(|p| p.first_char <= c)
+        .or(placed.first())
+}
+
+fn place_passes(sentence: &str, passes: &[Pass<'_>]) -> Vec<Placed> {
+    let vocab = Vocab::kokoro();
+    let mut out = Vec::with_capacity(passes.len());
+    let mut cursor = 0usize; // bytes into `sentence`
+    let mut audio = 0u64; // half frames before this pass
+    for &pass in passes {
+        let at = sentence[cursor..]
+            .find(pass.phonemes)
+            .map_or(cursor, |i| cursor + i);
+        let first_char = sentence[..at].chars().count();
+        cursor = (at + pass.phonemes.len()).min(sentence.len());
+        let d = pass.durations;
+        let frames = |k: usize| u64::from(d.get(k).copied().unwrap_or(0));
+        let mut edges = Vec::with_capacity(pass.phonemes.len() + 1);
+        let mut own = Vec::with_capacity(pass.phonemes.len());
+        // The first pad's frames come before the first symbol.
+        let mut t = audio + 2 * frames(0);
+        let mut token = 1;
+        for c in pass.phonemes.chars() {
+            edges.push(t);
+            if vocab.contains(c) {
+                let f = 2 * frames(token);
+                own.push(f);
+                t += f;
+                token += 1;
+            } else {
+                own.push(0);
+            }
+        }
+        edges.push(t);
+        audio += 2 * d.iter().map(|&f| u64::from(f)).sum::<u64>();
+        out.push(Placed {
+            first_char,
+            chars: own.len(),
+            edges,
+            own,
+        });
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const F: u64 = SAMPLES_PER_FRAME;
+
+    #[test]
+    fn words_take_their_frames_and_share_the_space_between_them() {
+        // "ab cd": pad 4, a 2, b 2, ' ' 2, c 3, d 1, pad 6.
+        let d = [4, 2, 2, 2, 3, 1, 6];
+        let w = word_samples(
+            "ab cd",
+            &[0..2, 3..5],
+            &[Pass {
+                phonemes: "ab cd",
+                durations: &d,
+            }],
+        );
+        assert_eq!(w[0], 4 * F..(4 + 4 + 1) * F);
+        assert_eq!(w[1], (4 + 4 + 1) * F..(4 + 4 + 2 + 4) * F);
+    }
+
+    #[test]
+    fn a_pause_at_punctuation_belongs_to_neither_word() {
+        // "a, b": pad 2, a 2, ',' 8, ' ' 2, b 2, pad 2.
+        let d = [2, 2, 8, 2, 2, 2];
+        let w = word_samples(
+            "a, b",
+            &[0..1, 3..4],
+            &[Pass {
+                phonemes: "a, b",
+                durations: &d,
+            }],
+        );
+        assert_eq!(w[0], 2 * F..4 * F);
+        assert_eq!(w[1], 14 * F..16 * F);
+    }
+
+    #[test]
+    fn later_passes_start_after_the_earlier_ones_audio() {
+        let d2 = [3, 2, 5];
+        let w = word_samples(
+            "a. b",
+            &[0..1, 3..4],
+            &[
+                Pass {
+                    phonemes: "a.",
+                    durations: &[1, 2, 0, 1],
+                },
+                Pass {
+                    phonemes: "b",
+                    durations: &d2,
+                },
+            ],
+        );
+        assert_eq!(w[0], F..3 * F);
+        // First pass: 4 frames of audio; then pad 3.
+        assert_eq!(w[1], (4 + 3) * F..(4 + 3 + 2) * F);
+    }
+}
