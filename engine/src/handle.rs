@@ -24,10 +24,12 @@ use crate::assets::ModelStore;
 use crate::device::DeviceChoice;
 use crate::scheduler::{
     Metrics, Mode, Scheduler, SchedulerConfig, SchedulerError, SegmentModel, StreamHandle,
+    TimedAudio,
 };
 use crate::segments::{self, Segment};
 use crate::synth::{check_speed, SpeechRequest, SynthError, Synthesizer};
 use crate::voice::{StockVoice, VoiceBook, VoiceSpec, VoiceTable};
+use crate::words::WordTrack;
 
 /// The loaded engine: cheap to clone, every clone the same model thread. The model thread
 /// stops when the last clone (and the last stream handle) is dropped.
@@ -107,6 +109,18 @@ impl Engine {
         segments::segments(text, request)
     }
 
+    /// [`Self::segments`], and the [`WordTrack`] that times the words as the segments are
+    /// spoken (from each segment's durations, on its first chunk).
+    pub fn segments_with_words(
+        &self,
+        text: &str,
+        request: &SpeechRequest,
+    ) -> Result<(Vec<Segment>, WordTrack), SynthError> {
+        check_speed(request.speed)?;
+        self.voices.voice(&request.voice)?;
+        segments::segments_with_words(text, request)
+    }
+
     /// One segment per sentence of phonemes (episodes), see [`segments::sentence_segments`].
     #[must_use]
     pub fn sentence_segments(&self, phonemes: &str) -> Vec<Segment> {
@@ -168,6 +182,17 @@ impl Engine {
     ) -> Result<Vec<f32>, SchedulerError> {
         self.submit_whole(segments, request.clone(), mode)?
             .collect()
+    }
+
+    /// [`Self::render_segments`], with the frames per token of each segment (word timing).
+    pub fn render_segments_timed(
+        &self,
+        segments: Vec<Segment>,
+        request: &SpeechRequest,
+        mode: Mode,
+    ) -> Result<TimedAudio, SchedulerError> {
+        self.submit_whole(segments, request.clone(), mode)?
+            .collect_timed()
     }
 
     /// The scheduler's figures (struct and Prometheus text).

@@ -59,5 +59,5 @@ pub use handle::{BatchTiming, Engine};
 pub use kokoro::decoder::DecoderError;
 pub use kokoro::model::EncodeError;
 pub use kokoro::ModelError;
-pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamHandle};
+pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamHandle, TimedAudio};
 pub use synth::{SpeechRequest, SynthError, SAMPLE_RATE};

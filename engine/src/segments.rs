@@ -11,6 +11,7 @@
 use crate::phonemes::{self, Phonemizer, Vocab, MAX_PHONEMES};
 use crate::synth::{SpeechRequest, SynthError};
 use crate::text::Dialect;
+use crate::words::WordTrack;
 
 /// One Kokoro pass: a sentence or a few, as phonemes and ids.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +45,25 @@ pub fn segments(text: &str, request: &SpeechRequest) -> Result<Vec<Segment>, Syn
         return Err(SynthError::NothingToSay { excerpt });
     }
     Ok(segments)
+}
+
+/// [`segments`], and the [`WordTrack`] that times the text's words as the segments are spoken.
+pub fn segments_with_words(
+    text: &str,
+    request: &SpeechRequest,
+) -> Result<(Vec<Segment>, WordTrack), SynthError> {
+    if text.trim().is_empty() {
+        return Err(SynthError::EmptyText);
+    }
+    let language = request.language.unwrap_or_else(|| request.voice.language());
+    let (phonemes, words) = crate::words::phonemize_words(text, language)?;
+    let segments = segments_from_phonemes(&phonemes);
+    if segments.is_empty() {
+        let excerpt: String = text.chars().take(40).collect();
+        return Err(SynthError::NothingToSay { excerpt });
+    }
+    let track = WordTrack::new(text, phonemes, words, &segments);
+    Ok((segments, track))
 }
 
 /// Cuts an already phonemized string into segments (see the module docs for the policy).

@@ -40,7 +40,8 @@ pub struct RenderArgs {
     /// Output sample rate: 24000 (the model's), 44100 or 48000.
     #[arg(long, default_value_t = 24_000, value_parser = parse_rate)]
     pub rate: u32,
-    /// Captions beside the audio: srt, vtt, both or none.
+    /// Captions beside the audio: srt, vtt, both (one cue per sentence), words (word-timed
+    /// vtt and phrase srt) or none.
     #[arg(long, value_enum, default_value = "srt")]
     pub captions: CaptionsArg,
     /// Also write one file per speaker (`OUT-STEM.SPEAKER.EXT`).
@@ -92,6 +93,8 @@ pub enum CaptionsArg {
     Srt,
     Vtt,
     Both,
+    /// Word timing: `WebVTT` with each word's start marked, SRT with one cue per short phrase.
+    Words,
     None,
 }
 
@@ -159,6 +162,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
                 CaptionsArg::Srt => vec![CaptionFormat::Srt],
                 CaptionsArg::Vtt => vec![CaptionFormat::Vtt],
                 CaptionsArg::Both => vec![CaptionFormat::Srt, CaptionFormat::Vtt],
+                CaptionsArg::Words => vec![CaptionFormat::WordSrt, CaptionFormat::WordVtt],
                 CaptionsArg::None => vec![],
             }
         },

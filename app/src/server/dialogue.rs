@@ -245,7 +245,7 @@ async fn drive(
             Placement::LineStart { .. } => {}
             Placement::Sentence(slot) => {
                 let audio = feed.next_sentence().await?;
-                let placed = walk.place(&slot, &audio);
+                let placed = walk.place(&slot, &audio, &[]);
                 let voice = slot.plan.voice.clone();
                 send(
                     tx,

@@ -112,6 +112,40 @@ impl fmt::Display for RenderKey {
 pub struct CachedAudio {
     pub samples: Vec<f32>,
     pub sample_rate: u32,
+    /// The frames per token of each Kokoro pass the audio took (word timing); `None` for an
+    /// entry stored without them.
+    pub durations: Option<Vec<Vec<u32>>>,
+}
+
+/// Passes' durations as stored: per pass, its token count then its frames, u32 little-endian.
+fn durations_to_le(passes: &[&[u32]]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for pass in passes {
+        out.extend_from_slice(&u32::try_from(pass.len()).unwrap_or(u32::MAX).to_le_bytes());
+        for d in *pass {
+            out.extend_from_slice(&d.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// The inverse of [`durations_to_le`]; `None` when the bytes are not that shape.
+fn le_to_durations(bytes: &[u8]) -> Option<Vec<Vec<u32>>> {
+    let words: Vec<u32> = bytes
+        .chunks(4)
+        .map(|c| c.try_into().ok().map(u32::from_le_bytes))
+        .collect::<Option<_>>()?;
+    let mut out = Vec::new();
+    let mut rest = words.as_slice();
+    while let Some((&n, tail)) = rest.split_first() {
+        let n = usize::try_from(n).ok()?;
+        if n > tail.len() {
+            return None;
+        }
+        out.push(tail[..n].to_vec());
+        rest = &tail[n..];
+    }
+    Some(out)
 }
 
 /// What a [`Library::cache_put`] did.
@@ -164,11 +198,11 @@ impl Library {
             let Some((id, sample_rate, count)) = entry else {
                 return Ok(None);
             };
-            let bytes: Vec<u8> = tx
+            let (bytes, durations): (Vec<u8>, Option<Vec<u8>>) = tx
                 .query_row(
-                    "SELECT samples FROM render_audio WHERE entry_id = ?1",
+                    "SELECT samples, durations FROM render_audio WHERE entry_id = ?1",
                     [id],
-                    |r| r.get(0),
+                    |r| Ok((r.get(0)?, r.get(1)?)),
                 )
                 .map_err(self.sql_err(op))?;
             let samples = le_to_f32(&bytes)
@@ -181,6 +215,8 @@ impl Library {
             Ok(Some(CachedAudio {
                 samples,
                 sample_rate,
+                // Unreadable timing is only a miss for word timing, never an error.
+                durations: durations.as_deref().and_then(le_to_durations),
             }))
         })?;
         let counter = if found.is_some() {
@@ -200,8 +236,20 @@ impl Library {
         samples: &[f32],
         sample_rate: u32,
     ) -> Result<PutOutcome, LibraryError> {
+        self.cache_put_timed(key, samples, sample_rate, None)
+    }
+
+    /// [`Self::cache_put`] with the frames per token of each pass (see [`CachedAudio`]).
+    pub fn cache_put_timed(
+        &self,
+        key: &RenderKey,
+        samples: &[f32],
+        sample_rate: u32,
+        durations: Option<&[&[u32]]>,
+    ) -> Result<PutOutcome, LibraryError> {
         let op = "write the render cache";
-        let size = samples.len() as u64 * 4;
+        let durations = durations.map(durations_to_le);
+        let size = samples.len() as u64 * 4 + durations.as_ref().map_or(0, Vec::len) as u64;
         let cap = self.options.cache_cap_bytes;
         if size > cap {
             tracing::debug!(%key, size, cap, "audio larger than the render cache cap; not cached");
@@ -236,8 +284,9 @@ impl Library {
                 )
                 .map_err(self.sql_err(op))?;
             tx.execute(
-                "INSERT OR REPLACE INTO render_audio (entry_id, samples) VALUES (?1, ?2)",
-                params![id, bytes],
+                "INSERT OR REPLACE INTO render_audio (entry_id, samples, durations)
+                 VALUES (?1, ?2, ?3)",
+                params![id, bytes, durations],
             )
             .map_err(self.sql_err(op))?;
             let evicted = self.evict(tx, cap)?;

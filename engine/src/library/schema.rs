@@ -100,6 +100,16 @@ CREATE TABLE render_audio (
 );
 ",
     },
+    Migration {
+        version: 3,
+        name: "render cache word timing",
+        sql: r"
+-- The frames the model gave every token of each pass (u32 little-endian, a pass's count first),
+-- so a cached sentence still says when each word is spoken. NULL in entries made before: those
+-- are rendered again when word timing is wanted.
+ALTER TABLE render_audio ADD COLUMN durations BLOB;
+",
+    },
 ];
 
 /// The schema version this Banter writes.

@@ -17,12 +17,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::library::{Library, RenderKey, RenderKeyParts};
+use crate::library::{CachedAudio, Library, RenderKey, RenderKeyParts};
 use crate::scheduler::Metrics;
 use crate::synth::{SpeechRequest, SAMPLE_RATE};
 use crate::Engine;
 
-use super::{RenderError, SentenceSource};
+use super::{RenderError, SentenceAudio, SentenceSource};
 
 /// The model id recorded in every render key.
 pub const MODEL_ID: &str = crate::assets::manifest::KOKORO_V1.id;
@@ -146,16 +146,24 @@ impl<S: SentenceSource> Cached<S> {
     fn fetch_or_render(
         &self,
         key: Option<&RenderKey>,
-        render: impl FnOnce() -> Result<Vec<f32>, RenderError>,
-    ) -> Result<Vec<f32>, RenderError> {
+        render: impl FnOnce() -> Result<SentenceAudio, RenderError>,
+    ) -> Result<SentenceAudio, RenderError> {
         if let Some(key) = key {
             match self.with_library(|l| l.cache_get(key)) {
-                Ok(Some(audio)) if audio.sample_rate == SAMPLE_RATE => {
+                // An entry from before word timing has no durations: rendered again.
+                Ok(Some(CachedAudio {
+                    samples,
+                    sample_rate: SAMPLE_RATE,
+                    durations: Some(durations),
+                })) => {
                     self.hits.fetch_add(1, Ordering::Relaxed);
                     if let Some(m) = &self.metrics {
                         m.cache_hits.fetch_add(1, Ordering::Relaxed);
                     }
-                    return Ok(audio.samples);
+                    return Ok(SentenceAudio {
+                        samples,
+                        durations: durations.into_iter().map(Arc::from).collect(),
+                    });
                 }
                 Ok(_) => {}
                 Err(e) => {
@@ -170,7 +178,11 @@ impl<S: SentenceSource> Cached<S> {
         let spent = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
         self.model_us.fetch_add(spent, Ordering::Relaxed);
         if let Some(key) = key {
-            if let Err(e) = self.with_library(|l| l.cache_put(key, &audio, SAMPLE_RATE)) {
+            let passes: Vec<&[u32]> = audio.durations.iter().map(|d| &d[..]).collect();
+            let put = self.with_library(|l| {
+                l.cache_put_timed(key, &audio.samples, SAMPLE_RATE, Some(&passes))
+            });
+            if let Err(e) = put {
                 self.errors.fetch_add(1, Ordering::Relaxed);
                 tracing::warn!(error = %e, "render cache write failed; the sentence stays uncached");
             }
@@ -193,7 +205,7 @@ impl<S: SentenceSource> SentenceSource for Cached<S> {
         engine: &Engine,
         phonemes: &str,
         request: &SpeechRequest,
-    ) -> Result<Vec<f32>, RenderError> {
+    ) -> Result<SentenceAudio, RenderError> {
         let key = self.key(engine, phonemes, request);
         self.fetch_or_render(key.as_ref(), || {
             self.inner.sentence(engine, phonemes, request)

@@ -1,13 +1,20 @@
-//! Captions (SRT and `WebVTT`, one cue per sentence) and the chapters/markers JSON written beside
-//! an episode.
+//! Captions (SRT and `WebVTT`, one cue per sentence, or timed word by word) and the
+//! chapters/markers JSON written beside an episode.
 //!
 //! Cue times are where the sentence's audible sound starts and ends in the final audio (the
 //! renderer trims Kokoro's padding before placing a sentence, so these are real times, not
 //! estimates). Cues never overlap: sentences are placed one after another.
+//!
+//! With word timing ([`CaptionFormat::WordVtt`], [`CaptionFormat::WordSrt`]) the `WebVTT` file
+//! keeps one cue per sentence and marks each word's start with an inline `<HH:MM:SS.mmm>`
+//! timestamp (players highlight the words as they are spoken), and the SRT file, which has no
+//! such marks, has one cue per short phrase: a few words, cut at punctuation.
 
 use std::fmt::Write as _;
 
 use serde::Serialize;
+
+use crate::words::TimedWord;
 
 /// One sentence on the timeline.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -19,6 +26,9 @@ pub struct Cue {
     /// Index of the script line (0-based) and where it was written (1-based).
     pub line: usize,
     pub source_line: usize,
+    /// When each word is spoken, inside `start..end` (empty when the audio came without the
+    /// model's durations).
+    pub words: Vec<TimedWord>,
 }
 
 /// A line on the timeline, for the markers JSON and stems.
@@ -30,6 +40,8 @@ pub struct LineMark {
     pub start: f64,
     pub end: f64,
     pub source_line: usize,
+    /// Every word of the line, in order, with its time in the file.
+    pub words: Vec<TimedWord>,
 }
 
 /// A chapter: from a heading to the next one (or the end).
@@ -43,19 +55,29 @@ pub struct ChapterSpan {
 /// Caption file flavours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CaptionFormat {
+    /// One cue per sentence.
     Srt,
     Vtt,
+    /// One cue per short phrase, timed from the words.
+    WordSrt,
+    /// One cue per sentence with an inline timestamp before each word.
+    WordVtt,
 }
 
 impl CaptionFormat {
     #[must_use]
     pub fn extension(self) -> &'static str {
         match self {
-            Self::Srt => "srt",
-            Self::Vtt => "vtt",
+            Self::Srt | Self::WordSrt => "srt",
+            Self::Vtt | Self::WordVtt => "vtt",
         }
     }
 }
+
+/// A phrase of an SRT file with word timing holds at most this many words...
+const PHRASE_WORDS: usize = 5;
+/// ...and lasts at most this long (seconds), unless one word alone is longer.
+const PHRASE_SECS: f64 = 2.5;
 
 /// `HH:MM:SS,mmm` (SRT) or `HH:MM:SS.mmm` (VTT).
 fn timestamp(secs: f64, sep: char) -> String {
@@ -82,6 +104,14 @@ fn cue_text(text: &str) -> String {
 /// SRT, a `<v NAME>` voice span in VTT.
 #[must_use]
 pub fn captions(cues: &[Cue], format: CaptionFormat) -> String {
+    match format {
+        CaptionFormat::Srt | CaptionFormat::Vtt => sentence_captions(cues, format),
+        CaptionFormat::WordVtt => word_vtt(cues),
+        CaptionFormat::WordSrt => phrase_srt(cues),
+    }
+}
+
+fn sentence_captions(cues: &[Cue], format: CaptionFormat) -> String {
     let mut out = String::new();
     if format == CaptionFormat::Vtt {
         out.push_str("WEBVTT\n\n");
@@ -98,7 +128,7 @@ pub fn captions(cues: &[Cue], format: CaptionFormat) -> String {
                 timestamp(cue.start, ','),
                 timestamp(cue.end, ',')
             ),
-            CaptionFormat::Vtt => writeln!(
+            CaptionFormat::Vtt | CaptionFormat::WordVtt | CaptionFormat::WordSrt => writeln!(
                 out,
                 "{}\n{} --> {}\n<v {}>{}\n",
                 i + 1,
@@ -108,6 +138,116 @@ pub fn captions(cues: &[Cue], format: CaptionFormat) -> String {
                 text.replace('<', "‹")
             ),
         };
+    }
+    out
+}
+
+/// Where each word's text starts in the caption text (byte offsets, in order); `None` for a
+/// word not found there.
+fn word_offsets(text: &str, cue: &Cue) -> Vec<Option<usize>> {
+    let mut from = 0;
+    cue.words
+        .iter()
+        .map(|w| {
+            let probe = cue_text(&w.word);
+            let at = text.get(from..)?.find(probe.as_str())? + from;
+            from = at + probe.len();
+            Some(at)
+        })
+        .collect()
+}
+
+/// `WebVTT` with one cue per sentence and `<HH:MM:SS.mmm>` before every word (the marks strictly
+/// increasing and inside the cue, as the format requires: a word starting with its cue has none).
+fn word_vtt(cues: &[Cue]) -> String {
+    let mut out = String::from("WEBVTT\n\n");
+    for (i, cue) in cues.iter().enumerate() {
+        let text = cue_text(&cue.text).replace('<', "‹");
+        let mut marked = String::with_capacity(text.len() + 16 * cue.words.len());
+        let mut copied = 0;
+        let mut last = cue.start;
+        for (w, at) in cue.words.iter().zip(word_offsets(&text, cue)) {
+            let Some(at) = at else { continue };
+            // Whole milliseconds, as written: equal ones would not be increasing.
+            let ms = (w.start * 1000.0).round() / 1000.0;
+            if ms <= last || ms >= cue.end || at < copied {
+                continue;
+            }
+            marked.push_str(&text[copied..at]);
+            marked.push('<');
+            marked.push_str(&timestamp(ms, '.'));
+            marked.push('>');
+            copied = at;
+            last = ms;
+        }
+        marked.push_str(&text[copied..]);
+        let _ = writeln!(
+            out,
+            "{}\n{} --> {}\n<v {}>{}\n",
+            i + 1,
+            timestamp(cue.start, '.'),
+            timestamp(cue.end, '.'),
+            cue_text(&cue.speaker).replace('>', "›"),
+            marked
+        );
+    }
+    out
+}
+
+/// SRT with one cue per short phrase: words run together up to [`PHRASE_WORDS`] or
+/// [`PHRASE_SECS`], and a phrase ends at punctuation. The speaker's name starts the first phrase
+/// after a change of speaker. A sentence without word times is one cue, as in plain SRT.
+fn phrase_srt(cues: &[Cue]) -> String {
+    let mut out = String::new();
+    let mut n = 0;
+    let mut speaker: Option<&str> = None;
+    for cue in cues {
+        let text = cue_text(&cue.text);
+        let offsets = word_offsets(&text, cue);
+        let mut phrases: Vec<(f64, f64, String)> = Vec::new();
+        if cue.words.is_empty() || offsets.iter().any(Option::is_none) {
+            phrases.push((cue.start, cue.end, text.clone()));
+        } else {
+            let starts: Vec<usize> = offsets.iter().map(|o| o.unwrap_or(0)).collect();
+            let mut first = 0;
+            for k in 0..cue.words.len() {
+                let next = starts.get(k + 1).copied().unwrap_or(text.len());
+                let between = &text[starts[k]..next];
+                let after = between
+                    .get(cue_text(&cue.words[k].word).len()..)
+                    .unwrap_or("");
+                let full = k + 1 - first >= PHRASE_WORDS
+                    || cue
+                        .words
+                        .get(k + 1)
+                        .is_some_and(|w| w.end - cue.words[first].start > PHRASE_SECS);
+                let pause = after.contains(|c: char| ",.;:!?—…".contains(c));
+                if k + 1 == cue.words.len() || full || pause {
+                    let from = if first == 0 { 0 } else { starts[first] };
+                    phrases.push((
+                        cue.words[first].start,
+                        cue.words[k].end,
+                        text[from..next].trim().to_owned(),
+                    ));
+                    first = k + 1;
+                }
+            }
+        }
+        for (start, end, phrase) in phrases {
+            n += 1;
+            let who = if speaker == Some(cue.speaker.as_str()) {
+                String::new()
+            } else {
+                format!("{}: ", cue_text(&cue.speaker))
+            };
+            speaker = Some(&cue.speaker);
+            let _ = writeln!(
+                out,
+                "{n}\n{} --> {}\n{who}{phrase}\n",
+                timestamp(start, ','),
+                timestamp(end, ',')
+            );
+        }
     }
     out
 }
@@ -133,6 +273,7 @@ mod tests {
             text: text.into(),
             line: 0,
             source_line: 1,
+            words: Vec::new(),
         }
     }
 
@@ -146,5 +287,70 @@ mod tests {
         );
         let vtt = captions(&cues, CaptionFormat::Vtt);
         assert!(vtt.starts_with("WEBVTT\n\n1\n00:00:00.020 --> 00:00:01.500\n<v Ann>Hello.\n"));
+    }
+
+    fn timed(text: &str, words: &[(&str, f64, f64)]) -> Cue {
+        let mut c = cue(words[0].1 - 0.02, words[words.len() - 1].2 + 0.05, text);
+        c.words = words
+            .iter()
+            .map(|&(w, start, end)| TimedWord {
+                word: w.into(),
+                start,
+                end,
+                source_line: 1,
+                source_column: 1,
+            })
+            .collect();
+        c
+    }
+
+    #[test]
+    fn word_vtt_marks_every_word_with_its_start() {
+        let c = timed(
+            "It cost $4.1 billion, or so.",
+            &[
+                ("It", 1.0, 1.1),
+                ("cost", 1.1, 1.4),
+                ("$4.1 billion", 1.4, 2.9),
+                ("or", 3.2, 3.3),
+                ("so", 3.3, 3.6),
+            ],
+        );
+        let vtt = captions(&[c], CaptionFormat::WordVtt);
+        assert!(
+            vtt.contains("<v Ann><00:00:01.000>It <00:00:01.100>cost <00:00:01.400>$4.1 billion, <00:00:03.200>or <00:00:03.300>so.\n"),
+            "{vtt}"
+        );
+    }
+
+    #[test]
+    fn word_srt_cuts_phrases_at_punctuation_and_length() {
+        let c = timed(
+            "Well, one two three four five six seven.",
+            &[
+                ("Well", 0.1, 0.4),
+                ("one", 0.6, 0.8),
+                ("two", 0.8, 1.0),
+                ("three", 1.0, 1.2),
+                ("four", 1.2, 1.4),
+                ("five", 1.4, 1.6),
+                ("six", 1.6, 1.8),
+                ("seven", 1.8, 2.1),
+            ],
+        );
+        let srt = captions(std::slice::from_ref(&c), CaptionFormat::WordSrt);
+        assert_eq!(
+            srt,
+            "1\n00:00:00,100 --> 00:00:00,400\nAnn: Well,\n\n\
+             2\n00:00:00,600 --> 00:00:01,600\none two three four five\n\n\
+             3\n00:00:01,600 --> 00:00:02,100\nsix seven.\n\n"
+        );
+        // Without word times a sentence is one cue.
+        let mut plain = c;
+        plain.words.clear();
+        assert_eq!(
+            captions(&[plain.clone()], CaptionFormat::WordSrt),
+            captions(&[plain], CaptionFormat::Srt)
+        );
     }
 }

@@ -112,8 +112,8 @@ pub fn render_draft(
             Placement::Sentence(slot) => {
                 let request = SpeechRequest::new(&slot.plan.voice, slot.sentence.speed)?;
                 let audio = source.sentence(engine, &slot.sentence.phonemes, &request)?;
-                let placed = walk.place(&slot, &audio);
-                tl.push(&audio[placed.keep], &raw_path)?;
+                let placed = walk.place(&slot, &audio.samples, &audio.durations);
+                tl.push(&audio.samples[placed.keep], &raw_path)?;
                 cues.push(placed.cue);
                 done += slot.sentence.phonemes.chars().count();
                 progress(&Progress {

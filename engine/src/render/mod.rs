@@ -35,7 +35,7 @@ use crate::synth::{SpeechRequest, SynthError, SAMPLE_RATE};
 use crate::{Engine, Mode, SchedulerError};
 
 pub use captions::{CaptionFormat, ChapterSpan, Cue, LineMark, Markers};
-pub use plan::{plan_episode, LinePlan, SentencePlan, Step};
+pub use plan::{plan_episode, LinePlan, PlannedWord, SentencePlan, Step};
 pub use reads_as::reads_as;
 pub use timeline::{Placed, Placement, SentenceSlot, Timeline};
 
@@ -129,15 +129,19 @@ impl Progress {
     }
 }
 
+/// A sentence's 24 kHz audio and the frames the model gave every token of each Kokoro pass it
+/// took (pads included), which say when each word is spoken ([`crate::words`]).
+pub type SentenceAudio = crate::TimedAudio;
+
 /// Where a sentence's audio comes from: the model, or a cache in front of it.
 pub trait SentenceSource: Sync {
-    /// 24 kHz audio of one sentence of phonemes.
+    /// The audio of one sentence of phonemes.
     fn sentence(
         &self,
         engine: &Engine,
         phonemes: &str,
         request: &SpeechRequest,
-    ) -> Result<Vec<f32>, RenderError>;
+    ) -> Result<SentenceAudio, RenderError>;
 }
 
 /// From the model: one Kokoro pass per sentence, through the engine's scheduler as offline
@@ -151,9 +155,9 @@ impl SentenceSource for FromModel {
         engine: &Engine,
         phonemes: &str,
         request: &SpeechRequest,
-    ) -> Result<Vec<f32>, RenderError> {
+    ) -> Result<SentenceAudio, RenderError> {
         let segments = engine.sentence_segments(phonemes);
-        Ok(engine.render_segments(segments, request, Mode::Offline)?)
+        Ok(engine.render_segments_timed(segments, request, Mode::Offline)?)
     }
 }
 

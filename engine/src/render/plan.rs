@@ -9,14 +9,18 @@
 //! A line's pieces are cut into *runs* at `[pause:]` and `[rate:]` directives. Each run is split
 //! into sentences on the author's text (so captions show what was written), and each sentence is
 //! normalised (English voices), phonemized, and spliced with the IPA of `[word](/ipa/)` pieces,
-//! which stand in the sentence as placeholders until then.
+//! which stand in the sentence as placeholders until then. Every sentence also gets its words
+//! ([`PlannedWord`]): the author's spelling, the phonemes that say it (so the model's durations
+//! can time it, see [`crate::words`]) and its line and column in the script.
 
-use crate::phonemes::{Language, Phonemizer};
+use std::ops::Range;
+
+use crate::phonemes::Language;
 use crate::script::{Episode, Line, Piece, Position};
-use crate::segments::{speakable_text, spoken_text};
 use crate::synth::SPEED_RANGE;
 use crate::text;
 use crate::voice::VoiceSpec;
+use crate::words::phonemize_words;
 
 use super::RenderError;
 
@@ -28,6 +32,19 @@ pub struct SentencePlan {
     /// Phonemes for Kokoro (one pass, split only beyond its input limit).
     pub phonemes: String,
     pub speed: f32,
+    /// Its words, in order.
+    pub words: Vec<PlannedWord>,
+}
+
+/// A word of a sentence, as planned: see [`crate::words`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlannedWord {
+    /// As the author wrote it (`$4.1 billion` is one word; a lexicon respelling is not shown).
+    pub text: String,
+    /// Character range of its phonemes in [`SentencePlan::phonemes`].
+    pub phonemes: Range<usize>,
+    /// Where it is in the script (the turn's position when it cannot be found there).
+    pub at: Position,
 }
 
 /// What a line does, in order.
@@ -93,15 +110,21 @@ fn placeholder_index(c: char) -> Option<usize> {
 /// Plans every line of `episode`. Lines with nothing speakable are kept (with no steps) so that
 /// line indices stay those of the script; the renderer skips them.
 pub fn plan_episode(episode: &Episode) -> Result<Vec<LinePlan>, RenderError> {
+    let source: Vec<&str> = episode.text.split('\n').collect();
     episode
         .lines
         .iter()
         .enumerate()
-        .map(|(index, line)| plan_line(episode, index, line))
+        .map(|(index, line)| plan_line(episode, &source, index, line))
         .collect()
 }
 
-fn plan_line(episode: &Episode, index: usize, line: &Line) -> Result<LinePlan, RenderError> {
+fn plan_line(
+    episode: &Episode,
+    source: &[&str],
+    index: usize,
+    line: &Line,
+) -> Result<LinePlan, RenderError> {
     let member = episode
         .cast
         .get(&line.speaker)
@@ -121,14 +144,19 @@ fn plan_line(episode: &Episode, index: usize, line: &Line) -> Result<LinePlan, R
     let mut lead_pause = None;
     let mut speed = base_speed;
     let mut run = Run::default();
+    let mut finder = WordFinder::new(source, line);
+    let mut flush = |run: &mut Run, speed: f32, steps: &mut Vec<Step>| {
+        flush(run, speed, language, steps, episode, line, &mut finder)
+    };
     for piece in &line.pieces {
         match piece {
             Piece::Text { text } => run.push_text(text),
             Piece::Direction { text } if keep => run.push_text(text),
             Piece::Direction { .. } => run.push_text(" "),
             Piece::Phonemes { text, ipa } => run.push_ipa(text, ipa),
+            Piece::Respelled { text, said } => run.push_respelled(text, said),
             Piece::Pause { secs } => {
-                flush(&mut run, speed, language, &mut steps, episode, line)?;
+                flush(&mut run, speed, &mut steps)?;
                 if steps.is_empty() {
                     *lead_pause.get_or_insert(0.0) += secs.max(0.0);
                 } else {
@@ -136,12 +164,12 @@ fn plan_line(episode: &Episode, index: usize, line: &Line) -> Result<LinePlan, R
                 }
             }
             Piece::Rate { rate } => {
-                flush(&mut run, speed, language, &mut steps, episode, line)?;
+                flush(&mut run, speed, &mut steps)?;
                 speed = *rate;
             }
         }
     }
-    flush(&mut run, speed, language, &mut steps, episode, line)?;
+    flush(&mut run, speed, &mut steps)?;
     // A pause at the end of a line lengthens the gap after it: keep it as silence.
     let spoken = episode.spoken_text(line);
     Ok(LinePlan {
@@ -162,6 +190,8 @@ struct Run {
     text: String,
     /// `(word, ipa)` of each placeholder in `text`.
     ipa: Vec<(String, String)>,
+    /// Byte ranges of `text` holding a lexicon respelling, and the word the author wrote.
+    respelled: Vec<(Range<usize>, String)>,
 }
 
 impl Run {
@@ -171,7 +201,25 @@ impl Run {
 
     fn push_ipa(&mut self, word: &str, ipa: &str) {
         self.text.push(placeholder(self.ipa.len()));
-        self.ipa.push((word.to_owned(), ipa.to_owned()));
+        let ipa = ipa.split_whitespace().collect::<Vec<_>>().join(" ");
+        self.ipa.push((word.to_owned(), ipa));
+    }
+
+    /// The respelling is read in place, among its neighbours, as it always was; only captions
+    /// and word timing put the author's word back.
+    fn push_respelled(&mut self, word: &str, said: &str) {
+        let start = self.text.len();
+        self.text.push_str(said);
+        self.respelled
+            .push((start..self.text.len(), word.to_owned()));
+    }
+
+    /// The author's word for a respelled stretch overlapping `range` of `text`.
+    fn author_word(&self, range: &Range<usize>) -> Option<(&Range<usize>, &str)> {
+        self.respelled
+            .iter()
+            .find(|(r, _)| r.start < range.end && range.start < r.end)
+            .map(|(r, w)| (r, w.as_str()))
     }
 }
 
@@ -182,6 +230,7 @@ fn flush(
     steps: &mut Vec<Step>,
     episode: &Episode,
     line: &Line,
+    finder: &mut WordFinder<'_>,
 ) -> Result<(), RenderError> {
     let run = std::mem::take(run);
     if run.text.trim().is_empty() {
@@ -189,74 +238,201 @@ fn flush(
     }
     let speed = speed.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end());
     for range in text::split_sentences(&run.text) {
-        let source = &run.text[range];
-        let caption = caption_of(source, &run.ipa);
-        let phonemes =
-            phonemize_sentence(source, &run.ipa, language).map_err(|e| RenderError::Script {
+        let caption = caption_of(&run, range.clone());
+        let (phonemes, words) =
+            phonemize_sentence(&run, range, language).map_err(|e| RenderError::Script {
                 at: episode.locate(line.position),
                 message: format!("cannot phonemize \"{}\": {e}", excerpt(&caption)),
             })?;
         if phonemes.chars().any(char::is_alphabetic) {
+            let words = words
+                .into_iter()
+                .map(|(text, phonemes)| PlannedWord {
+                    at: finder.find(&text),
+                    text,
+                    phonemes,
+                })
+                .collect();
             steps.push(Step::Speak(SentencePlan {
                 caption,
                 phonemes,
                 speed,
+                words,
             }));
         }
     }
     Ok(())
 }
 
-/// The sentence as the author wrote it, pronunciation placeholders back to their words.
-fn caption_of(source: &str, ipa: &[(String, String)]) -> String {
-    let mut out = String::with_capacity(source.len());
-    for c in source.chars() {
-        match placeholder_index(c).and_then(|k| ipa.get(k)) {
+/// The sentence `range` of the run as the author wrote it: pronunciation placeholders and
+/// respellings back to their words.
+fn caption_of(run: &Run, range: Range<usize>) -> String {
+    let mut out = String::with_capacity(range.len());
+    let mut at = range.start;
+    while at < range.end {
+        if let Some((r, word)) = run.author_word(&(at..at + 1)) {
+            out.push_str(word);
+            at = r.end.max(at + 1);
+            continue;
+        }
+        let Some(c) = run.text[at..].chars().next() else {
+            break;
+        };
+        match placeholder_index(c).and_then(|k| run.ipa.get(k)) {
             Some((word, _)) => out.push_str(word),
             None => out.push(c),
         }
+        at += c.len_utf8();
     }
     out.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// Normalises and phonemizes the text around placeholders, and splices the given IPA in.
+/// Written words and the character ranges of the phonemes that say them.
+type WordPhonemes = Vec<(String, Range<usize>)>;
+
+/// Normalises and phonemizes the sentence `range` of the run around placeholders, splices the
+/// given IPA in, and says which phonemes (a character range) each written word became.
 fn phonemize_sentence(
-    source: &str,
-    ipa: &[(String, String)],
+    run: &Run,
+    range: Range<usize>,
     language: Language,
-) -> Result<String, crate::phonemes::PhonemeError> {
-    let phonemizer = Phonemizer::global()?;
-    let mut out: Vec<String> = Vec::new();
-    let mut fragment = String::new();
-    let say = |fragment: &mut String, out: &mut Vec<String>| {
-        let words = std::mem::take(fragment);
-        let speakable = speakable_text(&words);
-        if !speakable.chars().any(char::is_alphanumeric) {
+) -> Result<(String, WordPhonemes), crate::phonemes::PhonemeError> {
+    let mut out = Assembly::default();
+    let mut from = range.start;
+    for (i, c) in run.text[range.clone()].char_indices() {
+        let at = range.start + i;
+        if let Some((word, pron)) = placeholder_index(c).and_then(|k| run.ipa.get(k)) {
+            out.say(run, from..at, language)?;
+            let base = out.push(pron);
+            out.words
+                .push((word.clone(), base..base + pron.chars().count()));
+            from = at + c.len_utf8();
+        }
+    }
+    out.say(run, from..range.end, language)?;
+    Ok((out.phonemes, out.words))
+}
+
+/// A sentence's phonemes as they are put together, piece by piece.
+#[derive(Default)]
+struct Assembly {
+    phonemes: String,
+    /// Characters in `phonemes`.
+    chars: usize,
+    words: WordPhonemes,
+}
+
+impl Assembly {
+    /// Appends a piece after a space; returns the character where it starts.
+    fn push(&mut self, p: &str) -> usize {
+        if !self.phonemes.is_empty() {
+            self.phonemes.push(' ');
+            self.chars += 1;
+        }
+        let base = self.chars;
+        self.phonemes.push_str(p);
+        self.chars += p.chars().count();
+        base
+    }
+
+    /// Phonemizes the run's text in `range` (no placeholder inside) and records its words.
+    fn say(
+        &mut self,
+        run: &Run,
+        range: Range<usize>,
+        language: Language,
+    ) -> Result<(), crate::phonemes::PhonemeError> {
+        let fragment = &run.text[range.clone()];
+        if !fragment.chars().any(char::is_alphanumeric) {
             // Punctuation alone ("," after a pronounced word) still shapes the prosody.
-            let punct: String = speakable.chars().filter(|c| !c.is_whitespace()).collect();
-            if let (false, Some(last)) = (punct.is_empty(), out.last_mut()) {
-                last.push_str(&punct);
+            let punct: String = crate::segments::speakable_text(fragment)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
+            if !self.phonemes.is_empty() {
+                self.phonemes.push_str(&punct);
+                self.chars += punct.chars().count();
             }
             return Ok(());
         }
-        let text = spoken_text(&speakable, language);
-        let p = phonemizer.phonemize(&text, language)?;
-        if !p.trim().is_empty() {
-            out.push(p.trim().to_owned());
+        let (p, spans) = phonemize_words(fragment, language)?;
+        let trimmed = p.trim();
+        if trimmed.is_empty() {
+            return Ok(());
         }
-        Ok::<(), crate::phonemes::PhonemeError>(())
-    };
-    for c in source.chars() {
-        match placeholder_index(c).and_then(|k| ipa.get(k)) {
-            Some((_, pron)) => {
-                say(&mut fragment, &mut out)?;
-                out.push(pron.trim().to_owned());
+        let lead = p[..p.len() - p.trim_start().len()].chars().count();
+        let base = self.push(trimmed);
+        for span in spans {
+            let source = range.start + span.source.start..range.start + span.source.end;
+            let phon = base + span.phonemes.start.saturating_sub(lead)
+                ..base + span.phonemes.end.saturating_sub(lead);
+            match run.author_word(&source) {
+                // A respelling said as several words is one written word.
+                Some((r, word)) => match self.words.last_mut() {
+                    Some((last, p)) if *last == word && respelled_at(&run.respelled, r) => {
+                        p.end = phon.end;
+                    }
+                    _ => self.words.push((word.to_owned(), phon)),
+                },
+                None => self.words.push((span.text, phon)),
             }
-            None => fragment.push(c),
+        }
+        Ok(())
+    }
+}
+
+/// Whether `r` is one of the respelled ranges (two words in a row from one respelling).
+fn respelled_at(respelled: &[(Range<usize>, String)], r: &Range<usize>) -> bool {
+    respelled.iter().any(|(x, _)| x == r)
+}
+
+/// Finds each word of a turn in the script, in order: its line and column. Words are searched
+/// from where the last one was found, within the turn's own lines; one that cannot be found
+/// (text the parser rewrote) gets the place of the word before it, or the turn's start.
+struct WordFinder<'a> {
+    lines: Vec<(usize, &'a str)>,
+    /// Index into `lines` and byte offset in that line where the search goes on.
+    line: usize,
+    byte: usize,
+    last: Position,
+}
+
+impl<'a> WordFinder<'a> {
+    fn new(source: &[&'a str], turn: &Line) -> Self {
+        let mut numbers = turn.source_lines.clone();
+        numbers.sort_unstable();
+        numbers.dedup();
+        let lines = numbers
+            .into_iter()
+            .filter_map(|n| Some((n, *source.get(n.checked_sub(1)?)?)))
+            .collect();
+        Self {
+            lines,
+            line: 0,
+            byte: 0,
+            last: turn.position,
         }
     }
-    say(&mut fragment, &mut out)?;
-    Ok(out.join(" "))
+
+    fn find(&mut self, word: &str) -> Position {
+        let probe = word.split_whitespace().next().unwrap_or(word);
+        if probe.is_empty() {
+            return self.last;
+        }
+        for k in self.line..self.lines.len() {
+            let (number, text) = self.lines[k];
+            let from = if k == self.line { self.byte } else { 0 };
+            let Some(hit) = text.get(from..).and_then(|t| t.find(probe)) else {
+                continue;
+            };
+            let at = from + hit;
+            self.line = k;
+            self.byte = at + probe.len();
+            self.last = Position::new(number, text[..at].chars().count() + 1);
+            return self.last;
+        }
+        self.last
+    }
 }
 
 fn excerpt(s: &str) -> String {
@@ -270,12 +446,20 @@ fn excerpt(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::phonemes::Phonemizer;
 
     #[test]
-    fn captions_restore_pronounced_words() {
-        let ipa = vec![("Kokoro".to_owned(), "kˈOkəɹO".to_owned())];
-        let src = format!("I love {}  a lot.", placeholder(0));
-        assert_eq!(caption_of(&src, &ipa), "I love Kokoro a lot.");
+    fn captions_restore_pronounced_and_respelled_words() {
+        let mut run = Run::default();
+        run.push_text("I love ");
+        run.push_ipa("Kokoro", "kˈOkəɹO");
+        run.push_text("  and ");
+        run.push_respelled("Nguyen", "win");
+        run.push_text(" a lot.");
+        assert_eq!(
+            caption_of(&run, 0..run.text.len()),
+            "I love Kokoro and Nguyen a lot."
+        );
     }
 
     fn plan(script: &str) -> Vec<LinePlan> {

@@ -39,6 +39,7 @@ pub fn reads_as(episode: &Episode, line: &Line) -> Option<String> {
     for piece in &line.pieces {
         match piece {
             Piece::Text { text } => run.push_str(text),
+            Piece::Respelled { said, .. } => run.push_str(said),
             Piece::Direction { text } if keep => {
                 run.push(' ');
                 run.push_str(text);

@@ -9,10 +9,18 @@
 //! [`Placement::Sentence`] and hands the audio back to [`Timeline::place`], which trims it to its
 //! audible range ([`timing::audible_range`]) and says where it lands. Positions are counted in
 //! samples at the model's rate; silences are rounded to whole samples once, here.
+//!
+//! Given the model's durations with the audio, `place` also times every word of the sentence
+//! ([`crate::words`]): the word's samples in the untrimmed audio, moved by the trim and the
+//! sentence's place, and kept inside the sentence's cue. So a word's time is a position in the
+//! final file, whatever the gaps, pauses, speeds and output sample rate.
 
 use std::ops::Range;
+use std::sync::Arc;
 
+use crate::segments::sentence_segments;
 use crate::synth::SAMPLE_RATE;
+use crate::words::{word_samples, Pass, TimedWord};
 
 use super::captions::{Cue, LineMark};
 use super::plan::{LinePlan, SentencePlan, Step};
@@ -68,6 +76,8 @@ pub struct Timeline<'a> {
     gap_out: bool,
     position: u64,
     line_start: u64,
+    /// The timed words of the line being walked, for its [`LineMark`].
+    line_words: Vec<TimedWord>,
     tail_done: bool,
 }
 
@@ -96,6 +106,7 @@ impl<'a> Timeline<'a> {
             gap_out: false,
             position: 0,
             line_start: 0,
+            line_words: Vec::new(),
             tail_done: false,
         }
     }
@@ -113,22 +124,29 @@ impl<'a> Timeline<'a> {
     }
 
     /// Places the audio rendered for `slot`: trims it to its audible range and advances.
-    pub fn place(&mut self, slot: &SentenceSlot<'_>, audio: &[f32]) -> Placed {
+    /// `durations` are the frames per token of each Kokoro pass the audio took; without them
+    /// (empty) the cue has no words.
+    pub fn place(
+        &mut self,
+        slot: &SentenceSlot<'_>,
+        audio: &[f32],
+        durations: &[Arc<[u32]>],
+    ) -> Placed {
         let keep = timing::audible_range(audio, SAMPLE_RATE, slot.cut_off);
         let at = self.position;
         self.position += keep.len() as u64;
-        Placed {
-            cue: Cue {
-                start: secs(at) + f64::from(timing::LEAD_MARGIN_SECS),
-                end: secs(self.position),
-                speaker: slot.plan.speaker.clone(),
-                text: slot.sentence.caption.clone(),
-                line: slot.plan.index,
-                source_line: slot.plan.position.line,
-            },
-            keep,
-            at,
-        }
+        let mut cue = Cue {
+            start: secs(at) + f64::from(timing::LEAD_MARGIN_SECS),
+            end: secs(self.position),
+            speaker: slot.plan.speaker.clone(),
+            text: slot.sentence.caption.clone(),
+            line: slot.plan.index,
+            source_line: slot.plan.position.line,
+            words: Vec::new(),
+        };
+        cue.words = timed_words(slot, durations, &keep, at, &cue);
+        self.line_words.extend(cue.words.iter().cloned());
+        Placed { keep, cue, at }
     }
 
     fn silence(&mut self, secs: f32) -> Option<Placement<'a>> {
@@ -152,6 +170,7 @@ impl<'a> Timeline<'a> {
                     start: secs(self.line_start),
                     end: secs(self.position),
                     source_line: plan.position.line,
+                    words: std::mem::take(&mut self.line_words),
                 });
             };
             match step {
@@ -222,6 +241,46 @@ impl<'a> Iterator for Timeline<'a> {
             }
         }
     }
+}
+
+/// The words of a placed sentence on the timeline: their samples in the untrimmed audio, moved
+/// by the trim (`keep`) and the sentence's place (`at`), inside the cue.
+fn timed_words(
+    slot: &SentenceSlot<'_>,
+    durations: &[Arc<[u32]>],
+    keep: &Range<usize>,
+    at: u64,
+    cue: &Cue,
+) -> Vec<TimedWord> {
+    let sentence = slot.sentence;
+    let segments = sentence_segments(&sentence.phonemes);
+    if durations.is_empty() || segments.len() != durations.len() {
+        return Vec::new();
+    }
+    let passes: Vec<Pass<'_>> = segments
+        .iter()
+        .zip(durations)
+        .map(|(s, d)| Pass {
+            phonemes: &s.phonemes,
+            durations: d,
+        })
+        .collect();
+    let ranges: Vec<Range<usize>> = sentence.words.iter().map(|w| w.phonemes.clone()).collect();
+    let samples = word_samples(&sentence.phonemes, &ranges, &passes);
+    let (lo, hi) = (keep.start as u64, keep.end as u64);
+    let place = |s: u64| secs(at + s.clamp(lo, hi) - lo).clamp(cue.start, cue.end);
+    sentence
+        .words
+        .iter()
+        .zip(samples)
+        .map(|(w, s)| TimedWord {
+            word: w.text.clone(),
+            start: place(s.start),
+            end: place(s.end),
+            source_line: w.at.line,
+            source_column: w.at.column,
+        })
+        .collect()
 }
 
 /// Samples of `secs` of silence at the model's rate (negative: none).

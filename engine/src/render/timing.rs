@@ -104,6 +104,7 @@ mod tests {
                 caption: caption.into(),
                 phonemes: "a".into(),
                 speed: 1.0,
+                words: Vec::new(),
             })],
             position: Position::START,
             lead_pause: None,

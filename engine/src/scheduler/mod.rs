@@ -259,6 +259,16 @@ pub enum StreamEvent {
     Failed(SynthError),
 }
 
+/// Audio and the frames the model gave every token of each segment that made it (pads
+/// included), which say when each word is spoken ([`crate::words`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TimedAudio {
+    /// 24 kHz mono.
+    pub samples: Vec<f32>,
+    /// One entry per segment, in order.
+    pub durations: Vec<Arc<[u32]>>,
+}
+
 /// State shared by a stream's consumer and the model thread.
 #[derive(Debug, Default)]
 struct Link {
@@ -534,6 +544,23 @@ impl StreamHandle {
         while let Some(event) = self.blocking_next() {
             match event {
                 StreamEvent::Audio { samples, .. } => out.extend_from_slice(&samples),
+                StreamEvent::Failed(e) => return Err(e.into()),
+            }
+        }
+        Ok(out)
+    }
+
+    /// [`Self::collect`], with the frames per token of every segment, in order (word timing).
+    pub fn collect_timed(mut self) -> Result<TimedAudio, SchedulerError> {
+        let mut out = TimedAudio::default();
+        while let Some(event) = self.blocking_next() {
+            match event {
+                StreamEvent::Audio {
+                    samples, durations, ..
+                } => {
+                    out.samples.extend_from_slice(&samples);
+                    out.durations.extend(durations);
+                }
                 StreamEvent::Failed(e) => return Err(e.into()),
             }
         }

@@ -322,6 +322,7 @@ pub(crate) fn assemble(
         settings,
         warnings,
         skipped,
+        text: std::sync::Arc::from(""),
     })
 }
 

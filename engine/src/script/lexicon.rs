@@ -133,7 +133,15 @@ impl Lexicon {
                         ipa: ipa.clone(),
                     });
                 }
-                Some(Pronunciation::Respelling(said)) => pending.push_str(said),
+                Some(Pronunciation::Respelling(said)) => {
+                    if !pending.is_empty() {
+                        out.push(Piece::text(std::mem::take(&mut pending)));
+                    }
+                    out.push(Piece::Respelled {
+                        text: word.to_owned(),
+                        said: said.clone(),
+                    });
+                }
                 None => pending.push_str(word),
             }
             rest = &rest[end..];
@@ -183,7 +191,12 @@ mod tests {
                     text: "kokoro".into(),
                     ipa: "kˈOkəɹO".into()
                 },
-                Piece::text(", says win; Kokorofan no."),
+                Piece::text(", says "),
+                Piece::Respelled {
+                    text: "Nguyen".into(),
+                    said: "win".into()
+                },
+                Piece::text("; Kokorofan no."),
                 Piece::Pause { secs: 1.0 },
             ]
         );

@@ -96,6 +96,10 @@ pub struct Episode {
     /// Every non-blank source line that is not part of a turn, in order, with what it was taken
     /// for: together with [`Line::source_lines`] this accounts for every line of the script.
     pub skipped: Vec<Skipped>,
+    /// The script as parsed (after sanitising, every line break a `\n`): what every
+    /// [`Position`] points into, and where word timing finds each spoken word's line and column.
+    #[serde(skip)]
+    pub text: std::sync::Arc<str>,
 }
 
 impl Episode {
@@ -173,7 +177,11 @@ impl Episode {
             lines: &lines,
             body_start,
         };
-        draft::assemble(file, format, draft, header, &source, *options, warnings)
+        let mut episode =
+            draft::assemble(file, format, draft, header, &source, *options, warnings)?;
+        // Line breaks as `split_lines` counts them, each one `\n`.
+        episode.text = std::sync::Arc::from(text.replace("\r\n", "\n").replace('\r', "\n"));
+        Ok(episode)
     }
 
     /// Decodes (see [`decode_script_bytes`]) and parses a script file's bytes.

@@ -45,6 +45,8 @@ pub enum Piece {
     Rate { rate: f32 },
     /// `[word](/wˈɝd/)`: say `text` with this IPA pronunciation.
     Phonemes { text: String, ipa: String },
+    /// A word the lexicon respells: `text` as written (captions show it), read as `said`.
+    Respelled { text: String, said: String },
     /// `(laughs)`, `[Enter Lane.]`: not spoken unless the episode keeps stage directions.
     Direction { text: String },
 }
@@ -92,7 +94,9 @@ impl Line {
         let mut gap = false;
         for piece in &self.pieces {
             match piece {
-                Piece::Text { text } | Piece::Phonemes { text, .. } => {
+                Piece::Text { text }
+                | Piece::Phonemes { text, .. }
+                | Piece::Respelled { text, .. } => {
                     push(&mut out, text, &mut gap);
                 }
                 Piece::Direction { text } if keep_directions => {
@@ -111,6 +115,7 @@ impl Line {
     pub fn is_audible(&self, keep_directions: bool) -> bool {
         self.pieces.iter().any(|p| match p {
             Piece::Text { text } | Piece::Phonemes { text, .. } => !text.trim().is_empty(),
+            Piece::Respelled { said, .. } => !said.trim().is_empty(),
             Piece::Pause { .. } => true,
             Piece::Direction { text } => keep_directions && !text.trim().is_empty(),
             Piece::Rate { .. } => false,

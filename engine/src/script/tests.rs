@@ -360,7 +360,11 @@ fn lexicon_applies_to_an_episode() {
         .lines
         .iter()
         .all(|l| l.pieces.iter().any(|p| matches!(p, Piece::Phonemes { .. }))));
-    assert_eq!(e.lines[1].spoken_text(false), "Kokoro? Ask win.");
+    // The author's spelling stays in the text (captions, the studio); it is read as respelled.
+    assert_eq!(e.lines[1].spoken_text(false), "Kokoro? Ask Nguyen.");
+    assert!(e.lines[1].pieces.iter().any(
+        |p| matches!(p, Piece::Respelled { text, said } if text == "Nguyen" && said == "win")
+    ));
 }
 
 /// Runs `f` and fails if it takes longer than `limit` (generous: a quadratic parser takes far

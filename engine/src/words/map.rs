@@ -50,27 +50,23 @@ pub fn phonemize_words(
 ) -> Result<(String, Vec<WordSpan>), PhonemeError> {
     let phonemizer = Phonemizer::global()?;
     let (speakable, map) = speakable_with_map(text);
-    let (spoken, stretches): (String, Vec<(Range<usize>, Range<usize>)>) =
-        match Dialect::from_language(language.espeak_code()) {
-            Some(dialect) => {
-                let n = text::normalize(&speakable, dialect);
-                let stretches = n.words.into_iter().map(|w| (w.spoken, w.source)).collect();
-                (n.text, stretches)
-            }
-            None => {
-                let stretches = plain_words(&speakable)
-                    .into_iter()
-                    .map(|r| (r.clone(), r))
-                    .collect();
-                (speakable.clone(), stretches)
-            }
+    let (spoken, stretches): (String, Vec<Stretch>) =
+        if let Some(dialect) = Dialect::from_language(language.espeak_code()) {
+            let n = text::normalize(&speakable, dialect);
+            let stretches = n.words.into_iter().map(|w| (w.spoken, w.source)).collect();
+            (n.text, stretches)
+        } else {
+            let stretches = plain_words(&speakable)
+                .into_iter()
+                .map(|r| (r.clone(), r))
+                .collect();
+            (speakable.clone(), stretches)
         };
     let phonemes = phonemizer.phonemize(&spoken, language)?;
     let ranges = map_words(&phonemes, &spoken, &stretches, |word| {
         phonemizer
             .phonemize(word, language)
-            .map(|p| letters(&p))
-            .unwrap_or_else(|_| word.chars().count())
+            .map_or_else(|_| word.chars().count(), |p| letters(&p))
     });
     let spans = stretches
         .iter()
@@ -86,6 +82,9 @@ pub fn phonemize_words(
         .collect();
     Ok((phonemes, spans))
 }
+
+/// A stretch of text read as words: its range in the said text and in the source.
+type Stretch = (Range<usize>, Range<usize>);
 
 /// Byte ranges of the words of `text` read as written: runs between spaces, without the
 /// punctuation at their ends, that hold a letter or digit.
@@ -193,7 +192,7 @@ fn phone_words(phonemes: &str) -> Vec<PhoneWord> {
 fn map_words(
     phonemes: &str,
     spoken: &str,
-    stretches: &[(Range<usize>, Range<usize>)],
+    stretches: &[Stretch],
     mut expected: impl FnMut(&str) -> usize,
 ) -> Vec<Range<usize>> {
     // The said words, each with the stretch it belongs to.
@@ -260,7 +259,7 @@ fn char_range(phones: &[PhoneWord], m: &Matched, end: usize) -> Range<usize> {
 mod tests {
     use super::*;
 
-    fn stretches(spoken: &str) -> Vec<(Range<usize>, Range<usize>)> {
+    fn stretches(spoken: &str) -> Vec<Stretch> {
         plain_words(spoken)
             .into_iter()
             .map(|r| (r.clone(), r))

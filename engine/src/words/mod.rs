@@ -18,11 +18,13 @@
 //!    them; a pause at punctuation belongs to neither).
 //!
 //! Placing those samples in a file (the trim before a sentence, the gaps the timeline inserts,
-//! the output sample rate) is [`crate::render::Timeline`]'s job, as it is for sentences.
+//! the output sample rate) is [`crate::render::Timeline`]'s job, as it is for sentences; a
+//! stream of segments (the speech API) is timed by [`WordTrack`].
 
 mod align;
 mod map;
 mod timing;
+mod track;
 
 #[cfg(test)]
 mod tests;
@@ -33,6 +35,7 @@ use serde::Serialize;
 
 pub use map::{phonemize_words, speakable_with_map};
 pub use timing::{word_samples, Pass};
+pub use track::WordTrack;
 
 /// A word the author wrote and the phonemes that say it.
 #[derive(Debug, Clone, PartialEq, Eq)]

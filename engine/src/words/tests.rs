@@ -75,4 +75,3 @@ fn other_languages_are_read_as_written() {
     assert_eq!(words, ["Dónde", "está", "la", "biblioteca", "señor"]);
     check("Il a 5 ans, et moi aussi.", Language::Fr);
 }
-

@@ -47,30 +47,35 @@ pub fn word_samples(
     let placed = place_passes(sentence, passes);
     words
         .iter()
-        .map(|w| {
-            let (Some(first), Some(last)) = (
-                pass_at(&placed, w.start),
-                pass_at(&placed, w.end.saturating_sub(1).max(w.start)),
-            ) else {
-                return 0..0;
-            };
-            let mut start = first.edge(w.start);
-            let mut end = last.edge(w.end).max(start);
-            if !w.is_empty() {
-                // Half of a space shared with a neighbouring word.
-                if w.start >= 2 && chars[w.start - 1] == ' ' && !is_punctuation(chars[w.start - 2])
-                {
-                    start = start.saturating_sub(first.own_at(w.start - 1) / 2);
-                }
-                if chars.get(w.end) == Some(&' ')
-                    && chars.get(w.end + 1).is_some_and(|&c| !is_punctuation(c))
-                {
-                    end += last.own_at(w.end) / 2;
-                }
-            }
-            start * SAMPLES_PER_FRAME / 2..end * SAMPLES_PER_FRAME / 2
-        })
+        .map(|w| time_word(&chars, &placed, w))
         .collect()
+}
+
+/// One word's samples among placed passes.
+fn time_word(chars: &[char], placed: &[Placed], w: &Range<usize>) -> Range<u64> {
+    let (Some(first), Some(last)) = (
+        pass_at(placed, w.start),
+        pass_at(placed, w.end.saturating_sub(1).max(w.start)),
+    ) else {
+        return 0..0;
+    };
+    let mut start = first.edge(w.start);
+    let mut end = last.edge(w.end).max(start);
+    if !w.is_empty() {
+        // Half of a space shared with a neighbouring word.
+        if w.start >= 2
+            && chars.get(w.start - 1) == Some(&' ')
+            && chars.get(w.start - 2).is_some_and(|&c| !is_punctuation(c))
+        {
+            start = start.saturating_sub(first.own_at(w.start - 1) / 2);
+        }
+        if chars.get(w.end) == Some(&' ')
+            && chars.get(w.end + 1).is_some_and(|&c| !is_punctuation(c))
+        {
+            end += last.own_at(w.end) / 2;
+        }
+    }
+    start * SAMPLES_PER_FRAME / 2..end * SAMPLES_PER_FRAME / 2
 }
 
 impl Placed {
@@ -98,45 +103,80 @@ fn pass_at(placed: &[Placed], c: usize) -> Option<&Placed> {
         .or(placed.first())
 }
 
-fn place_passes(sentence: &str, passes: &[Pass<'_>]) -> Vec<Placed> {
-    let vocab = Vocab::kokoro();
+/// Where each pass starts in `sentence` (characters): found in order, each after the last.
+#[must_use]
+pub fn pass_offsets(sentence: &str, passes: &[&str]) -> Vec<usize> {
     let mut out = Vec::with_capacity(passes.len());
     let mut cursor = 0usize; // bytes into `sentence`
-    let mut audio = 0u64; // half frames before this pass
-    for &pass in passes {
-        let at = sentence[cursor..]
-            .find(pass.phonemes)
-            .map_or(cursor, |i| cursor + i);
-        let first_char = sentence[..at].chars().count();
-        cursor = (at + pass.phonemes.len()).min(sentence.len());
-        let d = pass.durations;
-        let frames = |k: usize| u64::from(d.get(k).copied().unwrap_or(0));
-        let mut edges = Vec::with_capacity(pass.phonemes.len() + 1);
-        let mut own = Vec::with_capacity(pass.phonemes.len());
-        // The first pad's frames come before the first symbol.
-        let mut t = audio + 2 * frames(0);
-        let mut token = 1;
-        for c in pass.phonemes.chars() {
-            edges.push(t);
-            if vocab.contains(c) {
-                let f = 2 * frames(token);
-                own.push(f);
-                t += f;
-                token += 1;
-            } else {
-                own.push(0);
-            }
-        }
-        edges.push(t);
-        audio += 2 * d.iter().map(|&f| u64::from(f)).sum::<u64>();
-        out.push(Placed {
-            first_char,
-            chars: own.len(),
-            edges,
-            own,
-        });
+    for pass in passes {
+        let at = sentence[cursor..].find(pass).map_or(cursor, |i| cursor + i);
+        out.push(sentence[..at].chars().count());
+        cursor = (at + pass.len()).min(sentence.len());
     }
     out
+}
+
+fn place_passes(sentence: &str, passes: &[Pass<'_>]) -> Vec<Placed> {
+    let texts: Vec<&str> = passes.iter().map(|p| p.phonemes).collect();
+    let offsets = pass_offsets(sentence, &texts);
+    let mut audio = 0u64; // half frames before this pass
+    passes
+        .iter()
+        .zip(offsets)
+        .map(|(pass, first_char)| {
+            let placed = place_pass(pass, first_char, audio);
+            audio += 2 * pass.durations.iter().map(|&f| u64::from(f)).sum::<u64>();
+            placed
+        })
+        .collect()
+}
+
+/// One pass whose characters start at `first_char` of the sentence and whose audio starts
+/// `audio` half frames into it.
+fn place_pass(pass: &Pass<'_>, first_char: usize, audio: u64) -> Placed {
+    let vocab = Vocab::kokoro();
+    let d = pass.durations;
+    let frames = |k: usize| u64::from(d.get(k).copied().unwrap_or(0));
+    let mut edges = Vec::with_capacity(pass.phonemes.len() + 1);
+    let mut own = Vec::with_capacity(pass.phonemes.len());
+    // The first pad's frames come before the first symbol.
+    let mut t = audio + 2 * frames(0);
+    let mut token = 1;
+    for c in pass.phonemes.chars() {
+        edges.push(t);
+        if vocab.contains(c) {
+            let f = 2 * frames(token);
+            own.push(f);
+            t += f;
+            token += 1;
+        } else {
+            own.push(0);
+        }
+    }
+    edges.push(t);
+    Placed {
+        first_char,
+        chars: own.len(),
+        edges,
+        own,
+    }
+}
+
+/// [`word_samples`] for the words of one pass placed at `first_char` of `sentence` (a stream
+/// whose passes arrive one by one): samples from the start of that pass's audio.
+#[must_use]
+pub fn pass_word_samples(
+    sentence: &str,
+    words: &[Range<usize>],
+    pass: &Pass<'_>,
+    first_char: usize,
+) -> Vec<Range<u64>> {
+    let chars: Vec<char> = sentence.chars().collect();
+    let placed = [place_pass(pass, first_char, 0)];
+    words
+        .iter()
+        .map(|w| time_word(&chars, &placed, w))
+        .collect()
 }
 
 #[cfg(test)]

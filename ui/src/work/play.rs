@@ -140,7 +140,7 @@ fn render(
                     job.cache.put(key, &speech);
                     speech
                 };
-                let placed = walk.place(&slot, &speech);
+                let placed = walk.place(&slot, &speech, &[]);
                 send(tx, waker, PlayEvent::Audio(speech[placed.keep].to_vec()));
             }
             Placement::LineEnd(_) => {}

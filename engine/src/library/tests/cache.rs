@@ -105,6 +105,21 @@ fn render_keys_are_stable_and_sensitive_to_every_part() {
 }
 
 #[test]
+fn durations_round_trip_with_the_audio() {
+    let dir = tempfile::tempdir().unwrap();
+    let lib = capped(&dir, 1 << 20);
+    let passes: [&[u32]; 2] = [&[3, 1, 4, 1, 5], &[9, 2]];
+    lib.cache_put_timed(&key(1), &audio(1, 100), 24_000, Some(&passes))
+        .unwrap();
+    let got = lib.cache_get(&key(1)).unwrap().unwrap();
+    assert_eq!(got.durations, Some(vec![vec![3, 1, 4, 1, 5], vec![9, 2]]));
+    // Stored without: none, and the audio is still there.
+    lib.cache_put(&key(2), &audio(2, 100), 24_000).unwrap();
+    let got = lib.cache_get(&key(2)).unwrap().unwrap();
+    assert_eq!((got.durations, got.samples.len()), (None, 100));
+}
+
+#[test]
 fn put_get_round_trip_and_stats() {
     let dir = tempfile::tempdir().unwrap();
     let lib = capped(&dir, 1 << 20);

@@ -11,6 +11,14 @@ fn library(dir: &tempfile::TempDir) -> Library {
     Library::open(dir.path().join("library.sqlite")).expect("open a temp library")
 }
 
+/// Audio of `n` samples with one pass's durations, as the model gives a sentence.
+fn said(value: f32, n: usize) -> SentenceAudio {
+    SentenceAudio {
+        samples: vec![value; n],
+        durations: vec![Arc::from(vec![2u32, 5, 1, 3])],
+    }
+}
+
 fn key(ids: &[u32], speed: f32) -> RenderKey {
     sentence_key(&model_version(), &[ids.to_vec()], "table-a", speed, None)
 }
@@ -22,12 +30,12 @@ fn second_request_is_a_hit_and_does_not_render() {
     let renders = Cell::new(0);
     let fake = || {
         renders.set(renders.get() + 1);
-        Ok(vec![0.25f32; 4800])
+        Ok(said(0.25, 4800))
     };
     let k = key(&[1, 2, 3], 1.0);
     let first = cached.fetch_or_render(Some(&k), fake).expect("render");
     let second = cached.fetch_or_render(Some(&k), fake).expect("hit");
-    assert_eq!(first, second);
+    assert_eq!(first, second, "the hit has the audio and the durations");
     assert_eq!(renders.get(), 1, "the hit must not render");
     let counts = cached.counts();
     assert_eq!((counts.hits, counts.misses, counts.errors), (1, 1, 0));
@@ -40,6 +48,25 @@ fn second_request_is_a_hit_and_does_not_render() {
 }
 
 #[test]
+fn an_entry_without_durations_is_rendered_again() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let cached = Cached::new(Direct, library(&dir));
+    let k = key(&[4, 2], 1.0);
+    cached
+        .with_library(|l| l.cache_put(&k, &[0.5; 10], SAMPLE_RATE))
+        .expect("an entry from before word timing");
+    let got = cached
+        .fetch_or_render(Some(&k), || Ok(said(0.25, 10)))
+        .expect("render");
+    assert_eq!(got, said(0.25, 10));
+    assert_eq!((cached.counts().hits, cached.counts().misses), (0, 1));
+    let again = cached
+        .fetch_or_render(Some(&k), || Err(RenderError::Cancelled))
+        .expect("now a hit");
+    assert_eq!(again, said(0.25, 10));
+}
+
+#[test]
 fn hits_are_counted_in_the_scheduler_metrics() {
     let dir = tempfile::tempdir().expect("temp dir");
     let metrics = Arc::new(Metrics::default());
@@ -47,7 +74,7 @@ fn hits_are_counted_in_the_scheduler_metrics() {
     let k = key(&[7], 1.0);
     for _ in 0..3 {
         cached
-            .fetch_or_render(Some(&k), || Ok(vec![0.1; 10]))
+            .fetch_or_render(Some(&k), || Ok(said(0.1, 10)))
             .expect("ok");
     }
     assert_eq!(metrics.cache_hits.load(Ordering::Relaxed), 2);
@@ -75,7 +102,7 @@ fn no_key_always_renders() {
         cached
             .fetch_or_render(None, || {
                 renders.set(renders.get() + 1);
-                Ok(vec![0.0; 3])
+                Ok(said(0.0, 3))
             })
             .expect("ok");
     }
@@ -95,9 +122,9 @@ fn a_cache_too_small_to_store_still_renders() {
     let k = key(&[1], 1.0);
     for _ in 0..2 {
         let audio = cached
-            .fetch_or_render(Some(&k), || Ok(vec![0.5; 100]))
+            .fetch_or_render(Some(&k), || Ok(said(0.5, 100)))
             .expect("ok");
-        assert_eq!(audio.len(), 100);
+        assert_eq!(audio.samples.len(), 100);
     }
     assert_eq!(cached.counts().misses, 2, "nothing fit in the cache");
 }

@@ -8,6 +8,7 @@ fn sentence(caption: &str) -> Step {
         caption: caption.to_owned(),
         phonemes: "ə".to_owned(),
         speed: 1.0,
+        words: Vec::new(),
     })
 }
 
@@ -54,7 +55,7 @@ fn walk(plans: &[LinePlan], from: usize) -> (Vec<String>, u64, Vec<Cue>, Vec<Lin
             }
             Placement::Sentence(slot) => {
                 let audio = rendered(0.5);
-                let placed = tl.place(&slot, &audio);
+                let placed = tl.place(&slot, &audio, &[]);
                 assert_eq!(placed.at, written);
                 written += placed.keep.len() as u64;
                 log.push(format!("say {}", slot.sentence.caption));
@@ -141,7 +142,7 @@ fn a_cut_off_line_stops_dead_at_its_last_sentence() {
     while let Some(p) = tl.next() {
         if let Placement::Sentence(slot) = p {
             cut_offs.push(slot.cut_off);
-            tl.place(&slot, &rendered(0.2));
+            tl.place(&slot, &rendered(0.2), &[]);
         }
     }
     assert_eq!(cut_offs, [false, true, false]);

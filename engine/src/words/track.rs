@@ -1,0 +1,138 @@
+//! Word timing for a stream: text spoken as a run of segments whose durations arrive one by
+//! one (the speech API, previews), rather than an episode's placed sentences.
+//!
+//! [`WordTrack`] is made with the segments (on the caller's thread, beside the phonemizing it
+//! already does) and turns each segment's durations, when its first chunk arrives, into the
+//! timed words that start in it. Nothing is trimmed in a stream, so a word's time is where its
+//! segment's audio starts in the stream plus its place in the segment.
+
+use std::ops::Range;
+
+use super::timing::{pass_offsets, pass_word_samples, Pass};
+use super::{TimedWord, WordSpan};
+use crate::segments::Segment;
+use crate::synth::SAMPLE_RATE;
+
+/// The words of a text and the segments that speak them.
+#[derive(Debug, Clone)]
+pub struct WordTrack {
+    /// The whole text's phonemes (the segments are pieces of it).
+    phonemes: String,
+    words: Vec<WordSpan>,
+    /// 1-based line and column of each word in the text.
+    places: Vec<(usize, usize)>,
+    segments: Vec<String>,
+    /// Character offset of each segment in `phonemes`.
+    offsets: Vec<usize>,
+}
+
+impl WordTrack {
+    /// `words` map `text` onto `phonemes`, which `segments` are pieces of, in order.
+    #[must_use]
+    pub fn new(text: &str, phonemes: String, words: Vec<WordSpan>, segments: &[Segment]) -> Self {
+        let segments: Vec<String> = segments.iter().map(|s| s.phonemes.clone()).collect();
+        let texts: Vec<&str> = segments.iter().map(String::as_str).collect();
+        let offsets = pass_offsets(&phonemes, &texts);
+        let places = words
+            .iter()
+            .map(|w| line_column(text, w.source.start))
+            .collect();
+        Self {
+            phonemes,
+            words,
+            places,
+            segments,
+            offsets,
+        }
+    }
+
+    /// Every word, in order.
+    #[must_use]
+    pub fn words(&self) -> &[WordSpan] {
+        &self.words
+    }
+
+    /// The words that start in segment `segment`, timed from its `durations` (frames per
+    /// token, pads included) with its audio starting `start` samples into the stream.
+    #[must_use]
+    pub fn segment_words(&self, segment: usize, durations: &[u32], start: u64) -> Vec<TimedWord> {
+        let (Some(text), Some(&first)) = (self.segments.get(segment), self.offsets.get(segment))
+        else {
+            return Vec::new();
+        };
+        let end = self.offsets.get(segment + 1).copied().unwrap_or(usize::MAX);
+        let mine: Vec<usize> = (0..self.words.len())
+            .filter(|&k| {
+                let at = self.words[k].phonemes.start;
+                // The first segment also takes words before it (a word espeak said nothing for).
+                (at >= first || segment == 0) && at < end
+            })
+            .collect();
+        let ranges: Vec<Range<usize>> = mine
+            .iter()
+            .map(|&k| self.words[k].phonemes.clone())
+            .collect();
+        let pass = Pass {
+            phonemes: text,
+            durations,
+        };
+        let rate = f64::from(SAMPLE_RATE);
+        pass_word_samples(&self.phonemes, &ranges, &pass, first)
+            .into_iter()
+            .zip(mine)
+            .map(|(s, k)| TimedWord {
+                word: self.words[k].text.clone(),
+                start: (start + s.start) as f64 / rate,
+                end: (start + s.end) as f64 / rate,
+                source_line: self.places[k].0,
+                source_column: self.places[k].1,
+            })
+            .collect()
+    }
+}
+
+/// 1-based line and character column of byte `at` in `text`.
+fn line_column(text: &str, at: usize) -> (usize, usize) {
+    let before = text.get(..at).unwrap_or(text);
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::phonemes::Language;
+    use crate::segments::segments_from_phonemes;
+    use crate::words::phonemize_words;
+
+    #[test]
+    fn each_word_is_timed_once_in_the_segment_it_starts_in() {
+        let text = "Hello there.\nHow are you today? Fine, thanks.";
+        let (phonemes, words) = phonemize_words(text, Language::EnUs).unwrap();
+        let segments = segments_from_phonemes(&phonemes);
+        assert!(segments.len() >= 2, "{segments:?}");
+        let track = WordTrack::new(text, phonemes, words, &segments);
+        let mut all = Vec::new();
+        let mut start = 0;
+        for (k, s) in segments.iter().enumerate() {
+            // Two frames a token, pads included.
+            let durations = vec![2u32; s.ids.len() + 2];
+            all.extend(track.segment_words(k, &durations, start));
+            start += durations.iter().map(|&d| u64::from(d)).sum::<u64>() * 600;
+        }
+        let said: Vec<&str> = all.iter().map(|w| w.word.as_str()).collect();
+        assert_eq!(
+            said,
+            ["Hello", "there", "How", "are", "you", "today", "Fine", "thanks"]
+        );
+        assert!(all
+            .windows(2)
+            .all(|w| w[0].end <= w[1].start && w[0].start < w[0].end));
+        assert_eq!((all[2].source_line, all[2].source_column), (2, 1));
+        assert_eq!((all[7].source_line, all[7].source_column), (2, 26));
+        assert!(track.segment_words(9, &[1, 2], 0).is_empty());
+    }
+}
