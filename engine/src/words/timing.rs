@@ -7,6 +7,13 @@
 //! counted in half frames, as the reference pipeline does, so that a space between two words is
 //! split between them (a listener hears no edge inside the short gap); the pause at punctuation
 //! belongs to neither word.
+//!
+//! The sound of a token starts about three frames (75 ms) before its predicted place: the
+//! decoder's convolutions reach ahead. The reference pipeline starts its count three frames into
+//! the first pad for that reason (`max(0, pred_dur[0] - 3)`), and an independent forced
+//! alignment agrees (pocketsphinx's HMM aligner put Banter's unshifted word starts 72 ms late,
+//! ends 79 ms late, with a spread of ±25 ms). So every time in a pass is moved
+//! [`LEAD_FRAMES`] earlier, never before the pass's own start.
 
 use std::ops::Range;
 
@@ -14,6 +21,9 @@ use crate::phonemes::Vocab;
 
 use super::map::is_punctuation;
 use super::SAMPLES_PER_FRAME;
+
+/// How far ahead of its predicted frames a token is heard (see the module docs).
+pub const LEAD_FRAMES: u32 = 3;
 
 /// One Kokoro pass of a sentence.
 #[derive(Debug, Clone, Copy)]
@@ -139,8 +149,9 @@ fn place_pass(pass: &Pass<'_>, first_char: usize, audio: u64) -> Placed {
     let frames = |k: usize| u64::from(d.get(k).copied().unwrap_or(0));
     let mut edges = Vec::with_capacity(pass.phonemes.len() + 1);
     let mut own = Vec::with_capacity(pass.phonemes.len());
-    // The first pad's frames come before the first symbol.
-    let mut t = audio + 2 * frames(0);
+    // The first pad's frames come before the first symbol, less the decoder's lead.
+    let lead = u64::from(LEAD_FRAMES).min(frames(0));
+    let mut t = audio + 2 * (frames(0) - lead);
     let mut token = 1;
     for c in pass.phonemes.chars() {
         edges.push(t);
@@ -197,8 +208,9 @@ mod tests {
                 durations: &d,
             }],
         );
-        assert_eq!(w[0], 4 * F..(4 + 4 + 1) * F);
-        assert_eq!(w[1], (4 + 4 + 1) * F..(4 + 4 + 2 + 4) * F);
+        // Everything three frames early (the decoder's lead).
+        assert_eq!(w[0], (4 - 3) * F..(4 + 4 + 1 - 3) * F);
+        assert_eq!(w[1], (4 + 4 + 1 - 3) * F..(4 + 4 + 2 + 4 - 3) * F);
     }
 
     #[test]
@@ -213,8 +225,9 @@ mod tests {
                 durations: &d,
             }],
         );
-        assert_eq!(w[0], 2 * F..4 * F);
-        assert_eq!(w[1], 14 * F..16 * F);
+        // A first pad of two frames: two frames early, never before the start.
+        assert_eq!(w[0], 0..2 * F);
+        assert_eq!(w[1], 12 * F..14 * F);
     }
 
     #[test]
@@ -234,8 +247,8 @@ mod tests {
                 },
             ],
         );
-        assert_eq!(w[0], F..3 * F);
-        // First pass: 4 frames of audio; then pad 3.
-        assert_eq!(w[1], (4 + 3) * F..(4 + 3 + 2) * F);
+        assert_eq!(w[0], 0..2 * F);
+        // First pass: 4 frames of audio; then pad 3, less the lead of 3.
+        assert_eq!(w[1], 4 * F..(4 + 2) * F);
     }
 }
