@@ -364,10 +364,7 @@ def transcribe_words(model_name: str, wav: Path, x: np.ndarray, sr: int,
     return words
 
 
-# ---------------------------------------------------------------------------- matching
-_PRE = [
-    (re.compile(r"[£€$]\s*(\d[\d,]*(?:\.\d+)?)\s*(thousand|million|billion|trillion)\b"), None),
-]
+# ---------------------------------------------------------------------------- matching (Whisper)
 _CUR = {"$": "dollars", "£": "pounds", "€": "euros"}
 
 
@@ -487,39 +484,350 @@ def render(banter: str, script: Path, out: Path) -> dict:
 
 def banter_words(markers: dict) -> list[dict]:
     out = []
-    for ln in markers["lines"]:
+    for li, ln in enumerate(markers["lines"]):
         ws = ln.get("words") or []
         for i, w in enumerate(ws):
             out.append({"text": w["word"], "start": float(w["start"]), "end": float(w["end"]),
-                        "line": ln["line"], "voice": ln.get("voice"), "index_in_line": i,
+                        "line": ln["line"], "line_pos": li, "voice": ln.get("voice"), "index_in_line": i,
                         "last_in_line": i == len(ws) - 1, "source_line": w.get("source_line"),
                         "source_column": w.get("source_column")})
     return out
 
 
-def kind(row: dict, banter: list[dict]) -> list[str]:
-    """Diagnostic labels for a Banter chunk: where in the line, what it is."""
-    u0, u1 = banter[row["units"][0]], banter[row["units"][-1]]
-    text = row["banter"]
+# ---------------------------------------------------------------------------- forced alignment
+# The reference: PocketSphinx 5 (its US English acoustic model and CMU dictionary ship inside
+# the PyPI wheel) aligns each line's audio to that line's words, every Banter entry given as one
+# dictionary word whose pronunciations are the ways the entry can be said ('2025': twenty
+# twenty five | two thousand (and) twenty five; 'GDPR': G D P R; '$39.3 billion': thirty nine
+# point three billion dollars). Only the text comes from Banter; the times come from the
+# acoustic model, 10 ms frames, and the edges are then trimmed to the waveform where the
+# aligner let a pause (>= 80 ms below the silence threshold) into a word.
+PS_VERSION = "5.1.1"
+_ONES = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+         "fifteen sixteen seventeen eighteen nineteen").split()
+_TENS_W = "_ _ twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SCALE_W = [(10**12, "trillion"), (10**9, "billion"), (10**6, "million"), (1000, "thousand")]
+_ORD = {"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
+        "nine": "ninth", "twelve": "twelfth"}
+_MONTHS = set("january february march april may june july august september october november december".split())
+_LETTER = {"a": "EY", "b": "B IY", "c": "S IY", "d": "D IY", "e": "IY", "f": "EH F", "g": "JH IY",
+           "h": "EY CH", "i": "AY", "j": "JH EY", "k": "K EY", "l": "EH L", "m": "EH M", "n": "EH N",
+           "o": "OW", "p": "P IY", "q": "K Y UW", "r": "AA R", "s": "EH S", "t": "T IY", "u": "Y UW",
+           "v": "V IY", "w": "D AH B AH L Y UW", "x": "EH K S", "y": "W AY", "z": "Z IY|Z EH D"}
+# names in the bench texts that the CMU dictionary lacks
+LEXICON = {"okafor": ["OW K AA F AO R", "AH K AA F ER"], "whitcombe": ["W IH T K AH M"],
+           "priya": ["P R IY Y AH"], "ftse": ["F UH T S IY"]}
+_TITLES = {"dr": "doctor", "mr": "mister", "mrs": "missus", "ms": "miz", "st": "saint", "prof": "professor"}
+
+
+def card(n: int, brit: bool = False) -> str:
+    if n < 20:
+        return _ONES[n]
+    if n < 100:
+        return _TENS_W[n // 10] + ("" if n % 10 == 0 else " " + _ONES[n % 10])
+    if n < 1000:
+        h, r = divmod(n, 100)
+        return _ONES[h] + " hundred" + ("" if r == 0 else (" and " if brit else " ") + card(r, brit))
+    for v, w in _SCALE_W:
+        if n >= v:
+            q, r = divmod(n, v)
+            return card(q, brit) + " " + w + ("" if r == 0 else (" and " if brit and r < 100 else " ") + card(r, brit))
+    raise ValueError(n)
+
+
+def ordinal(words: str) -> str:
+    *head, last = words.split()
+    last = _ORD.get(last) or (last[:-1] + "ieth" if last.endswith("y") else last + "th")
+    return " ".join(head + [last])
+
+
+def int_variants(n: int) -> list[str]:
+    v = [card(n), card(n, True)]
+    if 1000 <= n <= 2099 and not 2000 <= n <= 2009 or 2000 <= n <= 2009:
+        hi, lo = divmod(n, 100)
+        if lo == 0 and n < 2000:
+            v.append(card(hi) + " hundred")
+        elif lo != 0:
+            v.append(card(hi) + " " + (card(lo) if lo >= 10 else "oh " + card(lo)))
+    if 100 <= n <= 999 and n % 100:
+        v.append(_ONES[n // 100] + " " + (card(n % 100) if n % 100 >= 10 else "oh " + card(n % 100)))
+    return list(dict.fromkeys(v))
+
+
+def num_variants(s: str) -> list[str]:
+    s = s.replace(",", "")
+    if "." in s:
+        i, f = s.split(".", 1)
+        frac = " point " + " ".join(_ONES[int(d)] for d in f)
+        return [w + frac for w in int_variants(int(i or 0))]
+    return int_variants(int(s))
+
+
+_TOKEN = re.compile(
+    r"(?P<money>[$£€]\d[\d,]*(?:\.\d+)?(?:\s+(?:thousand|million|billion|trillion))?)"
+    r"|(?P<time>\b\d{1,2}:\d{2}\b)"
+    r"|(?P<pct>\d[\d,]*(?:\.\d+)?%)"
+    r"|(?P<ord>\b\d+(?:st|nd|rd|th)\b)"
+    r"|(?P<num>\d[\d,]*(?:\.\d+)?)"
+    r"|(?P<ampm>\b[aApP]\.[mM]\.?)"
+    r"|(?P<word>[A-Za-z]+(?:'[A-Za-z]+)*\.?)")
+
+
+def spoken_variants(text: str, prev: str = "", nxt: str = "") -> list[list[str]]:
+    """The ways an entry can be said: a list of alternatives, each a list of spoken words
+    (letters of a spelled acronym as '_x')."""
+    text = text.replace("\u2019", "'").replace("\u2018", "'")
+    per_tok: list[list[list[str]]] = []
+    toks = list(_TOKEN.finditer(text))
+    for k, m in enumerate(toks):
+        kind, s = m.lastgroup, m.group()
+        if kind == "money":
+            parts = s[1:].split()
+            cur = _CUR[s[0]]
+            alts = [a + (" " + parts[1] if len(parts) > 1 else "") + " " + cur for a in num_variants(parts[0])]
+            if parts[0] == "1" and len(parts) == 1:
+                alts.append("one " + cur[:-1])
+        elif kind == "time":
+            h, mi = (int(x) for x in s.split(":"))
+            hw = card(h)
+            alts = ([hw + " o'clock", hw, hw + " hundred"] if mi == 0 else
+                    [hw + " oh " + card(mi), hw + " zero " + card(mi)] if mi < 10 else [hw + " " + card(mi)])
+        elif kind == "pct":
+            alts = [a + " percent" for a in num_variants(s[:-1])]
+        elif kind == "ord":
+            n = int(re.match(r"\d+", s).group())
+            alts = list(dict.fromkeys([ordinal(card(n)), ordinal(card(n, True)), "the " + ordinal(card(n))]))
+        elif kind == "num":
+            alts = num_variants(s)
+            n = float(s.replace(",", ""))
+            around = (prev.lower().strip(" ,.") in _MONTHS, nxt.lower().strip(" ,.") in _MONTHS)
+            if n.is_integer() and 1 <= n <= 31 and any(around):
+                o = ordinal(card(int(n)))
+                alts += [o, "the " + o] + (["the " + o + " of", o + " of"] if around[1] else [])
+        elif kind == "ampm":
+            alts = [f"_{s[0].lower()} _m"]
+        else:
+            w = s.rstrip(".")
+            lw = w.lower()
+            if s.endswith(".") and lw in _TITLES:
+                alts = [_TITLES[lw]]
+            elif lw in ("am", "pm") and (re.search(r"\d$", prev) or any(t.lastgroup == "time" for t in toks[:k])):
+                alts = [f"_{lw[0]} _m", lw]
+            elif len(w) >= 2 and w.isupper():
+                alts = [" ".join("_" + c for c in lw), lw]
+            else:
+                alts = [lw]
+        per_tok.append([a.split() for a in alts])
+    out: list[list[str]] = [[]]
+    for alts in per_tok:
+        out = [o + a for o in out for a in alts][:32]
+    return out if per_tok else []
+
+
+def _g2p_crude(w: str) -> str:
+    """Letter-to-sound rules good enough to hold a place for an unknown word (its own times are
+    not scored; its neighbours' are)."""
+    w = re.sub(r"e$", "", w.lower()) or w
+    rules = [("th", "TH"), ("sh", "SH"), ("ch", "CH"), ("ph", "F"), ("ck", "K"), ("ee", "IY"), ("oo", "UW"),
+             ("ai", "EY"), ("ay", "EY"), ("ou", "AW"), ("ng", "NG"), ("qu", "K W")]
+    single = dict(zip("abcdefghijklmnopqrstuvwxyz", "AE B K D EH F G HH IH JH K L M N AA P K R S T AH V W K_S IY Z".split()))
+    out, i = [], 0
+    while i < len(w):
+        for g, ph in rules:
+            if w.startswith(g, i):
+                out.append(ph)
+                i += len(g)
+                break
+        else:
+            if w[i] in single:
+                out.append(single[w[i]].replace("_", " "))
+            i += 1
+    return " ".join(out) or "AH"
+
+
+class Aligner:
+    def __init__(self):
+        try:
+            import pocketsphinx  # noqa: F401
+        except ImportError:
+            print(f"installing pocketsphinx=={PS_VERSION} into {sys.prefix}", file=sys.stderr)
+            subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "install",
+                            f"pocketsphinx=={PS_VERSION}"], check=True)
+        import pocketsphinx
+
+        self.ps = pocketsphinx
+        self.dec = pocketsphinx.Decoder(samprate=16000, bestpath=False, loglevel="FATAL")
+        self.n = 0
+
+    def word_prons(self, w: str) -> tuple[list[str], bool]:
+        """Pronunciations of one spoken word, and whether it was guessed (out of vocabulary)."""
+        if w.startswith("_"):
+            return _LETTER[w[1:]].split("|"), False
+        if w in LEXICON:
+            return LEXICON[w], False
+        out = []
+        for k in ("", "(2)"):
+            p = self.dec.lookup_word(w + k)
+            if p:
+                out.append(p)
+        if not out and "'" in w:
+            p = self.dec.lookup_word(w.replace("'", ""))
+            out = [p] if p else []
+        return (out, False) if out else ([_g2p_crude(w)], True)
+
+    def entry_word(self, text: str, prev: str, nxt: str) -> tuple[str | None, bool, list[str]]:
+        """Add an entry to the dictionary as one word with all its pronunciations; returns the
+        word's name (None if the entry says nothing), whether any part was guessed, and the
+        spoken forms."""
+        variants = spoken_variants(text, prev, nxt)
+        if not variants:
+            return None, False, []
+        known, guessed = [], []
+        for v in variants:
+            seqs, oov = [[]], False
+            for w in v:
+                ps_, g = self.word_prons(w)
+                oov |= g
+                seqs = [s + [p] for s in seqs for p in ps_[:2]][:8]
+            (guessed if oov else known).extend(" ".join(s) for s in seqs)
+        # a variant with a guessed word only stands in when no variant is fully known
+        oov = not known
+        prons = list(dict.fromkeys(known or guessed))[:48]
+        self.n += 1
+        name = f"bw{self.n}"
+        for k, p in enumerate(prons):
+            self.dec.add_word(name if k == 0 else f"{name}({k + 1})", p, False)
+        return name, oov, [" ".join(v) for v in variants]
+
+    def align(self, audio16: np.ndarray, names: list[str]) -> dict[str, tuple[float, float]]:
+        """Word name -> (start, end) seconds within the given audio."""
+        pcm = np.clip(audio16 * 32768, -32768, 32767).astype("<i2").tobytes()
+        self.dec.set_align_text(" ".join(names))
+        self.dec.start_utt()
+        self.dec.process_raw(pcm, full_utt=True)
+        self.dec.end_utt()
+        out = {}
+        for s in self.dec.seg():
+            base = s.word.split("(")[0]
+            if base.startswith("bw"):
+                out[base] = (s.start_frame / 100.0, (s.end_frame + 1) / 100.0)
+        return out
+
+
+def to16k(x: np.ndarray, sr: int) -> np.ndarray:
+    if sr == 16000:
+        return x
+    from scipy.signal import resample_poly
+
+    g = math.gcd(16000, sr)
+    return resample_poly(x, 16000 // g, sr // g).astype(np.float32)
+
+
+def quiet_mask(db: np.ndarray, below: float = 40.0) -> np.ndarray:
+    return db < (np.percentile(db, 95) - below) if len(db) else np.zeros(0, bool)
+
+
+def trim(s: float, e: float, quiet: np.ndarray, min_run: float = 0.08) -> tuple[float, float]:
+    """Move a word's edges past a pause the aligner let into it: a quiet run of >= min_run at
+    either edge (frames of HOP s)."""
+    i0, i1 = int(round(s / HOP)), min(len(quiet), int(round(e / HOP)))
+    j = i0
+    while j < i1 and quiet[j]:
+        j += 1
+    if (j - i0) * HOP >= min_run and j < i1 - 2:
+        s, i0 = j * HOP, j
+    j = i1 - 1
+    while j > i0 and quiet[j]:
+        j -= 1
+    if (i1 - 1 - j) * HOP >= min_run and j > i0 + 2:
+        e = (j + 1) * HOP + 0.005
+    return s, e
+
+
+def pause_before(t: float, quiet: np.ndarray, min_len: float = 0.1) -> bool:
+    i = int(round(t / HOP)) - 1
+    n = 0
+    while i - n >= 0 and quiet[i - n]:
+        n += 1
+    return n * HOP >= min_len
+
+
+def pause_after(t: float, quiet: np.ndarray, min_len: float = 0.1) -> bool:
+    i = int(round(t / HOP))
+    n = 0
+    while i + n < len(quiet) and quiet[i + n]:
+        n += 1
+    return n * HOP >= min_len
+
+
+def force_align(al: Aligner, markers: dict, bw: list[dict], x: np.ndarray, sr: int,
+                db: np.ndarray) -> list[dict]:
+    """One row per Banter entry with the aligner's times; each line aligned on its own, from
+    the cut before it to the cut after it."""
+    quiet = quiet_mask(db)
+    cuts = [0.0] + cut_points(markers, db) + [len(x) / sr]
+    rows = []
+    for li, ln in enumerate(markers["lines"]):
+        idx = [i for i, w in enumerate(bw) if w["line_pos"] == li]
+        s0, s1 = cuts[li], cuts[li + 1]
+        names, info = [], {}
+        for j, i in enumerate(idx):
+            prev = bw[idx[j - 1]]["text"] if j else ""
+            nxt = bw[idx[j + 1]]["text"] if j + 1 < len(idx) else ""
+            name, oov, spoken = al.entry_word(bw[i]["text"], prev, nxt)
+            info[i] = (name, oov, spoken)
+            if name:
+                names.append(name)
+        try:
+            got = al.align(to16k(x[int(s0 * sr):int(s1 * sr)], sr), names) if names else {}
+        except RuntimeError as e:
+            print(f"  line {li}: alignment failed ({e})", file=sys.stderr)
+            got = {}
+        for i in idx:
+            name, oov, spoken = info[i]
+            w = bw[i]
+            row = {"word": w["text"], "line": w["line"], "index": i, "start": w["start"], "end": w["end"],
+                   "spoken": spoken, "oov": oov, "compared": False}
+            if name in got:
+                a, b = got[name]
+                rs, re_ = trim(s0 + a, s0 + b, quiet)
+                row.update(ref_start=rs, ref_end=re_, raw_ref_start=s0 + a, raw_ref_end=s0 + b,
+                           start_err=w["start"] - rs, end_err=w["end"] - re_, compared=not oov,
+                           after_pause=pause_before(rs, quiet), before_pause=pause_after(re_, quiet))
+            rows.append(row)
+    return rows
+
+
+# ---------------------------------------------------------------------------- stats
+def kind(row: dict, bw: list[dict]) -> list[str]:
+    """Diagnostic labels for a Banter entry: where in the line, what it is, pauses around it."""
+    w, text = bw[row["index"]], row["word"]
     k = []
-    if u0["index_in_line"] == 0:
+    if w["index_in_line"] == 0:
         k.append("line-first")
-    if u1["last_in_line"]:
+    if w["last_in_line"]:
         k.append("line-last")
     elif re.search(r"[.?!]['\")]*$", text):
         k.append("sentence-end")
-    elif re.search(r"[,;:]$", text):
+    elif re.search(r"[,;:]['\")]*$", text):
         k.append("before-comma")
+    if row.get("after_pause") and w["index_in_line"] > 0:
+        k.append("after-pause (mid-line)")
+    if row.get("before_pause") and not w["last_in_line"]:
+        k.append("before-pause (mid-line)")
     if re.search(r"[\d$£€%]", text):
         k.append("numeric")
     elif re.fullmatch(r"\W*[A-Z]{2,}[A-Z0-9]*\W*", text):
         k.append("acronym")
-    if not k:
+    if len(k) == 0:
         k.append("plain")
     return k
 
 
-# ---------------------------------------------------------------------------- stats
+KINDS = ("line-first", "line-last", "sentence-end", "before-comma", "after-pause (mid-line)",
+         "before-pause (mid-line)", "numeric", "acronym", "plain")
+
+
 def pct(v: list[float], q: float) -> float:
     s = sorted(v)
     if not s:
@@ -529,195 +837,171 @@ def pct(v: list[float], q: float) -> float:
     return s[lo] + (s[hi] - s[lo]) * (i - lo)
 
 
-def summary(rows: list[dict], s_key="start_err", e_key="end_err") -> dict:
-    se = [r[s_key] for r in rows if r.get(s_key) is not None]
-    ee = [r[e_key] for r in rows if r.get(e_key) is not None]
+def stat(v: list[float]) -> dict:
+    if not v:
+        return {"n": 0}
+    med = statistics.median(v)
+    return {"n": len(v), "median_abs": statistics.median(abs(x) for x in v), "p90_abs": pct([abs(x) for x in v], 0.9),
+            "bias": statistics.fmean(v), "median_signed": med,
+            "median_abs_debiased": statistics.median(abs(x - med) for x in v),
+            "p90_abs_debiased": pct([abs(x - med) for x in v], 0.9)}
 
-    def st(v):
-        if not v:
-            return {"n": 0}
-        bias = statistics.fmean(v)
-        med_bias = statistics.median(v)
-        return {"n": len(v), "median_abs": statistics.median(abs(x) for x in v),
-                "p90_abs": pct([abs(x) for x in v], 0.9), "bias": bias,
-                "median_abs_debiased": statistics.median(abs(x - med_bias) for x in v),
-                "p90_abs_debiased": pct([abs(x - med_bias) for x in v], 0.9)}
-    return {"start": st(se), "end": st(ee)}
+
+def summary(rows: list[dict]) -> dict:
+    rows = [r for r in rows if r["compared"]]
+    return {"start": stat([r["start_err"] for r in rows]), "end": stat([r["end_err"] for r in rows])}
 
 
 def ms(x) -> str:
-    return "   -" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 1000:4.0f}"
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x * 1000:.0f}"
 
 
 HEAD = ("| group | n | start med | start p90 | start bias | end med | end p90 | end bias "
-        "| start med/p90 de-biased | end med/p90 de-biased |")
+        "| start med / p90 de-biased | end med / p90 de-biased |\n" + "|---" * 10 + "|")
 
 
 def table_row(name: str, s: dict) -> str:
     a, b = s["start"], s["end"]
     if not a.get("n"):
         return f"| {name} | 0 | | | | | | | | |"
-    return (f"| {name} | {a['n']} | {ms(a['median_abs'])} | {ms(a['p90_abs'])} | {ms(a['bias']):>5} "
-            f"| {ms(b['median_abs'])} | {ms(b['p90_abs'])} | {ms(b['bias']):>5} "
+    return (f"| {name} | {a['n']} | {ms(a['median_abs'])} | {ms(a['p90_abs'])} | {ms(a['bias'])} "
+            f"| {ms(b['median_abs'])} | {ms(b['p90_abs'])} | {ms(b['bias'])} "
             f"| {ms(a['median_abs_debiased'])} / {ms(a['p90_abs_debiased'])} "
             f"| {ms(b['median_abs_debiased'])} / {ms(b['p90_abs_debiased'])} |")
 
 
-def anchors(rows: list[dict], gaps: list[tuple[float, float]], reach: float = 0.2) -> None:
-    """Pause anchors, from the waveform alone: where a word follows a silence of >= 100 ms, the
-    moment sound resumes is its true start; where one precedes a silence, the moment sound
-    stops is its true end. Whisper's times only say which word a pause belongs to (the nearest
-    pause edge within `reach` s of Whisper's start/end)."""
-    ends = np.array([g[1] for g in gaps]) if gaps else np.zeros(0)
-    starts = np.array([g[0] for g in gaps]) if gaps else np.zeros(0)
-    for r in rows:
-        if not r["compared"]:
-            continue
-        if len(ends):
-            i = int(np.argmin(np.abs(ends - r["w_start"])))
-            if abs(ends[i] - r["w_start"]) <= reach and ends[i] < r["w_end"]:
-                r["anchor_start"] = float(ends[i])
-                r["anchor_start_err"] = r["start"] - float(ends[i])
-            i = int(np.argmin(np.abs(starts - r["w_end"])))
-            if abs(starts[i] - r["w_end"]) <= reach and starts[i] > r["w_start"]:
-                r["anchor_end"] = float(starts[i])
-                r["anchor_end_err"] = r["end"] - float(starts[i])
-
-
 # ---------------------------------------------------------------------------- main
-def evaluate(name: str, wav: Path, markers: dict, models: list[str], tmp: Path, max_piece: float,
-             meta: dict) -> dict:
+def evaluate(name: str, wav: Path, markers: dict, al: Aligner, models: list[str], tmp: Path,
+             max_piece: float, meta: dict) -> dict:
     x, sr = read_wav(wav)
     db = frame_db(x, sr)
-    spans = pieces(markers, len(x) / sr, db, max_piece)
-    gaps = silences(db)
     bw = banter_words(markers)
-    res = {"name": name, "wav": str(wav), "duration": len(x) / sr, "pieces": spans, **meta,
-           "banter_words": bw, "models": {}}
-    for mname in models:
-        t0 = time.perf_counter()
-        ww = transcribe_words(mname, wav, x, sr, spans, tmp)
-        rows = match(bw, ww)
-        for r in rows:
-            r["kind"] = kind(r, bw)
-            r["voice"] = bw[r["units"][0]]["voice"]
-        anchors(rows, gaps)
-        n_cmp = sum(r["compared"] for r in rows)
-        print(f"  {name} / whisper {mname}: {len(ww)} whisper words, {n_cmp}/{len(rows)} Banter "
-              f"words compared ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
-        res["models"][mname] = {"whisper_words": ww, "rows": rows}
+    t0 = time.perf_counter()
+    rows = force_align(al, markers, bw, x, sr, db)
+    for r in rows:
+        r["kind"] = kind(r, bw)
+    n_al = sum("ref_start" in r for r in rows)
+    print(f"  {name}: aligned {n_al}/{len(rows)} Banter words, {sum(r['compared'] for r in rows)} scored "
+          f"({sum(r['oov'] for r in rows)} with a guessed pronunciation left out) in "
+          f"{time.perf_counter() - t0:.0f} s", file=sys.stderr, flush=True)
+    res = {"name": name, "wav": str(wav), "duration": len(x) / sr, **meta, "banter_words": bw,
+           "rows": rows, "whisper": {}}
+    if models:
+        spans = pieces(markers, len(x) / sr, db, max_piece)
+        res["pieces"] = spans
+        for mname in models:
+            t0 = time.perf_counter()
+            ww = transcribe_words(mname, wav, x, sr, spans, tmp)
+            wr = match(bw, ww)
+            print(f"  {name} / whisper {mname}: {sum(r['compared'] for r in wr)}/{len(wr)} Banter words "
+                  f"matched ({time.perf_counter() - t0:.0f} s)", file=sys.stderr, flush=True)
+            res["whisper"][mname] = {"words": ww, "rows": wr}
     return res
 
 
-def report(results: list[dict], models: list[str], drift: dict | None) -> dict:
+def report(results: list[dict], models: list[str]) -> dict:
     out = {}
+    print("\n## Banter vs forced alignment (PocketSphinx en-us, edges trimmed to the waveform), ms\n")
+    print("Error = Banter - reference; bias = mean signed error (negative: Banter early); "
+          "de-biased = after subtracting the median signed error.\n")
+    rows_all = [r for res in results for r in res["rows"]]
+    lines = [HEAD]
+    for res in results:
+        lines.append(table_row(res["name"], summary(res["rows"])))
+    s_all = summary(rows_all)
+    lines.append(table_row("**all**", s_all))
+    groups = {}
+    for sp in SPEEDS:
+        rr = [r for res in results if res.get("speed") == sp for r in res["rows"]]
+        if rr:
+            groups[f"speed {sp}"] = summary(rr)
+    for acc, v in VOICES.items():
+        rr = [r for res in results if res.get("accent") == acc for r in res["rows"]]
+        if rr:
+            groups[f"{acc} ({v})"] = summary(rr)
+    for kd in KINDS:
+        rr = [r for r in rows_all if kd in r["kind"]]
+        if rr:
+            groups[f"kind: {kd}"] = summary(rr)
+    lines += [table_row(k, v) for k, v in groups.items()]
+    print("\n".join(lines))
+    n_sc = sum(r["compared"] for r in rows_all)
+    print(f"\nscored {n_sc} of {len(rows_all)} Banter words (left out: {sum(r['oov'] for r in rows_all)} "
+          f"with a guessed pronunciation, {sum('ref_start' not in r for r in rows_all)} not aligned)")
+    a, b = s_all["start"], s_all["end"]
+    if a.get("n"):
+        ok = max(a["median_abs"], b["median_abs"]) <= 0.040 and max(a["p90_abs"], b["p90_abs"]) <= 0.100
+        print(f"target (raw): median <= 40 ms and p90 <= 100 ms for starts and ends: {'MET' if ok else 'NOT MET'}")
+    out["forced_alignment"] = {"all": s_all, "per_render": {res["name"]: summary(res["rows"]) for res in results},
+                               "groups": groups, "scored": n_sc, "banter_words": len(rows_all)}
     for mname in models:
-        print(f"\n## Whisper {mname}: |Banter - Whisper| in ms (bias = mean signed Banter - Whisper; "
-              "de-biased = after subtracting the median signed error)\n")
-        allrows, lines = [], [HEAD, "|---" * 10 + "|"]
-        total = 0
-        per = {}
+        print(f"\n## Banter vs Whisper {mname} word timestamps (second opinion), ms\n")
+        lines = [HEAD]
+        wrows = []
         for res in results:
-            rows = res["models"][mname]["rows"]
-            total += len(rows)
-            cmp_rows = [r for r in rows if r["compared"]]
-            allrows += cmp_rows
-            s = summary(cmp_rows)
-            per[res["name"]] = s
-            lines.append(table_row(res["name"], s))
-        s_all = summary(allrows)
-        lines.append(table_row("**all**", s_all))
-        by_speed = {}
-        for sp in SPEEDS:
-            rr = [r for res in results if res.get("speed") == sp for r in res["models"][mname]["rows"] if r["compared"]]
-            if rr:
-                by_speed[sp] = summary(rr)
-                lines.append(table_row(f"speed {sp}", by_speed[sp]))
-        by_acc = {}
-        for acc in VOICES:
-            rr = [r for res in results if res.get("accent") == acc for r in res["models"][mname]["rows"] if r["compared"]]
-            if rr:
-                by_acc[acc] = summary(rr)
-                lines.append(table_row(f"{acc} ({VOICES[acc]})", by_acc[acc]))
-        by_kind = {}
-        for kd in ("line-first", "line-last", "sentence-end", "before-comma", "numeric", "acronym", "plain"):
-            rr = [r for r in allrows if kd in r["kind"]]
-            if rr:
-                by_kind[kd] = summary(rr)
-                lines.append(table_row(f"kind: {kd}", by_kind[kd]))
-        anc = summary(allrows, "anchor_start_err", "anchor_end_err")
-        lines.append(table_row("pause anchors (waveform)", anc))
+            wr = res["whisper"][mname]["rows"]
+            wrows += wr
+            lines.append(table_row(res["name"], summary(wr)))
+        ws = summary(wrows)
+        lines.append(table_row("**all**", ws))
         print("\n".join(lines))
-        print(f"\ncompared {len(allrows)} of {total} Banter words (the rest: Whisper heard or spelled "
-              "them differently, or split them at other boundaries)")
-        a, b = s_all["start"], s_all["end"]
-        if a.get("n"):
-            ok = a["median_abs"] <= 0.040 and b["median_abs"] <= 0.040 and a["p90_abs"] <= 0.100 and b["p90_abs"] <= 0.100
-            print(f"target (raw): median <= 40 ms, p90 <= 100 ms for starts and ends: {'MET' if ok else 'NOT MET'}")
-        out[mname] = {"all": s_all, "per_render": per, "by_speed": {str(k): v for k, v in by_speed.items()},
-                      "by_accent": by_acc, "by_kind": by_kind, "pause_anchors": anc,
-                      "compared": len(allrows), "banter_words": total}
-    if len(models) >= 2:
-        a, b = models[0], models[1]
+        # Whisper against the forced alignment on the same single words: how noisy Whisper is
         d_s, d_e = [], []
-        for res in results + ([drift["result"]] if drift else []):
-            ra = {tuple(r["units"]): r for r in res["models"][a]["rows"] if r["compared"]}
-            for r in res["models"][b]["rows"]:
-                o = ra.get(tuple(r["units"]))
-                if r["compared"] and o:
-                    d_s.append(r["w_start"] - o["w_start"])
-                    d_e.append(r["w_end"] - o["w_end"])
-        if d_s:
-            print(f"\nWhisper {b} vs Whisper {a} on the same words (n={len(d_s)}): start |diff| median "
-                  f"{ms(statistics.median(map(abs, d_s)))} ms, p90 {ms(pct([abs(v) for v in d_s], .9))} ms; "
-                  f"end |diff| median {ms(statistics.median(map(abs, d_e)))} ms, p90 "
-                  f"{ms(pct([abs(v) for v in d_e], .9))} ms: the reference's own noise floor")
-            out["whisper_vs_whisper"] = {"n": len(d_s), "start_median_abs": statistics.median(map(abs, d_s)),
-                                         "start_p90_abs": pct([abs(v) for v in d_s], .9),
-                                         "end_median_abs": statistics.median(map(abs, d_e)),
-                                         "end_p90_abs": pct([abs(v) for v in d_e], .9)}
-    if drift:
-        out["drift"] = drift_report(drift["result"], models)
+        for res in results:
+            for r in res["whisper"][mname]["rows"]:
+                if r["compared"] and len(r["units"]) == 1:
+                    f = res["rows"][r["units"][0]]
+                    if "ref_start" in f:
+                        d_s.append(r["w_start"] - f["ref_start"])
+                        d_e.append(r["w_end"] - f["ref_end"])
+        noise = {"start": stat(d_s), "end": stat(d_e)}
+        print(f"\nmatched {sum(r['compared'] for r in wrows)} of {len(wrows)} Banter words. Whisper {mname} - "
+              f"forced alignment on the same words: start |diff| median {ms(noise['start'].get('median_abs'))}, "
+              f"p90 {ms(noise['start'].get('p90_abs'))}, bias {ms(noise['start'].get('bias'))}; end |diff| median "
+              f"{ms(noise['end'].get('median_abs'))}, p90 {ms(noise['end'].get('p90_abs'))}, bias "
+              f"{ms(noise['end'].get('bias'))} (n={len(d_s)})")
+        out[f"whisper_{mname}"] = {"all": ws, "whisper_minus_alignment": noise,
+                                   "per_render": {res["name"]: summary(res["whisper"][mname]["rows"]) for res in results}}
     return out
 
 
 def drift_report(res: dict, models: list[str]) -> dict:
-    out = {}
-    for mname in models:
-        rows = [r for r in res["models"][mname]["rows"] if r["compared"]]
-        mins = int(res["duration"] // 60) + 1
-        print(f"\n## Drift, {res['duration'] / 60:.1f}-minute episode, Whisper {mname} (pieces <= "
-              f"{max(e - s for s, e in res['pieces']):.0f} s cut between lines)\n")
-        print("| minute | n | start med abs | start bias | end med abs | end bias | pause-anchor start med abs (n) |")
-        print("|---|---|---|---|---|---|---|")
-        per = []
-        for m in range(mins):
-            rr = [r for r in rows if m * 60 <= r["start"] < (m + 1) * 60]
-            if not rr:
-                continue
-            s = summary(rr)
-            an = [abs(r["anchor_start_err"]) for r in rr if "anchor_start_err" in r]
-            per.append({"minute": m, **s, "anchor_start_median_abs": statistics.median(an) if an else None,
-                        "anchor_n": len(an)})
-            print(f"| {m + 1} | {s['start']['n']} | {ms(s['start']['median_abs'])} | {ms(s['start']['bias'])} "
-                  f"| {ms(s['end']['median_abs'])} | {ms(s['end']['bias'])} "
-                  f"| {ms(statistics.median(an)) if an else '-'} ({len(an)}) |")
-        t = np.array([r["start"] for r in rows])
-        e = np.array([r["start_err"] for r in rows])
-        slope = float(np.polyfit(t / 60, e, 1)[0]) if len(rows) > 2 else math.nan
-        # the last minute is often partial: compare the first full minute with the last one
-        # that has at least 20 compared words
-        full = [p for p in per if p["start"]["n"] >= 20]
-        first, last = (full[0], full[-1]) if full else (None, None)
-        verdict = None
-        if first and last and first is not last:
-            verdict = last["start"]["median_abs"] <= first["start"]["median_abs"] + 0.005
-            print(f"\nfirst minute start median {ms(first['start']['median_abs'])} ms, last minute "
-                  f"(minute {last['minute'] + 1}) {ms(last['start']['median_abs'])} ms: "
-                  f"{'no drift' if verdict else 'DRIFT'} (5 ms tolerance); trend of signed start "
-                  f"error {slope * 1000:+.1f} ms per minute")
-        out[mname] = {"per_minute": per, "slope_s_per_min": slope, "no_drift": verdict}
-    return out
+    rows = [r for r in res["rows"] if r["compared"]]
+    wrows = {m: [r for r in res["whisper"][m]["rows"] if r["compared"]] for m in models}
+    mins = int(res["duration"] // 60) + 1
+    print(f"\n## Drift: {res['duration'] / 60:.1f}-minute two-speaker episode, ms per minute\n")
+    head = "| minute | n | start med abs | start p90 | start bias | end med abs | end p90 | end bias |"
+    head += "".join(f" whisper {m} start med abs (n) |" for m in models)
+    print(head + "\n" + "|---" * (8 + len(models)) + "|")
+    per = []
+    for m in range(mins):
+        rr = [r for r in rows if m * 60 <= r["start"] < (m + 1) * 60]
+        if not rr:
+            continue
+        s = {"start": stat([r["start_err"] for r in rr]), "end": stat([r["end_err"] for r in rr])}
+        wcols = {}
+        for mn in models:
+            ww = [abs(r["start_err"]) for r in wrows[mn] if m * 60 <= r["start"] < (m + 1) * 60]
+            wcols[mn] = (statistics.median(ww) if ww else None, len(ww))
+        per.append({"minute": m + 1, **s, "whisper_start_median_abs": {k: v[0] for k, v in wcols.items()}})
+        print(f"| {m + 1} | {s['start']['n']} | {ms(s['start']['median_abs'])} | {ms(s['start']['p90_abs'])} "
+              f"| {ms(s['start']['bias'])} | {ms(s['end']['median_abs'])} | {ms(s['end']['p90_abs'])} "
+              f"| {ms(s['end']['bias'])} |" + "".join(f" {ms(v[0])} ({v[1]}) |" for v in wcols.values()))
+    t = np.array([r["start"] for r in rows])
+    e = np.array([r["start_err"] for r in rows])
+    slope = float(np.polyfit(t / 60, e, 1)[0]) if len(rows) > 2 else math.nan
+    # the last minute is usually partial: compare the first and last minutes with >= 20 words
+    full = [p for p in per if p["start"]["n"] >= 20]
+    verdict = None
+    if len(full) >= 2:
+        f, l = full[0], full[-1]
+        verdict = l["start"]["median_abs"] <= f["start"]["median_abs"] + 0.005 and \
+            l["end"]["median_abs"] <= f["end"]["median_abs"] + 0.005
+        print(f"\nfirst minute: start/end median {ms(f['start']['median_abs'])}/{ms(f['end']['median_abs'])} ms; "
+              f"last (minute {l['minute']}): {ms(l['start']['median_abs'])}/{ms(l['end']['median_abs'])} ms: "
+              f"{'no drift' if verdict else 'DRIFT'} (5 ms tolerance); trend of the signed start error "
+              f"{slope * 1000:+.2f} ms per minute")
+    return {"per_minute": per, "start_err_slope_s_per_min": slope, "no_drift": verdict}
 
 
 def main() -> int:
@@ -726,33 +1010,31 @@ def main() -> int:
     ap.add_argument("--out", type=Path, help="write every per-word row and the summaries here (JSON)")
     ap.add_argument("--quick", action="store_true", help="smoke run: two renders of three lines, a ~2-minute drift episode")
     ap.add_argument("--skip-drift", action="store_true", help="no 10-minute episode")
-    ap.add_argument("--whisper", default="base", help="comma-separated: base, tiny.en or a CTranslate2 "
-                    "model folder; the first is the headline (default: %(default)s)")
-    ap.add_argument("--drift-words", type=int, default=1500, help="words in the drift episode (default: %(default)s)")
+    ap.add_argument("--whisper", default="base", help="second-opinion Whisper models, comma-separated: base, "
+                    "tiny.en, a CTranslate2 model folder, or none (default: %(default)s)")
+    ap.add_argument("--drift-words", type=int, default=1600, help="words in the drift episode (default: %(default)s)")
     ap.add_argument("--max-piece", type=float, default=28.0, help="longest audio piece given to Whisper, seconds")
-    ap.add_argument("--workdir", type=Path, help="keep scripts, renders and pieces here (default: a temporary folder)")
+    ap.add_argument("--workdir", type=Path, help="keep scripts and renders here (default: a temporary folder)")
     args = ap.parse_args()
-    models = [m.strip() for m in args.whisper.split(",") if m.strip()]
+    models = [m.strip() for m in args.whisper.split(",") if m.strip() and m.strip() != "none"]
     for m in models:
         model_dir(m)  # install/verify before spending time on renders
+    al = Aligner()
     work = args.workdir or Path(tempfile.mkdtemp(prefix="banter-wordtiming-"))
     work.mkdir(parents=True, exist_ok=True)
     tmp = work / "pieces"
     tmp.mkdir(exist_ok=True)
-    print(f"banter: {args.banter}; whisper: {', '.join(models)}; work in {work}", file=sys.stderr)
+    print(f"banter: {args.banter}; whisper: {', '.join(models) or 'none'}; work in {work}", file=sys.stderr)
 
-    combos = list(enumerate(COMBOS))
-    if args.quick:
-        combos = [(0, COMBOS[0]), (5, COMBOS[5])]
+    combos = [(0, COMBOS[0]), (5, COMBOS[5])] if args.quick else list(enumerate(COMBOS))
     results = []
     for k, (acc, sp) in combos:
         lines = PASSAGES[k][:3] if args.quick else PASSAGES[k]
-        name = f"{VOICES[acc]}@{sp}"
         scr = work / f"bench_{acc}_{sp}.txt"
         scr.write_text(bench_script(VOICES[acc], sp, lines), encoding="utf-8")
         wav = work / f"bench_{acc}_{sp}.wav"
         markers = render(args.banter, scr, wav)
-        results.append(evaluate(name, wav, markers, models, tmp, args.max_piece,
+        results.append(evaluate(f"{VOICES[acc]} @{sp}", wav, markers, al, models, tmp, args.max_piece,
                                 {"accent": acc, "voice": VOICES[acc], "speed": sp}))
     drift = None
     if not args.skip_drift:
@@ -760,14 +1042,16 @@ def main() -> int:
         scr.write_text(drift_script(250 if args.quick else args.drift_words), encoding="utf-8")
         wav = work / "drift.wav"
         markers = render(args.banter, scr, wav)
-        drift = {"result": evaluate("drift", wav, markers, models, tmp, args.max_piece, {"speed": 1.0})}
-    summ = report(results, models, drift)
+        drift = evaluate("drift", wav, markers, al, models, tmp, args.max_piece, {"speed": 1.0})
+    summ = report(results, models)
+    if drift:
+        summ["drift"] = drift_report(drift, models)
     if args.out:
-        data = {"banter": args.banter, "whisper": models, "summary": summ, "renders": results,
-                "drift": drift["result"] if drift else None,
-                "settings": {"beam_size": 5, "temperature": 0.0, "word_timestamps": True,
-                             "condition_on_previous_text": False, "vad_filter": False,
-                             "compute_type": "int8", "max_piece_s": args.max_piece}}
+        data = {"banter": args.banter, "whisper": models, "summary": summ, "renders": results, "drift": drift,
+                "settings": {"aligner": f"pocketsphinx {PS_VERSION} en-us", "trim_min_pause_s": 0.08,
+                             "whisper": {"beam_size": 5, "temperature": 0.0, "word_timestamps": True,
+                                         "condition_on_previous_text": False, "vad_filter": False,
+                                         "compute_type": "int8", "max_piece_s": args.max_piece}}}
         args.out.write_text(json.dumps(data, indent=1, default=float), encoding="utf-8")
         print(f"\nwrote {args.out}", file=sys.stderr)
     if not args.workdir:
