@@ -515,7 +515,7 @@ _LETTER = {"a": "EY", "b": "B IY", "c": "S IY", "d": "D IY", "e": "IY", "f": "EH
            "o": "OW", "p": "P IY", "q": "K Y UW", "r": "AA R", "s": "EH S", "t": "T IY", "u": "Y UW",
            "v": "V IY", "w": "D AH B AH L Y UW", "x": "EH K S", "y": "W AY", "z": "Z IY|Z EH D"}
 # names in the bench texts that the CMU dictionary lacks
-LEXICON = {"okafor": ["OW K AA F AO R", "AH K AA F ER"], "whitcombe": ["W IH T K AH M"],
+LEXICON = {"okafor": ["OW K AA F AO R", "AH K AA F ER"], "whitcombe": ["W IH T K AH M"], "crewed": ["K R UW D"],
            "priya": ["P R IY Y AH"], "ftse": ["F UH T S IY"]}
 _TITLES = {"dr": "doctor", "mr": "mister", "mrs": "missus", "ms": "miz", "st": "saint", "prof": "professor"}
 
@@ -1012,7 +1012,7 @@ def main() -> int:
     ap.add_argument("--skip-drift", action="store_true", help="no 10-minute episode")
     ap.add_argument("--whisper", default="base", help="second-opinion Whisper models, comma-separated: base, "
                     "tiny.en, a CTranslate2 model folder, or none (default: %(default)s)")
-    ap.add_argument("--drift-words", type=int, default=1600, help="words in the drift episode (default: %(default)s)")
+    ap.add_argument("--drift-words", type=int, default=1400, help="words in the drift episode (default: %(default)s)")
     ap.add_argument("--max-piece", type=float, default=28.0, help="longest audio piece given to Whisper, seconds")
     ap.add_argument("--workdir", type=Path, help="keep scripts and renders here (default: a temporary folder)")
     args = ap.parse_args()
