@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use crate::segments::sentence_segments;
 use crate::synth::SAMPLE_RATE;
-use crate::words::{word_samples, Pass, TimedWord};
+use crate::words::{refine, word_samples, Pass, TimedWord};
 
 use super::captions::{Cue, LineMark};
 use super::plan::{LinePlan, SentencePlan, Step};
@@ -144,7 +144,7 @@ impl<'a> Timeline<'a> {
             source_line: slot.plan.position.line,
             words: Vec::new(),
         };
-        cue.words = timed_words(slot, durations, &keep, at, &cue);
+        cue.words = timed_words(slot, audio, durations, &keep, at, &cue);
         self.line_words.extend(cue.words.iter().cloned());
         Placed { keep, cue, at }
     }
@@ -247,6 +247,7 @@ impl<'a> Iterator for Timeline<'a> {
 /// by the trim (`keep`) and the sentence's place (`at`), inside the cue.
 fn timed_words(
     slot: &SentenceSlot<'_>,
+    audio: &[f32],
     durations: &[Arc<[u32]>],
     keep: &Range<usize>,
     at: u64,
@@ -266,7 +267,8 @@ fn timed_words(
         })
         .collect();
     let ranges: Vec<Range<usize>> = sentence.words.iter().map(|w| w.phonemes.clone()).collect();
-    let samples = word_samples(&sentence.phonemes, &ranges, &passes);
+    let mut samples = word_samples(&sentence.phonemes, &ranges, &passes);
+    refine(&mut samples, audio);
     let (lo, hi) = (keep.start as u64, keep.end as u64);
     let place = |s: u64| secs(at + s.clamp(lo, hi) - lo).clamp(cue.start, cue.end);
     sentence

@@ -15,7 +15,11 @@
 //! 2. [`timing`], once the model has spoken: phoneme characters → token positions in each of
 //!    the sentence's passes → frames → samples in the sentence's untrimmed audio, counted in
 //!    half frames as the reference pipeline does (a space between two words is split between
-//!    them; a pause at punctuation belongs to neither).
+//!    them; a pause at punctuation belongs to neither), three frames early as the decoder
+//!    speaks them.
+//! 3. [`refine`], where the whole audio is at hand (episodes, playback, dialogue): edges that
+//!    meet silence move to where the sound is, since the durations are loose there. A stream
+//!    times its words before their audio exists, so it keeps the model's times.
 //!
 //! Placing those samples in a file (the trim before a sentence, the gaps the timeline inserts,
 //! the output sample rate) is [`crate::render::Timeline`]'s job, as it is for sentences; a
@@ -23,6 +27,7 @@
 
 mod align;
 mod map;
+mod refine;
 mod timing;
 mod track;
 
@@ -34,6 +39,7 @@ use std::ops::Range;
 use serde::Serialize;
 
 pub use map::{phonemize_words, speakable_with_map};
+pub use refine::refine;
 pub use timing::{word_samples, Pass};
 pub use track::WordTrack;
 

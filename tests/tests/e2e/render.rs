@@ -201,6 +201,36 @@ fn every_example_renders_with_true_captions_loudness_order_and_voices() {
         let cast = report["cast"].as_object().expect("cast");
         let rendered = markers["lines"].as_array().expect("marker lines");
         assert_eq!(rendered.len(), spoken.len(), "{name}: rendered lines");
+        // Every written word of every line is timed once, in order, without overlap, inside
+        // its line, and inside the audio.
+        for (line, script_line) in rendered.iter().zip(&spoken) {
+            let words = line["words"].as_array().expect("words");
+            let (start, end) = (
+                line["start"].as_f64().unwrap(),
+                line["end"].as_f64().unwrap(),
+            );
+            let mut last_end = start;
+            for w in words {
+                let (a, b) = (w["start"].as_f64().unwrap(), w["end"].as_f64().unwrap());
+                assert!(
+                    last_end <= a + 1e-9 && a <= b && b <= end + 1e-9,
+                    "{name}: {w} after {last_end:.3} in {start:.3}..{end:.3}"
+                );
+                assert!(w["source_line"].as_u64().unwrap() >= 1, "{name}: {w}");
+                last_end = b;
+            }
+            let said: String = words
+                .iter()
+                .map(|w| letters(w["word"].as_str().unwrap_or("")))
+                .collect();
+            assert_eq!(
+                said,
+                letters(script_line["text"].as_str().unwrap_or("")),
+                "{name}: the words do not cover line {}",
+                line["line"]
+            );
+            assert!(end <= duration + 1e-3, "{name}: line past the end");
+        }
         for line in rendered {
             let speaker = line["speaker"].as_str().expect("speaker");
             let want = VoiceSpec::parse(cast[speaker].as_str().expect("voice")).expect("spec");
@@ -243,7 +273,7 @@ fn flac_mp3_resampling_stems_and_vtt() {
             "s24",
             "--stems",
             "--captions",
-            "both",
+            "words",
         ],
         None,
     );
@@ -261,10 +291,29 @@ fn flac_mp3_resampling_stems_and_vtt() {
     for stem in ["short.ann.flac", "short.ben.flac", "short.srt", "short.vtt"] {
         assert!(dir.path().join(stem).is_file(), "{stem} missing");
     }
+    // Word captions: each word's start marked inside the sentence's cue, a phrase SRT.
     let vtt = std::fs::read_to_string(dir.path().join("short.vtt")).expect("vtt");
     assert!(
-        vtt.starts_with("WEBVTT\n\n") && vtt.contains("<v Ben>"),
+        vtt.starts_with("WEBVTT\n\n") && vtt.contains("<v Ben>") && vtt.contains(">answer"),
         "{vtt}"
+    );
+    let marks = vtt.matches("<00:00:").count();
+    assert!(marks >= 10, "{marks} word marks in {vtt}");
+    let srt = std::fs::read_to_string(dir.path().join("short.srt")).expect("srt");
+    let phrases: Vec<(String, String)> = srt
+        .split("\n\n")
+        .filter_map(|block| {
+            let (a, b) = block.lines().nth(1)?.split_once(" --> ")?;
+            Some((a.to_owned(), b.to_owned()))
+        })
+        .collect();
+    // `HH:MM:SS,mmm` compares as text.
+    assert!(phrases.len() >= 4, "{srt}");
+    assert!(
+        phrases
+            .windows(2)
+            .all(|p| p[0].1 <= p[1].0 && p[0].0 < p[0].1),
+        "{srt}"
     );
 
     let mp3 = dir.path().join("short.mp3");
