@@ -11,6 +11,7 @@
 //! aborts the response instead of passing truncated audio off as complete).
 
 use engine::synth::SynthError;
+use engine::words::TimedWord;
 
 pub use super::dialogue::{DialogueEvent, DialogueJob};
 use engine::voice::{StockVoice, VoiceSpec};
@@ -24,13 +25,21 @@ pub struct SpeechJob {
     /// A stock voice or a blend (`af_bella:0.7+af_sky:0.3`).
     pub voice: String,
     pub speed: f32,
+    /// Time the words as they are spoken (the SSE stream and the timed endpoint want them;
+    /// plain audio does not pay for mapping words onto phonemes).
+    pub words: bool,
 }
 
 /// What a job's receiver yields: see the module docs for the contract.
 #[derive(Debug)]
 pub enum AudioEvent {
-    /// 24 kHz mono samples, in order.
-    Chunk(Vec<f32>),
+    /// 24 kHz mono samples, in order. When the job asked for words, a segment's first chunk
+    /// also carries the words that start in that segment (seconds from the stream's first
+    /// sample; some may start in the segment's later chunks); otherwise `words` is empty.
+    Chunk {
+        samples: Vec<f32>,
+        words: Vec<TimedWord>,
+    },
     /// Everything has been said.
     Done,
     /// The job failed; nothing more follows.

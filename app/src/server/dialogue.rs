@@ -4,8 +4,9 @@
 //! The timeline is the one `banter render` and the studio's playback walk
 //! ([`engine::render::Timeline`]): every sentence is trimmed to its audible extent and placed
 //! after the turn gap, sentence gap or `[pause:]` it gives, and its tail of room ends the
-//! episode. Sentence and line times are therefore the same as the rendered file's captions and
-//! markers, to the sample; what differs is that nothing is loudness-normalised (that needs the
+//! episode. Sentence, line and word times (each sentence's durations go to `Timeline::place`
+//! with its audio) are therefore the same as the rendered file's captions and markers, to the
+//! sample; what differs is that nothing is loudness-normalised (that needs the
 //! whole episode before the first sample).
 //!
 //! Scheduling: the sentences of one line that share a speed go to the scheduler as one
@@ -26,7 +27,7 @@ use std::time::Duration;
 use engine::render::{Cue, LineMark, LinePlan, Placement, Step, Timeline};
 use engine::segments::Segment;
 use engine::synth::{SpeechRequest, SAMPLE_RATE};
-use engine::{Engine, Mode, SchedulerError, StreamEvent, StreamHandle};
+use engine::{Engine, Mode, SchedulerError, StreamEvent, StreamHandle, TimedAudio};
 use tokio::sync::mpsc;
 
 use super::backend::{synth_error, BackendError};
@@ -48,7 +49,8 @@ pub struct DialogueJob {
 /// silence before it included); a line's mark after its last sentence; `Done` or `Failed` last.
 #[derive(Debug)]
 pub enum DialogueEvent {
-    /// A sentence's place on the timeline (seconds from the first sample) and its voice.
+    /// A sentence's place on the timeline (seconds from the first sample), its words timed on
+    /// the same timeline (`cue.words`), and its voice.
     Sentence {
         cue: Cue,
         voice: String,
@@ -153,8 +155,9 @@ impl Feed {
         Ok(())
     }
 
-    /// The untrimmed audio of the next sentence.
-    async fn next_sentence(&mut self) -> Result<Vec<f32>, BackendError> {
+    /// The untrimmed audio of the next sentence, and the durations of each of its segments
+    /// (they come with a segment's first chunk), which time its words.
+    async fn next_sentence(&mut self) -> Result<TimedAudio, BackendError> {
         self.fill().await?;
         let Some((sizes, handle)) = self.submitted.front_mut() else {
             return Err(BackendError::Internal(
@@ -162,16 +165,18 @@ impl Feed {
             ));
         };
         let segments = sizes.pop_front().unwrap_or(0);
-        let mut audio = Vec::new();
+        let mut audio = TimedAudio::default();
         let mut ended = 0;
         while ended < segments {
             match handle.next().await {
                 Some(StreamEvent::Audio {
                     samples,
                     segment_end,
+                    durations,
                     ..
                 }) => {
-                    audio.extend_from_slice(&samples);
+                    audio.samples.extend_from_slice(&samples);
+                    audio.durations.extend(durations);
                     ended += usize::from(segment_end);
                 }
                 Some(StreamEvent::Failed(e)) => return Err(synth_error(&e)),
@@ -245,7 +250,7 @@ async fn drive(
             Placement::LineStart { .. } => {}
             Placement::Sentence(slot) => {
                 let audio = feed.next_sentence().await?;
-                let placed = walk.place(&slot, &audio, &[]);
+                let placed = walk.place(&slot, &audio.samples, &audio.durations);
                 let voice = slot.plan.voice.clone();
                 send(
                     tx,
@@ -256,7 +261,7 @@ async fn drive(
                 )
                 .await?;
                 let mut samples = vec![0.0f32; pending];
-                samples.extend_from_slice(&audio[placed.keep]);
+                samples.extend_from_slice(&audio.samples[placed.keep]);
                 let start = secs(written);
                 written += samples.len() as u64;
                 pending = 0;

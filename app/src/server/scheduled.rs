@@ -9,6 +9,7 @@
 
 use engine::synth::{SpeechRequest, SPEED_RANGE};
 use engine::voice::StockVoice;
+use engine::words::WordTrack;
 use engine::{Engine, Mode, SchedulerError, StreamEvent, StreamHandle};
 use tokio::sync::mpsc;
 
@@ -51,17 +52,31 @@ impl SpeechBackend for SchedulerBackend {
                 ),
             });
         }
-        // Phonemes are made here, on the request's thread, while the model works on others.
+        // Phonemes (and the words, when asked) are made here, on the request's thread, while
+        // the model works on others.
+        let (segments, track) = if job.words {
+            let (segments, track) = self
+                .engine
+                .segments_with_words(&job.text, &request)
+                .map_err(|e| synth_error(&e))?;
+            (segments, Some(track))
+        } else {
+            let segments = self
+                .engine
+                .segments(&job.text, &request)
+                .map_err(|e| synth_error(&e))?;
+            (segments, None)
+        };
         let handle = self
             .engine
-            .submit_text(&job.text, request, Mode::Interactive)
+            .submit(segments, request, Mode::Interactive)
             .map_err(|e| match e {
                 SchedulerError::QueueFull { waiting } => BackendError::Busy { queued: waiting },
                 SchedulerError::Shutdown => BackendError::Stopped,
                 SchedulerError::Synth(e) => synth_error(&e),
             })?;
         let (tx, rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
-        self.runtime.spawn(forward(handle, tx));
+        self.runtime.spawn(forward(handle, track, tx));
         Ok(rx)
     }
 
@@ -81,14 +96,31 @@ impl SpeechBackend for SchedulerBackend {
     }
 }
 
-async fn forward(mut handle: StreamHandle, tx: mpsc::Sender<AudioEvent>) {
+/// Passes the stream's audio on; with a `track`, times each segment's words when its first
+/// chunk (the one with the durations) comes, from the samples sent before it.
+async fn forward(mut handle: StreamHandle, track: Option<WordTrack>, tx: mpsc::Sender<AudioEvent>) {
+    let mut sent: u64 = 0;
     loop {
         let event = match handle.next().await {
-            Some(StreamEvent::Audio { samples, .. }) => AudioEvent::Chunk(samples),
+            Some(StreamEvent::Audio {
+                samples,
+                segment,
+                durations,
+                ..
+            }) => {
+                let words = match (&track, durations) {
+                    (Some(track), Some(durations)) => {
+                        track.segment_words(segment, &durations, sent)
+                    }
+                    _ => Vec::new(),
+                };
+                sent += samples.len() as u64;
+                AudioEvent::Chunk { samples, words }
+            }
             Some(StreamEvent::Failed(e)) => AudioEvent::Failed(synth_error(&e)),
             None => AudioEvent::Done,
         };
-        let last = !matches!(event, AudioEvent::Chunk(_));
+        let last = !matches!(event, AudioEvent::Chunk { .. });
         if tx.send(event).await.is_err() || last {
             return; // the client left (dropping `handle` cancels the stream), or all was said
         }

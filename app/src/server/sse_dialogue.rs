@@ -1,5 +1,8 @@
 //! The body of a `POST /v1/dialogue` response: the driver's [`DialogueEvent`]s as named
 //! server-sent events (`sentence`, `audio`, `line`, `done`, `error`; see `routes::dialogue`).
+//! The JSON of each event is written out here field by field rather than derived from the
+//! engine's types, so the API's shape changes only when this file does: a sentence carries its
+//! cue's `words`; a line does not repeat them (its words are its sentences' words).
 //!
 //! Like the speech body, dropping it (the client left) drops the driver's receiver, which
 //! cancels the dialogue's scheduler streams, and it holds the job's queue slot and the
@@ -80,6 +83,7 @@ impl DialogueBody {
                 &json!({
                     "line": m.line, "source_line": m.source_line, "speaker": m.speaker,
                     "voice": voice, "text": m.text, "start": m.start, "end": m.end,
+                    "words": m.words,
                 }),
             ),
             DialogueEvent::Line(m) => event(

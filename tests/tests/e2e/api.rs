@@ -206,6 +206,50 @@ fn api_refuses_what_it_should() {
     assert_eq!(String::from_utf8_lossy(&shown.stdout).trim(), server.token);
 }
 
+/// Every word of SSE `deltas`, checking each starts inside its delta's audio (s16le pcm).
+fn delta_words(deltas: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let mut words = Vec::new();
+    let mut end = 0.0;
+    for delta in deltas {
+        let from = end;
+        let bytes = base64_decode(delta["audio"].as_str().expect("audio")).len();
+        end += bytes as f64 / 48_000.0;
+        for w in delta["words"].as_array().expect("every delta has words") {
+            let start = w["start"].as_f64().expect("start");
+            assert!(
+                from <= start && (start < end || bytes == 0),
+                "{w} in a delta of {from:.3}..{end:.3} s"
+            );
+            words.push(w.clone());
+        }
+    }
+    words
+}
+
+/// `words` are `expect`, in order, each once, not overlapping, inside `secs` of audio.
+fn check_words(words: &[serde_json::Value], expect: &[&str], secs: f64) {
+    let said: Vec<&str> = words
+        .iter()
+        .map(|w| w["word"].as_str().expect("word"))
+        .collect();
+    assert_eq!(said, expect);
+    let times: Vec<(f64, f64)> = words
+        .iter()
+        .map(|w| {
+            let t = |k: &str| w[k].as_f64().expect("time");
+            (t("start"), t("end"))
+        })
+        .collect();
+    assert!(
+        times.iter().all(|&(s, e)| 0.0 <= s && s < e && e <= secs),
+        "{times:?} in {secs:.3} s"
+    );
+    assert!(
+        times.windows(2).all(|p| p[0].1 <= p[1].0),
+        "overlapping words: {times:?}"
+    );
+}
+
 /// The address this machine would use to reach the network (no packet is sent).
 fn outbound_ip() -> Option<std::net::IpAddr> {
     let socket = UdpSocket::bind("0.0.0.0:0").ok()?;
@@ -285,6 +329,74 @@ fn api_speaks_wav_pcm_and_sse() {
         .flat_map(|e| base64_decode(e["audio"].as_str().expect("audio")))
         .collect();
     assert_eq!(audio, pcm.body, "SSE carries the same audio as pcm");
+    let words = delta_words(deltas);
+    check_words(
+        &words,
+        &[
+            "The", "quick", "brown", "fox", "jumps", "over", "the", "lazy", "dog", "Then", "it",
+            "runs", "back", "into", "the", "forest",
+        ],
+        samples.len() as f64 / 24_000.0,
+    );
+
+    // A number read as several words is one word, as written; the timed endpoint answers the
+    // same audio (a WAV with its real sizes) and the same words in one JSON.
+    let money = "It costs $4.1 billion today.";
+    let mut body = speech(money, "pcm");
+    body["stream_format"] = "sse".into();
+    let sse = server.post_json("/v1/audio/speech", &body);
+    assert_eq!(sse.status, 200);
+    let text = String::from_utf8(sse.body).expect("utf-8 events");
+    let events: Vec<serde_json::Value> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|l| serde_json::from_str(l).expect("event JSON"))
+        .collect();
+    let deltas = &events[..events.len() - 1];
+    let streamed: Vec<u8> = deltas
+        .iter()
+        .flat_map(|e| base64_decode(e["audio"].as_str().expect("audio")))
+        .collect();
+    let words = delta_words(deltas);
+    let secs = streamed.len() as f64 / 48_000.0;
+    check_words(&words, &["It", "costs", "$4.1 billion", "today"], secs);
+    assert_eq!(
+        (
+            words[2]["source_line"].as_u64(),
+            words[2]["source_column"].as_u64()
+        ),
+        (Some(1), Some(10))
+    );
+    let timed = server.post_json("/v1/audio/speech/timed", &speech(money, "wav"));
+    assert_eq!(
+        timed.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&timed.body)
+    );
+    assert_eq!(timed.header("content-type"), Some("application/json"));
+    let timed = timed.json();
+    assert_eq!(timed["format"], "wav");
+    assert_eq!(timed["sample_rate"], 24_000);
+    let wav = base64_decode(timed["audio"].as_str().expect("audio"));
+    assert_eq!(
+        u32::from_le_bytes([wav[40], wav[41], wav[42], wav[43]]) as usize,
+        wav.len() - 44,
+        "a whole WAV says its data size"
+    );
+    let (_, samples) = parse_wav(&wav);
+    assert_eq!(
+        samples,
+        pcm_samples(&streamed),
+        "timed audio is the streamed audio"
+    );
+    let duration = timed["duration"].as_f64().expect("duration");
+    assert!((duration - secs).abs() < 1e-6, "{duration} vs {secs}");
+    assert_eq!(
+        timed["words"].as_array().expect("words"),
+        &words,
+        "the same words, the same times"
+    );
 
     let mut slow = speech(TWO_SENTENCES, "pcm");
     slow["speed"] = 4.0.into();

@@ -11,7 +11,9 @@
 //! - `keep_stage_directions`, `name` (the file name used in error messages, `script`).
 //!
 //! Events, in timeline order: `event: sentence` `{line, source_line, speaker, voice, text, start,
-//! end}` (seconds on the output timeline, trimmed speech as in `banter render` captions), then
+//! end, words}` (seconds on the output timeline, trimmed speech as in `banter render` captions;
+//! `words`: `[{word, start, end, source_line, source_column}]`, each word of the sentence as
+//! written, timed on the same timeline inside `start..end`, placed in the script file), then
 //! `event: audio` `{audio: base64, start}` carrying the sentence (and the silence before it);
 //! `event: line` `{line, source_line, speaker, voice, start, end}` after a line's last sentence;
 //! finally `event: done` `{lines, sentences, duration, samples, response_format}`, or

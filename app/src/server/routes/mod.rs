@@ -1,8 +1,10 @@
 //! The routes and the small ones' handlers: `/health`, `/metrics`, `/v1/models`, `/v1/voices`.
-//! Speech and dialogue, the ones that do work, live in [`speech`] and [`dialogue`].
+//! Speech, timed speech and dialogue, the ones that do work, live in [`speech`], [`timed`] and
+//! [`dialogue`].
 
 pub mod dialogue;
 pub mod speech;
+pub mod timed;
 
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, Uri};
@@ -27,6 +29,7 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/models", get(models))
         .route("/v1/voices", get(voices))
         .route("/v1/audio/speech", post(speech::speech))
+        .route("/v1/audio/speech/timed", post(timed::timed))
         .route("/v1/dialogue", post(dialogue::dialogue))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(state.policy.body_limit))

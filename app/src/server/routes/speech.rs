@@ -8,6 +8,9 @@
 //! - `speed`: OpenAI's range 0.25–4.0 is accepted (outside it: 400); Kokoro speaks 0.5–2.0, so
 //!   values beyond are clamped and the response says so in `x-banter-speed`.
 //! - `input`: at most `--max-input-chars` characters (400 beyond, naming the limit).
+//! - `stream_format: "sse"`: OpenAI's events, each `speech.audio.delta` with Banter's `words`
+//!   beside `audio` (see `server::sse`); the same body to `/v1/audio/speech/timed` answers one
+//!   JSON with the whole file and its words (see [`super::timed`]).
 //! - The response always streams (chunked): audio leaves as each segment is decoded, whether
 //!   the client reads it whole or as a stream. Headers wait for the first audio, so a request
 //!   that fails before any audio (nothing speakable, say) still gets a proper JSON error.
@@ -20,6 +23,7 @@ use axum::extract::{ConnectInfo, FromRequest, Request, State};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::Response;
 use engine::voice::VoiceSpec;
+use tokio::sync::mpsc;
 
 use super::MODEL_IDS;
 use crate::server::backend::{AudioEvent, BackendError, SpeechJob};
@@ -151,6 +155,7 @@ impl SpeechParams {
                 text: body.input,
                 voice,
                 speed,
+                words: sse,
             },
             format,
             encoder,
@@ -180,13 +185,7 @@ pub async fn speech(State(state): State<AppState>, request: Request) -> Result<R
     let params = SpeechParams::parse(&body, state.limits.max_input_chars)?;
     let slot = job_slot(&state)?;
     let waiting = state.metrics.queue_depth.enter();
-    // `start` phonemizes (CPU work, under espeak's process-wide lock): off the async threads,
-    // as the dialogue route plans its script.
-    let shared = state.clone();
-    let started_job = tokio::task::spawn_blocking(move || shared.backend.start(params.job))
-        .await
-        .map_err(|e| backend_error(BackendError::Internal(format!("starting speech: {e}"))))?;
-    let mut events = started_job.map_err(backend_error)?;
+    let mut events = start_job(&state, params.job).await?;
     let first = events.recv().await;
     drop(waiting);
     let first = match first {
@@ -218,20 +217,36 @@ pub async fn speech(State(state): State<AppState>, request: Request) -> Result<R
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Some(requested) = params.clamped_from {
-        let (low, high) = (
-            *engine::synth::SPEED_RANGE.start(),
-            *engine::synth::SPEED_RANGE.end(),
-        );
-        let note = format!(
-            "{} (requested {requested}, Kokoro speaks {low}–{high})",
-            requested.clamp(low, high)
-        );
-        if let Ok(value) = HeaderValue::from_str(&note) {
-            headers.insert("x-banter-speed", value);
-        }
+    if let Some(note) = params.clamped_from.and_then(speed_note) {
+        headers.insert("x-banter-speed", note);
     }
     Ok(response)
+}
+
+/// Queues `job` with the backend. `start` phonemizes (CPU work, under espeak's process-wide
+/// lock): off the async threads, as the dialogue route plans its script.
+pub(crate) async fn start_job(
+    state: &AppState,
+    job: SpeechJob,
+) -> Result<mpsc::Receiver<AudioEvent>, ApiError> {
+    let shared = state.clone();
+    let started_job = tokio::task::spawn_blocking(move || shared.backend.start(job))
+        .await
+        .map_err(|e| backend_error(BackendError::Internal(format!("starting speech: {e}"))))?;
+    started_job.map_err(backend_error)
+}
+
+/// The `x-banter-speed` header for a speed `requested` outside Kokoro's range.
+pub(crate) fn speed_note(requested: f32) -> Option<HeaderValue> {
+    let (low, high) = (
+        *engine::synth::SPEED_RANGE.start(),
+        *engine::synth::SPEED_RANGE.end(),
+    );
+    let note = format!(
+        "{} (requested {requested}, Kokoro speaks {low}–{high})",
+        requested.clamp(low, high)
+    );
+    HeaderValue::from_str(&note).ok()
 }
 
 /// The request body, read whole within the body limit (413 beyond it), and the connection's

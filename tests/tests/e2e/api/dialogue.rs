@@ -1,5 +1,5 @@
 //! `POST /v1/dialogue`: a two-speaker script streams as SSE, with sentence and line events in
-//! timeline order, the right speakers and voices, audio whose length is the last sentence's end
+//! timeline order, the right speakers and voices, each sentence's words inside it, audio whose length is the last sentence's end
 //! plus the tail, silence exactly where the timeline says, and script errors as 400s naming
 //! `FILE:LINE:COLUMN`.
 
@@ -104,8 +104,33 @@ fn api_dialogue_streams_events_in_order() {
             s["end"].as_f64().expect("end"),
         );
         assert!(start >= prev_end && end > start + 0.3, "{s}");
+        // Its words, as written, in order, inside the sentence, placed in the script.
+        let words = s["words"].as_array().expect("words");
+        let said: Vec<&str> = words
+            .iter()
+            .map(|w| w["word"].as_str().expect("word"))
+            .collect();
+        let written: Vec<&str> = text
+            .split(' ')
+            .map(|w| w.trim_matches(|c: char| c.is_ascii_punctuation()))
+            .collect();
+        assert_eq!(said, written);
+        let mut at = start;
+        for w in words {
+            let (ws, we) = (
+                w["start"].as_f64().expect("s"),
+                w["end"].as_f64().expect("e"),
+            );
+            assert!(at <= ws && ws < we && we <= end, "{w} in {s}");
+            at = we;
+            assert_eq!(w["source_line"], line + 1);
+        }
         prev_end = end;
     }
+    assert_eq!(
+        sentences[2]["words"][0]["source_column"], 6,
+        "after `Ben: `"
+    );
     let lines: Vec<&Value> = events
         .iter()
         .filter(|(n, _)| n == "line")
