@@ -56,6 +56,7 @@ impl Studio {
                         self.buffer.append(&samples);
                         self.timeline.push(&samples);
                     }
+                    PlayEvent::Words { line, words } => self.timeline.add_words(line, &words),
                     PlayEvent::Done => {
                         self.buffer.set_complete(true);
                         self.timeline.complete = true;
