@@ -72,6 +72,7 @@ impl Studio {
             if finished {
                 self.play = None;
             }
+            self.resolve_pending_word();
         }
         let imports: Vec<_> = self.import_rx.try_iter().collect();
         for result in imports {
