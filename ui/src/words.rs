@@ -16,6 +16,7 @@
 use std::ops::Range;
 
 use crate::app::Studio;
+use crate::timeline::Word;
 
 /// The byte range of each word in `shown`, in order: `None` for a word not found there.
 pub struct Spans<'a, I> {
@@ -108,6 +109,24 @@ fn rest_matches<'a>(
     Some(at)
 }
 
+/// How far before a word's start a seek to it lands, at most, if silence comes before it.
+pub const PRE_ROLL: usize = engine::SAMPLE_RATE as usize / 10;
+
+/// Where to seek to play word `k` of a line starting at sample `line_start`: its start, less up
+/// to [`PRE_ROLL`] of the pause before it (never into the word before). A word after a pause
+/// is timed from the end of the pause's frames, but its first sound is often a little earlier
+/// (tens of milliseconds); starting in the pause keeps it whole, and costs nothing after a
+/// word, where there is no pause to start in.
+#[must_use]
+pub fn seek_target(words: &[Word], k: usize, line_start: usize) -> usize {
+    let before = k
+        .checked_sub(1)
+        .and_then(|j| words.get(j))
+        .map_or(line_start, |w| w.end);
+    let start = words[k].start;
+    start.saturating_sub(PRE_ROLL).max(before.min(start))
+}
+
 /// The byte of `text` at character `index` (a galley's cursor counts characters).
 #[must_use]
 pub fn byte_of_char(text: &str, index: usize) -> usize {
@@ -132,16 +151,22 @@ impl Studio {
         ep.lines.get(line).map(|l| ep.spoken_text(l))
     }
 
-    /// Where the word at byte `at` of turn `line`'s shown text starts in the rendered audio.
+    /// Where playing the word at byte `at` of turn `line`'s shown text starts in the rendered
+    /// audio ([`seek_target`]).
     #[must_use]
     pub fn word_start(&self, line: usize, at: usize) -> Option<usize> {
-        let words = self.timeline.line_words(line);
-        if words.is_empty() {
+        let region = self
+            .timeline
+            .regions
+            .iter()
+            .rev()
+            .find(|r| r.line == line)?;
+        if region.words.is_empty() {
             return None;
         }
         let shown = self.shown_text(line)?;
-        let k = word_index_at(&shown, words.iter().map(|w| w.text.as_str()), at)?;
-        Some(words[k].start)
+        let k = word_index_at(&shown, region.words.iter().map(|w| w.text.as_str()), at)?;
+        Some(seek_target(&region.words, k, region.start))
     }
 
     /// A click on the text of turn `line` at byte `at`: the playhead moves to the word there if
@@ -267,5 +292,23 @@ mod tests {
         assert_eq!(word_index_at(shown, words, 17), None, "past the last word");
         assert_eq!(byte_of_char("café x", 5), 6);
         assert_eq!(byte_of_char("ab", 9), 2);
+    }
+
+    #[test]
+    fn a_seek_starts_a_little_before_a_word_after_a_pause() {
+        let word = |start, end| Word {
+            text: "w".into(),
+            start,
+            end,
+        };
+        let words = [word(3000, 5000), word(5000, 6000), word(6100, 7000)];
+        assert_eq!(
+            seek_target(&words, 0, 0),
+            3000 - PRE_ROLL,
+            "after the line's start"
+        );
+        assert_eq!(seek_target(&words, 0, 2000), 2000, "not before the line");
+        assert_eq!(seek_target(&words, 1, 0), 5000, "no pause: at the word");
+        assert_eq!(seek_target(&words, 2, 0), 6000, "a short pause: all of it");
     }
 }

@@ -287,7 +287,7 @@ mod tests {
     }
 
     /// A studio whose timeline holds a rendered first line, "Good morning, Ann!", with its words
-    /// at 0.1 s, 0.5 s and 1.0 s, as playback would have left it (no model needed).
+    /// at 0.1 s, 0.4 s and 1.0 s (0.3 s each), as playback would have left it (no model needed).
     fn heard(dir: &tempfile::TempDir) -> Studio {
         let mut s = studio(dir);
         s.apply(Command::EditText(
@@ -318,23 +318,27 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let mut s = heard(&dir);
         let sr = engine::SAMPLE_RATE as usize;
-        // "Good morning, Ann!": byte 7 is in "morning".
+        // "Good morning, Ann!": byte 7 is in "morning", which follows "Good" at once.
         s.apply(Command::SeekWord { line: 0, at: 7 });
-        assert_eq!(s.buffer.position(), sr / 2);
+        assert_eq!(s.buffer.position(), sr * 4 / 10);
         assert_eq!(s.selected, 0);
         assert!(
             !s.is_playing(),
             "a click moves the playhead; it does not start playing"
         );
-        // The comma after "morning" means the next word.
+        // The comma after "morning" means the next word, "Ann", after a pause: a little
+        // before it.
         s.apply(Command::SeekWord { line: 0, at: 12 });
-        assert_eq!(s.buffer.position(), sr);
+        assert_eq!(s.buffer.position(), sr - crate::words::PRE_ROLL);
         // Ben's line has not been heard: the click selects it and the playhead stays.
         s.apply(Command::SeekWord { line: 1, at: 0 });
-        assert_eq!((s.selected, s.buffer.position()), (1, sr));
-        // "Play from here" on a heard word plays from it.
+        assert_eq!(
+            (s.selected, s.buffer.position()),
+            (1, sr - crate::words::PRE_ROLL)
+        );
+        // "Play from here" on a heard word plays from it (the line starts at 0).
         s.apply(Command::PlayFromWord { line: 0, at: 0 });
-        assert_eq!(s.buffer.position(), sr / 10);
+        assert_eq!(s.buffer.position(), 0);
         assert!(s.is_playing());
     }
 
@@ -345,7 +349,8 @@ mod tests {
         s.pending_word = Some(crate::words::PendingWord { line: 0, at: 15 });
         s.resolve_pending_word();
         assert_eq!(s.pending_word, None);
-        assert_eq!(s.buffer.position(), engine::SAMPLE_RATE as usize);
+        let ann = engine::SAMPLE_RATE as usize - crate::words::PRE_ROLL;
+        assert_eq!(s.buffer.position(), ann);
         assert!(s.is_playing(), "started at \"Ann\"");
         // A word that never comes (no durations): playback starts where it is once the
         // line is over (here: nothing is rendering any more).
