@@ -302,6 +302,12 @@ impl Studio {
         self.buffer.is_playing()
     }
 
+    /// The playhead: the next sample of the rendered audio to play.
+    #[must_use]
+    pub fn playhead(&self) -> usize {
+        self.buffer.position()
+    }
+
     /// Rendering for playback is under way.
     #[must_use]
     pub fn is_rendering(&self) -> bool {
