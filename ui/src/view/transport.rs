@@ -130,8 +130,8 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         Sense::click_and_drag(),
     );
     let response = response.on_hover_text(
-        "Timeline: click or drag to move the playhead; Ctrl+scroll (or pinch) zooms in to the \
-         words, scroll moves along",
+        "Timeline: click or drag to move the playhead; scroll with Ctrl held (or pinch) to zoom \
+         in to the words, scroll to move along",
     );
     let visuals = ui.visuals().clone();
     let painter = ui.painter_at(rect);
