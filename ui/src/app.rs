@@ -91,6 +91,8 @@ pub struct Studio {
     pub(crate) outputs: crate::devices::Outputs,
     pub(crate) buffer: Arc<PlayBuffer>,
     pub(crate) play: Option<PlayJob>,
+    /// "Play from here" waiting for its word to be rendered ([`crate::words`]).
+    pub(crate) pending_word: Option<crate::words::PendingWord>,
     /// Sentences already rendered for playback (replays and edits reuse them).
     pub(crate) sentences: Arc<crate::work::sentences::SentenceCache>,
     /// The document revision last seen and when it changed (edits during playback settle).
@@ -184,6 +186,7 @@ impl Studio {
             outputs: crate::devices::Outputs::default(),
             buffer,
             play: None,
+            pending_word: None,
             sentences: Arc::default(),
             edit_seen: (0, Instant::now()),
             preview: None,
@@ -297,6 +300,12 @@ impl Studio {
     #[must_use]
     pub fn is_playing(&self) -> bool {
         self.buffer.is_playing()
+    }
+
+    /// The playhead: the next sample of the rendered audio to play.
+    #[must_use]
+    pub fn playhead(&self) -> usize {
+        self.buffer.position()
     }
 
     /// Rendering for playback is under way.
@@ -426,14 +435,22 @@ impl Studio {
         }
     }
 
-    /// Pauses playback if it is running; resumes (or starts) it otherwise.
+    /// Pauses playback if it is running (or about to start at a word); resumes (or starts) it
+    /// otherwise. It resumes where the playhead is when the selected line is the one playback
+    /// started from or the one under the playhead (a word clicked while paused).
     pub fn toggle_play(&mut self) {
-        if self.buffer.is_playing() {
+        let position = self.buffer.position();
+        let at_selected = self.timeline.start_line == self.selected
+            || self
+                .timeline
+                .region_at(position)
+                .is_some_and(|r| r.line == self.selected);
+        if self.pending_word.take().is_some() || self.buffer.is_playing() {
             self.buffer.set_playing(false);
         } else if !self.buffer.is_empty()
             && self.timeline.revision == self.doc.revision
-            && self.timeline.start_line == self.selected
-            && self.buffer.position() < self.buffer.len()
+            && at_selected
+            && position < self.buffer.len()
         {
             self.buffer.set_playing(true);
         } else {
@@ -444,6 +461,7 @@ impl Studio {
     /// Stops playback and its render.
     pub fn stop(&mut self) {
         self.buffer.set_playing(false);
+        self.pending_word = None;
         if let Some(job) = self.play.take() {
             job.stop();
         }

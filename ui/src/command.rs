@@ -89,6 +89,11 @@ pub enum Command {
     Stop,
     /// Move the playhead to this sample of the rendered audio.
     Seek(usize),
+    /// A click on turn `line`'s text at byte `at` of what the lines view shows: move the
+    /// playhead to the word there once it is rendered, else select the line.
+    SeekWord { line: usize, at: usize },
+    /// "Play from here": play from the word at byte `at` of turn `line`'s shown text.
+    PlayFromWord { line: usize, at: usize },
     /// Speak a sample sentence in `speaker`'s voice and speed.
     PreviewSpeaker(String),
     /// Speak a sample sentence for `speaker` as `voice` (a blend being edited) at `speed`.

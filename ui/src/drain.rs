@@ -56,6 +56,7 @@ impl Studio {
                         self.buffer.append(&samples);
                         self.timeline.push(&samples);
                     }
+                    PlayEvent::Words { line, words } => self.timeline.add_words(line, &words),
                     PlayEvent::Done => {
                         self.buffer.set_complete(true);
                         self.timeline.complete = true;
@@ -71,6 +72,7 @@ impl Studio {
             if finished {
                 self.play = None;
             }
+            self.resolve_pending_word();
         }
         let imports: Vec<_> = self.import_rx.try_iter().collect();
         for result in imports {

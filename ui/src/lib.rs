@@ -16,7 +16,8 @@
 //! open script, [`timeline`] the waveform envelope, [`input`] shortcuts and dropped files,
 //! [`history`] undo/redo, [`find`] finding in the script, [`devices`] the output picker, `cast`
 //! (voice matching, cast check, previews) and `live` (edits while playing) the studio's cast and
-//! playback work, [`frames`] the frame-time statistics.
+//! playback work, [`words`] word timing (highlight, click-to-seek, Play from here), [`frames`]
+//! the frame-time statistics.
 
 pub mod actions;
 pub mod api;
@@ -35,6 +36,7 @@ mod live;
 pub mod state;
 pub mod timeline;
 pub mod view;
+pub mod words;
 pub mod work;
 
 pub use app::{Studio, StudioConfig};

@@ -294,6 +294,60 @@ fn editing_a_line_while_playing_re_renders_only_that_line() {
     let tl = h.state().timeline();
     assert_eq!(tl.start_line, 0, "from the line being heard");
     assert_eq!(tl.regions.len(), 2);
+    let words: Vec<&str> = tl.regions[0]
+        .words
+        .iter()
+        .map(|w| w.text.as_str())
+        .collect();
+    assert_eq!(
+        words,
+        ["Good", "morning", "and", "welcome"],
+        "a cached sentence is timed too"
+    );
+}
+
+#[test]
+fn play_from_a_word_then_click_another() {
+    let Some(store) = model_store() else {
+        return;
+    };
+    let fx = Fixture::new();
+    let mut h = fx.harness(Some(store.root()), SIZE);
+    h.state_mut().document_mut().text =
+        "Ann: Good morning, and welcome.\nBen: It is good to be here.\n".into();
+    h.state_mut().document_mut().edited();
+    step_until(&mut h, Duration::from_mins(2), "the model to load", |h| {
+        assert!(h.state().engine_error().is_none());
+        h.state().is_ready()
+    });
+    // "Play from here" on Ben's "good" (byte 6 of "It is good to be here."), nothing rendered
+    // yet: playback renders from Ben's line and starts at the word once it is timed.
+    h.state_mut()
+        .apply(ui::Command::PlayFromWord { line: 1, at: 6 });
+    assert!(!h.state().is_playing(), "waiting for the word");
+    step_until(
+        &mut h,
+        Duration::from_mins(2),
+        "playing from the word",
+        |h| h.state().is_playing(),
+    );
+    let tl = h.state().timeline();
+    assert_eq!((tl.start_line, tl.regions[0].line), (1, 1));
+    let words = &tl.regions[0].words;
+    let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
+    assert_eq!(texts, ["It", "is", "good", "to", "be", "here"]);
+    assert!(words
+        .windows(2)
+        .all(|w| w[0].start <= w[1].start && w[0].end <= w[1].start + 1));
+    assert_eq!(h.state().timeline().word_at(words[2].start), Some((1, 2)));
+    let good = words[2].start;
+    assert!(good > 0);
+    assert_eq!(h.state().playhead(), good);
+    // A click on "here" moves the playhead to it.
+    let here = words[5].start;
+    h.state_mut()
+        .apply(ui::Command::SeekWord { line: 1, at: 18 });
+    assert_eq!(h.state().playhead(), here);
 }
 
 /// A stand-in server that records what the studio asked of it.

@@ -100,6 +100,8 @@ impl Studio {
             Command::TogglePlay => self.toggle_play(),
             Command::Stop => self.stop(),
             Command::Seek(sample) => self.seek(sample),
+            Command::SeekWord { line, at } => self.seek_word(line, at),
+            Command::PlayFromWord { line, at } => self.play_from_word(line, at),
             Command::PreviewSpeaker(speaker) => self.preview_speaker(&speaker),
             Command::PreviewVoice {
                 speaker,
@@ -282,5 +284,79 @@ mod tests {
         assert!(!s.dialogs.help && s.export.open);
         s.apply(Command::Dismiss);
         assert!(!s.export.open);
+    }
+
+    /// A studio whose timeline holds a rendered first line, "Good morning, Ann!", with its words
+    /// at 0.1 s, 0.4 s and 1.0 s (0.3 s each), as playback would have left it (no model needed).
+    fn heard(dir: &tempfile::TempDir) -> Studio {
+        let mut s = studio(dir);
+        s.apply(Command::EditText(
+            "Ann: Good morning, Ann!\nBen: Two trains.\n".into(),
+        ));
+        let sr = engine::SAMPLE_RATE as usize;
+        s.timeline = crate::timeline::Timeline::new(s.doc.revision, 0);
+        s.timeline.line_start(0, "Ann".into(), 0);
+        let audio = vec![0.0; 2 * sr];
+        s.buffer.append(&audio);
+        s.timeline.push(&audio);
+        let word = |w: &str, start: f64| engine::words::TimedWord {
+            word: w.into(),
+            start,
+            end: start + 0.3,
+            source_line: 1,
+            source_column: 1,
+        };
+        s.timeline.add_words(
+            0,
+            &[word("Good", 0.1), word("morning", 0.5), word("Ann", 1.0)],
+        );
+        s
+    }
+
+    #[test]
+    fn clicking_a_heard_word_seeks_to_it_and_an_unheard_line_is_selected() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut s = heard(&dir);
+        let sr = engine::SAMPLE_RATE as usize;
+        // "Good morning, Ann!": byte 7 is in "morning", which follows "Good" at once.
+        s.apply(Command::SeekWord { line: 0, at: 7 });
+        assert_eq!(s.buffer.position(), sr * 4 / 10);
+        assert_eq!(s.selected, 0);
+        assert!(
+            !s.is_playing(),
+            "a click moves the playhead; it does not start playing"
+        );
+        // The comma after "morning" means the next word, "Ann", after a pause: a little
+        // before it.
+        s.apply(Command::SeekWord { line: 0, at: 12 });
+        assert_eq!(s.buffer.position(), sr - crate::words::PRE_ROLL);
+        // Ben's line has not been heard: the click selects it and the playhead stays.
+        s.apply(Command::SeekWord { line: 1, at: 0 });
+        assert_eq!(
+            (s.selected, s.buffer.position()),
+            (1, sr - crate::words::PRE_ROLL)
+        );
+        // "Play from here" on a heard word plays from it (the line starts at 0).
+        s.apply(Command::PlayFromWord { line: 0, at: 0 });
+        assert_eq!(s.buffer.position(), 0);
+        assert!(s.is_playing());
+    }
+
+    #[test]
+    fn a_pending_play_from_here_starts_at_its_word_once_it_arrives() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut s = heard(&dir);
+        s.pending_word = Some(crate::words::PendingWord { line: 0, at: 15 });
+        s.resolve_pending_word();
+        assert_eq!(s.pending_word, None);
+        let ann = engine::SAMPLE_RATE as usize - crate::words::PRE_ROLL;
+        assert_eq!(s.buffer.position(), ann);
+        assert!(s.is_playing(), "started at \"Ann\"");
+        // A word that never comes (no durations): playback starts where it is once the
+        // line is over (here: nothing is rendering any more).
+        s.stop();
+        s.pending_word = Some(crate::words::PendingWord { line: 1, at: 0 });
+        s.resolve_pending_word();
+        assert!(s.pending_word.is_none() && s.is_playing());
     }
 }

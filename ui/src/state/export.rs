@@ -32,6 +32,8 @@ pub enum Captions {
     Srt,
     Vtt,
     Both,
+    /// Word timing: `WebVTT` marking each word as it is spoken, and SRT in short phrases.
+    Words,
 }
 
 /// What the author chooses in the dialog (the view edits a copy and sends it back with
@@ -87,6 +89,7 @@ impl ExportSettings {
                 Captions::Srt => vec![CaptionFormat::Srt],
                 Captions::Vtt => vec![CaptionFormat::Vtt],
                 Captions::Both => vec![CaptionFormat::Srt, CaptionFormat::Vtt],
+                Captions::Words => vec![CaptionFormat::WordSrt, CaptionFormat::WordVtt],
             },
             markers: self.markers,
             stems: self.stems,
@@ -158,5 +161,17 @@ mod tests {
         settings.format = Format::Opus;
         settings.normalise();
         assert_eq!(settings.rate, 48_000);
+    }
+
+    #[test]
+    fn word_captions_are_word_vtt_and_phrase_srt() {
+        let settings = ExportSettings {
+            captions: Captions::Words,
+            ..ExportSettings::default()
+        };
+        assert_eq!(
+            settings.options().captions,
+            vec![CaptionFormat::WordSrt, CaptionFormat::WordVtt]
+        );
     }
 }

@@ -7,7 +7,7 @@ use crate::app::{EngineState, Studio};
 use crate::command::Command;
 
 /// Every shortcut, for the F1 overlay.
-pub const SHORTCUTS: [(&str, &str); 17] = [
+pub const SHORTCUTS: [(&str, &str); 19] = [
     ("Space", "Play / pause from the selected line"),
     ("Esc", "Stop (or close a dialog)"),
     ("Ctrl+N", "New project"),
@@ -27,9 +27,14 @@ pub const SHORTCUTS: [(&str, &str); 17] = [
     ("F1", "This list"),
     ("Ctrl+Q", "Quit (autosaves first)"),
     ("Double-click a line", "Edit it"),
+    ("Click a word heard", "Move the playhead to it"),
     (
-        "Right-click a line",
-        "Re-render it at another speed or voice",
+        "Right-click a word",
+        "Play from here, or re-render with another speed or voice",
+    ),
+    (
+        "Ctrl+scroll the timeline",
+        "Zoom in to the words (scroll moves along)",
     ),
 ];
 

@@ -1,6 +1,8 @@
 //! The script editor, in two modes. *Lines*: the parsed turns, each with its speaker's colour;
-//! click selects (play starts there), the Edit button edits that turn's source text in place,
-//! hovering shows how the turn reads; the lines that are not spoken are listed, greyed, between
+//! click selects (play starts there), or, on a line already heard, moves the playhead to the
+//! word clicked; while playing, the word being spoken is highlighted (see [`crate::words`]);
+//! right-click offers "Play from here" and the line's menu; the Edit button edits that turn's
+//! source text in place, hovering shows how the turn reads; the lines that are not spoken are listed, greyed, between
 //! the turns (`skipped`). *Raw* (`raw`): the whole text in any supported format, with the
 //! line a parse error points at highlighted and the message under it. When the text does not
 //! parse, the raw view is shown whatever the mode, since there are no lines to show.
@@ -9,7 +11,11 @@ mod raw;
 mod reads_as;
 mod skipped;
 
-use eframe::egui::{self, Color32};
+use std::ops::Range;
+use std::sync::Arc;
+
+use eframe::egui::text::{LayoutJob, TextFormat};
+use eframe::egui::{self, Color32, Galley};
 
 use crate::app::{EditorMode, Studio};
 use crate::command::Command;
@@ -165,19 +171,54 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
                                     edit.line = None;
                                 }
                             } else {
+                                let galley = line_galley(ui, &text, word_span(studio, i, &text));
                                 let label = ui
-                                    .add(egui::Label::new(&text).wrap().sense(egui::Sense::click()))
+                                    .add(
+                                        egui::Label::new(Arc::clone(&galley))
+                                            .sense(egui::Sense::click()),
+                                    )
                                     .on_hover_ui(|ui| {
                                         ui.label(reads_as::hover_text(ui.ctx(), &studio.doc, i));
                                         ui.weak(
-                                            "Click to select (play starts here); right-click to \
-                                             re-render it with another speed or voice",
+                                            "Click to select (play starts here), or once heard \
+                                             to move the playhead to that word; right-click to \
+                                             play from a word or re-render the line with \
+                                             another speed or voice",
                                         );
                                     });
+                                let at = |pos: egui::Pos2| {
+                                    let cursor = galley.cursor_from_pos(pos - label.rect.min);
+                                    crate::words::byte_of_char(&text, cursor.index.0)
+                                };
                                 if label.clicked() {
-                                    out.push(Command::Select(i));
+                                    let at = label.interact_pointer_pos().map_or(0, at);
+                                    out.push(Command::SeekWord { line: i, at });
+                                }
+                                if label.secondary_clicked() {
+                                    let at = label.interact_pointer_pos().map_or(0, at);
+                                    ui.data_mut(|d| d.insert_temp(menu_word_id(), at));
                                 }
                                 label.context_menu(|ui| {
+                                    let at = ui.data(|d| d.get_temp(menu_word_id()));
+                                    if ui
+                                        .add_enabled(
+                                            studio.is_ready(),
+                                            egui::Button::new("Play from here"),
+                                        )
+                                        .on_hover_text(
+                                            "Play from the word you right-clicked (rendering \
+                                             this line first if it is not yet)",
+                                        )
+                                        .on_disabled_hover_text("Playback needs the model loaded")
+                                        .clicked()
+                                    {
+                                        out.push(Command::PlayFromWord {
+                                            line: i,
+                                            at: at.unwrap_or(0),
+                                        });
+                                        ui.close();
+                                    }
+                                    ui.separator();
                                     crate::view::line_menu::show(studio, ui, out, i, &speaker);
                                 });
                                 if label.double_clicked() {
@@ -218,6 +259,58 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         edit = LineEdit::default();
     }
     ui.data_mut(|d| d.insert_temp(id, edit));
+}
+
+/// Where the right-clicked byte of a line's text is kept while its menu is open (egui's memory:
+/// UI-only).
+fn menu_word_id() -> egui::Id {
+    egui::Id::unique("banter-line-menu-word")
+}
+
+/// The byte range of the word being spoken in turn `line`'s `text`, if it is that turn's:
+/// while playing, or paused in the audio of the script as it is (after a click on a word).
+fn word_span(studio: &Studio, line: usize, text: &str) -> Option<Range<usize>> {
+    let position = studio.buffer.position();
+    let shown = studio.buffer.is_playing()
+        || (studio.timeline.revision == studio.doc.revision && position > 0);
+    let (l, k) = studio.timeline.word_at(position).filter(|_| shown)?;
+    if l != line {
+        return None;
+    }
+    let words = studio.timeline.line_words(line);
+    crate::words::span_of(text, words.iter().map(|w| w.text.as_str()), k)
+}
+
+/// A turn's text laid out as `egui::Label` lays out a wrapped label in a row, with `word`
+/// highlighted: laid out here so that a click can be mapped back to a character of the text.
+fn line_galley(ui: &egui::Ui, text: &str, word: Option<Range<usize>>) -> Arc<Galley> {
+    let plain = TextFormat {
+        font_id: egui::FontSelection::Default.resolve(ui.style()),
+        color: Color32::PLACEHOLDER,
+        valign: ui.text_valign(),
+        ..TextFormat::default()
+    };
+    let mut job = LayoutJob {
+        break_on_newline: true,
+        halign: ui.layout().horizontal_placement(),
+        justify: ui.layout().horizontal_justify(),
+        ..LayoutJob::default()
+    };
+    job.wrap.max_width = ui.available_width();
+    match word.filter(|r| text.get(r.clone()).is_some()) {
+        Some(r) => {
+            job.append(&text[..r.start], 0.0, plain.clone());
+            let spoken = TextFormat {
+                background: ui.visuals().selection.bg_fill,
+                color: ui.visuals().strong_text_color(),
+                ..plain.clone()
+            };
+            job.append(&text[r.clone()], 0.0, spoken);
+            job.append(&text[r.end..], 0.0, plain);
+        }
+        None => job.append(text, 0.0, plain),
+    }
+    ui.fonts_mut(|f| f.layout_job(job))
 }
 
 /// The background of a line that matches the find bar.

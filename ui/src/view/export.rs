@@ -134,6 +134,11 @@ fn settings(e: &mut ExportSettings, ui: &mut egui::Ui) {
                     .on_hover_text("WebVTT captions beside the audio");
                 ui.selectable_value(&mut e.captions, Captions::Both, "Both")
                     .on_hover_text("SRT and VTT");
+                ui.selectable_value(&mut e.captions, Captions::Words, "Words")
+                    .on_hover_text(
+                        "Word timing: WebVTT that marks each word as it is spoken, and SRT in \
+                         short phrases",
+                    );
             });
             ui.end_row();
             ui.label("Extras");

@@ -1,6 +1,8 @@
 //! Transport (play from the selected line, stop) and the timeline: the waveform growing as the
 //! scheduler delivers audio, the rendered-ahead region, per-line regions labelled with their
-//! speaker, and the playhead. Clicking the timeline seeks.
+//! speaker, and the playhead. Clicking the timeline seeks. Ctrl+scroll (or a pinch) zooms about
+//! the pointer, scrolling moves along, and a zoomed view pages along with the playhead; once a
+//! second is wide enough, thin word boundaries (and the words that fit) are drawn.
 
 use eframe::egui::{self, Color32, Pos2, Rect, Sense, Stroke, Vec2};
 use engine::synth::SAMPLE_RATE;
@@ -72,13 +74,65 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     timeline(studio, ui, out);
 }
 
+/// The part of the timeline on screen: UI-only, kept in egui's memory. Zoomed, it shows a fixed
+/// stretch of time, so it does not widen as more audio arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+struct Zoom {
+    /// Samples across the timeline; `None` shows everything.
+    span: Option<f64>,
+    /// The first sample shown (when zoomed).
+    start: f64,
+}
+
+/// The narrowest the timeline zooms to.
+const MIN_SPAN_SECS: f64 = 2.0;
+/// Word boundaries show once a second is this wide (an average word is then ~10 px).
+const WORD_PX_PER_SEC: f64 = 40.0;
+
+impl Zoom {
+    /// The first sample and the number of samples shown, for `total` samples on the timeline;
+    /// while `playhead` is given (playing), the view pages along to keep it in sight.
+    fn window(&mut self, total: f64, playhead: Option<f64>) -> (f64, f64) {
+        let Some(span) = self.span.filter(|&s| s < total) else {
+            *self = Self::default();
+            return (0.0, total);
+        };
+        if let Some(p) = playhead {
+            if p < self.start || p >= self.start + span {
+                self.start = p - span * 0.05;
+            }
+        }
+        self.start = self.start.clamp(0.0, total - span);
+        (self.start, span)
+    }
+
+    /// Zooms in by `by` (below 1: out), keeping the sample at fraction `frac` of the width where
+    /// it is.
+    fn zoom_at(&mut self, by: f64, frac: f64, total: f64) {
+        let (start, span) = self.window(total, None);
+        let anchor = start + frac * span;
+        let new = (span / by).max(MIN_SPAN_SECS * f64::from(SAMPLE_RATE));
+        if new >= total {
+            *self = Self::default();
+        } else {
+            *self = Self {
+                span: Some(new),
+                start: anchor - frac * new,
+            };
+        }
+    }
+}
+
 fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let height = ui.available_height().clamp(60.0, 220.0) - 6.0;
     let (rect, response) = ui.allocate_exact_size(
         Vec2::new(ui.available_width(), height),
         Sense::click_and_drag(),
     );
-    let response = response.on_hover_text("Timeline: click or drag to move the playhead");
+    let response = response.on_hover_text(
+        "Timeline: click or drag to move the playhead; scroll with Ctrl held (or pinch) to zoom \
+         in to the words, scroll to move along",
+    );
     let visuals = ui.visuals().clone();
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 4.0, visuals.extreme_bg_color);
@@ -89,10 +143,32 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         tl.samples
             .max((MIN_VIEW_SECS * f64::from(SAMPLE_RATE)) as usize)
             + SAMPLE_RATE as usize * 2
-    };
-    let x_of = |sample: usize| rect.left() + rect.width() * (sample as f32 / total as f32);
+    } as f64;
+    let zoom_id = ui.scope_id().with("timeline-zoom");
+    let mut zoom: Zoom = ui.data(|d| d.get_temp(zoom_id)).unwrap_or_default();
+    if response.hovered() {
+        let (by, scroll) = ui.input(|i| (i.zoom_delta(), i.smooth_scroll_delta));
+        let (start, span) = zoom.window(total, None);
+        if (by - 1.0).abs() > f32::EPSILON {
+            let frac = response.hover_pos().map_or(0.5, |p| {
+                f64::from((p.x - rect.left()) / rect.width()).clamp(0.0, 1.0)
+            });
+            zoom.zoom_at(f64::from(by), frac, total);
+        } else if zoom.span.is_some() && scroll != Vec2::ZERO {
+            let px = f64::from(scroll.x + scroll.y);
+            zoom.start = start - px * span / f64::from(rect.width().max(1.0));
+        }
+    }
+    let playhead = studio.buffer.position();
+    let (start, span) = zoom.window(total, studio.is_playing().then_some(playhead as f64));
+    ui.data_mut(|d| d.insert_temp(zoom_id, zoom));
+    let per_sample = f64::from(rect.width()) / span;
+    let x_of = |sample: usize| rect.left() + ((sample as f64 - start) * per_sample) as f32;
     // Rendered-ahead region: everything rendered, a lighter band.
-    let rendered = Rect::from_min_max(rect.min, Pos2::new(x_of(tl.samples), rect.bottom()));
+    let rendered = Rect::from_min_max(
+        rect.min,
+        Pos2::new(x_of(tl.samples).min(rect.right()), rect.bottom()),
+    );
     painter.rect_filled(rendered, 4.0, visuals.faint_bg_color);
     // Line regions with speaker labels.
     for r in &tl.regions {
@@ -101,6 +177,9 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             Pos2::new(x_of(r.start), rect.top()),
             Pos2::new(x_of(r.end).max(x_of(r.start) + 1.0), rect.bottom()),
         );
+        if band.right() < rect.left() || band.left() > rect.right() {
+            continue;
+        }
         painter.rect_filled(band, 2.0, colour.gamma_multiply(0.18));
         painter.line_segment(
             [band.left_top(), band.left_bottom()],
@@ -108,7 +187,7 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         );
         if band.width() > 30.0 {
             painter.text(
-                band.left_top() + Vec2::new(4.0, 2.0),
+                Pos2::new(band.left().max(rect.left()), band.top()) + Vec2::new(4.0, 2.0),
                 egui::Align2::LEFT_TOP,
                 &r.speaker,
                 egui::FontId::proportional(12.0),
@@ -116,16 +195,20 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             );
         }
     }
+    if per_sample * f64::from(SAMPLE_RATE) >= WORD_PX_PER_SEC {
+        words(&painter, rect, tl, (start, start + span), &x_of, &visuals);
+    }
     // Waveform: min/max per pixel column from the 10 ms envelope.
     let mid = rect.center().y;
     let half = rect.height() * 0.42;
     let peak = tl.peak().max(0.05);
     let wave = visuals.text_color().gamma_multiply(0.8);
     let columns = rect.width().max(1.0) as usize;
-    let buckets_per_col = (total as f64 / BUCKET as f64) / columns as f64;
+    let buckets_per_col = (span / BUCKET as f64) / columns as f64;
+    let first_bucket = start / BUCKET as f64;
     for col in 0..columns {
-        let a = (col as f64 * buckets_per_col) as usize;
-        let b = (((col + 1) as f64 * buckets_per_col) as usize).max(a + 1);
+        let a = (first_bucket + col as f64 * buckets_per_col) as usize;
+        let b = ((first_bucket + (col + 1) as f64 * buckets_per_col) as usize).max(a + 1);
         if a >= tl.peaks.len() {
             break;
         }
@@ -142,7 +225,7 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         );
     }
     // Playhead.
-    let x = x_of(studio.buffer.position());
+    let x = x_of(playhead);
     painter.line_segment(
         [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
         Stroke::new(2.0, Color32::from_rgb(0xff, 0x55, 0x55)),
@@ -158,9 +241,91 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     }
     if let Some(p) = response.interact_pointer_pos() {
         if response.clicked() || response.dragged() {
-            let frac = ((p.x - rect.left()) / rect.width()).clamp(0.0, 1.0);
-            let sample = (frac as f64 * total as f64) as usize;
+            let frac = f64::from((p.x - rect.left()) / rect.width()).clamp(0.0, 1.0);
+            let sample = (start + frac * span) as usize;
             out.push(Command::Seek(sample.min(studio.timeline.samples)));
         }
+    }
+}
+
+/// Thin word boundaries over the waveform, and each word's text where it fits, for the words
+/// between samples `shown.0` and `shown.1` (found by binary search in each line's words).
+fn words(
+    painter: &egui::Painter,
+    rect: Rect,
+    tl: &crate::timeline::Timeline,
+    shown: (f64, f64),
+    x_of: &dyn Fn(usize) -> f32,
+    visuals: &egui::Visuals,
+) {
+    let tick = Stroke::new(1.0, visuals.text_color().gamma_multiply(0.3));
+    let font = egui::FontId::proportional(11.0);
+    let (top, bottom) = (rect.top() + 18.0, rect.bottom());
+    let tick_at = |x: f32| painter.line_segment([Pos2::new(x, top), Pos2::new(x, bottom)], tick);
+    for r in &tl.regions {
+        if (r.end as f64) < shown.0 || (r.start as f64) > shown.1 {
+            continue;
+        }
+        let from = r.words.partition_point(|w| (w.end as f64) < shown.0);
+        let mut last_end = f32::NEG_INFINITY;
+        for w in &r.words[from..] {
+            if w.start as f64 > shown.1 {
+                break;
+            }
+            let (a, b) = (x_of(w.start), x_of(w.end));
+            if a - last_end > 2.0 && last_end.is_finite() {
+                tick_at(last_end);
+            }
+            tick_at(a);
+            last_end = b;
+            // About 6 px a character at this size: no layout for words that cannot fit.
+            if b - a - 4.0 > 6.0 * w.text.chars().count() as f32 {
+                painter.text(
+                    Pos2::new(a + 2.0, bottom - 2.0),
+                    egui::Align2::LEFT_BOTTOM,
+                    &w.text,
+                    font.clone(),
+                    visuals.weak_text_color(),
+                );
+            }
+        }
+        if last_end.is_finite() {
+            tick_at(last_end);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SR: f64 = SAMPLE_RATE as f64;
+
+    #[test]
+    fn zoom_keeps_the_pointer_s_time_and_its_limits() {
+        let total = 60.0 * SR;
+        let mut z = Zoom::default();
+        assert_eq!(z.window(total, None), (0.0, total), "all of it");
+        // Zooming in 4× at the middle keeps 30 s in the middle.
+        z.zoom_at(4.0, 0.5, total);
+        let (start, span) = z.window(total, None);
+        assert!((span - 15.0 * SR).abs() < 1.0 && (start + span / 2.0 - 30.0 * SR).abs() < 1.0);
+        // No closer than MIN_SPAN_SECS; zooming out past everything shows everything.
+        z.zoom_at(1000.0, 0.0, total);
+        assert!((z.window(total, None).1 - MIN_SPAN_SECS * SR).abs() < 1.0);
+        z.zoom_at(0.001, 0.5, total);
+        assert_eq!(z, Zoom::default());
+        // A stretch is kept inside the audio, and pages along with a playhead leaving it.
+        z = Zoom {
+            span: Some(10.0 * SR),
+            start: 55.0 * SR,
+        };
+        assert_eq!(z.window(total, None), (50.0 * SR, 10.0 * SR));
+        let (start, _) = z.window(total, Some(5.0 * SR));
+        assert!(start < 5.0 * SR && 5.0 * SR < start + 10.0 * SR, "{start}");
+        let again = z.window(total, Some(6.0 * SR)).0;
+        assert!((again - start).abs() < 1.0, "no jump inside it");
+        // A zoomed span as wide as the audio is no zoom.
+        assert_eq!(z.window(8.0 * SR, None), (0.0, 8.0 * SR));
     }
 }

@@ -9,6 +9,11 @@
 //!
 //! Sentences already heard come from the [`SentenceCache`] instead of the model, so playing
 //! again after an edit renders only what changed.
+//!
+//! Every sentence's words follow its audio ([`PlayEvent::Words`]): the walk times them from the
+//! model's durations (kept in the cache beside the samples, so a cached sentence is timed too),
+//! in seconds on the playback timeline, the playhead's own clock. They drive the script's word
+//! highlight, click-to-seek and the timeline's word boundaries.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,7 +21,8 @@ use std::sync::{mpsc, Arc};
 
 use engine::render::{plan_episode, Placement, Timeline};
 use engine::script::Episode;
-use engine::{Engine, Mode, SpeechRequest, StreamEvent};
+use engine::words::TimedWord;
+use engine::{Engine, Mode, SpeechRequest, StreamEvent, TimedAudio};
 
 use super::sentences::{SentenceCache, SentenceKey};
 use super::{send, spawn, Failure, Waker, EVENTS};
@@ -30,6 +36,13 @@ pub enum PlayEvent {
     },
     /// Audio to append (silences included).
     Audio(Vec<f32>),
+    /// The words of the sentence just sent, of line `line` (episode index), timed in seconds
+    /// from the start of this playback; sent after its [`PlayEvent::Audio`], only when the
+    /// model's durations timed them.
+    Words {
+        line: usize,
+        words: Vec<TimedWord>,
+    },
     /// Everything from the start line on has been rendered.
     Done,
     Failed(super::Failure),
@@ -130,18 +143,24 @@ fn render(
                 let sentence = slot.sentence;
                 let key = SentenceKey::new(&slot.plan.voice, sentence.speed, &sentence.phonemes);
                 let speech = if let Some(cached) = job.cache.get(&key) {
-                    cached.to_vec()
+                    cached
                 } else {
                     let request = SpeechRequest::new(&slot.plan.voice, sentence.speed)?;
-                    let speech = speak(job, &sentence.phonemes, request)?;
+                    let speech = Arc::new(speak(job, &sentence.phonemes, request)?);
                     if job.cancel.load(Ordering::Relaxed) {
                         return Ok(());
                     }
-                    job.cache.put(key, &speech);
+                    job.cache.put(key, Arc::clone(&speech));
                     speech
                 };
-                let placed = walk.place(&slot, &speech, &[]);
-                send(tx, waker, PlayEvent::Audio(speech[placed.keep].to_vec()));
+                let placed = walk.place(&slot, &speech.samples, &speech.durations);
+                let audio = speech.samples[placed.keep].to_vec();
+                send(tx, waker, PlayEvent::Audio(audio));
+                if !placed.cue.words.is_empty() {
+                    let words = placed.cue.words;
+                    let line = slot.plan.index;
+                    send(tx, waker, PlayEvent::Words { line, words });
+                }
             }
             Placement::LineEnd(_) => {}
         }
@@ -150,19 +169,25 @@ fn render(
 }
 
 /// One sentence through the engine as a pressing stream, decoded whole: playback trims and
-/// queues whole sentences, so windows would buy no earlier audio.
-fn speak(job: &Job<'_>, phonemes: &str, request: SpeechRequest) -> Result<Vec<f32>, Failure> {
+/// queues whole sentences, so windows would buy no earlier audio. The durations of each
+/// segment come with its first chunk; they time the sentence's words.
+fn speak(job: &Job<'_>, phonemes: &str, request: SpeechRequest) -> Result<TimedAudio, Failure> {
     let segments = job.engine.sentence_segments(phonemes);
     let mut handle = job
         .engine
         .submit_whole(segments, request, Mode::Interactive)?;
-    let mut out = Vec::new();
+    let mut out = TimedAudio::default();
     while let Some(event) = handle.blocking_next() {
         if job.cancel.load(Ordering::Relaxed) {
             return Ok(out);
         }
         match event {
-            StreamEvent::Audio { samples, .. } => out.extend_from_slice(&samples),
+            StreamEvent::Audio {
+                samples, durations, ..
+            } => {
+                out.samples.extend_from_slice(&samples);
+                out.durations.extend(durations);
+            }
             StreamEvent::Failed(e) => return Err(e.into()),
         }
     }

@@ -1,11 +1,15 @@
-//! The playback sentence cache: the audio of every sentence played, keyed by what determines it
-//! (voice, speed, phonemes). Playing again after an edit takes every unchanged sentence from
-//! here, so only the edited line is rendered anew; that is what makes "edit while playing"
-//! cheap. Memory is bounded by [`MAX_SAMPLES`]; past it the cache starts over.
+//! The playback sentence cache: the audio of every sentence played, with the model's durations
+//! that time its words, keyed by what determines both (voice, speed, phonemes). Playing again
+//! after an edit takes every unchanged sentence from here, so only the edited line is rendered
+//! anew; that is what makes "edit while playing" cheap, and a cached sentence is highlighted
+//! word by word like a fresh one. Memory is bounded by [`MAX_SAMPLES`]; past it the cache
+//! starts over (durations are a few hundred numbers a sentence, not counted).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+
+use engine::TimedAudio;
 
 /// About 14 minutes of 24 kHz audio (55 MB).
 pub const MAX_SAMPLES: usize = 20_000_000;
@@ -29,7 +33,7 @@ impl SentenceKey {
 }
 
 /// The sentences and their total length in samples.
-type Entries = (HashMap<SentenceKey, Arc<[f32]>>, usize);
+type Entries = (HashMap<SentenceKey, Arc<TimedAudio>>, usize);
 
 #[derive(Debug, Default)]
 pub struct SentenceCache {
@@ -39,8 +43,8 @@ pub struct SentenceCache {
 }
 
 impl SentenceCache {
-    /// The cached audio for `key`, counting a hit or a miss.
-    pub fn get(&self, key: &SentenceKey) -> Option<Arc<[f32]>> {
+    /// The cached audio and durations for `key`, counting a hit or a miss.
+    pub fn get(&self, key: &SentenceKey) -> Option<Arc<TimedAudio>> {
         let found = self
             .map
             .lock()
@@ -57,16 +61,17 @@ impl SentenceCache {
         found
     }
 
-    pub fn put(&self, key: SentenceKey, audio: &[f32]) {
+    pub fn put(&self, key: SentenceKey, audio: Arc<TimedAudio>) {
         let mut guard = self.map.lock().unwrap_or_else(PoisonError::into_inner);
         let (map, samples) = &mut *guard;
-        if *samples + audio.len() > MAX_SAMPLES {
+        let len = audio.samples.len();
+        if *samples + len > MAX_SAMPLES {
             map.clear();
             *samples = 0;
         }
-        *samples += audio.len();
-        if let Some(old) = map.insert(key, Arc::from(audio)) {
-            *samples -= old.len();
+        *samples += len;
+        if let Some(old) = map.insert(key, audio) {
+            *samples -= old.samples.len();
         }
     }
 
@@ -89,8 +94,16 @@ mod tests {
         let cache = SentenceCache::default();
         let key = SentenceKey::new("af_bella", 1.0, "həlˈoʊ");
         assert!(cache.get(&key).is_none());
-        cache.put(key.clone(), &[0.5; 10]);
-        assert_eq!(cache.get(&key).as_deref(), Some(&[0.5; 10][..]));
+        let audio = TimedAudio {
+            samples: vec![0.5; 10],
+            durations: vec![Arc::from(&[1, 2, 1][..])],
+        };
+        cache.put(key.clone(), Arc::new(audio.clone()));
+        assert_eq!(
+            cache.get(&key).as_deref(),
+            Some(&audio),
+            "durations kept too"
+        );
         assert!(cache
             .get(&SentenceKey::new("af_bella", 1.1, "həlˈoʊ"))
             .is_none());
