@@ -34,8 +34,8 @@ pub fn refine(words: &mut [Range<u64>], audio: &[f32]) {
     let loud = |f: usize| rms.get(f).is_some_and(|&r| r >= peak * QUIET);
     let frame_of = |s: u64| usize::try_from(s).unwrap_or(usize::MAX) / FRAME;
     let mut prev_end = 0u64;
-    for k in 0..words.len() {
-        let w = words[k].clone();
+    for word in words.iter_mut() {
+        let w = word.clone();
         if w.is_empty() {
             prev_end = prev_end.max(w.end);
             continue;
@@ -65,12 +65,14 @@ pub fn refine(words: &mut [Range<u64>], audio: &[f32]) {
             Some(f) if f < last => (((f + 1) * FRAME) as u64 + MARGIN).min(w.end),
             _ => w.end,
         };
-        words[k] = start..end.max(start);
-        prev_end = words[k].end;
+        *word = start..end.max(start);
+        prev_end = word.end;
     }
 }
 
 #[cfg(test)]
+// One word's range in a list is what these tests mean.
+#[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
 

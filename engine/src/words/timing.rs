@@ -209,7 +209,7 @@ mod tests {
             }],
         );
         // Everything three frames early (the decoder's lead).
-        assert_eq!(w[0], (4 - 3) * F..(4 + 4 + 1 - 3) * F);
+        assert_eq!(w[0], F..(4 + 4 + 1 - 3) * F);
         assert_eq!(w[1], (4 + 4 + 1 - 3) * F..(4 + 4 + 2 + 4 - 3) * F);
     }
 
