@@ -75,3 +75,15 @@ fn other_languages_are_read_as_written() {
     assert_eq!(words, ["Dónde", "está", "la", "biblioteca", "señor"]);
     check("Il a 5 ans, et moi aussi.", Language::Fr);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    /// Any text: no panic, and the word map keeps its promises.
+    #[test]
+    fn any_text_maps_in_order(text in "[a-zA-Z0-9 $%&.,;:!?'\"()—…/@#*-é中🙂\n]{0,80}") {
+        for language in [Language::EnUs, Language::Fr] {
+            check(&text, language);
+        }
+    }
+}
