@@ -511,6 +511,48 @@ mod tests {
     }
 
     #[test]
+    fn words_keep_the_authors_spelling_and_place() {
+        let mut e = Episode::parse(
+            "t.txt",
+            "Ann: Ask Nguyen about\n  [Kokoro](/kˈOkəɹO/) and $4.1 billion.\n",
+            &crate::script::ParseOptions::default(),
+        )
+        .expect("parse");
+        e.apply_lexicon(&crate::script::Lexicon::parse("lex", "Nguyen: win").expect("lexicon"));
+        let p = plan_episode(&e).expect("plan");
+        let s = speaks(&p[0]);
+        let words: Vec<(&str, usize, usize)> = s[0]
+            .words
+            .iter()
+            .map(|w| (w.text.as_str(), w.at.line, w.at.column))
+            .collect();
+        assert_eq!(
+            words,
+            [
+                ("Ask", 1, 6),
+                ("Nguyen", 1, 10),
+                ("about", 1, 17),
+                ("Kokoro", 2, 4),
+                ("and", 2, 23),
+                ("$4.1 billion", 2, 27)
+            ]
+        );
+        // Each word's phonemes are its own, in order.
+        let chars: Vec<char> = s[0].phonemes.chars().collect();
+        let said = |k: usize| {
+            chars[s[0].words[k].phonemes.clone()]
+                .iter()
+                .collect::<String>()
+        };
+        assert_eq!(said(3), "kˈOkəɹO");
+        assert!(said(1).starts_with('w'), "{}", said(1));
+        assert!(s[0]
+            .words
+            .windows(2)
+            .all(|w| w[0].phonemes.end <= w[1].phonemes.start));
+    }
+
+    #[test]
     fn placeholders_round_trip() {
         for k in [0, 1, 77, 5000] {
             assert_eq!(placeholder_index(placeholder(k)), Some(k));
