@@ -70,7 +70,8 @@ fi
 missing=0
 for spec in "${PACKAGES[@]}"; do
   name="${spec%%==*}" want="${spec##*==}"
-  have="$("$VENV/bin/python" -m pip show "$name" 2>/dev/null | sed -n 's/^Version: //p')"
+  # `pip show` fails for a package not yet installed: that is an empty version, not an error.
+  have="$("$VENV/bin/python" -m pip show "$name" 2>/dev/null | sed -n 's/^Version: //p' || true)"
   [ "$have" = "$want" ] || missing=1
 done
 if [ "$missing" = 1 ]; then
