@@ -1,6 +1,7 @@
 //! The walk on hand-made plans: what comes out, in what order, and where it lands.
 
 use super::*;
+use crate::render::PlannedWord;
 use crate::script::Position;
 
 fn sentence(caption: &str) -> Step {
@@ -154,4 +155,79 @@ fn nothing_audible_still_ends_with_the_tail() {
     let (log, written, ..) = walk(&plans, 0);
     assert_eq!(log, [format!("silence {}", samples(TAIL_SECS))]);
     assert_eq!(written, samples(TAIL_SECS) as u64);
+}
+
+#[test]
+fn words_land_in_the_file_inside_their_cue_and_their_line() {
+    // "ab cd": two words; one pass of pad, a, b, space, c, d, pad.
+    let plan = |index: usize| {
+        let mut l = line(
+            index,
+            "Ann",
+            vec![Step::Speak(SentencePlan {
+                caption: "ab cd".to_owned(),
+                phonemes: "ab cd".to_owned(),
+                speed: 1.0,
+                words: vec![
+                    PlannedWord {
+                        text: "ab".to_owned(),
+                        phonemes: 0..2,
+                        at: Position::new(index + 1, 6),
+                    },
+                    PlannedWord {
+                        text: "cd".to_owned(),
+                        phonemes: 3..5,
+                        at: Position::new(index + 1, 9),
+                    },
+                ],
+            })],
+        );
+        l.lead_pause = Some(0.5);
+        l
+    };
+    let plans = [plan(0), plan(1)];
+    // 8 pad frames (0.2 s), 4 frames a symbol, 8 pad frames: sound from the first symbol.
+    let durations: Vec<Arc<[u32]>> = vec![Arc::from(vec![8u32, 4, 4, 4, 4, 4, 8])];
+    let total = 36 * 600;
+    let mut audio = vec![0.0f32; total];
+    for x in &mut audio[8 * 600..28 * 600] {
+        *x = 0.5;
+    }
+    let mut tl = Timeline::new(&plans, 0, Some(0.3));
+    let mut cues = Vec::new();
+    let mut marks = Vec::new();
+    while let Some(p) = tl.next() {
+        match p {
+            Placement::Sentence(slot) => cues.push(tl.place(&slot, &audio, &durations).cue),
+            Placement::LineEnd(mark) => marks.push(mark),
+            _ => {}
+        }
+    }
+    assert_eq!(cues.len(), 2);
+    for (cue, mark) in cues.iter().zip(&marks) {
+        let w = &cue.words;
+        assert_eq!(w.len(), 2);
+        assert_eq!((w[0].word.as_str(), w[1].word.as_str()), ("ab", "cd"));
+        assert_eq!(
+            (w[1].source_line, w[1].source_column),
+            (mark.source_line, 9)
+        );
+        assert!(cue.start <= w[0].start && w[0].start < w[0].end);
+        assert!(
+            w[0].end <= w[1].start && w[1].end <= cue.end,
+            "{w:?} in {cue:?}"
+        );
+        assert_eq!(&mark.words, w, "a line's words are its sentences' words");
+    }
+    // The second line sits 0.3 s (its gap) after the first ends: so do its words.
+    let shift = cues[1].start - cues[0].start;
+    assert!((cues[1].words[1].start - cues[0].words[1].start - shift).abs() < 1e-9);
+    // "cd" starts half a space (2 frames) before its first symbol, three frames early:
+    // in the untrimmed audio 8 + 4 + 4 + 2 - 3 = 15 frames; the trim keeps 20 ms before 8.
+    let expect = cues[0].start - 0.02 + 0.02 + (15.0 - 8.0) * 0.025;
+    assert!(
+        (cues[0].words[1].start - expect).abs() < 1e-3,
+        "{:?}",
+        cues[0].words
+    );
 }
