@@ -62,7 +62,7 @@ pub fn segments_with_words(
         let excerpt: String = text.chars().take(40).collect();
         return Err(SynthError::NothingToSay { excerpt });
     }
-    let track = WordTrack::new(text, phonemes, words, &segments);
+    let track = WordTrack::new(text, &phonemes, words, &segments);
     Ok((segments, track))
 }
 

@@ -41,6 +41,7 @@ use std::str::FromStr;
 use std::sync::{Mutex, PoisonError};
 
 pub use data::{DATA_ENV, ESPEAK_NG_VERSION};
+pub(crate) use punctuation::is_plain_mark;
 pub use split::{split_phonemes, MAX_PHONEMES};
 pub use vocab::Vocab;
 

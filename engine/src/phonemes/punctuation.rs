@@ -39,7 +39,7 @@ pub(super) struct Mark {
 }
 
 /// Marks other than the decimal separators.
-fn is_plain_mark(c: char) -> bool {
+pub(crate) fn is_plain_mark(c: char) -> bool {
     matches!(
         c,
         ';' | ':'

@@ -105,39 +105,27 @@ fn cue_text(text: &str) -> String {
 #[must_use]
 pub fn captions(cues: &[Cue], format: CaptionFormat) -> String {
     match format {
-        CaptionFormat::Srt | CaptionFormat::Vtt => sentence_captions(cues, format),
-        CaptionFormat::WordVtt => word_vtt(cues),
+        CaptionFormat::Srt => sentence_srt(cues),
         CaptionFormat::WordSrt => phrase_srt(cues),
+        CaptionFormat::Vtt => vtt(cues, false),
+        CaptionFormat::WordVtt => vtt(cues, true),
     }
 }
 
-fn sentence_captions(cues: &[Cue], format: CaptionFormat) -> String {
+/// SRT with one cue per sentence, each named `NAME: `.
+fn sentence_srt(cues: &[Cue]) -> String {
     let mut out = String::new();
-    if format == CaptionFormat::Vtt {
-        out.push_str("WEBVTT\n\n");
-    }
     for (i, cue) in cues.iter().enumerate() {
-        let text = cue_text(&cue.text);
-        let speaker = cue_text(&cue.speaker);
         // Writing to a String cannot fail.
-        let _ = match format {
-            CaptionFormat::Srt => writeln!(
-                out,
-                "{}\n{} --> {}\n{speaker}: {text}\n",
-                i + 1,
-                timestamp(cue.start, ','),
-                timestamp(cue.end, ',')
-            ),
-            CaptionFormat::Vtt | CaptionFormat::WordVtt | CaptionFormat::WordSrt => writeln!(
-                out,
-                "{}\n{} --> {}\n<v {}>{}\n",
-                i + 1,
-                timestamp(cue.start, '.'),
-                timestamp(cue.end, '.'),
-                speaker.replace('>', "›"),
-                text.replace('<', "‹")
-            ),
-        };
+        let _ = writeln!(
+            out,
+            "{}\n{} --> {}\n{}: {}\n",
+            i + 1,
+            timestamp(cue.start, ','),
+            timestamp(cue.end, ','),
+            cue_text(&cue.speaker),
+            cue_text(&cue.text)
+        );
     }
     out
 }
@@ -157,16 +145,22 @@ fn word_offsets(text: &str, cue: &Cue) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// `WebVTT` with one cue per sentence and `<HH:MM:SS.mmm>` before every word (the marks strictly
-/// increasing and inside the cue, as the format requires: a word starting with its cue has none).
-fn word_vtt(cues: &[Cue]) -> String {
+/// `WebVTT` with one cue per sentence, the speaker in a `<v NAME>` span; with `mark_words`, a
+/// `<HH:MM:SS.mmm>` before every word (the marks strictly increasing and inside the cue, as the
+/// format requires: a word starting with its cue has none).
+fn vtt(cues: &[Cue], mark_words: bool) -> String {
     let mut out = String::from("WEBVTT\n\n");
     for (i, cue) in cues.iter().enumerate() {
         let text = cue_text(&cue.text).replace('<', "‹");
-        let mut marked = String::with_capacity(text.len() + 16 * cue.words.len());
+        let offsets = if mark_words {
+            word_offsets(&text, cue)
+        } else {
+            Vec::new()
+        };
+        let mut marked = String::with_capacity(text.len() + 16 * offsets.len());
         let mut copied = 0;
         let mut last = cue.start;
-        for (w, at) in cue.words.iter().zip(word_offsets(&text, cue)) {
+        for (w, at) in cue.words.iter().zip(offsets) {
             let Some(at) = at else { continue };
             // Whole milliseconds, as written: equal ones would not be increasing.
             let ms = (w.start * 1000.0).round() / 1000.0;

@@ -306,6 +306,7 @@ fn phonemize_sentence(
             let base = out.push(pron);
             out.words
                 .push((word.clone(), base..base + pron.chars().count()));
+            out.last_respelled = None;
             from = at + c.len_utf8();
         }
     }
@@ -320,6 +321,8 @@ struct Assembly {
     /// Characters in `phonemes`.
     chars: usize,
     words: WordPhonemes,
+    /// The respelled range the last word came from, if it came from one.
+    last_respelled: Option<Range<usize>>,
 }
 
 impl Assembly {
@@ -366,24 +369,19 @@ impl Assembly {
             let source = range.start + span.source.start..range.start + span.source.end;
             let phon = base + span.phonemes.start.saturating_sub(lead)
                 ..base + span.phonemes.end.saturating_sub(lead);
-            match run.author_word(&source) {
+            let respelled = run.author_word(&source);
+            match (respelled, self.words.last_mut()) {
                 // A respelling said as several words is one written word.
-                Some((r, word)) => match self.words.last_mut() {
-                    Some((last, p)) if *last == word && respelled_at(&run.respelled, r) => {
-                        p.end = phon.end;
-                    }
-                    _ => self.words.push((word.to_owned(), phon)),
-                },
-                None => self.words.push((span.text, phon)),
+                (Some((r, _)), Some((_, p))) if self.last_respelled.as_ref() == Some(r) => {
+                    p.end = phon.end;
+                }
+                (Some((_, word)), _) => self.words.push((word.to_owned(), phon)),
+                (None, _) => self.words.push((span.text, phon)),
             }
+            self.last_respelled = respelled.map(|(r, _)| r.clone());
         }
         Ok(())
     }
-}
-
-/// Whether `r` is one of the respelled ranges (two words in a row from one respelling).
-fn respelled_at(respelled: &[(Range<usize>, String)], r: &Range<usize>) -> bool {
-    respelled.iter().any(|(x, _)| x == r)
 }
 
 /// Finds each word of a turn in the script, in order: its line and column. Words are searched
@@ -550,6 +548,20 @@ mod tests {
             .words
             .windows(2)
             .all(|w| w[0].phonemes.end <= w[1].phonemes.start));
+    }
+
+    #[test]
+    fn a_respelling_said_as_two_words_is_one_word_and_two_of_them_are_two() {
+        let mut run = Run::default();
+        run.push_text("Ask ");
+        run.push_respelled("Siobhan", "shiv awn");
+        run.push_text(" ");
+        run.push_respelled("Siobhan", "shiv awn");
+        run.push_text(".");
+        let (_, words) = phonemize_sentence(&run, 0..run.text.len(), Language::EnUs).unwrap();
+        let written: Vec<&str> = words.iter().map(|(w, _)| w.as_str()).collect();
+        assert_eq!(written, ["Ask", "Siobhan", "Siobhan"]);
+        assert!(words.windows(2).all(|w| w[0].1.end <= w[1].1.start));
     }
 
     #[test]

@@ -111,33 +111,10 @@ fn core_of(word: &str) -> Option<Range<usize>> {
     Some(start..last + c.len_utf8())
 }
 
-/// Phoneme symbols that are punctuation: they get frames (a pause) but belong to no word.
+/// Phoneme symbols that are punctuation: they get frames (a pause) but belong to no word. The
+/// marks phonemizer keeps (the phonemes' punctuation), plus `,` `.` `-` `'`.
 pub(super) fn is_punctuation(c: char) -> bool {
-    matches!(
-        c,
-        ';' | ':'
-            | ','
-            | '.'
-            | '!'
-            | '?'
-            | '¡'
-            | '¿'
-            | '—'
-            | '…'
-            | '"'
-            | '«'
-            | '»'
-            | '“'
-            | '”'
-            | '('
-            | ')'
-            | '{'
-            | '}'
-            | '['
-            | ']'
-            | '-'
-            | '\''
-    )
+    crate::phonemes::is_plain_mark(c) || matches!(c, ',' | '.' | '-' | '\'')
 }
 
 fn is_stress(c: char) -> bool {

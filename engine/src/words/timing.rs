@@ -173,20 +173,20 @@ fn place_pass(pass: &Pass<'_>, first_char: usize, audio: u64) -> Placed {
     }
 }
 
-/// [`word_samples`] for the words of one pass placed at `first_char` of `sentence` (a stream
-/// whose passes arrive one by one): samples from the start of that pass's audio.
+/// [`word_samples`] for the words of one pass placed at `first_char` of a sentence given as
+/// its characters (a stream whose passes arrive one by one): samples from the start of that
+/// pass's audio.
 #[must_use]
 pub fn pass_word_samples(
-    sentence: &str,
+    sentence: &[char],
     words: &[Range<usize>],
     pass: &Pass<'_>,
     first_char: usize,
 ) -> Vec<Range<u64>> {
-    let chars: Vec<char> = sentence.chars().collect();
     let placed = [place_pass(pass, first_char, 0)];
     words
         .iter()
-        .map(|w| time_word(&chars, &placed, w))
+        .map(|w| time_word(sentence, &placed, w))
         .collect()
 }
 

@@ -16,8 +16,8 @@ use crate::synth::SAMPLE_RATE;
 /// The words of a text and the segments that speak them.
 #[derive(Debug, Clone)]
 pub struct WordTrack {
-    /// The whole text's phonemes (the segments are pieces of it).
-    phonemes: String,
+    /// The whole text's phonemes, as characters (the segments are pieces of it).
+    phonemes: Vec<char>,
     words: Vec<WordSpan>,
     /// 1-based line and column of each word in the text.
     places: Vec<(usize, usize)>,
@@ -29,27 +29,18 @@ pub struct WordTrack {
 impl WordTrack {
     /// `words` map `text` onto `phonemes`, which `segments` are pieces of, in order.
     #[must_use]
-    pub fn new(text: &str, phonemes: String, words: Vec<WordSpan>, segments: &[Segment]) -> Self {
+    pub fn new(text: &str, phonemes: &str, words: Vec<WordSpan>, segments: &[Segment]) -> Self {
         let segments: Vec<String> = segments.iter().map(|s| s.phonemes.clone()).collect();
         let texts: Vec<&str> = segments.iter().map(String::as_str).collect();
-        let offsets = pass_offsets(&phonemes, &texts);
-        let places = words
-            .iter()
-            .map(|w| line_column(text, w.source.start))
-            .collect();
+        let offsets = pass_offsets(phonemes, &texts);
+        let places = line_columns(text, words.iter().map(|w| w.source.start));
         Self {
-            phonemes,
+            phonemes: phonemes.chars().collect(),
             words,
             places,
             segments,
             offsets,
         }
-    }
-
-    /// Every word, in order.
-    #[must_use]
-    pub fn words(&self) -> &[WordSpan] {
-        &self.words
     }
 
     /// The words that start in segment `segment`, timed from its `durations` (frames per
@@ -61,16 +52,18 @@ impl WordTrack {
             return Vec::new();
         };
         let end = self.offsets.get(segment + 1).copied().unwrap_or(usize::MAX);
-        let mine: Vec<usize> = (0..self.words.len())
-            .filter(|&k| {
-                let at = self.words[k].phonemes.start;
-                // The first segment also takes words before it (a word espeak said nothing for).
-                (at >= first || segment == 0) && at < end
-            })
-            .collect();
-        let ranges: Vec<Range<usize>> = mine
+        // Words are in order; the first segment also takes words before it (a word espeak
+        // said nothing for).
+        let from = if segment == 0 {
+            0
+        } else {
+            self.words.partition_point(|w| w.phonemes.start < first)
+        };
+        let to = self.words.partition_point(|w| w.phonemes.start < end);
+        let mine = from..to.max(from);
+        let ranges: Vec<Range<usize>> = self.words[mine.clone()]
             .iter()
-            .map(|&k| self.words[k].phonemes.clone())
+            .map(|w| w.phonemes.clone())
             .collect();
         let pass = Pass {
             phonemes: text,
@@ -91,14 +84,26 @@ impl WordTrack {
     }
 }
 
-/// 1-based line and character column of byte `at` in `text`.
-fn line_column(text: &str, at: usize) -> (usize, usize) {
-    let before = text.get(..at).unwrap_or(text);
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (
-        before.matches('\n').count() + 1,
-        before[line_start..].chars().count() + 1,
-    )
+/// 1-based line and character column of each byte offset of `text` in `at` (ascending), in
+/// one pass over the text.
+fn line_columns(text: &str, at: impl Iterator<Item = usize>) -> Vec<(usize, usize)> {
+    let (mut line, mut column) = (1, 1);
+    let mut chars = text.char_indices().peekable();
+    at.map(|target| {
+        while let Some(&(i, c)) = chars.peek() {
+            if i >= target {
+                break;
+            }
+            if c == '\n' {
+                (line, column) = (line + 1, 1);
+            } else {
+                column += 1;
+            }
+            chars.next();
+        }
+        (line, column)
+    })
+    .collect()
 }
 
 #[cfg(test)]
@@ -114,7 +119,7 @@ mod tests {
         let (phonemes, words) = phonemize_words(text, Language::EnUs).unwrap();
         let segments = segments_from_phonemes(&phonemes);
         assert!(segments.len() >= 2, "{segments:?}");
-        let track = WordTrack::new(text, phonemes, words, &segments);
+        let track = WordTrack::new(text, &phonemes, words, &segments);
         let mut all = Vec::new();
         let mut start = 0;
         for (k, s) in segments.iter().enumerate() {
