@@ -9,7 +9,7 @@ use std::time::Duration;
 use eframe::egui;
 use eframe::egui::Role;
 use egui_kittest::kittest::Queryable;
-use support::{model_store, step_until, Fixture, SIZE};
+use support::{model_store, step_until, wait_for_model, Fixture, SIZE};
 
 #[test]
 fn import_cast_play_edit_and_export() {
@@ -22,14 +22,7 @@ fn import_cast_play_edit_and_export() {
         "Ann: Good morning, and welcome.\nBen: Thanks. It is good to be here.\n",
     );
     let mut h = fx.harness(Some(store.root()), SIZE);
-    step_until(&mut h, Duration::from_mins(2), "the model to load", |h| {
-        assert!(
-            h.state().engine_error().is_none(),
-            "{:?}",
-            h.state().engine_error()
-        );
-        h.state().is_ready()
-    });
+    wait_for_model(&mut h);
 
     // Import by dropping the file on the window.
     ui::input::drop_file(h.input_mut(), &script);
@@ -153,10 +146,7 @@ fn a_dropped_clip_matches_a_voice_the_cast_check_warns_and_preview_speaks() {
     h.state_mut().document_mut().text =
         "---\ncast:\n  Ann: af_heart\n  Ben: af_heart\n---\nAnn: Hello.\nBen: Hi.\n".into();
     h.state_mut().document_mut().edited();
-    step_until(&mut h, Duration::from_mins(2), "the model to load", |h| {
-        assert!(h.state().engine_error().is_none());
-        h.state().is_ready()
-    });
+    wait_for_model(&mut h);
 
     // Both speakers share a voice: the cast check (off the UI thread) says so.
     step_until(&mut h, Duration::from_mins(2), "the cast check", |h| {
@@ -266,10 +256,7 @@ fn editing_a_line_while_playing_re_renders_only_that_line() {
     h.state_mut().document_mut().text =
         "Ann: Good morning, and welcome.\nBen: It is good to be here.\n".into();
     h.state_mut().document_mut().edited();
-    step_until(&mut h, Duration::from_mins(2), "the model to load", |h| {
-        assert!(h.state().engine_error().is_none());
-        h.state().is_ready()
-    });
+    wait_for_model(&mut h);
     h.get_by_label("Play").click();
     // Wait until Ann's line is rendered and Ben's has started (the device is not pulling, so
     // the playhead stays in Ann's line).
@@ -316,10 +303,7 @@ fn play_from_a_word_then_click_another() {
     h.state_mut().document_mut().text =
         "Ann: Good morning, and welcome.\nBen: It is good to be here.\n".into();
     h.state_mut().document_mut().edited();
-    step_until(&mut h, Duration::from_mins(2), "the model to load", |h| {
-        assert!(h.state().engine_error().is_none());
-        h.state().is_ready()
-    });
+    wait_for_model(&mut h);
     // "Play from here" on Ben's "good" (byte 6 of "It is good to be here."), nothing rendered
     // yet: playback renders from Ben's line and starts at the word once it is timed.
     h.state_mut()

@@ -203,6 +203,7 @@ mod tests {
         BackendError, DialogueEvent, DialogueJob, SpeechBackend, SpeechJob,
     };
     use crate::server::format::{encoder_for, AudioFormat};
+    use crate::server::sse::tests::word;
 
     struct NoBackend;
 
@@ -223,16 +224,6 @@ mod tests {
         }
     }
 
-    fn word(text: &str, start: f64, end: f64) -> TimedWord {
-        TimedWord {
-            word: text.to_owned(),
-            start,
-            end,
-            source_line: 1,
-            source_column: 1,
-        }
-    }
-
     fn chunk(secs: f64, words: Vec<TimedWord>) -> AudioEvent {
         AudioEvent::Chunk {
             samples: vec![0.1; (secs * 24_000.0).round() as usize],
@@ -244,20 +235,7 @@ mod tests {
     /// their segment's first chunk but wait for the audio; every word is sent once, in order.
     #[tokio::test(flavor = "current_thread")]
     async fn sse_deltas_carry_the_words_that_start_in_them() {
-        let state = crate::server::Shared::new(
-            crate::server::security::Policy {
-                token: "t".to_owned(),
-                allowed_origins: Vec::new(),
-                extra_hosts: Vec::new(),
-                any_ip_host: false,
-                body_limit: 1 << 16,
-            },
-            crate::server::Limits {
-                max_input_chars: 100,
-                max_jobs: 4,
-            },
-            Box::new(NoBackend),
-        );
+        let state = crate::server::Shared::for_tests(Box::new(NoBackend));
         let slot = state.jobs.acquire(4).expect("a job slot");
         let (tx, rx) = mpsc::channel(8);
         let first = chunk(

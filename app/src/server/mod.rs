@@ -63,6 +63,26 @@ impl Shared {
             jobs: JobSlots::default(),
         })
     }
+
+    /// A state for handler tests: token `t`, no extra origins or hosts, a 64 KiB body limit,
+    /// 100 characters and 4 jobs at most.
+    #[cfg(test)]
+    pub(crate) fn for_tests(backend: Box<dyn SpeechBackend>) -> AppState {
+        Self::new(
+            Policy {
+                token: "t".to_owned(),
+                allowed_origins: Vec::new(),
+                extra_hosts: Vec::new(),
+                any_ip_host: false,
+                body_limit: 1 << 16,
+            },
+            Limits {
+                max_input_chars: 100,
+                max_jobs: 4,
+            },
+            backend,
+        )
+    }
 }
 
 /// Counts accepted speech jobs; a [`JobSlot`] gives its place back when dropped.

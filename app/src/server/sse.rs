@@ -110,10 +110,11 @@ pub fn base64(bytes: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn word(text: &str, start: f64, end: f64) -> TimedWord {
+    /// A word on line 1, column 1 (the body's tests use it too).
+    pub(crate) fn word(text: &str, start: f64, end: f64) -> TimedWord {
         TimedWord {
             word: text.to_owned(),
             start,

@@ -89,4 +89,16 @@ pub fn step_until(
     }
 }
 
+/// Steps the harness until the studio's engine has loaded, failing on an engine error.
+pub fn wait_for_model(harness: &mut Harness<'_, Studio>) {
+    step_until(harness, Duration::from_mins(2), "the model to load", |h| {
+        assert!(
+            h.state().engine_error().is_none(),
+            "{:?}",
+            h.state().engine_error()
+        );
+        h.state().is_ready()
+    });
+}
+
 pub const SIZE: egui::Vec2 = egui::Vec2::new(1280.0, 800.0);

@@ -411,20 +411,9 @@ mod tests {
     #[tokio::test(flavor = "current_thread")]
     async fn the_backend_starts_off_the_async_thread() {
         let ran_on = std::sync::Arc::default();
-        let state = crate::server::Shared::new(
-            crate::server::security::Policy {
-                token: "t".to_owned(),
-                allowed_origins: Vec::new(),
-                extra_hosts: Vec::new(),
-                any_ip_host: false,
-                body_limit: 1 << 16,
-            },
-            crate::server::Limits {
-                max_input_chars: 100,
-                max_jobs: 4,
-            },
-            Box::new(ThreadRecorder(std::sync::Arc::clone(&ran_on))),
-        );
+        let state = crate::server::Shared::for_tests(Box::new(ThreadRecorder(
+            std::sync::Arc::clone(&ran_on),
+        )));
         let request = Request::builder()
             .method("POST")
             .uri("/v1/audio/speech")
