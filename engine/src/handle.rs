@@ -23,8 +23,8 @@ use candle_core::Device;
 use crate::assets::ModelStore;
 use crate::device::DeviceChoice;
 use crate::scheduler::{
-    Metrics, Mode, Scheduler, SchedulerConfig, SchedulerError, SegmentModel, StreamHandle,
-    TimedAudio,
+    Metrics, Mode, Scheduler, SchedulerConfig, SchedulerError, SegmentModel, StreamFeed,
+    StreamHandle, TimedAudio,
 };
 use crate::segments::{self, Segment};
 use crate::synth::{check_speed, SpeechRequest, SynthError, Synthesizer};
@@ -148,6 +148,19 @@ impl Engine {
     ) -> Result<StreamHandle, SchedulerError> {
         self.check(&request)?;
         self.scheduler.submit(segments, request, mode)
+    }
+
+    /// Opens a stream for text that is still being written (an LLM's reply, a pipe): push its
+    /// segments with the [`StreamFeed`] as each piece of text is complete enough to speak
+    /// ([`crate::follow`] decides when), drop the feed when the text ends. Later pieces join the
+    /// same stream, so its audio and word times run on from the earlier ones.
+    pub fn open(
+        &self,
+        request: SpeechRequest,
+        mode: Mode,
+    ) -> Result<(StreamFeed, StreamHandle), SchedulerError> {
+        self.check(&request)?;
+        self.scheduler.open(request, mode)
     }
 
     /// Queues segments to be decoded whole, exactly as one pass computes them, whatever the

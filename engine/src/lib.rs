@@ -28,6 +28,7 @@
 pub mod assets;
 pub mod audio;
 pub mod device;
+pub mod follow;
 /// The neural model, stage by stage. Public only with the `testing` feature, for the port's
 /// golden tests, which reach into its stages; everything else speaks through [`Engine`], which
 /// runs the model on its one model thread.
@@ -59,5 +60,5 @@ pub use handle::{BatchTiming, Engine};
 pub use kokoro::decoder::DecoderError;
 pub use kokoro::model::EncodeError;
 pub use kokoro::ModelError;
-pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamHandle, TimedAudio};
+pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamFeed, StreamHandle, TimedAudio};
 pub use synth::{SpeechRequest, SynthError, SAMPLE_RATE};

@@ -229,6 +229,9 @@ pub enum SchedulerError {
     QueueFull { waiting: usize },
     #[error("the scheduler has shut down")]
     Shutdown,
+    /// More text for a stream that is no longer there: its listener left, or it failed.
+    #[error("the stream has ended")]
+    Ended,
     #[error(transparent)]
     Synth(#[from] SynthError),
 }
@@ -291,6 +294,12 @@ struct Entry {
     throttled: bool,
     /// Decoded in windows (interactive, and the scheduler is configured so).
     windowed: bool,
+    /// More segments may still come ([`Scheduler::open`]): the stream ends when its feed
+    /// closes, not when its segments run out.
+    open: bool,
+    /// The segment from which windows start small again: 0, or the first segment pushed after
+    /// the listener ran out of audio waiting for text.
+    resumed_at: usize,
     link: Arc<Link>,
     tx: mpsc::Sender<StreamEvent>,
 }
@@ -453,6 +462,28 @@ impl Scheduler {
         self.enqueue(segments, request, mode, false)
     }
 
+    /// Opens a stream whose segments arrive over time (text still being written): push them
+    /// with the returned [`StreamFeed`] as they are made, close it when the text is complete.
+    /// The stream stays in the queue while it waits for text, runnable only when it has some;
+    /// its audio is windowed like any interactive stream's, and when its listener ran out of
+    /// audio before new text came, the next segment starts with a short window again and is
+    /// scheduled as a newcomer (first audio of the resumed speech counts like a new stream's).
+    pub fn open(
+        &self,
+        request: SpeechRequest,
+        mode: Mode,
+    ) -> Result<(StreamFeed, StreamHandle), SchedulerError> {
+        let windowed = self.shared.config.windowed && mode == Mode::Interactive;
+        let (id, handle) = self.insert(Vec::new(), request, mode, windowed, true)?;
+        Ok((
+            StreamFeed {
+                id,
+                shared: Arc::clone(&self.shared),
+            },
+            handle,
+        ))
+    }
+
     fn enqueue(
         &self,
         segments: Vec<Segment>,
@@ -460,26 +491,43 @@ impl Scheduler {
         mode: Mode,
         windowed: bool,
     ) -> Result<StreamHandle, SchedulerError> {
+        self.insert(segments, request, mode, windowed, false)
+            .map(|(_, handle)| handle)
+    }
+
+    fn insert(
+        &self,
+        segments: Vec<Segment>,
+        request: SpeechRequest,
+        mode: Mode,
+        windowed: bool,
+        open: bool,
+    ) -> Result<(u64, StreamHandle), SchedulerError> {
         let link = Arc::new(Link::default());
         let (tx, rx) = mpsc::channel(1024);
-        if segments.is_empty() {
+        if segments.is_empty() && !open {
             // Nothing to say: the channel closes at once (its sender is dropped here).
             Metrics::add(&self.shared.metrics.submitted, 1);
             Metrics::add(&self.shared.metrics.completed, 1);
-            return Ok(StreamHandle {
+            let handle = StreamHandle {
                 rx,
                 link,
                 shared: Arc::clone(&self.shared),
-            });
+            };
+            return Ok((u64::MAX, handle));
         }
         let mut st = self.shared.lock();
         if st.shutdown {
             return Err(SchedulerError::Shutdown);
         }
+        // Streams waiting for their first audio; an open stream still waiting for its text is
+        // not waiting for the model.
         let waiting = st
             .streams
             .iter()
-            .filter(|e| e.first_audio.is_none() && e.mode == Mode::Interactive)
+            .filter(|e| {
+                e.first_audio.is_none() && e.mode == Mode::Interactive && !e.segments.is_empty()
+            })
             .count();
         if mode == Mode::Interactive && waiting >= self.shared.config.max_queue {
             Metrics::add(&self.shared.metrics.rejected, 1);
@@ -501,17 +549,107 @@ impl Scheduler {
             produced: 0.0,
             throttled: false,
             windowed,
+            open,
+            resumed_at: 0,
             link: Arc::clone(&link),
             tx,
         });
         drop(st);
         Metrics::add(&self.shared.metrics.submitted, 1);
         self.shared.wake.notify_all();
-        Ok(StreamHandle {
-            rx,
-            link,
-            shared: Arc::clone(&self.shared),
-        })
+        Ok((
+            id,
+            StreamHandle {
+                rx,
+                link,
+                shared: Arc::clone(&self.shared),
+            },
+        ))
+    }
+}
+
+/// The producer's end of a stream made by [`Scheduler::open`]: segments go in as their text
+/// arrives. Dropping it (or [`Self::close`]) says the text is complete; the stream then ends
+/// once everything pushed has been spoken.
+pub struct StreamFeed {
+    id: u64,
+    shared: Arc<Shared>,
+}
+
+impl StreamFeed {
+    /// Appends segments to the stream. [`SchedulerError::Ended`] when the stream is gone (its
+    /// listener dropped the handle, or it failed).
+    pub fn push(&self, segments: Vec<Segment>) -> Result<(), SchedulerError> {
+        let mut st = self.shared.lock();
+        if st.shutdown {
+            return Err(SchedulerError::Shutdown);
+        }
+        let Some(e) = st.streams.iter_mut().find(|e| e.id == self.id) else {
+            return Err(SchedulerError::Ended);
+        };
+        if e.link.cancelled.load(Ordering::Relaxed) || e.tx.is_closed() {
+            return Err(SchedulerError::Ended);
+        }
+        if segments.is_empty() {
+            return Ok(());
+        }
+        let now = Instant::now();
+        let idle = e.job.is_none() && e.next == e.segments.len();
+        match e.first_audio {
+            // Nothing said yet: the wait for first audio starts with the first text.
+            None if idle => e.arrived = now,
+            // The listener has heard everything and waited for this text: speak it as a
+            // newcomer (short first window, scheduled as pressing, not counted as an underrun).
+            Some(first) if idle && first + Duration::from_secs_f64(e.produced) <= now => {
+                e.first_audio = None;
+                e.produced = 0.0;
+                e.arrived = now;
+                e.resumed_at = e.segments.len();
+            }
+            _ => {}
+        }
+        if idle {
+            e.ready_since = now;
+        }
+        e.segments.extend(segments);
+        drop(st);
+        self.shared.wake.notify_all();
+        Ok(())
+    }
+
+    /// Segments pushed and not yet begun (the text waiting for the model).
+    #[must_use]
+    pub fn pending(&self) -> usize {
+        let st = self.shared.lock();
+        st.streams
+            .iter()
+            .find(|e| e.id == self.id)
+            .map_or(0, |e| e.segments.len() - e.next)
+    }
+
+    /// The text is complete: the stream ends after what was pushed.
+    pub fn close(self) {
+        // `Drop` does it.
+    }
+}
+
+impl Drop for StreamFeed {
+    fn drop(&mut self) {
+        let mut st = self.shared.lock();
+        let Some(pos) = st.streams.iter().position(|e| e.id == self.id) else {
+            return;
+        };
+        let e = &mut st.streams[pos];
+        e.open = false;
+        // Idle (nothing under way or waiting): it is complete now. A stream being stepped has
+        // its job taken out but `next` still on its segment, so it is never idle here.
+        if e.job.is_none() && e.next == e.segments.len() {
+            st.streams.remove(pos);
+            Metrics::add(&self.shared.metrics.completed, 1);
+            update_gauges(&st, &self.shared.metrics);
+        }
+        drop(st);
+        self.shared.wake.notify_all();
     }
 }
 
@@ -828,7 +966,7 @@ fn settle(st: &mut State, metrics: &Metrics, claim: &Claim, result: Result<Step,
             } else {
                 e.job = Some(job);
             }
-            let last = segment_end && e.next == e.segments.len();
+            let last = segment_end && e.next == e.segments.len() && !e.open;
             let us = samples_us(samples.len());
             Metrics::add(&metrics.audio_us, us);
             let now = Instant::now();
@@ -889,10 +1027,11 @@ fn prune_and_throttle(st: &mut State, shared: &Shared) {
 }
 
 fn update_gauges(st: &State, metrics: &Metrics) {
+    // Waiting for first audio with something to say (an open stream idle for text is not).
     let queued = st
         .streams
         .iter()
-        .filter(|e| e.first_audio.is_none())
+        .filter(|e| e.first_audio.is_none() && (e.job.is_some() || e.next < e.segments.len()))
         .count();
     metrics.queued.store(queued as u64, Ordering::Relaxed);
     metrics
@@ -905,7 +1044,7 @@ fn update_gauges(st: &State, metrics: &Metrics) {
 /// busy the server is ([`ChunkPlan::first_window`]).
 fn first_window(e: &Entry) -> Option<usize> {
     e.windowed
-        .then(|| ChunkPlan::streaming().first_window(e.next))
+        .then(|| ChunkPlan::streaming().first_window(e.next - e.resumed_at))
 }
 
 fn view(e: &Entry, cost: CostModel) -> policy::StreamView {

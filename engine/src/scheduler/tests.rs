@@ -633,3 +633,93 @@ fn failures_keep_their_kind() {
         .expect_err("fault");
     assert!(!fault.is_input_error(), "{fault}");
 }
+
+fn segs(names: &str) -> Vec<Segment> {
+    names
+        .split('|')
+        .map(|p| Segment {
+            phonemes: p.to_owned(),
+            ids: vec![1],
+        })
+        .collect()
+}
+
+/// The names of the segments a stream's audio came from, until it ends (`None`) or `n` chunks.
+fn heard(handle: &mut StreamHandle, n: usize) -> Vec<usize> {
+    let mut out = Vec::new();
+    while out.len() < n {
+        match handle.blocking_next() {
+            Some(StreamEvent::Audio { segment, .. }) => out.push(segment),
+            Some(StreamEvent::Failed(e)) => panic!("failed: {e}"),
+            None => break,
+        }
+    }
+    out
+}
+
+/// Text still being written: the stream waits (without ending) while it has nothing, speaks each
+/// piece as it is pushed, numbers the segments on from the earlier ones, and ends only after
+/// its feed closes and the last pushed segment is said.
+#[test]
+fn an_open_stream_speaks_pieces_as_they_come_and_ends_when_its_feed_closes() {
+    let model = FakeModel::new(5);
+    let sched = start(&model, SchedulerConfig::default());
+    let (feed, mut handle) = sched.open(request(), Mode::Interactive).expect("open");
+    feed.push(segs("a0")).expect("push");
+    assert_eq!(heard(&mut handle, 1), [0]);
+    // Nothing more yet: the stream is idle, not ended, and not counted as waiting.
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(sched.metrics().queued.load(Ordering::Relaxed), 0);
+    assert_eq!(sched.metrics().active.load(Ordering::Relaxed), 1);
+    feed.push(segs("a1|a2")).expect("push");
+    assert_eq!(heard(&mut handle, 2), [1, 2]);
+    feed.push(segs("a3")).expect("push");
+    feed.close();
+    assert_eq!(
+        heard(&mut handle, 9),
+        [3],
+        "ends after the last pushed segment"
+    );
+    assert_eq!(sched.metrics().completed.load(Ordering::Relaxed), 1);
+}
+
+/// A feed closed with nothing pushed ends the stream at once; a feed whose listener left
+/// says so on its next push instead of queueing text nobody will hear.
+#[test]
+fn an_empty_feed_ends_and_a_left_listener_refuses_more_text() {
+    let model = FakeModel::new(5);
+    let sched = start(&model, SchedulerConfig::default());
+    let (feed, mut handle) = sched.open(request(), Mode::Interactive).expect("open");
+    drop(feed);
+    assert!(handle.blocking_next().is_none());
+    let (feed, handle) = sched.open(request(), Mode::Interactive).expect("open");
+    drop(handle);
+    assert!(matches!(feed.push(segs("x")), Err(SchedulerError::Ended)));
+}
+
+/// Text that comes after the listener heard everything starts again with a short first window
+/// and is served as a newcomer; text that comes while audio is still ahead continues with the
+/// later-segment window, as a stream submitted whole would.
+#[test]
+fn text_after_the_listener_ran_dry_starts_with_a_short_window() {
+    let model = FakeModel::windowed(2, 1);
+    let sched = start(&model, SchedulerConfig::default());
+    let (feed, mut handle) = sched.open(request(), Mode::Interactive).expect("open");
+    feed.push(segs("a0|a1")).expect("push");
+    assert_eq!(heard(&mut handle, 2), [0, 1]);
+    // Two half-second chunks were sent: wait until a real-time listener has run dry.
+    std::thread::sleep(Duration::from_millis(1100));
+    feed.push(segs("a2")).expect("push");
+    assert_eq!(heard(&mut handle, 1), [2]);
+    let firsts = model.first_windows.lock().expect("log").clone();
+    let plan = ChunkPlan::streaming();
+    assert_eq!(
+        firsts,
+        [
+            Some(plan.first_window(0)),
+            Some(plan.first_window(1)),
+            Some(plan.first_window(0))
+        ]
+    );
+    assert_eq!(sched.metrics().underruns.load(Ordering::Relaxed), 0);
+}

@@ -175,6 +175,27 @@ pub fn split_sentences(text: &str) -> Vec<Range<usize>> {
         .collect()
 }
 
+/// Whether a full stop right after `word` (as written, the stop not included) may close an
+/// abbreviation or an initial rather than the sentence (`Dr`, `e.g`, `U.S`, `J`, `No`, `Jan`):
+/// then only the next word tells ([`full_stop_ends_sentence`]). Text that arrives a word at a
+/// time ([`crate::follow`]) waits for it only in these cases.
+#[must_use]
+pub fn full_stop_is_ambiguous(word: &str) -> bool {
+    let w = word.trim_start_matches(sentences::OPENERS);
+    abbreviations::never_ends_sentence(w, 'A')
+        || abbreviations::never_ends_sentence(w, '1')
+        || abbreviations::may_end_sentence(w)
+        || sentences::is_initial(w)
+        || sentences::is_dotted_initialism(w)
+}
+
+/// Whether `before. after` is two sentences, by the same rules as [`split_sentences`]
+/// (`before` the word ending at the full stop, `after` the next word).
+#[must_use]
+pub fn full_stop_ends_sentence(before: &str, after: &str) -> bool {
+    sentences::split(&format!("{before}. {after}")).len() > 1
+}
+
 const CLOSING: &[char] = &['"', '”', '\'', '’', ')', '*', '_', ' '];
 const OPENING: &[char] = &['"', '“', '\'', '‘', '(', '*', '_', ' '];
 

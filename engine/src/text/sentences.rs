@@ -17,7 +17,7 @@ use super::abbreviations;
 
 const TERMINATORS: &[char] = &['.', '!', '?', '…'];
 const CLOSERS: &[char] = &['"', '”', '\'', ')', ']', '}', '’', '»'];
-const OPENERS: &[char] = &['"', '“', '\'', '(', '[', '{', '‘', '«', '¿', '¡', '*', '_'];
+pub(super) const OPENERS: &[char] = &['"', '“', '\'', '(', '[', '{', '‘', '«', '¿', '¡', '*', '_'];
 
 /// Words that, capitalised after an ambiguous abbreviation, start a new sentence.
 const SENTENCE_OPENERS: &[&str] = &[
@@ -159,7 +159,7 @@ fn is_boundary(
 }
 
 /// One capital letter: an initial.
-fn is_initial(word: &str) -> bool {
+pub(super) fn is_initial(word: &str) -> bool {
     let mut chars = word.chars();
     matches!((chars.next(), chars.next()), (Some(c), None) if c.is_uppercase())
 }
