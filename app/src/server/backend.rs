@@ -66,8 +66,53 @@ pub enum BackendError {
     Internal(String),
 }
 
+/// A stream of speech whose text is still arriving (the WebSocket endpoints): a voice and a
+/// speed now, the text piece by piece through [`FollowInput`].
+#[derive(Debug, Clone)]
+pub struct FollowJob {
+    /// A stock voice, a blend, or a library voice's name.
+    pub voice: String,
+    pub speed: f32,
+}
+
+/// The text side of a [`FollowJob`]. Dropping it says the text is complete: the stream ends
+/// after what was pushed.
+pub trait FollowInput: Send {
+    /// Phonemizes `piece` (blocking: call it off the async threads) and queues it after the
+    /// pieces before. A piece with nothing to say is skipped.
+    fn push(&mut self, piece: &str) -> Result<(), BackendError>;
+    /// Segments queued and not yet begun by the model (text waiting for the model).
+    fn pending(&self) -> usize;
+}
+
+/// What a follow stream's receiver yields: `Chunk`s, then exactly one `Done` or `Failed`.
+#[derive(Debug)]
+pub enum FollowEvent {
+    /// 24 kHz mono samples, in order. A segment's first chunk carries the characters of the
+    /// text it speaks, each with its start and end in samples from the stream's first sample
+    /// (the characters tile the segment: see [`engine::follow::char_times`]).
+    Chunk {
+        samples: Vec<f32>,
+        chars: Vec<engine::follow::CharTime>,
+        segment_end: bool,
+    },
+    Done,
+    Failed(BackendError),
+}
+
 /// A speech engine the HTTP layer can drive.
 pub trait SpeechBackend: Send + Sync + 'static {
+    /// Opens a stream for text still being written; see [`FollowJob`]. Refuses an unknown
+    /// voice or a full queue at once.
+    fn open_follow(
+        &self,
+        job: FollowJob,
+    ) -> Result<(Box<dyn FollowInput>, mpsc::Receiver<FollowEvent>), BackendError> {
+        let _ = job;
+        Err(BackendError::Internal(
+            "this backend cannot follow streaming text".into(),
+        ))
+    }
     /// Queues `job`; returns its audio as a bounded stream (see [`AudioEvent`]).
     fn start(&self, job: SpeechJob) -> Result<mpsc::Receiver<AudioEvent>, BackendError>;
     /// Starts speaking a planned episode (`POST /v1/dialogue`); see [`super::dialogue`].

@@ -146,7 +146,9 @@ impl Feed {
                     Err(SchedulerError::QueueFull { waiting }) => {
                         return Err(BackendError::Busy { queued: waiting })
                     }
-                    Err(SchedulerError::Shutdown) => return Err(BackendError::Stopped),
+                    Err(SchedulerError::Shutdown | SchedulerError::Ended) => {
+                        return Err(BackendError::Stopped)
+                    }
                     Err(SchedulerError::Synth(e)) => return Err(synth_error(&e)),
                 }
             };

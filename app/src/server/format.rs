@@ -111,16 +111,20 @@ pub fn encoder_for(format: AudioFormat) -> Result<Box<dyn ChunkEncoder>, ApiErro
             ))
         }
     };
+    engine_encoder(engine_format, SAMPLE_RATE, format.name())
+}
+
+/// A streaming FLAC, MP3 or Opus encoder for mono `rate` Hz input (the WebSocket endpoints
+/// resample first and ask for 44.1 kHz MP3).
+pub fn engine_encoder(
+    format: OutputFormat,
+    rate: u32,
+    name: &str,
+) -> Result<Box<dyn ChunkEncoder>, ApiError> {
     let tap = Tap::default();
-    let sink = stream_encoder(
-        tap.clone(),
-        engine_format,
-        SAMPLE_RATE,
-        &Metadata::default(),
-    )
-    .map_err(|e| {
-        tracing::error!("{} encoder: {e}", format.name());
-        ApiError::internal(format!("the {} encoder could not start", format.name()))
+    let sink = stream_encoder(tap.clone(), format, rate, &Metadata::default()).map_err(|e| {
+        tracing::error!("{name} encoder: {e}");
+        ApiError::internal(format!("the {name} encoder could not start"))
     })?;
     Ok(Box::new(Engine {
         sink: Some(sink),

@@ -19,10 +19,12 @@ pub mod listener;
 mod metrics;
 mod routes;
 pub mod scheduled;
+mod scheduled_follow;
 pub mod security;
 mod sse;
 mod sse_dialogue;
 pub mod token;
+pub mod ws;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

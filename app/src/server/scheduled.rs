@@ -15,6 +15,7 @@ use tokio::sync::mpsc;
 
 use super::backend::{check_voices, input_error, synth_error};
 use super::backend::{AudioEvent, BackendError, SpeechBackend, SpeechJob};
+use super::backend::{FollowEvent, FollowInput, FollowJob};
 use super::dialogue::{self, DialogueEvent, DialogueJob};
 
 /// Chunks (segments) that may wait between the forwarder and the HTTP body.
@@ -34,6 +35,46 @@ impl SchedulerBackend {
             engine,
             runtime,
         }
+    }
+}
+
+impl SchedulerBackend {
+    /// The request for a follow stream: a library voice (blend or matched, by name) first,
+    /// then a stock voice or blend with OpenAI's names mapped; the speed in Kokoro's range.
+    fn follow_request(&self, job: &FollowJob) -> Result<SpeechRequest, BackendError> {
+        if !SPEED_RANGE.contains(&job.speed) {
+            return Err(BackendError::Input {
+                field: "speed",
+                message: format!(
+                    "speed {} is outside {}–{}",
+                    job.speed,
+                    SPEED_RANGE.start(),
+                    SPEED_RANGE.end()
+                ),
+            });
+        }
+        let saved = engine::library::Library::open_default()
+            .ok()
+            .and_then(|lib| engine::voicematch::resolve::library_voice(&lib, &job.voice).ok())
+            .flatten();
+        if let Some(v) = saved {
+            if let Some(table) = v.table {
+                self.engine.register_voice(&v.spec, table);
+            }
+            return Ok(SpeechRequest {
+                voice: v.spec,
+                speed: job.speed,
+                language: None,
+            });
+        }
+        let name =
+            super::routes::speech::resolve_voice(&job.voice).map_err(|e| BackendError::Input {
+                field: "voice",
+                message: e.message,
+            })?;
+        let request = SpeechRequest::new(&name, job.speed).map_err(|e| input_error(&e))?;
+        check_voices(&request.voice, &self.voices)?;
+        Ok(request)
     }
 }
 
@@ -72,12 +113,21 @@ impl SpeechBackend for SchedulerBackend {
             .submit(segments, request, Mode::Interactive)
             .map_err(|e| match e {
                 SchedulerError::QueueFull { waiting } => BackendError::Busy { queued: waiting },
-                SchedulerError::Shutdown => BackendError::Stopped,
+                SchedulerError::Shutdown | SchedulerError::Ended => BackendError::Stopped,
                 SchedulerError::Synth(e) => synth_error(&e),
             })?;
         let (tx, rx) = mpsc::channel(CHUNKS_IN_FLIGHT);
         self.runtime.spawn(forward(handle, track, tx));
         Ok(rx)
+    }
+
+    fn open_follow(
+        &self,
+        job: FollowJob,
+    ) -> Result<(Box<dyn FollowInput>, mpsc::Receiver<FollowEvent>), BackendError> {
+        let request = self.follow_request(&job)?;
+        let (input, rx) = super::scheduled_follow::open(&self.engine, request, &self.runtime)?;
+        Ok((Box::new(input), rx))
     }
 
     fn start_dialogue(

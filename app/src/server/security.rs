@@ -5,7 +5,8 @@
 //!    this stops DNS rebinding even though the browser thinks it is same-origin.
 //! 2. A browser's cross-origin request carries `Origin` (or `Sec-Fetch-Site`): refused unless
 //!    the origin was allowed with `--allow-origin`; CORS preflights are answered only for those.
-//! 3. Every route but `/health` needs `Authorization: Bearer TOKEN` (constant-time compare).
+//! 3. Every route but `/health` needs `Authorization: Bearer TOKEN` (constant-time compare);
+//!    the streaming WebSockets take it as a header or in their first message (see `ws`).
 //! 4. A declared body larger than the cap is refused before it is read (bodies without a
 //!    length are capped while reading, by axum's `DefaultBodyLimit`).
 
@@ -96,7 +97,11 @@ fn check(policy: &Policy, request: &Request) -> Result<Option<Response>, ApiErro
             return Ok(Some(preflight(origin.clone())));
         }
     }
-    if !PUBLIC_PATHS.contains(&request.uri().path()) && !authorized(headers, &policy.token) {
+    // The streaming sockets check their own token: as `xi-api-key`, a bearer header, or in
+    // the first message (browsers cannot set headers on a WebSocket).
+    let path = request.uri().path();
+    let checks_own_token = super::ws::is_stream_path(path);
+    if !PUBLIC_PATHS.contains(&path) && !checks_own_token && !authorized(headers, &policy.token) {
         return Err(ApiError::unauthorized());
     }
     let declared = headers

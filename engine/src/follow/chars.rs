@@ -14,10 +14,9 @@ pub struct CharTime {
 ///
 /// `words` are the spoken words: the character range each covers in `text`, and its start and
 /// end in samples, in order. A word's characters share its time evenly; the characters between
-/// two words (spaces, punctuation) share the time between them; those before the first word
-/// start at the first word (the silence before it belongs to no character) and those after the
-/// last share the time up to `end`, so the last character ends exactly at `end`. Without words
-/// (nothing said) every character shares `start..end`.
+/// two words (spaces, punctuation) share the time between them, those before the first word the
+/// silence before it, and those after the last the time up to `end`, so the last character
+/// ends exactly at `end`. Without words (nothing said) every character shares `start..end`.
 #[must_use]
 pub fn char_times(
     text: &str,
@@ -31,7 +30,7 @@ pub fn char_times(
     // Stretches of characters with the time each covers, in order.
     let mut stretches: Vec<(Range<usize>, u64, u64)> = Vec::new();
     let mut at = 0;
-    let mut t = words.first().map_or(start, |w| w.1.clamp(start, end));
+    let mut t = start;
     for (range, w_start, w_end) in words {
         let r = range.start.min(n).max(at)..range.end.min(n);
         let w_start = (*w_start).clamp(t, end);
@@ -77,8 +76,9 @@ mod tests {
         let said: String = times.iter().map(|c| c.ch).collect();
         assert_eq!(said, text);
         assert_eq!(
-            times[0].start, 100,
-            "leading space starts with the first word"
+            (times[0].start, times[0].end),
+            (0, 100),
+            "the leading space is the silence"
         );
         assert_eq!((times[1].start, times[2].end), (100, 300));
         assert_eq!(

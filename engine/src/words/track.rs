@@ -43,6 +43,60 @@ impl WordTrack {
         }
     }
 
+    /// Indices of the words that start in segment `segment` (the first segment also takes
+    /// words before it: a word espeak said nothing for).
+    fn segment_range(&self, segment: usize) -> Range<usize> {
+        let Some(&first) = self.offsets.get(segment) else {
+            return 0..0;
+        };
+        let end = self.offsets.get(segment + 1).copied().unwrap_or(usize::MAX);
+        let from = if segment == 0 {
+            0
+        } else {
+            self.words.partition_point(|w| w.phonemes.start < first)
+        };
+        let to = self.words.partition_point(|w| w.phonemes.start < end);
+        from..to.max(from)
+    }
+
+    /// Where the words [`Self::segment_words`] gives for `segment` are in the text (byte
+    /// ranges, in the same order).
+    #[must_use]
+    pub fn segment_sources(&self, segment: usize) -> Vec<Range<usize>> {
+        self.words[self.segment_range(segment)]
+            .iter()
+            .map(|w| w.source.clone())
+            .collect()
+    }
+
+    /// The stretch of the text (bytes, of `len`) that segment `segment` speaks: from its first
+    /// word (the text's start for the first segment) to the first word of the next segment
+    /// that has words (the text's end for the last).
+    #[must_use]
+    pub fn segment_span(&self, segment: usize, len: usize) -> Range<usize> {
+        let start = if segment == 0 {
+            0
+        } else {
+            let r = self.segment_range(segment);
+            match self.words.get(r.start) {
+                Some(w) if r.end > r.start => w.source.start,
+                _ => return len..len,
+            }
+        };
+        let end = (segment + 1..self.segments.len())
+            .map(|k| self.segment_range(k))
+            .find(|r| r.end > r.start)
+            .and_then(|r| self.words.get(r.start))
+            .map_or(len, |w| w.source.start);
+        start.min(len)..end.clamp(start.min(len), len)
+    }
+
+    /// Segments the text was cut into.
+    #[must_use]
+    pub fn segment_count(&self) -> usize {
+        self.segments.len()
+    }
+
     /// The words that start in segment `segment`, timed from its `durations` (frames per
     /// token, pads included) with its audio starting `start` samples into the stream.
     #[must_use]
@@ -51,16 +105,7 @@ impl WordTrack {
         else {
             return Vec::new();
         };
-        let end = self.offsets.get(segment + 1).copied().unwrap_or(usize::MAX);
-        // Words are in order; the first segment also takes words before it (a word espeak
-        // said nothing for).
-        let from = if segment == 0 {
-            0
-        } else {
-            self.words.partition_point(|w| w.phonemes.start < first)
-        };
-        let to = self.words.partition_point(|w| w.phonemes.start < end);
-        let mine = from..to.max(from);
+        let mine = self.segment_range(segment);
         let ranges: Vec<Range<usize>> = self.words[mine.clone()]
             .iter()
             .map(|w| w.phonemes.clone())
@@ -139,5 +184,20 @@ mod tests {
         assert_eq!((all[2].source_line, all[2].source_column), (2, 1));
         assert_eq!((all[7].source_line, all[7].source_column), (2, 26));
         assert!(track.segment_words(9, &[1, 2], 0).is_empty());
+        // The segments' stretches of text tile it, and each word's source is its spelling.
+        let spans: Vec<_> = (0..segments.len())
+            .map(|k| track.segment_span(k, text.len()))
+            .collect();
+        assert_eq!(spans[0].start, 0);
+        assert_eq!(spans.last().map(|r| r.end), Some(text.len()));
+        assert!(
+            spans.windows(2).all(|w| w[0].end == w[1].start),
+            "{spans:?}"
+        );
+        let sources: Vec<&str> = (0..segments.len())
+            .flat_map(|k| track.segment_sources(k))
+            .map(|r| &text[r])
+            .collect();
+        assert_eq!(sources, said);
     }
 }

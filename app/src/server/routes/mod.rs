@@ -31,6 +31,14 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/audio/speech", post(speech::speech))
         .route("/v1/audio/speech/timed", post(timed::timed))
         .route("/v1/dialogue", post(dialogue::dialogue))
+        .route(
+            "/v1/text-to-speech/{voice_id}/stream-input",
+            get(super::ws::stream_input),
+        )
+        .route(
+            "/v1/text-to-speech/{voice_id}/multi-stream-input",
+            get(super::ws::multi_stream_input),
+        )
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(state.policy.body_limit))
         .layer(from_fn(mark_busy))
