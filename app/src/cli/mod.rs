@@ -6,6 +6,7 @@ mod library;
 mod models;
 mod render;
 mod say;
+mod say_follow;
 mod script;
 mod script_input;
 mod serve;

@@ -26,6 +26,11 @@ pub struct SayArgs {
     /// Output WAV file; `-` writes to standard output.
     #[arg(short, long, value_name = "OUT.wav")]
     pub output: PathBuf,
+    /// Speak the text as it arrives (`-` only: an LLM's output piped in), starting at its
+    /// first clause and writing the audio as it goes; to standard output (`-o -`) as a WAV
+    /// stream another program can play while it is written (`| aplay`, `| ffplay -`).
+    #[arg(long)]
+    pub follow: bool,
     /// Sample format of the WAV file.
     #[arg(long, value_enum, default_value = "pcm16")]
     pub format: WavFormat,
@@ -41,7 +46,15 @@ pub enum WavFormat {
 }
 
 pub fn run(args: &SayArgs) -> anyhow::Result<()> {
-    let text = if args.text == "-" {
+    if args.follow && args.text != "-" {
+        return Err(BadInput(
+            "--follow speaks standard input as it arrives: give `-` as the text".into(),
+        )
+        .into());
+    }
+    let text = if args.follow {
+        String::new()
+    } else if args.text == "-" {
         let mut s = String::new();
         std::io::stdin()
             .read_to_string(&mut s)
@@ -67,6 +80,9 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
     let engine = super::models::load_engine(&args.engine)?;
     if let Some(table) = saved.and_then(|v| v.table) {
         engine.register_voice(&request.voice, table);
+    }
+    if args.follow {
+        return super::say_follow::run(args, &engine, request);
     }
     let format = match args.format {
         WavFormat::Pcm16 => SampleFormat::Pcm16,
@@ -123,7 +139,7 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn part_path(target: &std::path::Path) -> PathBuf {
+pub(super) fn part_path(target: &std::path::Path) -> PathBuf {
     let name = target
         .file_name()
         .map_or_else(|| "out.wav".into(), |n| n.to_string_lossy().into_owned());

@@ -14,7 +14,7 @@ mod body;
 pub mod dialogue;
 pub mod embedded;
 pub mod errors;
-mod format;
+pub(crate) mod format;
 pub mod listener;
 mod metrics;
 mod routes;

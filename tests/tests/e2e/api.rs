@@ -1,10 +1,12 @@
 //! `banter serve` as clients see it: the guard (token, Host, Origin, body and queue limits,
 //! loopback only, idle connections), the audio (WAV, PCM, SSE decode to plausible speech),
 //! FLAC and MP3, streaming (audio before synthesis ends, 32 at once, disconnects cancel),
-//! whole scripts as dialogue events, and the official `OpenAI` Python client against it.
+//! whole scripts as dialogue events, the official `OpenAI` Python client against it, and
+//! pipecat's ElevenLabs WebSocket service against the text-streaming sockets.
 
 mod batching;
 mod dialogue;
+mod elevenlabs;
 mod formats;
 mod http;
 mod openai;

@@ -168,3 +168,66 @@ fn voices_lists_54_with_language_and_gender() {
         "{text}"
     );
 }
+
+/// `say --follow -` speaks the first clause while standard input is still open: audio reaches
+/// standard output (a WAV stream) before the rest of the text is even written, and the whole
+/// text is spoken once input ends. Empty input is exit 2, as for `say -`.
+#[test]
+fn say_follow_speaks_text_while_it_arrives() {
+    use std::io::{Read, Write};
+    if model_store().is_none() {
+        return;
+    }
+    let mut child = crate::support::banter_command()
+        .args(["say", "--follow", "-", "-o", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn banter");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::sync_channel::<usize>(1024);
+    let reader = std::thread::Builder::new()
+        .name("follow-stdout".into())
+        .spawn(move || {
+            let mut all = Vec::new();
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                all.extend_from_slice(&buf[..n]);
+                let _ = tx.try_send(all.len());
+            }
+            all
+        })
+        .expect("spawn reader");
+    stdin.write_all(b"Hello there, ").expect("write");
+    stdin.flush().expect("flush");
+    // The first clause alone: audio (past the 44-byte header) while stdin stays open.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_mins(2);
+    let mut got = 0;
+    while got <= 44 + 2400 {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        got = rx
+            .recv_timeout(left)
+            .expect("audio before the rest of the text");
+    }
+    stdin
+        .write_all(b"this second part arrives later. Goodbye.")
+        .expect("write");
+    drop(stdin);
+    let status = child.wait().expect("wait");
+    let all = reader.join().expect("reader");
+    assert!(status.success());
+    assert_eq!(&all[..4], b"RIFF");
+    let secs = (all.len() - 44) as f64 / 48_000.0;
+    assert!((2.0..12.0).contains(&secs), "{secs:.2} s");
+    assert_bad_input(
+        &["say", "--follow", "-", "-o", "-"],
+        Some(b"  \n "),
+        "nothing to say",
+    );
+    assert_bad_input(&["say", "--follow", "Hello", "-o", "-"], None, "--follow");
+}
