@@ -15,8 +15,9 @@ went over the wire and when: that the server stops a context's audio after pipec
 
 Then plain `websockets` (raw client) checks: the single-context `/stream-input` endpoint ended
 with `{"text": ""}`, the three ways to give the token, and bad input (invalid JSON, binary
-frames, a 1 MB message, a wrong token, a context id reused after its close, keep-alives for a
-closed context). Prints one line per check and exits non-zero on the first failure; writes the
+frames, a 1 MB message, a wrong token, a context id reused while it finishes, keep-alives for a
+closed context, text after the end of input, the inactivity timeout, 3000 tiny messages beside a
+speaking context, a client that drops mid-audio). Prints one line per check and exits non-zero on the first failure; writes the
 audio (raw s16le, 24 kHz mono) and the wire log (wire.jsonl) to OUTDIR. setup.sh makes the venv.
 """
 
@@ -856,6 +857,108 @@ async def raw_checks(url, token, outdir):
         ok(f"{name}: closed with {code} ({reason!r})")
 
 
+async def limit_checks(url, token):
+    """Text after the end of input, the inactivity timeout and keep-alives, a flood of tiny
+    messages beside a speaking context, and a client that leaves mid-audio."""
+    base = http_to_ws(url)
+    voice = urllib.parse.quote("af_heart", safe="")
+    xi = {"xi-api-key": token}
+    single = f"{base}/v1/text-to-speech/{voice}/stream-input?output_format=pcm_24000"
+    multi = f"{base}/v1/text-to-speech/{voice}/multi-stream-input?output_format=pcm_24000"
+
+    # text after {"text": ""}: an error message; what came before is still said, then 1000
+    async with connect(single, additional_headers=xi, compression=None) as ws:
+        await ws.send(json.dumps({"text": " "}))
+        await ws.send(json.dumps({"text": "Before the end. "}))
+        await ws.send(json.dumps({"text": ""}))
+        await ws.send(json.dumps({"text": "After the end. "}))
+        errors, audio, final = [], 0, False
+        try:
+            while True:
+                msg = await recv_json(ws)
+                if "error" in msg:
+                    errors.append(msg)
+                elif msg.get("isFinal") is True:
+                    final = True
+                elif msg.get("audio"):
+                    audio += len(base64.b64decode(msg["audio"]))
+        except websockets.ConnectionClosed as e:
+            code = e.rcvd.code if e.rcvd else None
+        if not errors or not final or code != 1000 or audio < 24_000:
+            fail(f"text after the end of input: errors {errors}, final {final}, close {code}, {audio} bytes")
+    ok(f"text after the end of input: {{\"error\": {errors[0]['error']!r}}}; the text before it "
+       "said, isFinal, close 1000")
+
+    # inactivity: keep-alives hold the socket open past the timeout, silence closes it with 1008
+    async with connect(multi + "&inactivity_timeout=2", additional_headers=xi, compression=None) as ws:
+        await ws.send(json.dumps({"text": " ", "context_id": "k"}))
+        for _ in range(4):
+            await asyncio.sleep(1.0)
+            await ws.send(json.dumps({"text": "", "context_id": "k"}))
+        await ws.send(json.dumps({"text": "Still here.", "context_id": "k", "flush": True}))
+        await ws.send(json.dumps({"context_id": "k", "close_context": True}))
+        msgs, _ = await collect_context(ws, "k")
+        if not any(m.get("audio") for m in msgs):
+            fail("inactivity: no audio after 4 s of keep-alives")
+        t0 = time.monotonic()
+        _, reason = await expect_close(ws, 1008, "inactivity_timeout=2 without messages", timeout=10)
+        waited = time.monotonic() - t0
+    ok(f"keep-alives every second kept a 2 s inactivity_timeout open for 4 s; then silence closed "
+       f"it with 1008 after {waited:.1f} s ({reason[:60]!r})")
+
+    # thousands of tiny messages while another context speaks: all taken, the other context
+    # finishes, the flooded one is cancelled cleanly
+    async with connect(multi, additional_headers=xi, max_size=16 << 20, compression=None) as ws:
+        await ws.send(json.dumps({"text": " ", "context_id": "talk"}))
+        await ws.send(json.dumps({"text": "A short sentence, said while the socket is flooded.",
+                                  "context_id": "talk", "flush": True}))
+        await ws.send(json.dumps({"context_id": "talk", "close_context": True}))
+        t0 = time.monotonic()
+        n = 3000
+        for i in range(n):
+            await ws.send(json.dumps({"text": "la ", "context_id": "flood"}))
+        sent_s = time.monotonic() - t0
+        await ws.send(json.dumps({"context_id": "flood", "close_context": True}))
+        finals, talk_audio = set(), 0
+        deadline = time.monotonic() + TIMEOUT_S
+        while finals != {"talk", "flood"}:
+            msg = await recv_json(ws, max(1.0, deadline - time.monotonic()))
+            if "error" in msg:
+                fail(f"tiny messages: error {msg}")
+            if msg.get("isFinal") is True:
+                finals.add(ctx_of(msg))
+            elif ctx_of(msg) == "talk" and msg.get("audio"):
+                talk_audio += len(base64.b64decode(msg["audio"]))
+        if talk_audio < 2 * 24_000:
+            fail(f"tiny messages: the other context said only {talk_audio / 48_000:.2f} s")
+    ok(f"{n} tiny messages in {sent_s:.2f} s ({n / max(sent_s, 1e-9):.0f}/s) beside a speaking "
+       f"context: it said all {talk_audio / 48_000:.2f} s, and the flooded context was cancelled "
+       "with its isFinal")
+
+    # a client that leaves mid-audio: the server goes on serving the next one
+    ws = await connect(single, additional_headers=xi, compression=None)
+    await ws.send(json.dumps({"text": " "}))
+    await ws.send(json.dumps({"text": LONG, "flush": True}))
+    while not (await recv_json(ws)).get("audio"):
+        pass
+    ws.transport.abort()
+    async with connect(single, additional_headers=xi, compression=None) as ws:
+        await ws.send(json.dumps({"text": " "}))
+        await ws.send(json.dumps({"text": "Next client. ", "flush": True}))
+        await ws.send(json.dumps({"text": ""}))
+        got = 0
+        try:
+            while True:
+                msg = await recv_json(ws)
+                if msg.get("audio"):
+                    got += len(base64.b64decode(msg["audio"]))
+        except websockets.ConnectionClosed:
+            pass
+        if got < 24_000:
+            fail(f"after a client left mid-audio the next got {got} bytes")
+    ok("a client that left mid-audio (connection dropped) did not disturb the next one")
+
+
 async def main_async(url, token, outdir):
     host_port = urllib.parse.urlsplit(url)
     tap = await WireTap(host_port.hostname, host_port.port or 80).start()
@@ -866,6 +969,7 @@ async def main_async(url, token, outdir):
         finally:
             tap.dump(outdir / "wire.jsonl")
         await raw_checks(url, token, outdir)
+        await limit_checks(url, token)
     finally:
         await tap.close()
 
