@@ -27,6 +27,21 @@ pub struct SchedulerBackend {
     runtime: tokio::runtime::Handle,
 }
 
+/// A 400 for a speed outside Kokoro's range (the HTTP layer clamps OpenAI's wider one first).
+fn check_speed(speed: f32) -> Result<(), BackendError> {
+    if SPEED_RANGE.contains(&speed) {
+        return Ok(());
+    }
+    Err(BackendError::Input {
+        field: "speed",
+        message: format!(
+            "speed {speed} is outside {}–{}",
+            SPEED_RANGE.start(),
+            SPEED_RANGE.end()
+        ),
+    })
+}
+
 impl SchedulerBackend {
     #[must_use]
     pub fn new(engine: Engine, runtime: tokio::runtime::Handle) -> Self {
@@ -42,17 +57,7 @@ impl SchedulerBackend {
     /// The request for a follow stream: a library voice (blend or matched, by name) first,
     /// then a stock voice or blend with OpenAI's names mapped; the speed in Kokoro's range.
     fn follow_request(&self, job: &FollowJob) -> Result<SpeechRequest, BackendError> {
-        if !SPEED_RANGE.contains(&job.speed) {
-            return Err(BackendError::Input {
-                field: "speed",
-                message: format!(
-                    "speed {} is outside {}–{}",
-                    job.speed,
-                    SPEED_RANGE.start(),
-                    SPEED_RANGE.end()
-                ),
-            });
-        }
+        check_speed(job.speed)?;
         let saved = engine::library::Library::open_default()
             .ok()
             .and_then(|lib| engine::voicematch::resolve::library_voice(&lib, &job.voice).ok())
@@ -82,17 +87,7 @@ impl SpeechBackend for SchedulerBackend {
     fn start(&self, job: SpeechJob) -> Result<mpsc::Receiver<AudioEvent>, BackendError> {
         let request = SpeechRequest::new(&job.voice, job.speed).map_err(|e| input_error(&e))?;
         check_voices(&request.voice, &self.voices)?;
-        if !SPEED_RANGE.contains(&job.speed) {
-            return Err(BackendError::Input {
-                field: "speed",
-                message: format!(
-                    "speed {} is outside {}–{}",
-                    job.speed,
-                    SPEED_RANGE.start(),
-                    SPEED_RANGE.end()
-                ),
-            });
-        }
+        check_speed(job.speed)?;
         // Phonemes (and the words, when asked) are made here, on the request's thread, while
         // the model works on others.
         let (segments, track) = if job.words {

@@ -5,7 +5,7 @@
 //! frames, a 1 MB message, wrong tokens), in the venv tools/api-test/setup.sh makes.
 
 use super::http::{pcm_samples, rms, Server};
-use super::openai::api_test_python;
+use super::openai::{api_test_python, run_client_script};
 
 #[test]
 fn elevenlabs_websocket_clients() {
@@ -15,24 +15,8 @@ fn elevenlabs_websocket_clients() {
     let Some(server) = Server::start(&[]) else {
         return;
     };
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/api-test/ws_clients.py");
     let out = tempfile::tempdir().expect("out dir");
-    let result = std::process::Command::new(&python)
-        .arg(&script)
-        .arg(server.url())
-        .arg(&server.token)
-        .arg(out.path())
-        .output()
-        .expect("run ws_clients.py");
-    let stdout = String::from_utf8_lossy(&result.stdout);
-    eprintln!("{stdout}");
-    assert!(
-        result.status.success(),
-        "WebSocket client checks failed:\n{stdout}\n{}\nserver:\n{}",
-        String::from_utf8_lossy(&result.stderr),
-        server.stderr()
-    );
+    let stdout = run_client_script(&python, "ws_clients.py", &server, out.path());
     assert!(stdout.contains("all WebSocket client checks passed"));
     // The single-context reply as the client saved it: seconds of speech, not silence.
     let pcm = std::fs::read(out.path().join("single.pcm")).expect("the client's audio");

@@ -35,6 +35,36 @@ pub(super) fn api_test_python() -> Option<std::path::PathBuf> {
     Some(python)
 }
 
+/// Runs `tools/api-test/SCRIPT URL TOKEN OUT` with `python` against `server`; its standard
+/// output, after asserting it exited 0 (the failure shows its output and the server's log).
+pub(super) fn run_client_script(
+    python: &std::path::Path,
+    script: &str,
+    server: &Server,
+    out: &std::path::Path,
+) -> String {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tools/api-test")
+        .join(script);
+    let result = std::process::Command::new(python)
+        .arg(&script)
+        .arg(server.url())
+        .arg(&server.token)
+        .arg(out)
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", script.display()));
+    let stdout = String::from_utf8_lossy(&result.stdout).into_owned();
+    eprintln!("{stdout}");
+    assert!(
+        result.status.success(),
+        "{} failed:\n{stdout}\n{}\nserver:\n{}",
+        script.display(),
+        String::from_utf8_lossy(&result.stderr),
+        server.stderr()
+    );
+    stdout
+}
+
 #[test]
 fn openai_python_client() {
     let Some(python) = api_test_python() else {
@@ -43,24 +73,8 @@ fn openai_python_client() {
     let Some(server) = Server::start(&[]) else {
         return;
     };
-    let script =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/api-test/openai_client.py");
     let out = tempfile::tempdir().expect("out dir");
-    let result = std::process::Command::new(&python)
-        .arg(&script)
-        .arg(server.url())
-        .arg(&server.token)
-        .arg(out.path())
-        .output()
-        .expect("run openai_client.py");
-    let stdout = String::from_utf8_lossy(&result.stdout);
-    eprintln!("{stdout}");
-    assert!(
-        result.status.success(),
-        "OpenAI client checks failed:\n{stdout}\n{}\nserver:\n{}",
-        String::from_utf8_lossy(&result.stderr),
-        server.stderr()
-    );
+    let stdout = run_client_script(&python, "openai_client.py", &server, out.path());
     assert!(stdout.contains("all OpenAI client checks passed"));
     // What the client saved as `response_format="opus"` decodes to speech.
     let opus = std::fs::read(out.path().join("speech.opus")).expect("the client's opus file");
