@@ -11,6 +11,22 @@ use eframe::egui::Role;
 use egui_kittest::kittest::Queryable;
 use support::{model_store, step_until, wait_for_model, Fixture, SIZE};
 
+/// Two speakers, one line each.
+const DUO: &str = "Ann: Good morning, and welcome.\nBen: It is good to be here.\n";
+
+/// A studio with the model loaded and `text` as its script.
+fn studio_with(
+    fx: &Fixture,
+    store: &engine::assets::ModelStore,
+    text: &str,
+) -> egui_kittest::Harness<'static, ui::Studio> {
+    let mut h = fx.harness(Some(store.root()), SIZE);
+    h.state_mut().document_mut().text = text.into();
+    h.state_mut().document_mut().edited();
+    wait_for_model(&mut h);
+    h
+}
+
 #[test]
 fn import_cast_play_edit_and_export() {
     let Some(store) = model_store() else {
@@ -252,11 +268,7 @@ fn editing_a_line_while_playing_re_renders_only_that_line() {
         return;
     };
     let fx = Fixture::new();
-    let mut h = fx.harness(Some(store.root()), SIZE);
-    h.state_mut().document_mut().text =
-        "Ann: Good morning, and welcome.\nBen: It is good to be here.\n".into();
-    h.state_mut().document_mut().edited();
-    wait_for_model(&mut h);
+    let mut h = studio_with(&fx, &store, DUO);
     h.get_by_label("Play").click();
     // Wait until Ann's line is rendered and Ben's has started (the device is not pulling, so
     // the playhead stays in Ann's line).
@@ -299,11 +311,7 @@ fn play_from_a_word_then_click_another() {
         return;
     };
     let fx = Fixture::new();
-    let mut h = fx.harness(Some(store.root()), SIZE);
-    h.state_mut().document_mut().text =
-        "Ann: Good morning, and welcome.\nBen: It is good to be here.\n".into();
-    h.state_mut().document_mut().edited();
-    wait_for_model(&mut h);
+    let mut h = studio_with(&fx, &store, DUO);
     // "Play from here" on Ben's "good" (byte 6 of "It is good to be here."), nothing rendered
     // yet: playback renders from Ben's line and starts at the word once it is timed.
     h.state_mut()

@@ -644,8 +644,9 @@ impl Drop for StreamFeed {
         // Idle (nothing under way or waiting): it is complete now. A stream being stepped has
         // its job taken out but `next` still on its segment, so it is never idle here.
         if e.job.is_none() && e.next == e.segments.len() {
-            st.streams.remove(pos);
+            // Counted before the entry (and its sender) goes: whoever sees the end sees it counted.
             Metrics::add(&self.shared.metrics.completed, 1);
+            st.streams.remove(pos);
             update_gauges(&st, &self.shared.metrics);
         }
         drop(st);
@@ -677,21 +678,26 @@ impl StreamHandle {
 
     /// Every chunk, concatenated, waiting for the end (not from inside an async runtime); the
     /// stream's own error if it failed.
-    pub fn collect(mut self) -> Result<Vec<f32>, SchedulerError> {
-        let mut out = Vec::new();
-        while let Some(event) = self.blocking_next() {
-            match event {
-                StreamEvent::Audio { samples, .. } => out.extend_from_slice(&samples),
-                StreamEvent::Failed(e) => return Err(e.into()),
-            }
-        }
-        Ok(out)
+    pub fn collect(self) -> Result<Vec<f32>, SchedulerError> {
+        self.collect_timed().map(|audio| audio.samples)
     }
 
     /// [`Self::collect`], with the frames per token of every segment, in order (word timing).
-    pub fn collect_timed(mut self) -> Result<TimedAudio, SchedulerError> {
+    pub fn collect_timed(self) -> Result<TimedAudio, SchedulerError> {
+        self.collect_timed_unless(|| false)
+    }
+
+    /// [`Self::collect_timed`], stopping early with what has come once `stop` says so (asked
+    /// as each event arrives; dropping the handle then cancels the rest).
+    pub fn collect_timed_unless(
+        mut self,
+        stop: impl Fn() -> bool,
+    ) -> Result<TimedAudio, SchedulerError> {
         let mut out = TimedAudio::default();
         while let Some(event) = self.blocking_next() {
+            if stop() {
+                break;
+            }
             match event {
                 StreamEvent::Audio {
                     samples, durations, ..
@@ -994,14 +1000,15 @@ fn settle(st: &mut State, metrics: &Metrics, claim: &Claim, result: Result<Step,
             if sent.is_err() {
                 e.link.cancelled.store(true, Ordering::Relaxed);
             } else if last {
-                st.streams.remove(pos);
+                // Counted before the entry (and its sender) goes, as for the end of a feed.
                 Metrics::add(&metrics.completed, 1);
+                st.streams.remove(pos);
             }
         }
         Err(err) => {
+            Metrics::add(&metrics.failed, 1);
             let e = st.streams.remove(pos);
             let _ = e.tx.try_send(StreamEvent::Failed(err));
-            Metrics::add(&metrics.failed, 1);
         }
     }
 }

@@ -29,6 +29,16 @@ fn long_text() -> String {
         .join(" ")
 }
 
+/// The JSON of every `data:` line of an SSE body.
+fn sse_events(body: Vec<u8>) -> Vec<serde_json::Value> {
+    String::from_utf8(body)
+        .expect("utf-8 events")
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .map(|l| serde_json::from_str(l).expect("event JSON"))
+        .collect()
+}
+
 fn speech(input: &str, format: &str) -> serde_json::Value {
     json!({ "model": "tts-1", "voice": "alloy", "input": input, "response_format": format })
 }
@@ -314,12 +324,7 @@ fn api_speaks_wav_pcm_and_sse() {
     assert!(sse
         .header("content-type")
         .is_some_and(|t| t.starts_with("text/event-stream")));
-    let text = String::from_utf8(sse.body).expect("utf-8 events");
-    let events: Vec<serde_json::Value> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .map(|l| serde_json::from_str(l).expect("event JSON"))
-        .collect();
+    let events = sse_events(sse.body);
     let (done, deltas) = events.split_last().expect("events");
     assert_eq!(done["type"], "speech.audio.done");
     assert!(done["usage"]["total_tokens"]
@@ -348,12 +353,7 @@ fn api_speaks_wav_pcm_and_sse() {
     body["stream_format"] = "sse".into();
     let sse = server.post_json("/v1/audio/speech", &body);
     assert_eq!(sse.status, 200);
-    let text = String::from_utf8(sse.body).expect("utf-8 events");
-    let events: Vec<serde_json::Value> = text
-        .lines()
-        .filter_map(|l| l.strip_prefix("data: "))
-        .map(|l| serde_json::from_str(l).expect("event JSON"))
-        .collect();
+    let events = sse_events(sse.body);
     let deltas = &events[..events.len() - 1];
     let streamed: Vec<u8> = deltas
         .iter()

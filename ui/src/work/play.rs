@@ -22,7 +22,7 @@ use std::sync::{mpsc, Arc};
 use engine::render::{plan_episode, Placement, Timeline};
 use engine::script::Episode;
 use engine::words::TimedWord;
-use engine::{Engine, Mode, SpeechRequest, StreamEvent, TimedAudio};
+use engine::{Engine, Mode, SpeechRequest, TimedAudio};
 
 use super::sentences::{SentenceCache, SentenceKey};
 use super::{send, spawn, Failure, Waker, EVENTS};
@@ -173,23 +173,8 @@ fn render(
 /// segment come with its first chunk; they time the sentence's words.
 fn speak(job: &Job<'_>, phonemes: &str, request: SpeechRequest) -> Result<TimedAudio, Failure> {
     let segments = job.engine.sentence_segments(phonemes);
-    let mut handle = job
+    let handle = job
         .engine
         .submit_whole(segments, request, Mode::Interactive)?;
-    let mut out = TimedAudio::default();
-    while let Some(event) = handle.blocking_next() {
-        if job.cancel.load(Ordering::Relaxed) {
-            return Ok(out);
-        }
-        match event {
-            StreamEvent::Audio {
-                samples, durations, ..
-            } => {
-                out.samples.extend_from_slice(&samples);
-                out.durations.extend(durations);
-            }
-            StreamEvent::Failed(e) => return Err(e.into()),
-        }
-    }
-    Ok(out)
+    Ok(handle.collect_timed_unless(|| job.cancel.load(Ordering::Relaxed))?)
 }

@@ -91,17 +91,17 @@ impl Encoder {
     /// Bytes for `samples` (24 kHz); may be short of them while the resampler or the MP3
     /// encoder holds a little back.
     pub fn encode(&mut self, samples: &[f32]) -> Result<Vec<u8>, String> {
-        self.scratch.clear();
-        let at_rate: &[f32] = match &mut self.resampler {
-            Some(r) => {
-                r.process(samples, &mut self.scratch)
-                    .map_err(|e| e.to_string())?;
-                &self.scratch
-            }
-            None => samples,
+        let Some(resampler) = &mut self.resampler else {
+            return self.bytes(samples);
         };
-        let at_rate = at_rate.to_vec();
-        self.bytes(&at_rate)
+        let mut at_rate = std::mem::take(&mut self.scratch);
+        at_rate.clear();
+        let bytes = resampler
+            .process(samples, &mut at_rate)
+            .map_err(|e| e.to_string())
+            .and_then(|()| self.bytes(&at_rate));
+        self.scratch = at_rate;
+        bytes
     }
 
     /// What is held back, at the end of the stream.
