@@ -55,6 +55,7 @@ fn check(json: bool, no_vacuum: bool) -> anyhow::Result<()> {
             "schema_version": report.schema_version,
             "integrity": report.integrity,
             "foreign_key_violations": report.foreign_key_violations,
+            "pack_problems": report.pack_problems,
             "voices": report.voices,
             "stock_voices": report.stock_voices,
             "projects": report.projects,
@@ -78,6 +79,7 @@ fn check(json: bool, no_vacuum: bool) -> anyhow::Result<()> {
                     .integrity
                     .iter()
                     .chain(&report.foreign_key_violations)
+                    .chain(&report.pack_problems)
                     .cloned()
                     .collect::<Vec<_>>()
                     .join("; ")

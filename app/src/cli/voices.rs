@@ -187,11 +187,7 @@ fn list_stock(store: &ModelStore, json: bool) -> anyhow::Result<()> {
 }
 
 fn kind_str(kind: VoiceKind) -> &'static str {
-    match kind {
-        VoiceKind::Stock => "stock",
-        VoiceKind::Blend => "blend",
-        VoiceKind::Matched => "matched",
-    }
+    kind.as_str()
 }
 
 fn blend(name: &str, recipe: &str, notes: &str, models: Option<&PathBuf>) -> anyhow::Result<()> {

@@ -13,6 +13,8 @@ pub struct CheckReport {
     pub integrity: Vec<String>,
     /// `PRAGMA foreign_key_check` rows, as `table rowid -> parent`.
     pub foreign_key_violations: Vec<String>,
+    /// Tuned voices whose pack does not match what was saved, as `voice: problem`.
+    pub pack_problems: Vec<String>,
     pub voices: u64,
     pub stock_voices: u64,
     pub projects: u64,
@@ -28,7 +30,9 @@ impl CheckReport {
     /// Whether the file passed both checks.
     #[must_use]
     pub fn is_ok(&self) -> bool {
-        self.integrity == ["ok"] && self.foreign_key_violations.is_empty()
+        self.integrity == ["ok"]
+            && self.foreign_key_violations.is_empty()
+            && self.pack_problems.is_empty()
     }
 }
 
@@ -75,12 +79,20 @@ impl Library {
                 Err(e) => integrity.push(damage(e, sql).map_err(&err)?),
             }
         }
+        let pack_problems = match self.check_tuned_packs() {
+            Ok(p) => p
+                .into_iter()
+                .map(|p| format!("{}: {}", p.voice, p.problem))
+                .collect(),
+            Err(e) => vec![format!("tuned voices could not be checked: {e}")],
+        };
         let [voices, stock_voices, projects, autosaves, embeddings, cache_entries, cache_bytes] =
             counts;
         Ok(CheckReport {
             schema_version: self.schema_version()?,
             integrity,
             foreign_key_violations,
+            pack_problems,
             voices,
             stock_voices,
             projects,

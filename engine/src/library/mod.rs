@@ -15,7 +15,7 @@
 //!   or foreign file.
 //! - `aside`: recognising a corrupt or foreign file and renaming it out of the way.
 //! - `schema`: the ordered migrations and `PRAGMA user_version`.
-//! - `voices`, `embeddings`, `projects`, `cache`: one table family each.
+//! - `voices`, `tunings`, `embeddings`, `projects`, `cache`: one table family each.
 //! - `check`: `banter library check` (integrity, counts) and `vacuum`.
 //! - `error`: [`LibraryError`].
 //!
@@ -32,6 +32,7 @@ mod open;
 mod open_lock;
 mod projects;
 mod schema;
+mod tunings;
 mod voices;
 
 #[cfg(test)]
@@ -49,4 +50,5 @@ pub use open::{
 };
 pub use projects::{Autosave, Project, ProjectDraft};
 pub use schema::SCHEMA_VERSION;
+pub use tunings::{PackProblem, Tuning, PACK_VERSION};
 pub use voices::{NewVoice, Voice, VoiceKind};

@@ -110,6 +110,49 @@ CREATE TABLE render_audio (
 ALTER TABLE render_audio ADD COLUMN durations BLOB;
 ",
     },
+    Migration {
+        version: 4,
+        name: "tuned voices",
+        sql: r"
+-- A new kind joins the CHECK, which SQLite can change only by rebuilding the table (same
+-- columns, same order, same ids).
+CREATE TABLE voices_v4 (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL UNIQUE,
+    kind       TEXT    NOT NULL CHECK (kind IN ('stock', 'blend', 'matched', 'tuned')),
+    language   TEXT,
+    gender     TEXT    CHECK (gender IN ('female', 'male')),
+    recipe     TEXT,
+    notes      TEXT    NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    style      BLOB    CHECK (style IS NULL OR length(style) = 522240)
+);
+INSERT INTO voices_v4 (id, name, kind, language, gender, recipe, notes, created_at, updated_at, style)
+    SELECT id, name, kind, language, gender, recipe, notes, created_at, updated_at, style FROM voices;
+DROP TABLE voices;
+ALTER TABLE voices_v4 RENAME TO voices;
+-- How a tuned voice was made; its pack is the voice's style BLOB, checked by pack_sha256.
+-- Written in the same transaction as the voice, removed with it.
+CREATE TABLE voice_tunings (
+    voice_id           INTEGER PRIMARY KEY REFERENCES voices (id) ON DELETE CASCADE,
+    pack_version       INTEGER NOT NULL,
+    pack_sha256        TEXT    NOT NULL,
+    start_recipe       TEXT    NOT NULL,
+    clip_hashes        TEXT    NOT NULL,
+    encoder            TEXT    NOT NULL,
+    encoder_version    INTEGER NOT NULL,
+    embedding_keys     TEXT    NOT NULL,
+    settings_json      TEXT    NOT NULL,
+    history_json       TEXT    NOT NULL,
+    before_similarity  REAL    NOT NULL,
+    heldout_similarity REAL    NOT NULL,
+    stability          REAL    NOT NULL,
+    provenance         TEXT    NOT NULL,
+    created_at         INTEGER NOT NULL
+);
+",
+    },
 ];
 
 /// The schema version this Banter writes.

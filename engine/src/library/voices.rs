@@ -25,14 +25,19 @@ pub enum VoiceKind {
     Blend,
     /// Found to match a speaker's clip (speaker embeddings).
     Matched,
+    /// Searched beyond the stock blends toward a speaker's clip (`voice_tunings` says how).
+    Tuned,
 }
 
 impl VoiceKind {
-    fn as_str(self) -> &'static str {
+    /// The kind as stored and shown: `stock`, `blend`, `matched` or `tuned`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
         match self {
             VoiceKind::Stock => "stock",
             VoiceKind::Blend => "blend",
             VoiceKind::Matched => "matched",
+            VoiceKind::Tuned => "tuned",
         }
     }
 
@@ -41,6 +46,7 @@ impl VoiceKind {
             "stock" => VoiceKind::Stock,
             "blend" => VoiceKind::Blend,
             "matched" => VoiceKind::Matched,
+            "tuned" => VoiceKind::Tuned,
             _ => return None,
         })
     }
@@ -246,7 +252,8 @@ impl Library {
         Ok(())
     }
 
-    /// Removes a saved voice; stock voices cannot be removed.
+    /// Removes a saved voice; stock voices cannot be removed. A tuned voice's tuning record
+    /// and the cache entries made for it alone go with it, in the same transaction.
     pub fn remove_voice(&self, name: &str) -> Result<(), LibraryError> {
         let name = name.trim();
         self.write_durable("remove a voice", |tx| {
@@ -255,6 +262,7 @@ impl Library {
                     name: name.to_owned(),
                 });
             }
+            self.remove_tuning_embeddings(tx, name)?;
             tx.execute("DELETE FROM voices WHERE name = ?1", [name])
                 .map_err(self.sql_err("remove a voice"))?;
             Ok(())

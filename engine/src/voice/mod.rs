@@ -263,6 +263,28 @@ impl VoiceTable {
         &self.rows[row * STYLE_DIM..(row + 1) * STYLE_DIM]
     }
 
+    /// Every value, row after row (510 × 256).
+    #[must_use]
+    pub fn values(&self) -> &[f32] {
+        &self.rows
+    }
+
+    /// A table from 510 × 256 finite values, row after row (a tuned voice's pack).
+    pub fn from_values(rows: Vec<f32>) -> Result<Self, VoiceError> {
+        if rows.len() != STYLE_ROWS * STYLE_DIM {
+            return Err(VoiceError::BadTable {
+                path: PathBuf::new(),
+                len: rows.len() * 4,
+            });
+        }
+        if rows.iter().any(|v| !v.is_finite()) {
+            return Err(VoiceError::NonFinite {
+                path: PathBuf::new(),
+            });
+        }
+        Ok(Self { rows })
+    }
+
     /// Raw little-endian bytes, as stored.
     #[must_use]
     pub fn to_bytes(&self) -> Vec<u8> {

@@ -87,7 +87,7 @@ impl VoiceEmbedder {
         path: &Path,
     ) -> Result<ClipEmbedding, VoiceMatchError> {
         let key = EmbeddingKey {
-            audio_hash: hash_file(path)?,
+            audio_hash: clip_hash(path)?,
             encoder: ENCODER_ID.to_owned(),
             encoder_version: ENCODER_VERSION,
         };
@@ -242,8 +242,8 @@ pub fn embedding_from(vector: &[f32]) -> Option<Embedding> {
     Embedding::from_unnormalised(values)
 }
 
-/// Lowercase hex sha256 of a file's bytes, read in blocks.
-fn hash_file(path: &Path) -> Result<String, VoiceMatchError> {
+/// Lowercase hex sha256 of a clip file's bytes, read in blocks: the key of its embedding.
+pub fn clip_hash(path: &Path) -> Result<String, VoiceMatchError> {
     let io = |source| VoiceMatchError::Io {
         path: path.to_owned(),
         source,

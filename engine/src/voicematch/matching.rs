@@ -87,12 +87,30 @@ pub fn match_voice(
     options: &MatchOptions,
     progress: &mut dyn FnMut(&MatchEvent),
 ) -> Result<VoiceMatch, VoiceMatchError> {
-    let candidates = candidates(engine, options.candidates.as_deref())?;
+    candidates(engine, options.candidates.as_deref())?;
     let target = embedder.embed_clip(library, clip)?;
     progress(&MatchEvent::ClipEmbedded(Box::new(target.clone())));
+    match_embedding(embedder, engine, library, target, options, progress, &|| false)
+}
+
+/// Matches an embedded clip (or the mean of several clips' embeddings); `cancelled` is asked
+/// before every render and ends the match with [`VoiceMatchError::Cancelled`].
+pub fn match_embedding(
+    embedder: &VoiceEmbedder,
+    engine: &Engine,
+    library: &Library,
+    target: ClipEmbedding,
+    options: &MatchOptions,
+    progress: &mut dyn FnMut(&MatchEvent),
+    cancelled: &dyn Fn() -> bool,
+) -> Result<VoiceMatch, VoiceMatchError> {
+    let candidates = candidates(engine, options.candidates.as_deref())?;
     let mut stock = Vec::with_capacity(candidates.len());
     let mut renders = 0;
     for (done, name) in candidates.iter().enumerate() {
+        if cancelled() {
+            return Err(VoiceMatchError::Cancelled);
+        }
         let spec = VoiceSpec::parse(name).map_err(crate::synth::SynthError::from)?;
         let (embedding, cache) = embedder.voice_embedding(library, engine, &spec)?;
         renders += usize::from(cache == CacheUse::Miss);
@@ -107,6 +125,9 @@ pub fn match_voice(
     stock.sort_by(|a, b| b.1.total_cmp(&a.1));
     let mut search = BlendSearch::new(stock.clone(), options.max_renders);
     while let Some(terms) = search.next_candidate() {
+        if cancelled() {
+            return Err(VoiceMatchError::Cancelled);
+        }
         let (similarity, cache) = score(embedder, engine, library, &terms, &target)?;
         renders += usize::from(cache == CacheUse::Miss);
         search.record(&terms, similarity);

@@ -15,7 +15,8 @@
 //! the encoder runs once per clip and Kokoro once per voice, ever.
 //!
 //! Files: [`embed`] (clip and probe embeddings with their caches), [`search`] (the blend
-//! search's bookkeeping, pure), [`matching`] (the match itself), [`cast`] (cast check),
+//! search's bookkeeping, pure), [`matching`] (the match itself), [`tune`] (searching beyond
+//! the blends, toward the clip), [`cast`] (cast check),
 //! [`consistency`] (per-line check after a render), [`resolve`] (library voice names to
 //! what the synthesizer renders).
 
@@ -25,6 +26,7 @@ pub mod embed;
 pub mod matching;
 pub mod resolve;
 pub mod search;
+pub mod tune;
 
 use std::path::PathBuf;
 
@@ -37,7 +39,7 @@ use crate::synth::SynthError;
 pub use cast::{close_voices, CastPair, CAST_WARN_SIMILARITY};
 pub use consistency::{flag_outliers, ConsistencyReport, LineScore};
 pub use embed::{CacheUse, ClipEmbedding, VoiceEmbedder};
-pub use matching::{match_voice, MatchEvent, MatchOptions, VoiceMatch};
+pub use matching::{match_embedding, match_voice, MatchEvent, MatchOptions, VoiceMatch};
 pub use search::BlendSearch;
 
 /// The passage every voice reads for its probe embedding.
@@ -80,6 +82,27 @@ pub enum VoiceMatchError {
         path.display()
     )]
     TooLittleSpeech { path: PathBuf, speech_secs: f64 },
+    #[error(
+        "{} has only {speech_secs:.1} s of speech after trimming silences; tuning needs at least \
+         {} s (10 to 30 s gives a closer voice)",
+        path.display(), tune::MIN_SPEECH_SECS
+    )]
+    TooLittleSpeechToTune { path: PathBuf, speech_secs: f64 },
+    #[error("{0}")]
+    SeveralSpeakers(String),
+    #[error("cancelled; nothing was saved")]
+    Cancelled,
+    #[error(
+        "the tuned voice is no closer to the clip than the best blend on sentences the search \
+         never heard ({before:.3} before, {after:.3} after), so it was not kept; save the blend \
+         with `banter voices match` instead"
+    )]
+    NotImproved { before: f32, after: f32 },
+    #[error(
+        "the tuned voice is unstable (two of its sentences are only {stability:.3} alike, below \
+         {min}); it was not kept", min = tune::MIN_STABILITY
+    )]
+    Unstable { stability: f32 },
     #[error("no stock voice to compare with: {reason}")]
     NoCandidates { reason: String },
     #[error("{what} `{name}` is not a stock voice, a blend of stock voices, or a library voice")]
@@ -98,6 +121,8 @@ impl VoiceMatchError {
             Self::Scheduler(e) => e.is_input_error(),
             Self::Silence { .. }
             | Self::TooLittleSpeech { .. }
+            | Self::TooLittleSpeechToTune { .. }
+            | Self::SeveralSpeakers(_)
             | Self::NoCandidates { .. }
             | Self::UnknownVoice { .. }
             | Self::Markers { .. }

@@ -3,7 +3,8 @@
 //! The synthesizer knows stock voices and recipes (`af_bella:0.7+af_sky:0.3`). A library voice
 //! is looked up by name, replaced by its recipe (which also gives the language to phonemize
 //! in), and its stored style table is registered for that recipe, so it renders exactly as it
-//! was saved. Names are looked up in the library before the stock voices are tried: a cast
+//! was saved. A tuned voice is replaced by a name of its own instead
+//! ([`super::tune::tuned_spec`]): its pack is no recipe's. Names are looked up in the library before the stock voices are tried: a cast
 //! saying `narrator` means the library's `narrator`.
 
 use crate::library::{Library, VoiceKind};
@@ -37,11 +38,21 @@ pub fn library_voice(
         what: "library voice without a recipe",
         name: voice.name.clone(),
     })?;
-    let spec = VoiceSpec::parse(&recipe).map_err(crate::synth::SynthError::from)?;
     let table = if voice.has_style {
         library.voice_style(&voice.name)?
     } else {
         None
+    };
+    let spec = match (&voice.kind, &table) {
+        // A tuned pack renders under a name of its own, not its starting blend's.
+        (VoiceKind::Tuned, Some(t)) => super::tune::tuned_spec(&recipe, t),
+        (VoiceKind::Tuned, None) => {
+            return Err(VoiceMatchError::UnknownVoice {
+                what: "tuned voice without its pack (run `banter library check`)",
+                name: voice.name.clone(),
+            })
+        }
+        _ => VoiceSpec::parse(&recipe).map_err(crate::synth::SynthError::from)?,
     };
     Ok(Some(LibraryVoice {
         name: voice.name,

@@ -51,7 +51,17 @@ fn fixture_rows(conn: &Connection, version: u32) {
             "INSERT INTO render_cache
                  (id, key, sample_rate, sample_count, size_bytes, created_at, last_used, use_seq)
                  VALUES (1, 'k', 24000, 1, 4, 1, 1, 1);
-             INSERT INTO render_audio VALUES (1, x'0000803f');",
+             INSERT INTO render_audio (entry_id, samples) VALUES (1, x'0000803f');",
+        )
+        .unwrap();
+    }
+    if version >= 4 {
+        conn.execute_batch(
+            "INSERT INTO voices (id, name, kind, created_at, updated_at)
+                 VALUES (50, 'Tuned one', 'tuned', 1, 1);
+             INSERT INTO voice_tunings VALUES
+                 (50, 1, 'sha', 'af_bella', '[]', 'ge2e', 1, '[]', '{}', '[]', 0.7, 0.8, 0.9,
+                  'test', 1);",
         )
         .unwrap();
     }

@@ -8,3 +8,4 @@ mod corrupt;
 mod crash;
 mod crud;
 mod migrate;
+mod tunings;
