@@ -3,6 +3,7 @@
 //! starts the workers and folds their reports in, so `app.rs` stays about the frame loop.
 
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use engine::assets::ModelStore;
@@ -14,7 +15,7 @@ use crate::app::{EngineState, Studio};
 use crate::doc::CastChoice;
 use crate::work::matcher::EngineMatcher;
 use crate::work::preview::PreviewEvent;
-use crate::work::voicematch::{self, MatchReport, MatchState, ToolsOrigin};
+use crate::work::voicematch::{self, CancelFlag, ClipJob, MatchReport, MatchState, ToolsOrigin};
 
 impl Studio {
     /// Installs the engine's voice tools once the model is loaded (unless a caller set others).
@@ -52,23 +53,61 @@ impl Studio {
 
     /// Matches a voice for `speaker` from `clip` (a dropped file) on a worker thread.
     pub(crate) fn start_voice_match(&mut self, speaker: String, clip: PathBuf) {
+        self.start_clip_job(speaker, clip, ClipJob::Match);
+    }
+
+    /// Tunes a voice for `speaker` toward `clip` on a worker thread (minutes; cancellable).
+    pub(crate) fn start_voice_tune(&mut self, speaker: String, clip: PathBuf) {
+        self.start_clip_job(speaker, clip, ClipJob::Tune(CancelFlag::default()));
+    }
+
+    /// Cancels `speaker`'s tuning, if one runs: it stops before its next render, saving nothing.
+    pub(crate) fn cancel_voice_tune(&mut self, speaker: &str) {
+        if let Some(MatchState::Running {
+            cancel: Some(flag), ..
+        }) = self.matching.get(speaker)
+        {
+            flag.0.store(true, Ordering::Relaxed);
+            self.say(format!("cancelling the tuning for {speaker}…"));
+        }
+    }
+
+    fn start_clip_job(&mut self, speaker: String, clip: PathBuf, job: ClipJob) {
         if matches!(
             self.matching.get(&speaker),
             Some(MatchState::Running { .. })
         ) {
-            self.say(format!("a voice is already being matched for {speaker}"));
+            self.say(format!(
+                "a voice is already being matched or tuned for {speaker}"
+            ));
             return;
         }
-        self.say(format!("matching a voice for {speaker}…"));
+        let cancel = match &job {
+            ClipJob::Match => {
+                self.say(format!("matching a voice for {speaker}…"));
+                None
+            }
+            ClipJob::Tune(flag) => {
+                self.say(format!(
+                    "tuning a voice for {speaker} toward {} (a few minutes, in the background). \
+                     {}",
+                    clip.display(),
+                    engine::voicematch::tune::CONSENT
+                ));
+                Some(flag.clone())
+            }
+        };
         self.matching.insert(
             speaker.clone(),
             MatchState::Running {
                 text: "starting…".into(),
                 fraction: None,
+                cancel,
             },
         );
         voicematch::start(
             Arc::clone(&self.matcher),
+            job,
             speaker,
             clip,
             self.match_tx.clone(),
@@ -191,8 +230,18 @@ impl Studio {
                     text,
                     fraction,
                 } => {
-                    self.matching
-                        .insert(speaker, MatchState::Running { text, fraction });
+                    let cancel = match self.matching.get(&speaker) {
+                        Some(MatchState::Running { cancel, .. }) => cancel.clone(),
+                        _ => None,
+                    };
+                    self.matching.insert(
+                        speaker,
+                        MatchState::Running {
+                            text,
+                            fraction,
+                            cancel,
+                        },
+                    );
                 }
                 MatchReport::Done {
                     speaker,
@@ -212,14 +261,24 @@ impl Studio {
                             speed,
                         },
                     );
-                    self.say(format!(
-                        "{speaker} now speaks in the library voice \"{}\" ({}), similarity \
-                         {:.2} to {}: the closest voice Banter has, a match, not a clone",
-                        found.name,
-                        found.recipe,
-                        found.similarity,
-                        clip.display()
-                    ));
+                    self.say(match found.tuned_from {
+                        None => format!(
+                            "{speaker} now speaks in the library voice \"{}\" ({}), similarity \
+                             {:.2} to {}: the closest voice Banter has, a match, not a clone",
+                            found.name,
+                            found.recipe,
+                            found.similarity,
+                            clip.display()
+                        ),
+                        Some(before) => format!(
+                            "{speaker} now speaks in the tuned voice \"{}\": similarity to {} \
+                             on held-out sentences {before:.2} (best blend), now {:.2}; tuned, not \
+                             cloned",
+                            found.name,
+                            clip.display(),
+                            found.similarity
+                        ),
+                    });
                     self.matching.insert(speaker, MatchState::Done(found));
                     self.library.send(crate::work::library::LibCmd::ListVoices);
                 }

@@ -120,6 +120,10 @@ pub enum Command {
     // --- cast tools ---
     /// Match a voice for `speaker` from an audio clip (dropped on the speaker's row).
     MatchVoice { speaker: String, clip: PathBuf },
+    /// Tune a voice for `speaker` toward `clip` (the "Tune" action beside a match).
+    TuneVoice { speaker: String, clip: PathBuf },
+    /// Cancel `speaker`'s running tuning (nothing is saved).
+    CancelTune { speaker: String },
 
     // --- find ---
     /// Open the find bar and focus its field.

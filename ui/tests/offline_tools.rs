@@ -5,6 +5,7 @@
 mod support;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,6 +21,9 @@ use ui::Studio;
 /// Voice tools with known answers: a clip called `short*` has too little speech; any other
 /// matches `af_bella:0.7+af_sky:0.3`. Speakers sharing a voice are flagged.
 struct Scripted;
+
+/// Steps of a scripted tuning (100 ms each).
+const TUNE_STEPS: usize = 15;
 
 impl VoiceTools for Scripted {
     fn match_clip(
@@ -45,6 +49,37 @@ impl VoiceTools for Scripted {
             similarity: 0.8765,
             nearest: vec![("af_bella".into(), 0.85)],
             notes: Vec::new(),
+            clip: clip.to_owned(),
+            tuned_from: None,
+        })
+    }
+
+    /// Tunes in steps of 100 ms until done or cancelled; `0.8765 → 0.91`.
+    fn tune_clip(
+        &self,
+        speaker: &str,
+        clip: &Path,
+        cancel: &AtomicBool,
+        progress: Progress<'_>,
+    ) -> Result<Matched, String> {
+        for step in 0..TUNE_STEPS {
+            if cancel.load(Ordering::Relaxed) {
+                return Err("cancelled; nothing was saved".into());
+            }
+            progress(
+                format!("candidate {step}: similarity so far about 0.88"),
+                Some(step as f32 / TUNE_STEPS as f32),
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(Matched {
+            name: format!("{speaker} (tuned)"),
+            recipe: "af_bella:0.7+af_sky:0.3".into(),
+            similarity: 0.91,
+            nearest: vec![("af_bella".into(), 0.85)],
+            notes: Vec::new(),
+            clip: clip.to_owned(),
+            tuned_from: Some(0.8765),
         })
     }
 
@@ -133,7 +168,9 @@ fn a_clip_dropped_on_a_speaker_matches_a_voice_with_progress_and_an_honest_note(
         matches!(h.state().match_state("Ben"), Some(MatchState::Failed(_)))
     });
     h.run_steps(2);
-    assert!(h.query_by_label_contains("Voice match failed: ").is_some());
+    assert!(h
+        .query_by_label_contains("Voice match or tuning failed: ")
+        .is_some());
     // In the cast panel and in the status bar.
     assert!(h.query_all_by_label_contains("0.8 s of speech").count() >= 1);
     let ep = h.state().document().episode().expect("parses");
@@ -141,6 +178,62 @@ fn a_clip_dropped_on_a_speaker_matches_a_voice_with_progress_and_an_honest_note(
         ep.cast.get("Ben").map(|m| m.voice.as_str()),
         Some("Ben (matched)")
     );
+}
+
+#[test]
+fn tune_beside_a_match_runs_in_the_background_can_be_cancelled_and_says_what_it_is() {
+    let fx = Fixture::new();
+    let mut h = with_tools(&fx, "Ann: Hello there.\nBen: Hi, Ann.\n");
+    let clip = fx.write("ben.wav", "RIFF");
+    let matched = |h: &mut Harness<'_, Studio>| {
+        matches!(h.state().match_state("Ben"), Some(MatchState::Done(_)))
+    };
+    drop_on_speaker(&mut h, "Ben", &clip);
+    step_until(&mut h, Duration::from_secs(5), "the match", matched);
+    h.run_steps(2);
+
+    // Tune, then cancel: nothing changes in the cast.
+    h.get_by_label("Tune").click();
+    h.run_steps(1);
+    step_until(&mut h, Duration::from_secs(5), "tuning progress", |h| {
+        h.query_by_label_contains("Tuning a voice: candidate")
+            .is_some()
+    });
+    assert!(h.query_all_by_label_contains("permission").next().is_some());
+    h.get_by_label("Cancel tuning").click();
+    step_until(
+        &mut h,
+        Duration::from_secs(5),
+        "the cancelled tuning",
+        |h| matches!(h.state().match_state("Ben"), Some(MatchState::Failed(_))),
+    );
+    h.run_steps(2);
+    assert!(h
+        .query_by_label_contains("Voice match or tuning failed: cancelled")
+        .is_some());
+    let voice = |h: &Harness<'static, Studio>| {
+        let ep = h.state().document().episode().expect("parses");
+        ep.cast.get("Ben").map(|m| m.voice.clone())
+    };
+    assert_eq!(voice(&h).as_deref(), Some("Ben (matched)"));
+
+    // Match again, tune to the end: Ben speaks in the tuned voice, before and after shown.
+    drop_on_speaker(&mut h, "Ben", &clip);
+    step_until(&mut h, Duration::from_secs(5), "the match", matched);
+    h.run_steps(2);
+    h.get_by_label("Tune").click();
+    step_until(&mut h, Duration::from_secs(10), "the tuning", |h| {
+        matches!(
+            h.state().match_state("Ben"),
+            Some(MatchState::Done(m)) if m.tuned_from.is_some()
+        )
+    });
+    h.run_steps(2);
+    assert_eq!(voice(&h).as_deref(), Some("Ben (tuned)"));
+    assert!(h
+        .query_by_label_contains("similarity 0.88 (best blend), now 0.91")
+        .is_some());
+    assert!(h.query_by_label_contains("not a clone").is_some());
 }
 
 #[test]

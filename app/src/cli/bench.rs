@@ -24,6 +24,10 @@ pub enum BenchCommand {
     Cache(CacheBenchArgs),
     /// Time the scheduler's first step of B segments one by one and as one batch.
     Batch(super::bench_batch::BatchBenchArgs),
+    /// Tune a voice toward each reference speaker in DIR (not Kokoro voices) and print the
+    /// nearest stock voice, best blend and tuned similarity on held-out sentences, stability,
+    /// WER (with --judge), time and peak RSS.
+    Tune(super::bench_tune::TuneBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -71,6 +75,7 @@ pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Synth(args) => synth_bench(args),
         BenchCommand::Cache(args) => cache_bench(args),
         BenchCommand::Batch(args) => super::bench_batch::run(args),
+        BenchCommand::Tune(args) => super::bench_tune::run(args),
     }
 }
 
@@ -251,7 +256,7 @@ fn run_peer(
 }
 
 /// Peak resident memory of this process (VmHWM), in MB; 0 where /proc is not available.
-fn peak_rss_mb() -> f64 {
+pub(super) fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|s| {

@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_batch;
+mod bench_tune;
 mod library;
 mod models;
 mod render;
@@ -11,6 +12,7 @@ mod script;
 mod script_input;
 mod serve;
 mod voices;
+mod voices_tune;
 
 use std::path::PathBuf;
 

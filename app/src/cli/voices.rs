@@ -1,6 +1,8 @@
 //! `banter voices`: the voices Banter can speak in (stock voices from the model store, blends
 //! and matched voices from the library), and the commands that add and remove library voices.
 //!
+//! `voices tune` (in `voices_tune`) searches beyond the blends toward a clip's speaker.
+//!
 //! `voices match` finds the stock voice or blend of stock voices whose speech is closest to
 //! the speaker of a clip. It says so plainly: a match, not a clone.
 
@@ -47,7 +49,11 @@ pub enum VoicesCommand {
     /// Find the stock voice or blend of stock voices closest to the speaker in CLIP (WAV,
     /// FLAC, MP3, Ogg) and save it as NAME. This matches a voice Banter has; it does not clone.
     Match(MatchArgs),
-    /// Remove a saved blend or matched voice.
+    /// Tune a voice toward the speaker of CLIP… (one speaker, 10–30 s of speech in all) and
+    /// save it as NAME: a Kokoro voice searched beyond the stock blends, not a clone. Only
+    /// tune voices you have the speaker's permission to use.
+    Tune(super::voices_tune::TuneArgs),
+    /// Remove a saved blend, matched or tuned voice.
     Rm { name: String },
 }
 
@@ -91,6 +97,7 @@ pub fn run(args: &VoicesArgs) -> anyhow::Result<()> {
             models,
         }) => blend(name, recipe, notes, models.as_ref()),
         Some(VoicesCommand::Match(m)) => match_clip(m),
+        Some(VoicesCommand::Tune(t)) => super::voices_tune::tune(t),
         Some(VoicesCommand::Rm { name }) => {
             let library = super::library::open()?;
             match library.remove_voice(name) {
@@ -108,7 +115,7 @@ pub fn run(args: &VoicesArgs) -> anyhow::Result<()> {
     }
 }
 
-fn store(dir: Option<&PathBuf>) -> anyhow::Result<ModelStore> {
+pub(super) fn store(dir: Option<&PathBuf>) -> anyhow::Result<ModelStore> {
     let store = match dir {
         Some(d) => ModelStore::at(d),
         None => ModelStore::open_default()?,
@@ -118,7 +125,7 @@ fn store(dir: Option<&PathBuf>) -> anyhow::Result<ModelStore> {
 }
 
 /// A library with the store's stock voices seeded.
-fn seeded(store: &ModelStore) -> anyhow::Result<Library> {
+pub(super) fn seeded(store: &ModelStore) -> anyhow::Result<Library> {
     let library = super::library::open()?;
     library.seed_stock_voices(&engine::voice::stock_voices(store))?;
     Ok(library)
@@ -241,7 +248,31 @@ fn library_input_error(e: engine::library::LibraryError) -> anyhow::Error {
 }
 
 /// Script cast sections accept ASCII voice names only; other names work through `--cast`.
-fn warn_if_not_castable(name: &str) {
+/// `name` trimmed, if it is a valid voice name not yet taken (taken is fine when only trying).
+pub(super) fn check_new_name(
+    library: &Library,
+    name: &str,
+    dry_run: bool,
+) -> anyhow::Result<String> {
+    let trimmed = name.trim();
+    if trimmed.is_empty() || trimmed.chars().any(char::is_control) || trimmed.chars().count() > 200
+    {
+        return Err(BadInput(format!(
+            "invalid voice name {name:?}: give 1 to 200 characters, no control characters"
+        ))
+        .into());
+    }
+    if !dry_run && library.get_voice(trimmed)?.is_some() {
+        return Err(BadInput(format!(
+            "a voice named `{trimmed}` already exists; choose another name (or `banter voices rm` \
+             it)"
+        ))
+        .into());
+    }
+    Ok(trimmed.to_owned())
+}
+
+pub(super) fn warn_if_not_castable(name: &str) {
     if !name
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
@@ -257,21 +288,7 @@ fn match_clip(args: &MatchArgs) -> anyhow::Result<()> {
     let started = Instant::now();
     let store = store(args.engine.models.as_ref())?;
     let library = seeded(&store)?;
-    if !args.dry_run && library.get_voice(&args.name)?.is_some() {
-        return Err(BadInput(format!(
-            "a voice named `{}` already exists; choose another name (or `banter voices rm` it)",
-            args.name.trim()
-        ))
-        .into());
-    }
-    let name = args.name.trim();
-    if name.is_empty() || name.chars().any(char::is_control) || name.chars().count() > 200 {
-        return Err(BadInput(format!(
-            "invalid voice name {:?}: give 1 to 200 characters, no control characters",
-            args.name
-        ))
-        .into());
-    }
+    check_new_name(&library, &args.name, args.dry_run)?;
     let engine = super::models::load_engine(&args.engine)?;
     let embedder = load_embedder(&store, &engine)?;
     let options = MatchOptions {

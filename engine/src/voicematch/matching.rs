@@ -90,7 +90,15 @@ pub fn match_voice(
     candidates(engine, options.candidates.as_deref())?;
     let target = embedder.embed_clip(library, clip)?;
     progress(&MatchEvent::ClipEmbedded(Box::new(target.clone())));
-    match_embedding(embedder, engine, library, target, options, progress, &|| false)
+    match_embedding(
+        embedder,
+        engine,
+        library,
+        target,
+        options,
+        progress,
+        &|| false,
+    )
 }
 
 /// Matches an embedded clip (or the mean of several clips' embeddings); `cancelled` is asked

@@ -123,6 +123,8 @@ impl VoiceMatchError {
             | Self::TooLittleSpeech { .. }
             | Self::TooLittleSpeechToTune { .. }
             | Self::SeveralSpeakers(_)
+            | Self::NotImproved { .. }
+            | Self::Unstable { .. }
             | Self::NoCandidates { .. }
             | Self::UnknownVoice { .. }
             | Self::Markers { .. }

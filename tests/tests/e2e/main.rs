@@ -15,3 +15,4 @@ mod stages_encoder;
 mod streaming;
 mod studio;
 mod voicelib;
+mod voicetune;

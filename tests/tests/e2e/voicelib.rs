@@ -16,12 +16,12 @@ use crate::support::{banter_path, model_store, read_wav};
 
 /// The binary under test: `BANTER_BIN` if set (a copy safe from concurrent builds into the
 /// shared target folder), else this profile's `banter`.
-fn banter_bin() -> PathBuf {
+pub(crate) fn banter_bin() -> PathBuf {
     std::env::var_os("BANTER_BIN").map_or_else(banter_path, PathBuf::from)
 }
 
 /// Runs `banter ARGS` against the library at `library`.
-fn run(library: &Path, args: &[&str]) -> Output {
+pub(crate) fn run(library: &Path, args: &[&str]) -> Output {
     Command::new(banter_bin())
         .args(args)
         .env("BANTER_LIBRARY", library)
@@ -30,11 +30,11 @@ fn run(library: &Path, args: &[&str]) -> Output {
         .expect("run banter")
 }
 
-fn text(b: &[u8]) -> String {
+pub(crate) fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
 
-fn ok(out: &Output) -> String {
+pub(crate) fn ok(out: &Output) -> String {
     assert!(
         out.status.success(),
         "exit {:?}\nstdout: {}\nstderr: {}",
@@ -46,7 +46,7 @@ fn ok(out: &Output) -> String {
 }
 
 /// Writes a 16-bit PCM WAV with `channels` interleaved channels.
-fn write_wav(
+pub(crate) fn write_wav(
     path: &Path,
     rate: u32,
     channels: u16,
@@ -81,7 +81,7 @@ fn write_wav(
 
 /// About 12 s of `af_bella` reading something other than the probe passage, rendered once per
 /// test binary (24 kHz mono WAV).
-fn speech_clip() -> &'static Path {
+pub(crate) fn speech_clip() -> &'static Path {
     static CLIP: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     let (_, path) = CLIP.get_or_init(|| {
         let dir = tempfile::tempdir().expect("temp dir");

@@ -7,7 +7,9 @@ use eframe::egui;
 use crate::app::Studio;
 use crate::command::Command;
 use crate::view::speaker_colour;
-use crate::work::voicematch::MatchState;
+use engine::voicematch::tune::CONSENT;
+
+use crate::work::voicematch::{MatchState, Matched};
 
 /// Where each speaker's row was last drawn: UI-only, kept in egui's memory under this key.
 fn rows_key() -> egui::Id {
@@ -148,7 +150,7 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
                 });
                 ui.horizontal(|ui| crate::view::blend::toggle(studio, ui, &name, &new.voice));
                 crate::view::blend::show(studio, ui, out, &name, new.speed);
-                match_status(studio, ui, &name);
+                match_status(studio, ui, out, &name);
             });
             rows.push((name.clone(), frame.response.rect));
             if new != choice {
@@ -188,50 +190,105 @@ fn preview_button(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>, sp
     });
 }
 
-/// The state of `speaker`'s voice match under its row: progress, the voice found, or why not.
-fn match_status(studio: &Studio, ui: &mut egui::Ui, speaker: &str) {
+/// The state of `speaker`'s voice match or tuning under its row: progress (with Cancel for a
+/// tuning), the voice found (with Tune beside a match), or why not.
+fn match_status(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>, speaker: &str) {
     match studio.matching.get(speaker) {
         None => {}
-        Some(MatchState::Running { text, fraction }) => {
+        Some(MatchState::Running {
+            text,
+            fraction,
+            cancel,
+        }) => {
             ui.horizontal(|ui| {
                 ui.spinner();
-                ui.label(format!("Matching a voice: {text}"));
+                if cancel.is_some() {
+                    ui.label(format!("Tuning a voice: {text}"));
+                    if ui
+                        .small_button("Cancel tuning")
+                        .on_hover_text("Stop before the next render; nothing is saved")
+                        .clicked()
+                    {
+                        out.push(Command::CancelTune {
+                            speaker: speaker.to_owned(),
+                        });
+                    }
+                } else {
+                    ui.label(format!("Matching a voice: {text}"));
+                }
             });
             if let Some(f) = fraction {
                 ui.add(egui::ProgressBar::new(*f).show_percentage());
             }
         }
-        Some(MatchState::Done(m)) => {
+        Some(MatchState::Done(m)) => matched(ui, out, speaker, m),
+        Some(MatchState::Failed(e)) => {
+            ui.colored_label(
+                ui.visuals().error_fg_color,
+                format!("Voice match or tuning failed: {e}"),
+            )
+            .on_hover_text("Drop a clip of at least a few seconds of clear speech of one speaker");
+        }
+    }
+}
+
+fn matched(ui: &mut egui::Ui, out: &mut Vec<Command>, speaker: &str, m: &Matched) {
+    let nearest = m
+        .nearest
+        .iter()
+        .map(|(n, s)| format!("{n} {s:.2}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if let Some(before) = m.tuned_from {
+        ui.label(format!(
+            "Tuned voice \"{}\": similarity {before:.2} (best blend), now {:.2} on held-out \
+             sentences",
+            m.name, m.similarity
+        ))
+        .on_hover_text(format!(
+            "Saved in the voice library, tuned from {}. Nearest stock voices: {nearest}",
+            m.recipe
+        ));
+        ui.label(
+            egui::RichText::new(format!(
+                "A Kokoro voice tuned toward the clip's speaker, not a clone. {CONSENT}"
+            ))
+            .small()
+            .weak(),
+        );
+    } else {
+        ui.horizontal(|ui| {
             ui.label(format!(
                 "Matched voice \"{}\" = {} (similarity {:.2})",
                 m.name, m.recipe, m.similarity
             ))
             .on_hover_text(format!(
-                "Saved in the voice library. Nearest stock voices: {}",
-                m.nearest
-                    .iter()
-                    .map(|(n, s)| format!("{n} {s:.2}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "Saved in the voice library. Nearest stock voices: {nearest}"
             ));
-            ui.label(
-                egui::RichText::new(
-                    "This matches the nearest voice Banter can speak; it does not clone the \
-                     clip's voice.",
-                )
-                .small()
-                .weak(),
-            );
-            for note in &m.notes {
-                ui.label(egui::RichText::new(format!("Note: {note}")).small());
+            if ui
+                .small_button("Tune")
+                .on_hover_text(format!(
+                    "Search beyond the stock blends for a voice closer to this clip's speaker \
+                     (a few minutes, in the background). {CONSENT}"
+                ))
+                .clicked()
+            {
+                out.push(Command::TuneVoice {
+                    speaker: speaker.to_owned(),
+                    clip: m.clip.clone(),
+                });
             }
-        }
-        Some(MatchState::Failed(e)) => {
-            ui.colored_label(
-                ui.visuals().error_fg_color,
-                format!("Voice match failed: {e}"),
+        });
+        ui.label(
+            egui::RichText::new(
+                "This matches the nearest voice Banter can speak; it does not clone the \
+                 clip's voice.",
             )
-            .on_hover_text("Drop a clip of at least a few seconds of clear speech");
-        }
+            .small()
+            .weak(),
+        );
+    }
+    for note in &m.notes {
+        ui.label(egui::RichText::new(format!("Note: {note}")).small());
     }
 }

@@ -1,14 +1,16 @@
-//! The real [`VoiceTools`]: the engine's voice matching and cast check over the studio's library
+//! The real [`VoiceTools`]: the engine's voice matching, tuning and cast check over the studio's library
 //! and loaded engine (probes are background work on its scheduler). Runs only on worker threads (it embeds audio, renders probes, opens
 //! the `SQLite` library); the speaker encoder is loaded on first use and kept.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Mutex, PoisonError};
 
 use engine::assets::ModelStore;
 use engine::library::Library;
 use engine::voicematch::cast::check_cast;
 use engine::voicematch::matching::save_match;
+use engine::voicematch::tune::{save_tuned, tune_voice, TuneEvent, TuneOptions};
 use engine::voicematch::{
     match_voice, CastPair, MatchEvent, MatchOptions, VoiceEmbedder, CAST_WARN_SIMILARITY,
 };
@@ -77,9 +79,9 @@ impl EngineMatcher {
     }
 }
 
-/// A free library name for `speaker`'s matched voice.
-fn free_name(library: &Library, speaker: &str) -> Result<String, String> {
-    let base = format!("{speaker} (matched)");
+/// A free library name for `speaker`'s matched (or tuned: `what`) voice.
+fn free_name(library: &Library, speaker: &str, what: &str) -> Result<String, String> {
+    let base = format!("{speaker} ({what})");
     for n in 1..1000 {
         let name = if n == 1 {
             base.clone()
@@ -94,7 +96,7 @@ fn free_name(library: &Library, speaker: &str) -> Result<String, String> {
             return Ok(name);
         }
     }
-    Err(format!("too many matched voices called \"{base}\""))
+    Err(format!("too many {what} voices called \"{base}\""))
 }
 
 fn describe(event: &MatchEvent) -> (String, Option<f32>) {
@@ -127,6 +129,35 @@ fn describe(event: &MatchEvent) -> (String, Option<f32>) {
     }
 }
 
+/// A tuning event as a progress line, the fraction by time spent.
+fn describe_tune(event: &TuneEvent, total_secs: f32) -> (String, Option<f32>) {
+    match event {
+        TuneEvent::Clips(_) => ("clip embedded and checked".into(), Some(0.02)),
+        TuneEvent::Match(e) => {
+            let (text, _) = describe(e);
+            (format!("finding the best blend: {text}"), None)
+        }
+        TuneEvent::Started { recipe, before, .. } => (
+            format!("searching from {recipe} (similarity {before:.2})"),
+            None,
+        ),
+        TuneEvent::Candidate {
+            tried,
+            estimate,
+            elapsed,
+            left,
+            ..
+        } => (
+            format!(
+                "candidate {tried}: similarity so far about {estimate:.2}, {:.0} s left",
+                left.as_secs_f32()
+            ),
+            Some((elapsed.as_secs_f32() / total_secs.max(1.0)).min(0.97)),
+        ),
+        TuneEvent::Checking => ("checking on held-out sentences…".into(), Some(0.97)),
+    }
+}
+
 impl VoiceTools for EngineMatcher {
     fn match_clip(
         &self,
@@ -150,7 +181,7 @@ impl VoiceTools for EngineMatcher {
             },
         )
         .map_err(|e| e.to_string())?;
-        let name = free_name(&library, speaker)?;
+        let name = free_name(&library, speaker, "matched")?;
         save_match(&library, &self.engine, &name, clip, &found).map_err(|e| e.to_string())?;
         let mut notes = Vec::new();
         if found.clip.truncated {
@@ -170,6 +201,55 @@ impl VoiceTools for EngineMatcher {
             similarity: found.similarity,
             nearest: found.nearest_stock,
             notes,
+            clip: clip.to_owned(),
+            tuned_from: None,
+        })
+    }
+
+    fn tune_clip(
+        &self,
+        speaker: &str,
+        clip: &Path,
+        cancel: &AtomicBool,
+        progress: Progress<'_>,
+    ) -> Result<Matched, String> {
+        progress("loading the speaker encoder…".into(), Some(0.0));
+        let embedder = self.embedder()?;
+        let library = self.library()?;
+        let options = TuneOptions {
+            matching: self.options.clone(),
+            ..TuneOptions::default()
+        };
+        let total = options.time_limit.as_secs_f32();
+        let tuned = tune_voice(
+            &embedder,
+            &self.engine,
+            &library,
+            &[clip.to_owned()],
+            &options,
+            cancel,
+            &mut |e| {
+                let (text, fraction) = describe_tune(e, total);
+                progress(text, fraction);
+            },
+        )
+        .map_err(|e| e.to_string())?;
+        tuned.accept().map_err(|e| e.to_string())?;
+        let name = free_name(&library, speaker, "tuned")?;
+        save_tuned(&library, &name, &tuned).map_err(|e| e.to_string())?;
+        Ok(Matched {
+            name,
+            recipe: tuned.start_recipe,
+            similarity: tuned.after,
+            nearest: tuned.nearest_stock,
+            notes: vec![format!(
+                "stability {:.2} (two different sentences alike); {} candidates tried in {:.0} s",
+                tuned.stability,
+                tuned.tried,
+                tuned.elapsed.as_secs_f64()
+            )],
+            clip: clip.to_owned(),
+            tuned_from: Some(tuned.before),
         })
     }
 

@@ -1,7 +1,9 @@
-//! Voice matching and the cast check, off the UI thread.
+//! Voice matching, tuning and the cast check, off the UI thread.
 //!
 //! Dropping an audio clip on a speaker asks [`VoiceTools::match_clip`] for the stock voice or
 //! blend closest to the clip's speaker, saves it as a library voice and gives it to that speaker;
+//! "Tune" beside the match asks [`VoiceTools::tune_clip`] to search beyond the blends toward the
+//! same clip (minutes, cancellable, background work on the scheduler), saved the same way;
 //! the cast panel asks [`VoiceTools::check_cast`] whether two speakers' voices are too alike. Both
 //! embed audio and may render probes (seconds each), so both run on worker threads and report
 //! through bounded channels. The studio reaches the engine only through the [`VoiceTools`] trait:
@@ -9,6 +11,7 @@
 //! a scripted stand-in in the UI tests that need no model.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::{mpsc, Arc};
 
 use engine::voicematch::CastPair;
@@ -28,6 +31,11 @@ pub struct Matched {
     pub nearest: Vec<(String, f32)>,
     /// Remarks about the clip (truncated, damaged).
     pub notes: Vec<String>,
+    /// The clip it was matched or tuned to.
+    pub clip: PathBuf,
+    /// For a tuned voice: the best blend's similarity on the same held-out sentences as
+    /// `similarity` (the "before"); `None` for a match.
+    pub tuned_from: Option<f32>,
 }
 
 /// What a match says while it runs.
@@ -40,6 +48,16 @@ pub trait VoiceTools: Send + Sync {
         &self,
         speaker: &str,
         clip: &Path,
+        progress: Progress<'_>,
+    ) -> Result<Matched, String>;
+
+    /// Tunes a voice toward the speaker in `clip` and saves it for `speaker`; stops with an
+    /// error (nothing saved) once `cancel` is set.
+    fn tune_clip(
+        &self,
+        speaker: &str,
+        clip: &Path,
+        cancel: &AtomicBool,
         progress: Progress<'_>,
     ) -> Result<Matched, String>;
 
@@ -74,6 +92,19 @@ impl VoiceTools for Unavailable {
         ))
     }
 
+    fn tune_clip(
+        &self,
+        _speaker: &str,
+        clip: &Path,
+        _cancel: &AtomicBool,
+        _progress: Progress<'_>,
+    ) -> Result<Matched, String> {
+        Err(format!(
+            "{}: tuning a voice needs the model; wait until it is loaded",
+            clip.display()
+        ))
+    }
+
     fn check_cast(&self, _cast: &[(String, String)]) -> Result<Vec<CastPair>, String> {
         Err("the cast check needs the model".to_owned())
     }
@@ -93,17 +124,41 @@ pub enum MatchReport {
     },
 }
 
+/// What a clip job does.
+#[derive(Debug, Clone)]
+pub enum ClipJob {
+    Match,
+    /// Tune; setting the flag cancels.
+    Tune(CancelFlag),
+}
+
+/// A shared cancel flag; two are equal when they are the same flag.
+#[derive(Debug, Clone, Default)]
+pub struct CancelFlag(pub Arc<AtomicBool>);
+
+impl PartialEq for CancelFlag {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// Where a speaker's match stands (shown in the cast panel).
 #[derive(Debug, Clone, PartialEq)]
 pub enum MatchState {
-    Running { text: String, fraction: Option<f32> },
+    Running {
+        text: String,
+        fraction: Option<f32>,
+        /// Set for a tuning: the cancel button sets it.
+        cancel: Option<CancelFlag>,
+    },
     Done(Matched),
     Failed(String),
 }
 
-/// Matches `clip` for `speaker` on a worker thread.
+/// Matches (or tunes toward) `clip` for `speaker` on a worker thread.
 pub fn start(
     tools: Arc<dyn VoiceTools>,
+    job: ClipJob,
     speaker: String,
     clip: PathBuf,
     tx: mpsc::SyncSender<MatchReport>,
@@ -125,7 +180,10 @@ pub fn start(
                 waker.wake();
             }
         };
-        let result = tools.match_clip(&speaker, &clip, &mut progress);
+        let result = match &job {
+            ClipJob::Match => tools.match_clip(&speaker, &clip, &mut progress),
+            ClipJob::Tune(cancel) => tools.tune_clip(&speaker, &clip, &cancel.0, &mut progress),
+        };
         send(
             &tx,
             &waker,

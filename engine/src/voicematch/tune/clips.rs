@@ -49,7 +49,11 @@ impl Target {
         let first = &self.clips[0].embedding;
         ClipEmbedding {
             embedding: self.embedding,
-            cache: if self.clips.iter().all(|c| c.embedding.cache == CacheUse::Hit) {
+            cache: if self
+                .clips
+                .iter()
+                .all(|c| c.embedding.cache == CacheUse::Hit)
+            {
                 CacheUse::Hit
             } else {
                 CacheUse::Miss

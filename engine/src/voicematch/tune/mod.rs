@@ -8,11 +8,12 @@
 //! 2. finds the best stock voice or blend, as `voices match` does (cached probes);
 //! 3. scores that blend on the held-out sentences ([`HELDOUT_TEXT`]): the "before";
 //! 4. walks the style space ([`space`], [`walk`]) from the blend, each candidate pack
-//!    rendering the search probes ([`PROBE_TEXT`]) as background work on the scheduler and
-//!    scored by the GE2E similarity of that speech to the clips, until the time is spent;
+//!    rendering one of the search's probe sentences ([`PROBE_TEXT`]) as background work on the
+//!    scheduler, scored by the GE2E similarity of that speech to the clips, until the time is
+//!    spent;
 //! 5. scores the best pack on the held-out sentences, never heard by the search: the "after",
 //!    and how alike two of its sentences sound (stability). A pack no better than the blend,
-//!    or unstable, is refused.
+//!    or unstable, is refused ([`Tuned::accept`]).
 //!
 //! The guard against packs that fool the encoder without sounding like anyone: the walk never
 //! leaves the region the stock voices occupy ([`space::StyleSpace::radius`]), the similarity
@@ -44,7 +45,7 @@ use crate::{Engine, Mode};
 pub use clips::{Target, TuneClip};
 pub use save::{save_tuned, tuned_spec};
 
-/// The sentences every candidate renders (the search's objective).
+/// The search's probe sentences, one per line: each candidate speaks one of them.
 pub const PROBE_TEXT: &str = include_str!("../../../../assets/passages/tune-probes.txt");
 /// Sentences the search never hears: the similarity reported, and stability.
 pub const HELDOUT_TEXT: &str = include_str!("../../../../assets/passages/tune-heldout.txt");
@@ -98,12 +99,13 @@ pub enum TuneEvent {
         probe_similarity: f32,
         axes: usize,
     },
-    /// A candidate was scored on the probes.
+    /// A candidate was scored on a probe sentence.
     Candidate {
         tried: usize,
-        /// The best probe similarity so far.
-        best: f32,
-        improved: bool,
+        /// The estimated probe similarity near the search's centre.
+        estimate: f32,
+        /// The centre moved after this candidate.
+        moved: bool,
         elapsed: Duration,
         /// The time the search has left.
         left: Duration,
@@ -130,12 +132,13 @@ pub struct Tuned {
     /// Stability of the start and of the tuned pack (least alike pair of held-out sentences).
     pub stability_before: f32,
     pub stability: f32,
-    /// Probe similarity at the start and at the end of the search.
+    /// Probe similarity at the start, and the search's estimate at its end.
     pub probe_before: f32,
     pub probe_after: f32,
     pub tried: usize,
+    /// Moves of the search's centre.
     pub improved: usize,
-    /// `(candidate number, best probe similarity, seconds into the search)` at each improvement.
+    /// `(candidate number, estimated probe similarity, seconds into the search)` at each move.
     pub history: Vec<(usize, f32, f32)>,
     pub settings: serde_json::Value,
     pub elapsed: Duration,
@@ -174,8 +177,15 @@ pub fn tune_voice(
     let check_started = Instant::now();
     let before = render.heldout(&start, &target.embedding)?;
     let check_cost = check_started.elapsed();
-    let origin = space.coords(&start);
-    let probe_before = render.probe_score(&start, &target.embedding)?;
+    let sentences = probe_sentences();
+    let mut base = Vec::with_capacity(sentences.len());
+    for sentence in &sentences {
+        if cancelled() {
+            return Err(VoiceMatchError::Cancelled);
+        }
+        base.push(render.score(&start, sentence, &target.embedding)?);
+    }
+    let probe_before = base.iter().sum::<f32>() / base.len() as f32;
     progress(&TuneEvent::Started {
         recipe: found.recipe.clone(),
         before: before.similarity,
@@ -183,13 +193,13 @@ pub fn tune_voice(
         axes: space.dims(),
     });
 
-    let mut walk = walk::Walk::new(origin, probe_before, space.radius(), options.seed);
+    let mut walk = walk::Walk::new(space.coords(&start), base, space.radius(), options.seed);
     let search_started = Instant::now();
     let deadline = started + options.time_limit;
     let mut history = vec![(0, probe_before, 0.0)];
     let mut per_candidate = Duration::ZERO;
     loop {
-        let (tried, _) = walk.counts();
+        let (tried, moves) = walk.counts();
         if options.max_candidates.is_some_and(|m| tried >= m) {
             break;
         }
@@ -201,24 +211,27 @@ pub fn tune_voice(
             return Err(VoiceMatchError::Cancelled);
         }
         let t = Instant::now();
-        let delta = walk.propose();
-        let table = space.moved(&start, &delta);
-        let score = render.probe_score(&table, &target.embedding)?;
-        let improved = walk.record(&delta, score);
+        let probe = walk.propose();
+        let table = space.moved(&start, &probe.point);
+        let score = render.score(&table, &sentences[probe.sentence], &target.embedding)?;
+        walk.record(score);
         per_candidate = if per_candidate.is_zero() {
             t.elapsed()
         } else {
             (per_candidate * 3 + t.elapsed()) / 4
         };
-        let (tried, _) = walk.counts();
-        let (_, best) = walk.best();
-        if improved {
-            history.push((tried, best, search_started.elapsed().as_secs_f32()));
+        let (tried, now_moves) = walk.counts();
+        if now_moves > moves {
+            history.push((
+                tried,
+                walk.estimate(),
+                search_started.elapsed().as_secs_f32(),
+            ));
         }
         progress(&TuneEvent::Candidate {
             tried,
-            best,
-            improved,
+            estimate: walk.estimate(),
+            moved: now_moves > moves,
             elapsed: started.elapsed(),
             left: deadline.saturating_duration_since(Instant::now()),
         });
@@ -227,20 +240,22 @@ pub fn tune_voice(
         return Err(VoiceMatchError::Cancelled);
     }
     progress(&TuneEvent::Checking);
-    let (best_delta, probe_after) = walk.best();
-    let table = space.moved(&start, best_delta);
+    let probe_after = walk.estimate();
+    let table = space.moved(&start, walk.centre());
     let after = render.heldout(&table, &target.embedding)?;
     let (tried, improved) = walk.counts();
     let settings = serde_json::json!({
-        "method": "(1+1) evolution strategy over the stock packs' principal axes",
+        "method": "evolution strategy over the stock packs' principal axes: mirrored pairs, \
+                   one probe sentence per pair, the centre moved along the estimated gradient",
         "axes": space.dims(),
         "radius": space.radius(),
+        "pairs_per_move": walk::PAIRS,
+        "sigma": walk::SIGMA,
         "first_step": walk::FIRST_STEP,
-        "final_step": walk.step(),
         "seed": options.seed,
         "time_limit_s": options.time_limit.as_secs_f64(),
         "max_candidates": options.max_candidates,
-        "probe_text": PROBE_TEXT.trim(),
+        "probe_sentences": sentences,
         "heldout_text": HELDOUT_TEXT.trim(),
     });
     let tuned = Tuned {
@@ -262,18 +277,36 @@ pub fn tune_voice(
         settings,
         elapsed: started.elapsed(),
     };
-    if tuned.after <= tuned.before {
-        return Err(VoiceMatchError::NotImproved {
-            before: tuned.before,
-            after: tuned.after,
-        });
-    }
-    if tuned.stability < MIN_STABILITY {
-        return Err(VoiceMatchError::Unstable {
-            stability: tuned.stability,
-        });
-    }
     Ok(tuned)
+}
+
+impl Tuned {
+    /// Whether the tuned voice may be kept: closer to the clips than the blend on the held-out
+    /// sentences, and stable ([`MIN_STABILITY`]). Callers save only what passes.
+    pub fn accept(&self) -> Result<(), VoiceMatchError> {
+        if self.after <= self.before {
+            return Err(VoiceMatchError::NotImproved {
+                before: self.before,
+                after: self.after,
+            });
+        }
+        if self.stability < MIN_STABILITY {
+            return Err(VoiceMatchError::Unstable {
+                stability: self.stability,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// The probe sentences, one per line of [`PROBE_TEXT`].
+fn probe_sentences() -> Vec<String> {
+    PROBE_TEXT
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The principal axes of every installed stock voice's pack.
@@ -334,25 +367,32 @@ impl<'a> Renderer<'a> {
     pub fn speak(&self, table: &VoiceTable, text: &str) -> Result<Vec<f32>, VoiceMatchError> {
         self.engine
             .register_voice(&self.request.voice, table.clone());
-        Ok(self.engine.synthesize(text, &self.request, Mode::Background)?)
+        Ok(self
+            .engine
+            .synthesize(text, &self.request, Mode::Background)?)
     }
 
     fn embed(&self, audio: &[f32]) -> Result<Embedding, VoiceMatchError> {
         self.embedder.embed_audio(audio, SAMPLE_RATE)
     }
 
-    /// Similarity of `table`'s rendering of the search probes to `target`.
-    pub fn probe_score(
+    /// Similarity of `table`'s rendering of `text` to `target`.
+    pub fn score(
         &self,
         table: &VoiceTable,
+        text: &str,
         target: &Embedding,
     ) -> Result<f32, VoiceMatchError> {
-        let audio = self.speak(table, PROBE_TEXT)?;
+        let audio = self.speak(table, text)?;
         Ok(self.embed(&audio)?.cosine(target))
     }
 
     /// `table` on the held-out sentences: similarity to `target`, and stability.
-    pub fn heldout(&self, table: &VoiceTable, target: &Embedding) -> Result<Heldout, VoiceMatchError> {
+    pub fn heldout(
+        &self,
+        table: &VoiceTable,
+        target: &Embedding,
+    ) -> Result<Heldout, VoiceMatchError> {
         let mut all = Vec::new();
         let mut each = Vec::new();
         for sentence in HELDOUT_TEXT.lines().filter(|l| !l.trim().is_empty()) {

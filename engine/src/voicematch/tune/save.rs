@@ -59,7 +59,12 @@ pub fn save_tuned(library: &Library, name: &str, tuned: &Tuned) -> Result<Voice,
         env!("CARGO_PKG_VERSION"),
         MODEL_ID,
         clip_names.join(", "),
-        tuned.target.clips.iter().map(|c| c.speech_secs).sum::<f64>(),
+        tuned
+            .target
+            .clips
+            .iter()
+            .map(|c| c.speech_secs)
+            .sum::<f64>(),
         tuned.start_recipe,
         tuned.after,
         tuned.before,
