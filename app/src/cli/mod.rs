@@ -77,3 +77,21 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         None => crate::open_studio(None),
     }
 }
+
+/// A flag Ctrl-C sets, saying `stopping` on stderr; a second Ctrl-C while the first is being
+/// honoured exits at once with status 130 (what is being written is still a temporary).
+pub(crate) fn cancel_on_ctrl_c(
+    stopping: &'static str,
+) -> anyhow::Result<std::sync::Arc<std::sync::atomic::AtomicBool>> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let cancel = std::sync::Arc::new(AtomicBool::new(false));
+    let flag = std::sync::Arc::clone(&cancel);
+    ctrlc::set_handler(move || {
+        if flag.swap(true, Ordering::SeqCst) {
+            std::process::exit(130);
+        }
+        eprintln!("\n{stopping}");
+    })
+    .map_err(|e| anyhow::anyhow!("installing the Ctrl-C handler: {e}"))?;
+    Ok(cancel)
+}

@@ -6,8 +6,6 @@
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 
 use anyhow::Context;
 use engine::audio::{OutputFormat, SampleFormat};
@@ -189,19 +187,8 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
         Some(c) => c,
         None => &FromModel,
     };
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = Arc::clone(&cancel);
-        // A second Ctrl-C while the first is being honoured exits at once: temporaries are
-        // hidden dot-files beside the target, never the target itself.
-        ctrlc::set_handler(move || {
-            if cancel.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-            eprintln!("\nstopping after the current sentence…");
-        })
-        .context("installing the Ctrl-C handler")?;
-    }
+    // Temporaries are hidden dot-files beside the target, never the target itself.
+    let cancel = super::cancel_on_ctrl_c("stopping after the current sentence…")?;
     let mut meter = ProgressLine::new();
     let result = render::render_episode(
         &engine,

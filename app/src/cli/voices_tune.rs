@@ -6,11 +6,8 @@
 //! speaker agreed may be tuned. Ctrl-C stops it before the next render with nothing saved.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::Context;
 use engine::voicematch::tune::{save_tuned, tune_voice, TuneEvent, TuneOptions, CONSENT};
 use engine::voicematch::{MatchEvent, MatchOptions, VoiceMatchError};
 
@@ -61,17 +58,8 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     let name = super::voices::check_new_name(&library, &args.name, args.dry_run)?;
     let engine = super::models::load_engine(&args.engine)?;
     let embedder = load_embedder(&store, &engine)?;
-    let cancel = Arc::new(AtomicBool::new(false));
-    {
-        let cancel = Arc::clone(&cancel);
-        ctrlc::set_handler(move || {
-            if cancel.swap(true, Ordering::SeqCst) {
-                std::process::exit(130);
-            }
-            eprintln!("\nstopping before the next render; nothing will be saved…");
-        })
-        .context("installing the Ctrl-C handler")?;
-    }
+    let cancel =
+        super::cancel_on_ctrl_c("stopping before the next render; nothing will be saved…")?;
     let options = TuneOptions {
         time_limit: Duration::from_secs(u64::from(args.seconds)),
         max_candidates: args.candidates,

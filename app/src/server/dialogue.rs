@@ -80,6 +80,7 @@ struct Run {
 /// Cuts the plan into runs and checks every voice and speed before anything is submitted.
 fn runs(engine: &Engine, lines: &[LinePlan]) -> Result<VecDeque<Run>, BackendError> {
     let mut out = VecDeque::new();
+    let library = engine::library::Library::open_default().ok();
     for plan in lines.iter().filter(|p| !p.is_silent()) {
         let mut current: Option<Run> = None;
         for step in &plan.steps {
@@ -93,8 +94,25 @@ fn runs(engine: &Engine, lines: &[LinePlan]) -> Result<VecDeque<Run>, BackendErr
                 out.extend(current.take());
             }
             if current.is_none() {
-                let request =
-                    SpeechRequest::new(&plan.voice, sentence.speed).map_err(|e| synth_error(&e))?;
+                let request = match library.as_ref().and_then(|lib| {
+                    engine::voicematch::resolve::library_voice(lib, &plan.voice)
+                        .ok()
+                        .flatten()
+                }) {
+                    // A library voice (blend, matched, tuned) renders its saved table.
+                    Some(v) => {
+                        if let Some(table) = v.table {
+                            engine.register_voice(&v.spec, table);
+                        }
+                        SpeechRequest {
+                            voice: v.spec,
+                            speed: sentence.speed,
+                            language: None,
+                        }
+                    }
+                    None => SpeechRequest::new(&plan.voice, sentence.speed)
+                        .map_err(|e| synth_error(&e))?,
+                };
                 engine.voice(&request.voice).map_err(|e| synth_error(&e))?;
                 current = Some(Run {
                     request,

@@ -54,13 +54,13 @@ impl SchedulerBackend {
 }
 
 impl SchedulerBackend {
-    /// The request for a follow stream: a library voice (blend or matched, by name) first,
+    /// The request for `voice`: a library voice (blend, matched or tuned, by name) first,
     /// then a stock voice or blend with OpenAI's names mapped; the speed in Kokoro's range.
-    fn follow_request(&self, job: &FollowJob) -> Result<SpeechRequest, BackendError> {
-        check_speed(job.speed)?;
+    fn request_for(&self, voice: &str, speed: f32) -> Result<SpeechRequest, BackendError> {
+        check_speed(speed)?;
         let saved = engine::library::Library::open_default()
             .ok()
-            .and_then(|lib| engine::voicematch::resolve::library_voice(&lib, &job.voice).ok())
+            .and_then(|lib| engine::voicematch::resolve::library_voice(&lib, voice).ok())
             .flatten();
         if let Some(v) = saved {
             if let Some(table) = v.table {
@@ -68,16 +68,16 @@ impl SchedulerBackend {
             }
             return Ok(SpeechRequest {
                 voice: v.spec,
-                speed: job.speed,
+                speed,
                 language: None,
             });
         }
         let name =
-            super::routes::speech::resolve_voice(&job.voice).map_err(|e| BackendError::Input {
+            super::routes::speech::resolve_voice(voice).map_err(|e| BackendError::Input {
                 field: "voice",
                 message: e.message,
             })?;
-        let request = SpeechRequest::new(&name, job.speed).map_err(|e| input_error(&e))?;
+        let request = SpeechRequest::new(&name, speed).map_err(|e| input_error(&e))?;
         check_voices(&request.voice, &self.voices)?;
         Ok(request)
     }
@@ -85,9 +85,7 @@ impl SchedulerBackend {
 
 impl SpeechBackend for SchedulerBackend {
     fn start(&self, job: SpeechJob) -> Result<mpsc::Receiver<AudioEvent>, BackendError> {
-        let request = SpeechRequest::new(&job.voice, job.speed).map_err(|e| input_error(&e))?;
-        check_voices(&request.voice, &self.voices)?;
-        check_speed(job.speed)?;
+        let request = self.request_for(&job.voice, job.speed)?;
         // Phonemes (and the words, when asked) are made here, on the request's thread, while
         // the model works on others.
         let (segments, track) = if job.words {
@@ -120,7 +118,7 @@ impl SpeechBackend for SchedulerBackend {
         &self,
         job: FollowJob,
     ) -> Result<(Box<dyn FollowInput>, mpsc::Receiver<FollowEvent>), BackendError> {
-        let request = self.follow_request(&job)?;
+        let request = self.request_for(&job.voice, job.speed)?;
         let (input, rx) = super::scheduled_follow::open(&self.engine, request, &self.runtime)?;
         Ok((Box::new(input), rx))
     }

@@ -13,7 +13,7 @@ use sha2::{Digest, Sha256};
 
 use super::{VoiceMatchError, MAX_CLIP_SECS, MIN_SPEECH_SECS, PROBE_TEXT};
 use crate::assets::ModelStore;
-use crate::audio::decode::{decode_file, DecodeOptions};
+use crate::audio::decode::{decode_file, DecodeError, DecodeOptions};
 use crate::audio::Resampler;
 use crate::library::{EmbeddingKey, Library};
 use crate::render::cache::{model_version, MODEL_ID};
@@ -103,13 +103,7 @@ impl VoiceEmbedder {
                 });
             }
         }
-        let clip = decode_file(
-            path,
-            &DecodeOptions {
-                target_rate: Some(ENCODER_RATE),
-                max_secs: Some(MAX_CLIP_SECS),
-            },
-        )?;
+        let clip = decode_clip(path)?;
         let (embedding, speech_secs) = self.embed_speech(&clip.samples).map_err(|e| match e {
             SpeechError::Silence => VoiceMatchError::Silence {
                 path: path.to_owned(),
@@ -198,6 +192,17 @@ impl VoiceEmbedder {
         library.put_embedding(&key, embedding.as_slice(), secs, SAMPLE_RATE)?;
         Ok((embedding, CacheUse::Miss))
     }
+}
+
+/// A reference clip decoded as the encoder takes it: 16 kHz mono, at most [`MAX_CLIP_SECS`].
+pub(crate) fn decode_clip(path: &Path) -> Result<crate::audio::decode::DecodedAudio, DecodeError> {
+    decode_file(
+        path,
+        &DecodeOptions {
+            target_rate: Some(ENCODER_RATE),
+            max_secs: Some(MAX_CLIP_SECS),
+        },
+    )
 }
 
 /// Why audio could not be embedded as a speaker's voice.

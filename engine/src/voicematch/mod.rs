@@ -90,6 +90,12 @@ pub enum VoiceMatchError {
     TooLittleSpeechToTune { path: PathBuf, speech_secs: f64 },
     #[error("{0}")]
     SeveralSpeakers(String),
+    #[error(
+        "{clips} does not sound like one person speaking to the speaker encoder (the nearest \
+         stock voice is only {nearest:.2} alike, below {min}): music, noise or a heavily \
+         processed recording cannot be tuned toward", min = tune::MIN_LIKENESS
+    )]
+    NotSpeech { clips: String, nearest: f32 },
     #[error("cancelled; nothing was saved")]
     Cancelled,
     #[error(
@@ -123,6 +129,7 @@ impl VoiceMatchError {
             | Self::TooLittleSpeech { .. }
             | Self::TooLittleSpeechToTune { .. }
             | Self::SeveralSpeakers(_)
+            | Self::NotSpeech { .. }
             | Self::NotImproved { .. }
             | Self::Unstable { .. }
             | Self::NoCandidates { .. }

@@ -166,10 +166,22 @@ impl SpeechParams {
     }
 }
 
-/// The engine's spelling of `name`: OpenAI names mapped, blends normalised.
+/// The engine's spelling of `name`: OpenAI names mapped, blends normalised. A name that is no
+/// voice spelling (`Ben (tuned)`) passes unchanged when the user's library has a voice so
+/// called: the backend renders library voices by name.
 pub fn resolve_voice(name: &str) -> Result<String, ApiError> {
-    let mut spec = VoiceSpec::parse(name)
-        .map_err(|e| ApiError::invalid("voice", "invalid_voice", e.to_string()))?;
+    let mut spec = match VoiceSpec::parse(name) {
+        Ok(spec) => spec,
+        Err(e) => {
+            let saved = engine::library::Library::open_default()
+                .ok()
+                .and_then(|lib| lib.get_voice(name).ok().flatten());
+            return match saved {
+                Some(v) => Ok(v.name),
+                None => Err(ApiError::invalid("voice", "invalid_voice", e.to_string())),
+            };
+        }
+    };
     for term in &mut spec.terms {
         let lower = term.voice.to_ascii_lowercase();
         if let Some((_, stock)) = OPENAI_VOICES.iter().find(|(alias, _)| *alias == lower) {

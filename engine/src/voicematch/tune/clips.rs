@@ -9,12 +9,11 @@
 use std::path::{Path, PathBuf};
 
 use super::MIN_SPEECH_SECS;
-use crate::audio::decode::{decode_file, DecodeOptions};
 use crate::library::Library;
 use crate::speaker::preprocess::preprocess;
 use crate::speaker::{Embedding, EMBEDDING_DIM, SAMPLE_RATE as ENCODER_RATE};
-use crate::voicematch::embed::{clip_hash, CacheUse, ClipEmbedding, VoiceEmbedder};
-use crate::voicematch::{VoiceMatchError, MAX_CLIP_SECS};
+use crate::voicematch::embed::{clip_hash, decode_clip, CacheUse, ClipEmbedding, VoiceEmbedder};
+use crate::voicematch::VoiceMatchError;
 
 /// Windows of speech compared for a second speaker, in seconds.
 const WINDOW_SECS: f64 = 5.0;
@@ -116,13 +115,7 @@ pub fn target(
 /// Decodes `path`, requires [`MIN_SPEECH_SECS`] of speech, and looks for a second speaker;
 /// returns the seconds of speech.
 fn check_speech(embedder: &VoiceEmbedder, path: &Path) -> Result<f64, VoiceMatchError> {
-    let clip = decode_file(
-        path,
-        &DecodeOptions {
-            target_rate: Some(ENCODER_RATE),
-            max_secs: Some(MAX_CLIP_SECS),
-        },
-    )?;
+    let clip = decode_clip(path)?;
     let speech = preprocess(&clip.samples);
     let speech_secs = speech.len() as f64 / f64::from(ENCODER_RATE);
     if speech.is_empty() {
