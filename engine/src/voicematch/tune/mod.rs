@@ -51,9 +51,10 @@ pub const PROBE_TEXT: &str = include_str!("../../../../assets/passages/tune-prob
 pub const HELDOUT_TEXT: &str = include_str!("../../../../assets/passages/tune-heldout.txt");
 /// A clip needs this much speech (after trimming silences) to tune toward.
 pub const MIN_SPEECH_SECS: f64 = 3.0;
-/// A clip whose nearest stock voice is less alike than this is not tuned toward: every
-/// recorded or synthetic speaker tried scored 0.64–0.75 (`tools/bench/tune_refs.sh`), a
-/// synthetic piece of music 0.59. A heuristic: it stops music and noise, not every oddity.
+/// A clip whose nearest English stock voice is less alike than this is not tuned toward:
+/// every recorded or synthetic speaker tried scored 0.64–0.75 (`tools/bench/tune_refs.sh`), a
+/// synthetic piece of music 0.59. A heuristic: it stops music and noise, not every oddity;
+/// it applies when the match compared every English stock voice (the default).
 pub const MIN_LIKENESS: f32 = 0.6;
 /// Two different held-out sentences of a kept voice are at least this alike.
 pub const MIN_STABILITY: f32 = 0.9;
@@ -172,8 +173,10 @@ pub fn tune_voice(
         &mut |e| progress(&TuneEvent::Match(e.clone())),
         &cancelled,
     )?;
+    // Only against every English stock voice: among a few chosen ones (`--among`), a woman's
+    // clip is rightly unlike every man's voice.
     let nearest = found.nearest_stock.first().map_or(0.0, |(_, s)| *s);
-    if nearest < MIN_LIKENESS {
+    if options.matching.candidates.is_none() && nearest < MIN_LIKENESS {
         return Err(VoiceMatchError::NotSpeech {
             clips: target
                 .clips
