@@ -117,7 +117,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
             "probe_before": tuned.probe_before,
             "probe_after": tuned.probe_after,
             "candidates": tuned.tried,
-            "moves": tuned.improved,
+            "moves": tuned.moves,
             "seconds": tuned.elapsed.as_secs_f64(),
         });
         println!("{}", serde_json::to_string(&out)?);
@@ -141,7 +141,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
         },
         started.elapsed().as_secs_f64(),
         tuned.tried,
-        tuned.improved
+        tuned.moves
     );
     Ok(())
 }

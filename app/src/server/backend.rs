@@ -128,6 +128,37 @@ pub trait SpeechBackend: Send + Sync + 'static {
     }
 }
 
+/// The request for `voice` when it names a library voice (blend, matched or tuned), with its
+/// saved table registered with `engine`. Stock voices and blends of them (`stock`) never open
+/// the library: most requests name one, and this is their way to first audio.
+pub(crate) fn library_request(
+    engine: &engine::Engine,
+    stock: &[StockVoice],
+    voice: &str,
+    speed: f32,
+) -> Option<engine::synth::SpeechRequest> {
+    let names_stock = VoiceSpec::parse(voice).is_ok_and(|spec| {
+        spec.terms
+            .iter()
+            .all(|t| stock.iter().any(|v| v.name == t.voice))
+    });
+    if names_stock {
+        return None;
+    }
+    let library = engine::library::Library::open_default().ok()?;
+    let saved = engine::voicematch::resolve::library_voice(&library, voice)
+        .ok()
+        .flatten()?;
+    if let Some(table) = saved.table {
+        engine.register_voice(&saved.spec, table);
+    }
+    Some(engine::synth::SpeechRequest {
+        voice: saved.spec,
+        speed,
+        language: None,
+    })
+}
+
 pub(crate) fn check_voices(spec: &VoiceSpec, voices: &[StockVoice]) -> Result<(), BackendError> {
     for term in &spec.terms {
         if !voices.iter().any(|v| v.name == term.voice) {

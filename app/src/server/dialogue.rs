@@ -30,7 +30,7 @@ use engine::synth::{SpeechRequest, SAMPLE_RATE};
 use engine::{Engine, Mode, SchedulerError, StreamEvent, StreamHandle, TimedAudio};
 use tokio::sync::mpsc;
 
-use super::backend::{synth_error, BackendError};
+use super::backend::{library_request, synth_error, BackendError};
 
 /// Line streams submitted to the scheduler ahead of the one being played.
 pub const LOOKAHEAD: usize = 2;
@@ -80,7 +80,7 @@ struct Run {
 /// Cuts the plan into runs and checks every voice and speed before anything is submitted.
 fn runs(engine: &Engine, lines: &[LinePlan]) -> Result<VecDeque<Run>, BackendError> {
     let mut out = VecDeque::new();
-    let library = engine::library::Library::open_default().ok();
+    let stock = engine.stock_voices();
     for plan in lines.iter().filter(|p| !p.is_silent()) {
         let mut current: Option<Run> = None;
         for step in &plan.steps {
@@ -94,22 +94,8 @@ fn runs(engine: &Engine, lines: &[LinePlan]) -> Result<VecDeque<Run>, BackendErr
                 out.extend(current.take());
             }
             if current.is_none() {
-                let request = match library.as_ref().and_then(|lib| {
-                    engine::voicematch::resolve::library_voice(lib, &plan.voice)
-                        .ok()
-                        .flatten()
-                }) {
-                    // A library voice (blend, matched, tuned) renders its saved table.
-                    Some(v) => {
-                        if let Some(table) = v.table {
-                            engine.register_voice(&v.spec, table);
-                        }
-                        SpeechRequest {
-                            voice: v.spec,
-                            speed: sentence.speed,
-                            language: None,
-                        }
-                    }
+                let request = match library_request(engine, &stock, &plan.voice, sentence.speed) {
+                    Some(request) => request,
                     None => SpeechRequest::new(&plan.voice, sentence.speed)
                         .map_err(|e| synth_error(&e))?,
                 };

@@ -13,7 +13,7 @@ use engine::words::WordTrack;
 use engine::{Engine, Mode, SchedulerError, StreamEvent, StreamHandle};
 use tokio::sync::mpsc;
 
-use super::backend::{check_voices, input_error, synth_error};
+use super::backend::{check_voices, input_error, library_request, synth_error};
 use super::backend::{AudioEvent, BackendError, SpeechBackend, SpeechJob};
 use super::backend::{FollowEvent, FollowInput, FollowJob};
 use super::dialogue::{self, DialogueEvent, DialogueJob};
@@ -58,19 +58,8 @@ impl SchedulerBackend {
     /// then a stock voice or blend with OpenAI's names mapped; the speed in Kokoro's range.
     fn request_for(&self, voice: &str, speed: f32) -> Result<SpeechRequest, BackendError> {
         check_speed(speed)?;
-        let saved = engine::library::Library::open_default()
-            .ok()
-            .and_then(|lib| engine::voicematch::resolve::library_voice(&lib, voice).ok())
-            .flatten();
-        if let Some(v) = saved {
-            if let Some(table) = v.table {
-                self.engine.register_voice(&v.spec, table);
-            }
-            return Ok(SpeechRequest {
-                voice: v.spec,
-                speed,
-                language: None,
-            });
+        if let Some(request) = library_request(&self.engine, &self.voices, voice, speed) {
+            return Ok(request);
         }
         let name =
             super::routes::speech::resolve_voice(voice).map_err(|e| BackendError::Input {

@@ -129,8 +129,6 @@ pub struct Tuned {
     pub language: Language,
     /// The nearest stock voices (probe-passage similarity), best first.
     pub nearest_stock: Vec<(String, f32)>,
-    /// The start's similarity on the match's probe passage.
-    pub blend_similarity: f32,
     /// Held-out similarity of the start (before) and of the tuned pack (after).
     pub before: f32,
     pub after: f32,
@@ -142,7 +140,7 @@ pub struct Tuned {
     pub probe_after: f32,
     pub tried: usize,
     /// Moves of the search's centre.
-    pub improved: usize,
+    pub moves: usize,
     /// `(candidate number, estimated probe similarity, seconds into the search)` at each move.
     pub history: Vec<(usize, f32, f32)>,
     pub settings: serde_json::Value,
@@ -262,7 +260,7 @@ pub fn tune_voice(
     let probe_after = walk.estimate();
     let table = space.moved(&start, walk.centre());
     let after = render.heldout(&table, &target.embedding)?;
-    let (tried, improved) = walk.counts();
+    let (tried, moves) = walk.counts();
     let settings = serde_json::json!({
         "method": "evolution strategy over the stock packs' principal axes: mirrored pairs, \
                    one probe sentence per pair, the centre moved along the estimated gradient",
@@ -283,7 +281,6 @@ pub fn tune_voice(
         start_recipe: found.recipe,
         language,
         nearest_stock: found.nearest_stock,
-        blend_similarity: found.similarity,
         before: before.similarity,
         after: after.similarity,
         stability_before: before.stability,
@@ -291,7 +288,7 @@ pub fn tune_voice(
         probe_before,
         probe_after,
         tried,
-        improved,
+        moves,
         history,
         settings,
         elapsed: started.elapsed(),
