@@ -91,27 +91,53 @@ impl SpeechRequest {
     }
 }
 
-/// The arithmetic of the decoder's convolutions.
+/// The arithmetic of the model's big products (the decoder's convolutions, the encoders'
+/// dense layers).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Precision {
     /// f32 throughout, as the reference computes (and as the stage goldens check).
     F32,
-    /// bfloat16 products with f32 sums where the CPU has AVX-512 BF16: about 1.8× faster
-    /// decoding, 37–42 dB from the f32 audio and as close to the reference (see
-    /// [`crate::kokoro::bf16`]). Elsewhere this is the same as `F32`.
+    /// bfloat16 products with f32 sums on AVX-512 BF16 vectors: about 1.8× faster decoding
+    /// than f32, 37–42 dB from the f32 audio and as close to the reference (see
+    /// `kokoro::bf16`). Elsewhere this is the same as `F32`.
     Bf16,
+    /// The same bfloat16 products on AMX tiles where the CPU has them (Intel Xeon since
+    /// Sapphire Rapids), the vectors elsewhere: the default.
+    Amx,
 }
 
 impl Precision {
-    /// The variable that chooses: `BANTER_PRECISION=f32` keeps the decoder in f32.
+    /// The variable that chooses: `f32`, `bf16` (vectors only) or `amx` (the default).
     pub const ENV: &'static str = "BANTER_PRECISION";
 
-    /// `Bf16` unless [`Self::ENV`] says `f32`.
+    /// [`Self::Amx`] unless [`Self::ENV`] says `f32` or `bf16`; an unknown value is warned
+    /// about and ignored.
     #[must_use]
     pub fn from_env() -> Self {
-        match std::env::var(Self::ENV) {
-            Ok(v) if v.trim().eq_ignore_ascii_case("f32") => Self::F32,
-            _ => Self::Bf16,
+        let Ok(v) = std::env::var(Self::ENV) else {
+            return Self::Amx;
+        };
+        match v.trim().to_ascii_lowercase().as_str() {
+            "f32" => Self::F32,
+            "bf16" | "avx512" => Self::Bf16,
+            "amx" | "auto" | "" => Self::Amx,
+            _ => {
+                tracing::warn!(
+                    "{}={v:?} is not f32, bf16 or amx; using amx where the CPU has it",
+                    Self::ENV
+                );
+                Self::Amx
+            }
+        }
+    }
+
+    /// The kernel the bfloat16 products run on, or `None` for f32.
+    pub(crate) fn bf16_kernel(self) -> Option<crate::kokoro::bf16::Bf16Kernel> {
+        use crate::kokoro::bf16::Bf16Kernel;
+        match self {
+            Self::F32 => None,
+            Self::Bf16 => Some(Bf16Kernel::Vectors),
+            Self::Amx => Some(Bf16Kernel::Tiles),
         }
     }
 }
@@ -147,8 +173,8 @@ impl Synthesizer {
             ModelError::Tensor(e) => load_error(e),
             other => SynthError::Model(other),
         })?;
-        if Precision::from_env() == Precision::Bf16 {
-            model.use_bf16().map_err(load_error)?;
+        if let Some(kernel) = Precision::from_env().bf16_kernel() {
+            model.use_bf16(kernel).map_err(load_error)?;
         }
         Ok(Self {
             model: Arc::new(model),

@@ -25,6 +25,7 @@ use candle_nn::VarBuilder;
 use super::dense::Dense;
 
 use super::generator::conv::Conv1d;
+use crate::kokoro::bf16::Bf16Kernel;
 
 /// Epsilon of the instance norm (`nn.InstanceNorm1d` default).
 pub const INSTANCE_NORM_EPS: f64 = 1e-5;
@@ -261,10 +262,11 @@ pub struct AdainResBlk1d {
 impl AdainResBlk1d {
     /// Switches the block's convolutions to bfloat16 products where possible; returns how
     /// many switched.
-    pub fn use_bf16(&mut self) -> Result<usize> {
-        let mut n = usize::from(self.conv1.use_bf16()?) + usize::from(self.conv2.use_bf16()?);
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> Result<usize> {
+        let mut n =
+            usize::from(self.conv1.use_bf16(kernel)?) + usize::from(self.conv2.use_bf16(kernel)?);
         if let Some(c) = &mut self.conv1x1 {
-            n += usize::from(c.use_bf16()?);
+            n += usize::from(c.use_bf16(kernel)?);
         }
         Ok(n)
     }

@@ -17,6 +17,7 @@ use candle_nn::{Embedding, LayerNorm, VarBuilder};
 use super::dense::Dense;
 
 use super::config::PlbertConfig;
+use crate::kokoro::bf16::Bf16Kernel;
 
 /// `bert.embeddings`: word + position + token-type embeddings, then `LayerNorm`.
 #[derive(Debug, Clone)]
@@ -119,7 +120,7 @@ impl AlbertLayer {
     }
 
     /// Switches the layer's products to bfloat16 where possible; returns how many switched.
-    fn use_bf16(&mut self) -> Result<usize> {
+    fn use_bf16(&mut self, kernel: Bf16Kernel) -> Result<usize> {
         let mut n = 0;
         for d in [
             &mut self.query,
@@ -129,7 +130,7 @@ impl AlbertLayer {
             &mut self.ffn,
             &mut self.ffn_output,
         ] {
-            n += usize::from(d.use_bf16()?);
+            n += usize::from(d.use_bf16(kernel)?);
         }
         Ok(n)
     }
@@ -217,8 +218,8 @@ pub struct Albert {
 impl Albert {
     /// Switches the shared layer's and the input mapping's products to bfloat16 where the
     /// CPU can (see [`crate::kokoro::bf16`]); returns how many layers switched.
-    pub fn use_bf16(&mut self) -> Result<usize> {
-        Ok(self.layer.use_bf16()? + usize::from(self.mapping_in.use_bf16()?))
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> Result<usize> {
+        Ok(self.layer.use_bf16(kernel)? + usize::from(self.mapping_in.use_bf16(kernel)?))
     }
 
     /// `vb` points at `bert`.

@@ -14,6 +14,7 @@ use candle_nn::{Conv1d, Conv1dConfig, VarBuilder};
 
 use super::adain::AdainResBlk1d;
 use super::generator::{to_channel_major, to_time_major, Generator, GeneratorConfig};
+use crate::kokoro::bf16::Bf16Kernel;
 
 /// Width of the aligned text features (`asr`).
 pub const ASR_DIM: usize = 512;
@@ -52,10 +53,10 @@ pub struct Decoder {
 impl Decoder {
     /// Switches the body's and the generator's convolutions to bfloat16 products where
     /// possible; returns how many switched.
-    pub fn use_bf16(&mut self) -> candle_core::Result<usize> {
-        let mut n = self.encode.use_bf16()? + self.generator.use_bf16()?;
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> candle_core::Result<usize> {
+        let mut n = self.encode.use_bf16(kernel)? + self.generator.use_bf16(kernel)?;
         for b in &mut self.decode {
-            n += b.use_bf16()?;
+            n += b.use_bf16(kernel)?;
         }
         Ok(n)
     }

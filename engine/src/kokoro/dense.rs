@@ -10,22 +10,21 @@
 // candle's convention is `new(…, vb: VarBuilder)` by value (see `adain.rs`).
 #![allow(clippy::needless_pass_by_value)]
 
-use std::sync::Arc;
-
 use candle_core::{Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
-use super::bf16::Bf16Weights;
+use super::bf16::{Bf16Kernel, ProductWeights};
 
 /// `y = x·Wᵀ + b` over the last dimension of `x`, any leading dimensions.
 #[derive(Debug, Clone)]
 pub struct Dense {
-    /// `[in, out]`.
-    weight_t: Tensor,
+    /// `[in, out]` (or its bfloat16 panels, once [`Self::use_bf16`] chose the faster
+    /// products).
+    weight_t: ProductWeights,
+    in_dim: usize,
+    out_dim: usize,
     /// `[out]`.
     bias: Option<Tensor>,
-    /// The weights in bfloat16, once [`Self::use_bf16`] chose the faster products.
-    bf16: Option<Arc<Bf16Weights>>,
 }
 
 impl Dense {
@@ -52,24 +51,25 @@ impl Dense {
 
     /// From the checkpoint's `weight` `[out, in]` and an optional `bias` `[out]`.
     pub fn from_parts(weight: &Tensor, bias: Option<Tensor>) -> Result<Self> {
+        let (out_dim, in_dim) = weight.dims2()?;
         Ok(Self {
-            weight_t: weight.t()?.contiguous()?,
+            weight_t: ProductWeights::F32(super::permute::permuted(weight, &[1, 0])?),
+            in_dim,
+            out_dim,
             bias,
-            bf16: None,
         })
     }
 
     /// From now on multiplies in bfloat16 (see [`crate::kokoro::bf16`]) where the CPU can;
     /// returns whether it does.
-    pub fn use_bf16(&mut self) -> Result<bool> {
-        let in_dim = self.weight_t.dim(0)?;
-        self.bf16 = Bf16Weights::pack(&self.weight_t, 1, in_dim)?.map(Arc::new);
-        Ok(self.bf16.is_some())
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> Result<bool> {
+        self.weight_t.use_bf16(1, self.in_dim, kernel)
     }
 
     /// Output width.
-    pub fn out_dim(&self) -> Result<usize> {
-        self.weight_t.dim(1)
+    #[must_use]
+    pub fn out_dim(&self) -> usize {
+        self.out_dim
     }
 }
 
@@ -79,13 +79,12 @@ impl Module for Dense {
         let in_dim = x.dim(D::Minus1)?;
         let rows = x.elem_count() / in_dim.max(1);
         let x = x.contiguous()?.reshape((rows, in_dim))?;
-        let fast = match &self.bf16 {
-            Some(w) => w.conv(&x, rows, 1, 1)?,
-            None => None,
-        };
-        let y = match fast {
-            Some(y) => y,
-            None => x.matmul(&self.weight_t)?,
+        let y = match &self.weight_t {
+            ProductWeights::F32(w) => x.matmul(w)?,
+            ProductWeights::Bf16(_) => match self.weight_t.conv_bf16(&x, rows, 1, 1)? {
+                Some(y) => y,
+                None => candle_core::bail!("dense: packed weights gave no product"),
+            },
         };
         let y = match &self.bias {
             Some(b) => y.broadcast_add(b)?,
@@ -93,7 +92,7 @@ impl Module for Dense {
         };
         let mut out_dims = dims.to_vec();
         if let Some(last) = out_dims.last_mut() {
-            *last = self.weight_t.dim(1)?;
+            *last = self.out_dim;
         }
         y.reshape(out_dims)
     }

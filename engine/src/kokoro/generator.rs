@@ -26,6 +26,7 @@ use super::adain::{Activation, AdaIN1d, Snake};
 use super::config::{IstftNetConfig, KokoroConfig};
 use super::source::SourceModule;
 use super::stft::{self, InverseStft};
+use crate::kokoro::bf16::Bf16Kernel;
 
 pub use conv::{Conv1d, ConvTranspose1d};
 
@@ -85,10 +86,10 @@ struct ResLayer {
 impl AdaINResBlock1 {
     /// Switches the block's convolutions to bfloat16 products where possible; returns how
     /// many switched.
-    pub fn use_bf16(&mut self) -> Result<usize> {
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> Result<usize> {
         let mut n = 0;
         for l in &mut self.layers {
-            n += usize::from(l.conv1.use_bf16()?) + usize::from(l.conv2.use_bf16()?);
+            n += usize::from(l.conv1.use_bf16(kernel)?) + usize::from(l.conv2.use_bf16(kernel)?);
         }
         Ok(n)
     }
@@ -181,20 +182,20 @@ pub struct Generator {
 impl Generator {
     /// Switches every convolution to bfloat16 products where possible (see
     /// [`crate::kokoro::bf16`]); returns how many switched.
-    pub fn use_bf16(&mut self) -> Result<usize> {
-        let mut n = usize::from(self.conv_post.use_bf16()?);
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> Result<usize> {
+        let mut n = usize::from(self.conv_post.use_bf16(kernel)?);
         for c in &mut self.noise_convs {
-            n += usize::from(c.use_bf16()?);
+            n += usize::from(c.use_bf16(kernel)?);
         }
         for u in &mut self.ups {
-            n += usize::from(u.use_bf16()?);
+            n += usize::from(u.use_bf16(kernel)?);
         }
         for b in self
             .noise_res
             .iter_mut()
             .chain(self.resblocks.iter_mut().flatten())
         {
-            n += b.use_bf16()?;
+            n += b.use_bf16(kernel)?;
         }
         Ok(n)
     }

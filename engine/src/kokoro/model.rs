@@ -20,6 +20,7 @@ use super::config::{KokoroConfig, PAD_ID, SPEED_RANGE};
 use super::predictor::{self, Durations, ProsodyPredictor, F0N};
 use super::text_encoder::TextEncoder;
 use super::ModelError;
+use crate::kokoro::bf16::Bf16Kernel;
 
 mod batch;
 
@@ -106,8 +107,8 @@ pub struct KokoroEncoder {
 impl KokoroEncoder {
     /// Switches ALBERT's products and the prosody predictor's F0/N convolutions to bfloat16
     /// where the CPU can; returns how many layers switched.
-    pub fn use_bf16(&mut self) -> candle_core::Result<usize> {
-        Ok(self.bert.use_bf16()? + self.predictor.use_bf16()?)
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> candle_core::Result<usize> {
+        Ok(self.bert.use_bf16(kernel)? + self.predictor.use_bf16(kernel)?)
     }
 
     /// `vb` is the checkpoint root (tensor names `bert.*`, `bert_encoder.*`, `predictor.*`,
@@ -318,8 +319,8 @@ impl Kokoro {
     /// bfloat16 from now on, on CPUs with AVX-512
     /// BF16 (about twice the f32 rate; see [`super::bf16`]). Returns how many convolutions
     /// switched: 0 where the CPU lacks the instructions or the model is not on the CPU.
-    pub fn use_bf16(&mut self) -> candle_core::Result<usize> {
-        Ok(self.encoder.use_bf16()? + self.decoder.use_bf16()?)
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> candle_core::Result<usize> {
+        Ok(self.encoder.use_bf16(kernel)? + self.decoder.use_bf16(kernel)?)
     }
 
     /// The encoder half (phonemes → durations, F0, N, frame features).

@@ -25,6 +25,7 @@ use super::dense::Dense;
 use super::adain::AdainResBlk1d;
 use super::config::KokoroConfig;
 use super::lstm::BiLstm;
+use crate::kokoro::bf16::Bf16Kernel;
 
 /// Epsilon of the duration encoder's `LayerNorm`.
 const LAYER_NORM_EPS: f64 = 1e-5;
@@ -135,10 +136,10 @@ pub struct ProsodyPredictor {
 impl ProsodyPredictor {
     /// Switches the F0 and N branches' convolutions to bfloat16 where the CPU can; returns
     /// how many switched.
-    pub fn use_bf16(&mut self) -> Result<usize> {
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> Result<usize> {
         let mut n = 0;
         for b in self.f0.iter_mut().chain(&mut self.n) {
-            n += b.use_bf16()?;
+            n += b.use_bf16(kernel)?;
         }
         Ok(n)
     }

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor};
+use engine::kokoro::bf16::{self, Bf16Kernel};
 use engine::kokoro::decoder::Decoder;
 use engine::kokoro::generator::to_time_major;
 
@@ -243,16 +244,27 @@ fn decoder_end_to_end_sounds_like_oracle() {
     }
 }
 
-/// The decoder with its products in bfloat16 (the default on CPUs with AVX-512 BF16) judged
-/// against the oracle as the f32 port is, and against the f32 port itself.
+/// The decoder with its products in bfloat16 (the default on CPUs with AVX-512 BF16), on the
+/// vector kernel and, where the CPU has AMX, on tiles: each judged against the oracle as the
+/// f32 port is, and held within 30 dB SNR of the f32 port itself.
 #[test]
 fn decoder_in_bf16_sounds_like_oracle() {
     let Some(dec) = load_decoder() else { return };
-    let mut fast = dec.clone();
-    let switched = fast.use_bf16().expect("pack bf16");
-    if switched == 0 {
-        eprintln!("skipped: no AVX-512 BF16 on this CPU, the decoder stays in f32");
-        return;
+    let mut kernels = vec![Bf16Kernel::Vectors];
+    if bf16::tiles_available() {
+        kernels.push(Bf16Kernel::Tiles);
+    } else {
+        eprintln!("no AMX on this CPU: the tile kernel is not checked here");
+    }
+    let mut fast = Vec::new();
+    for &kernel in &kernels {
+        let mut d = dec.clone();
+        let switched = d.use_bf16(kernel).expect("pack bf16");
+        if switched == 0 {
+            eprintln!("skipped: no AVX-512 BF16 on this CPU, the decoder stays in f32");
+            return;
+        }
+        fast.push((kernel, switched, d));
     }
     for case in DECODER_CASES {
         let g = load_golden(case);
@@ -261,30 +273,36 @@ fn decoder_in_bf16_sounds_like_oracle() {
         let t = Instant::now();
         let exact = host(&dec.forward(asr, f0, n, &s).expect("f32 decoder"));
         let t_f32 = t.elapsed();
-        let t = Instant::now();
-        let got = host(&fast.forward(asr, f0, n, &s).expect("bf16 decoder"));
-        let t_bf16 = t.elapsed();
         let want = host(get(&g, "audio"));
-        assert_eq!(got.len(), want.len(), "{case}: audio length");
-        let (lsd, corr) = (log_spectral_distance(&got, &want), correlation(&got, &want));
-        let lsd_port = log_spectral_distance(&got, &exact);
-        let snr = {
-            let signal: f64 = exact.iter().map(|&v| f64::from(v).powi(2)).sum();
-            let noise: f64 = got
-                .iter()
-                .zip(&exact)
-                .map(|(&a, &b)| f64::from(a - b).powi(2))
-                .sum();
-            10.0 * (signal / noise.max(1e-30)).log10()
-        };
-        eprintln!(
-            "{case}: bf16 ({switched} convolutions) against the oracle: log-spectral distance \
-             {lsd:.3} dB, correlation {corr:.5}; against the f32 port: {lsd_port:.3} dB, SNR \
-             {snr:.1} dB; decoder {t_bf16:.2?} against {t_f32:.2?} in f32"
-        );
-        assert!(lsd < 2.0, "{case}: log-spectral distance {lsd} dB");
-        assert!(corr > 0.98, "{case}: correlation {corr}");
-        assert!(snr > 20.0, "{case}: bf16 is {snr} dB from the f32 port");
+        for (kernel, switched, d) in &fast {
+            let t = Instant::now();
+            let got = host(&d.forward(asr, f0, n, &s).expect("bf16 decoder"));
+            let t_bf16 = t.elapsed();
+            assert_eq!(got.len(), want.len(), "{case}: audio length");
+            let (lsd, corr) = (log_spectral_distance(&got, &want), correlation(&got, &want));
+            let lsd_port = log_spectral_distance(&got, &exact);
+            let snr = {
+                let signal: f64 = exact.iter().map(|&v| f64::from(v).powi(2)).sum();
+                let noise: f64 = got
+                    .iter()
+                    .zip(&exact)
+                    .map(|(&a, &b)| f64::from(a - b).powi(2))
+                    .sum();
+                10.0 * (signal / noise.max(1e-30)).log10()
+            };
+            eprintln!(
+                "{case}: bf16 on {kernel:?} ({switched} products) against the oracle: \
+                 log-spectral distance {lsd:.3} dB, correlation {corr:.5}; against the f32 \
+                 port: {lsd_port:.3} dB, SNR {snr:.1} dB; decoder {t_bf16:.2?} against \
+                 {t_f32:.2?} in f32"
+            );
+            assert!(
+                lsd < 2.0,
+                "{case} {kernel:?}: log-spectral distance {lsd} dB"
+            );
+            assert!(corr > 0.98, "{case} {kernel:?}: correlation {corr}");
+            assert!(snr > 30.0, "{case} {kernel:?}: {snr} dB from the f32 port");
+        }
     }
 }
 

@@ -17,6 +17,7 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor};
+use engine::kokoro::bf16::Bf16Kernel;
 use engine::kokoro::config::KokoroConfig;
 use engine::kokoro::model::{BertLayout, EncodeInput, KokoroEncoder};
 use engine::kokoro::predictor;
@@ -273,7 +274,7 @@ fn encode_in_bf16_keeps_durations_and_pitch() {
         return;
     };
     let mut fast = enc.clone();
-    if fast.use_bf16().expect("pack bf16") == 0 {
+    if fast.use_bf16(Bf16Kernel::Tiles).expect("pack bf16") == 0 {
         eprintln!("skipped: no AVX-512 BF16 on this CPU, the encoder stays in f32");
         return;
     }
@@ -356,7 +357,7 @@ fn encode_batch_equals_each_alone() {
         return;
     };
     let mut fast = enc.clone();
-    let bf16 = fast.use_bf16().expect("pack bf16") > 0;
+    let bf16 = fast.use_bf16(Bf16Kernel::Tiles).expect("pack bf16") > 0;
     let cases = cases();
     let tokens: Vec<Vec<u32>> = cases
         .iter()

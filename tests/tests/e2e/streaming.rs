@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use candle_core::{Device, Tensor};
 use engine::device::DeviceChoice;
+use engine::kokoro::bf16::Bf16Kernel;
 use engine::kokoro::model::Kokoro;
 use engine::kokoro::stream::{ChunkPlan, SegmentDecoder};
 use engine::synth::Precision;
@@ -27,10 +28,16 @@ fn engine() -> Option<Engine> {
 fn decode(plan: ChunkPlan, text: &str, voice: &str) -> Option<Vec<f32>> {
     let store = model_store()?;
     let mut model = Kokoro::load(&store.kokoro_weights(), &Device::Cpu).expect("load");
-    // The precision the engine runs at (bf16 products where the CPU has them, unless
-    // `BANTER_PRECISION=f32`), so the two can be compared sample for sample.
-    if Precision::from_env() == Precision::Bf16 {
-        model.use_bf16().expect("bf16");
+    // The precision the engine runs at (bf16 products where the CPU has them, on AMX tiles
+    // where it has those, unless `BANTER_PRECISION` says otherwise), so the two can be
+    // compared sample for sample.
+    let kernel = match Precision::from_env() {
+        Precision::F32 => None,
+        Precision::Bf16 => Some(Bf16Kernel::Vectors),
+        Precision::Amx => Some(Bf16Kernel::Tiles),
+    };
+    if let Some(kernel) = kernel {
+        model.use_bf16(kernel).expect("bf16");
     }
     let model = Arc::new(model);
     let request = SpeechRequest::new(voice, 1.0).expect("request");

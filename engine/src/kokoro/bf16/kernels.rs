@@ -22,6 +22,9 @@ use std::arch::x86_64::{
 
 use rayon::prelude::*;
 
+use super::amx;
+use super::Bf16Kernel;
+
 /// Output columns per panel (four 16-lane vectors).
 const PANEL: usize = 64;
 /// Rows per register block.
@@ -56,34 +59,66 @@ pub fn from_bf16(b: u16) -> f32 {
 /// A convolution's weights, packed for [`conv`]: for each panel of up to 64 output columns,
 /// for each tap and each pair of input channels, the panel's columns as `(w[2q], w[2q+1])`
 /// bfloat16 pairs in one `u32` (the even channel in the low half, as `VDPBF16PS` pairs them).
+///
+/// The same panels feed the AMX tiles (see [`amx`]): a B tile is 16 of a panel's pair rows ×
+/// 16 of its columns. For tiles, each tap's channels are padded with zero weights to a
+/// multiple of 32 ([`Self::row_len`]), and [`conv`] reads input rows of that length.
 #[derive(Debug, Clone)]
 pub struct PackedWeights {
     data: Vec<u32>,
     taps: usize,
     c_in: usize,
+    /// Channels per input row and tap: `C_in`, or for tiles `C_in` rounded up to 32.
+    row_len: usize,
     c_out: usize,
+    /// Whether [`conv`] runs this layer on AMX tiles: asked for, the CPU has them, and `C_out`
+    /// is a multiple of 32.
+    tiles: bool,
 }
 
 impl PackedWeights {
     /// From weights `w[(j·C_in + c)·C_out + o]` (tap `j`, input channel `c`, output `o`:
-    /// the time-major `[K·C_in, C_out]` matrix). `C_in` must be even.
+    /// the time-major `[K·C_in, C_out]` matrix). `C_in` must be even. With
+    /// [`Bf16Kernel::Tiles`] the layer runs on AMX tiles where it can (see [`Self::tiles`]).
     #[must_use]
-    pub fn pack(w: &[f32], taps: usize, c_in: usize, c_out: usize) -> Option<Self> {
+    pub fn pack(
+        w: &[f32],
+        taps: usize,
+        c_in: usize,
+        c_out: usize,
+        kernel: Bf16Kernel,
+    ) -> Option<Self> {
         if !c_in.is_multiple_of(2) || w.len() != taps * c_in * c_out || c_out == 0 {
             return None;
         }
-        let pairs = taps * c_in / 2;
-        let mut data = Vec::with_capacity(pairs * c_out.next_multiple_of(16));
+        let tiles = kernel == Bf16Kernel::Tiles
+            && c_out.is_multiple_of(amx::BLOCK)
+            && supported()
+            && amx::available();
+        let row_len = if tiles {
+            c_in.next_multiple_of(amx::CHANNELS)
+        } else {
+            c_in
+        };
+        let pairs_per_tap = row_len / 2;
+        let mut data = Vec::with_capacity(taps * pairs_per_tap * c_out.next_multiple_of(16));
         for (start, width) in panels(c_out) {
-            for q in 0..pairs {
-                let (even, odd) = (&w[2 * q * c_out..], &w[(2 * q + 1) * c_out..]);
-                for o in start..start + width {
-                    let pair = if o < c_out {
-                        u32::from(to_bf16(even[o])) | (u32::from(to_bf16(odd[o])) << 16)
-                    } else {
-                        0
-                    };
-                    data.push(pair);
+            for j in 0..taps {
+                for q in 0..pairs_per_tap {
+                    let (even, odd) = (2 * q, 2 * q + 1);
+                    if odd >= c_in {
+                        data.extend(std::iter::repeat_n(0, width));
+                        continue;
+                    }
+                    let even = &w[(j * c_in + even) * c_out..];
+                    let odd = &w[(j * c_in + odd) * c_out..];
+                    data.extend((start..start + width).map(|o| {
+                        if o < c_out {
+                            u32::from(to_bf16(even[o])) | (u32::from(to_bf16(odd[o])) << 16)
+                        } else {
+                            0
+                        }
+                    }));
                 }
             }
         }
@@ -91,13 +126,27 @@ impl PackedWeights {
             data,
             taps,
             c_in,
+            row_len,
             c_out,
+            tiles,
         })
+    }
+
+    /// Whether the products run on AMX tiles.
+    #[must_use]
+    pub fn tiles(&self) -> bool {
+        self.tiles
     }
 
     #[must_use]
     pub fn c_in(&self) -> usize {
         self.c_in
+    }
+
+    /// Length of the bfloat16 input rows [`conv`] reads (see [`convert_rows`]).
+    #[must_use]
+    pub fn row_len(&self) -> usize {
+        self.row_len
     }
 
     #[must_use]
@@ -129,6 +178,37 @@ pub fn convert(x: &[f32]) -> Vec<u16> {
             unsafe { convert_avx512(i, o) }
         });
     out
+}
+
+/// Converts `[rows, c_in]` f32 values to bfloat16 rows of `row_len ≥ c_in` values, the
+/// channels past `c_in` zero (the padded rows AMX tiles read); [`convert`] when they are the
+/// same length. `None` if `x` is not whole rows or `row_len < c_in`.
+#[must_use]
+pub fn convert_rows(x: &[f32], c_in: usize, row_len: usize) -> Option<Vec<u16>> {
+    const ROWS: usize = 256;
+    if c_in == 0 || !x.len().is_multiple_of(c_in) || row_len < c_in {
+        return None;
+    }
+    if row_len == c_in {
+        return Some(convert(x));
+    }
+    let mut out = vec![0u16; x.len() / c_in * row_len];
+    out.par_chunks_mut(ROWS * row_len)
+        .zip(x.par_chunks(ROWS * c_in))
+        .for_each(|(o, i)| {
+            for (orow, irow) in o.chunks_exact_mut(row_len).zip(i.chunks_exact(c_in)) {
+                if supported() {
+                    // SAFETY: `convert_avx512` needs AVX-512F and AVX-512 BF16, which
+                    // `supported()` just found; it takes slices and stays inside them.
+                    unsafe { convert_avx512(irow, orow) }
+                } else {
+                    for (h, &v) in orow.iter_mut().zip(irow) {
+                        *h = to_bf16(v);
+                    }
+                }
+            }
+        });
+    Some(out)
 }
 
 /// [`convert`] sixteen values at a time with `VCVTNEPS2BF16`, the rest one by one; stops at
@@ -165,12 +245,13 @@ pub struct Geometry {
     pub dilation: usize,
 }
 
-/// The convolution of bfloat16 input `x` (`[rows_in, C_in]`, time-major, already padded) with
+/// The convolution of bfloat16 input `x` (`[rows_in, row_len]`, time-major, already padded in
+/// time; see [`PackedWeights::row_len`]) with
 /// `w`: `[rows, C_out]` in f32, no bias. Returns `None` if `x` is too short for the geometry
 /// (or the geometry's extent overflows), if there are no rows or taps, or off AVX-512 BF16.
 #[must_use]
 pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
-    let c = w.c_in;
+    let c = w.row_len;
     // The last input row any output row reads: (rows − 1)·stride + (taps − 1)·dilation. Checked
     // arithmetic, because the kernels' safety rests on this bound: a wrapped product would let
     // a huge geometry pass with a short input.
@@ -191,7 +272,7 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
                 width,
                 b_off: *b_off,
             };
-            *b_off += w.taps * w.c_in / 2 * width;
+            *b_off += w.taps * w.row_len / 2 * width;
             Some(p)
         })
         .collect();
@@ -205,7 +286,7 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
             // start of `out`, g.rows × n values, alive until after this `for_each`; and each
             // task writes only the columns of its own panel, which no other task touches,
             // while nothing else reads or writes `out`.
-            unsafe { conv_panel(x, w, g, 0, g.rows, p, dst.get()) }
+            unsafe { rows_of_panel(x, w, g, 0, g.rows, p, dst.get()) }
         });
     } else {
         out.par_chunks_mut(ROWS_PER_TASK * n)
@@ -217,7 +298,7 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
                     // 0..g.rows (the chunks of `out` are its rows in order); `y` is this
                     // task's own chunk of `out`, exactly those rows × n, so the panel's writes
                     // stay in memory no other task sees.
-                    unsafe { conv_panel(x, w, g, r0, y.len() / n, p, y.as_mut_ptr()) }
+                    unsafe { rows_of_panel(x, w, g, r0, y.len() / n, p, y.as_mut_ptr()) }
                 }
             });
     }
@@ -249,7 +330,68 @@ impl Output {
 }
 
 /// Rows `r0 .. r0 + rows` of the convolution, the columns of panel `p`, into `y` (the
-/// output's row `r0`, row stride `C_out`).
+/// output's row `r0`, row stride `C_out`): on AMX tiles when the layer uses them (blocks of
+/// 32 rows, then one of the rest), else with [`conv_panel`].
+///
+/// # Safety
+///
+/// As for [`conv_panel`].
+unsafe fn rows_of_panel(
+    x: &[u16],
+    w: &PackedWeights,
+    g: Geometry,
+    r0: usize,
+    rows: usize,
+    p: &Panel,
+    y: *mut f32,
+) {
+    if !w.tiles {
+        // SAFETY: this function's contract is `conv_panel`'s.
+        unsafe { conv_panel(x, w, g, r0, rows, p, y) };
+        return;
+    }
+    let n = w.c_out;
+    let full = rows / amx::BLOCK * amx::BLOCK;
+    // Whole blocks under one configuration, then the last rows under their own.
+    for (first, end) in [(0, full), (full, rows)] {
+        if first == end {
+            continue;
+        }
+        // SAFETY: `w.tiles` is only true where `amx::available()` returned true (`pack`).
+        let tiles = unsafe { amx::Tiles::configure((end - first).min(amx::BLOCK)) };
+        for r in (first..end).step_by(tiles.rows()) {
+            let input = amx::Input {
+                // SAFETY: input row (r0 + r)·stride is no later than the last row read for
+                // output rows r0 .. r0 + rows (this function's contract): inside `x`.
+                x: unsafe { x.as_ptr().add((r0 + r) * g.stride * w.row_len) },
+                lda: g.stride * w.row_len * 2,
+                tap: g.dilation * w.row_len * 2,
+                taps: w.taps,
+                chunks: w.row_len / amx::CHANNELS,
+            };
+            for col in (0..p.width).step_by(amx::BLOCK) {
+                // SAFETY: `Tiles::block`'s contract, for m = tiles.rows() rows. Input: rows
+                // r .. r + m ≤ rows of this call (whole blocks up to `full`, then one block of
+                // exactly the rest) read input rows up to the last one the contract lets us
+                // read, channels 0 .. chunks·32 = row_len of every tap (tiles ⇒ row_len is a
+                // multiple of 32). Weights: tiles ⇒ C_out, and so every panel width, is a
+                // multiple of 32, and `pack` wrote taps·row_len/2 pair rows of `width` u32 for
+                // this panel from `b_off`: the block reads taps·chunks·16 = taps·row_len/2 of
+                // those rows (stride width·4 bytes), bytes col·4 .. col·4 + 128 of each,
+                // inside the row. Output: rows r .. r + m ≤ rows, columns p.col + col .. + 32
+                // ≤ p.col + width, all valid (C_out is a multiple of 32), ours to write.
+                unsafe {
+                    let b = w.data.as_ptr().add(p.b_off + col).cast::<u8>();
+                    let c = y.add(r * n + p.col + col);
+                    tiles.block(&input, b, p.width * 4, c, n * 4);
+                }
+            }
+        }
+    }
+}
+
+/// Rows `r0 .. r0 + rows` of the convolution, the columns of panel `p`, into `y` (the
+/// output's row `r0`, row stride `C_out`), with the AVX-512 BF16 vector kernel.
 ///
 /// # Safety
 ///
@@ -272,17 +414,17 @@ unsafe fn conv_panel(
     y: *mut f32,
 ) {
     let n = w.c_out;
-    let pairs_per_tap = w.c_in / 2;
+    let pairs_per_tap = w.row_len / 2;
     let valid = (n - p.col).min(p.width);
     for rb in (0..rows).step_by(MR) {
         let mr = (rows - rb).min(MR);
         let a = Block {
             // SAFETY: input row (r0 + rb)·stride comes no later than the last row read
             // (this function's contract), so the offset stays inside `x`.
-            x: unsafe { x.as_ptr().add((r0 + rb) * g.stride * w.c_in) },
-            lda: g.stride * w.c_in,
+            x: unsafe { x.as_ptr().add((r0 + rb) * g.stride * w.row_len) },
+            lda: g.stride * w.row_len,
             taps: w.taps,
-            tap_stride: g.dilation * w.c_in,
+            tap_stride: g.dilation * w.row_len,
             pairs: pairs_per_tap,
         };
         // SAFETY: `b_off` is where panel `p` starts in `w.data` (contract), at most its length.
@@ -480,43 +622,103 @@ mod tests {
             eprintln!("skipped: this CPU has no AVX-512 BF16");
             return;
         }
-        // Shapes with ragged rows (not a multiple of 6 or of a task), ragged columns (22: the
-        // generator's conv_post), dilation and stride.
-        for &(taps, c_in, c_out, rows, stride, dilation) in &[
-            (3, 16, 64, 7, 1, 1),
-            (7, 8, 22, 13, 1, 1),
-            (3, 32, 130, 200, 1, 5),
-            (11, 4, 16, 1, 1, 3),
-            (4, 6, 48, 9, 2, 1),
-            (1, 24, 80, 101, 1, 1),
-            (2, 64, 200, 50, 1, 1),
-        ] {
-            let g = Geometry {
-                rows,
-                stride,
-                dilation,
-            };
-            let rows_in = (rows - 1) * stride + (taps - 1) * dilation + 1;
-            let x = convert(&ramp(rows_in * c_in, 3));
-            let w = ramp(taps * c_in * c_out, 11);
-            let packed = PackedWeights::pack(&w, taps, c_in, c_out).expect("even channels");
-            let got = conv(&x, &packed, g).expect("in bounds");
-            let want = reference(&x, &w, taps, c_in, c_out, g);
-            let worst = got
-                .iter()
-                .zip(&want)
-                .map(|(a, b)| (a - b).abs())
-                .fold(0f32, f32::max);
-            assert!(
-                worst < 1e-4,
-                "{taps}x{c_in}->{c_out} rows {rows}: off by {worst}"
-            );
-            // Too short an input is refused, not read past.
-            assert!(conv(&x[..x.len() - c_in], &packed, g).is_none());
+        // Shapes with ragged rows (not a multiple of 6, 32 or a task), ragged columns (22: the
+        // generator's conv_post), dilation and stride. On tiles, every layer whose C_out is a
+        // multiple of 32 runs there: with its rows' tail as a block of its own (1–16 rows and
+        // 17–31), channels padded to 32 (22: the noise convolutions; 66), few rows (column
+        // tasks) and many (row tasks).
+        for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles] {
+            for &(taps, c_in, c_out, rows, stride, dilation) in &[
+                (3, 16, 64, 7, 1, 1),
+                (7, 8, 22, 13, 1, 1),
+                (3, 32, 130, 200, 1, 5),
+                (11, 4, 16, 1, 1, 3),
+                (4, 6, 48, 9, 2, 1),
+                (1, 24, 80, 101, 1, 1),
+                (2, 64, 200, 50, 1, 1),
+                (3, 64, 96, 70, 1, 3),
+                (7, 32, 32, 230, 1, 5),
+                (2, 128, 256, 33, 2, 1),
+                (1, 96, 160, 31, 1, 1),
+                (12, 22, 64, 45, 6, 1),
+                (3, 66, 32, 40, 1, 2),
+                (1, 2, 32, 16, 1, 1),
+            ] {
+                let g = Geometry {
+                    rows,
+                    stride,
+                    dilation,
+                };
+                let rows_in = (rows - 1) * stride + (taps - 1) * dilation + 1;
+                let xf = ramp(rows_in * c_in, 3);
+                let w = ramp(taps * c_in * c_out, 11);
+                let packed =
+                    PackedWeights::pack(&w, taps, c_in, c_out, kernel).expect("even channels");
+                assert_eq!(
+                    packed.tiles(),
+                    kernel == Bf16Kernel::Tiles && c_out % 32 == 0 && amx::available()
+                );
+                let x = convert_rows(&xf, c_in, packed.row_len()).expect("whole rows");
+                let got = conv(&x, &packed, g).expect("in bounds");
+                let want = reference(&convert(&xf), &w, taps, c_in, c_out, g);
+                let worst = got
+                    .iter()
+                    .zip(&want)
+                    .map(|(a, b)| (a - b).abs())
+                    .fold(0f32, f32::max);
+                assert!(
+                    worst < 1e-4,
+                    "{kernel:?} {taps}x{c_in}->{c_out} rows {rows}: off by {worst}"
+                );
+                // Too short an input is refused, not read past.
+                assert!(conv(&x[..x.len() - packed.row_len()], &packed, g).is_none());
+            }
         }
         assert!(
-            PackedWeights::pack(&[0.0; 9], 1, 3, 3).is_none(),
+            PackedWeights::pack(&[0.0; 9], 1, 3, 3, Bf16Kernel::Tiles).is_none(),
             "odd C_in"
         );
+    }
+
+    /// Both kernels on the generator's largest layers: GFLOP/s on one thread, printed.
+    #[test]
+    #[ignore = "timing report, run explicitly"]
+    fn kernel_rates() {
+        if !supported() {
+            return;
+        }
+        for &(taps, c, rows, dilation) in
+            &[(7usize, 256usize, 2400usize, 3usize), (11, 128, 14_400, 5)]
+        {
+            let g = Geometry {
+                rows,
+                stride: 1,
+                dilation,
+            };
+            let rows_in = rows + (taps - 1) * dilation;
+            let xf = ramp(rows_in * c, 5);
+            let w = ramp(taps * c * c, 9);
+            for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles] {
+                let packed = PackedWeights::pack(&w, taps, c, c, kernel).expect("pack");
+                let x = convert_rows(&xf, c, packed.row_len()).expect("rows");
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .build()
+                    .expect("pool");
+                let t0 = std::time::Instant::now();
+                let n = 5;
+                for _ in 0..n {
+                    pool.install(|| conv(&x, &packed, g).expect("conv"));
+                }
+                let secs = t0.elapsed().as_secs_f64() / f64::from(n);
+                let flops = 2.0 * (rows * c * c * taps) as f64;
+                eprintln!(
+                    "{taps}-tap {c}->{c}, {rows} rows, {kernel:?} (tiles {}): {:.1} ms, {:.0} GFLOP/s",
+                    packed.tiles(),
+                    secs * 1e3,
+                    flops / secs / 1e9
+                );
+            }
+        }
     }
 }

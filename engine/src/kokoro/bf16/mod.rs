@@ -9,13 +9,44 @@
 //! f32: on the stage goldens the decoder's audio lands 37–42 dB from the f32 port's and as
 //! close to the reference (`stages_decoder::decoder_in_bf16_sounds_like_oracle`).
 //!
+//! On CPUs with AMX (Intel Xeon since Sapphire Rapids) the same products run on tiles
+//! ([`amx`]), several times faster again, for every layer whose channel counts are multiples
+//! of 32; [`Bf16Kernel::Vectors`] keeps them on the vector kernel (`BANTER_PRECISION=bf16`),
+//! which is also what every CPU without AMX runs.
+//!
 //! [`Bf16Weights`] is the portable face: it declines (`None`) off x86-64, on CPUs without the
 //! instructions, and for tensors not on the CPU, and the caller keeps its f32 product.
+
+use std::sync::Arc;
 
 use candle_core::{Result, Tensor};
 
 #[cfg(target_arch = "x86_64")]
+pub mod amx;
+#[cfg(target_arch = "x86_64")]
 pub mod kernels;
+
+/// Which kernel runs the bfloat16 products.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bf16Kernel {
+    /// AMX tiles where the CPU has them and a layer's shape fits, vectors elsewhere.
+    Tiles,
+    /// AVX-512 BF16 vectors only.
+    Vectors,
+}
+
+/// Whether this CPU (and OS) can run the products on AMX tiles.
+#[must_use]
+pub fn tiles_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        kernels::supported() && amx::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
 
 /// A layer's weights packed for the bfloat16 products.
 #[derive(Debug)]
@@ -27,22 +58,50 @@ pub struct Bf16Weights {
 impl Bf16Weights {
     /// Packs the time-major `[K·C_in, C_out]` weights of a `K`-tap convolution (`K` = 1 for a
     /// dense layer), or `None` where the products cannot run (not a CPU tensor, no AVX-512
-    /// BF16, odd `C_in`).
+    /// BF16, odd `C_in`); `kernel` says whether AMX tiles may run them.
     #[allow(clippy::unnecessary_wraps)] // Ok(None) only, off x86-64
-    pub fn pack(weight_tm: &Tensor, taps: usize, c_in: usize) -> Result<Option<Self>> {
+    pub fn pack(
+        weight_tm: &Tensor,
+        taps: usize,
+        c_in: usize,
+        kernel: Bf16Kernel,
+    ) -> Result<Option<Self>> {
         #[cfg(target_arch = "x86_64")]
         {
+            use candle_core::{CpuStorage, Storage};
             if !weight_tm.device().is_cpu() || !kernels::supported() {
                 return Ok(None);
             }
             let c_out = weight_tm.dim(1)?;
-            let w = weight_tm.flatten_all()?.to_vec1::<f32>()?;
-            Ok(kernels::PackedWeights::pack(&w, taps, c_in, c_out).map(|packed| Self { packed }))
+            let weight_tm = weight_tm.contiguous()?;
+            let (storage, layout) = weight_tm.storage_and_layout();
+            let Storage::Cpu(CpuStorage::F32(v)) = &*storage else {
+                return Ok(None);
+            };
+            let start = layout.start_offset();
+            let Some(w) = v.get(start..start + weight_tm.elem_count()) else {
+                return Ok(None);
+            };
+            Ok(kernels::PackedWeights::pack(w, taps, c_in, c_out, kernel)
+                .map(|packed| Self { packed }))
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            let _ = (weight_tm, taps, c_in);
+            let _ = (weight_tm, taps, c_in, kernel);
             Ok(None)
+        }
+    }
+
+    /// Whether these weights run on AMX tiles.
+    #[must_use]
+    pub fn tiles(&self) -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.packed.tiles()
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
         }
     }
 
@@ -72,7 +131,12 @@ impl Bf16Weights {
                 let Some(values) = v.get(start..start + x.elem_count()) else {
                     return Ok(None);
                 };
-                kernels::convert(values)
+                let Some(rows) =
+                    kernels::convert_rows(values, self.packed.c_in(), self.packed.row_len())
+                else {
+                    return Ok(None);
+                };
+                rows
             };
             let g = kernels::Geometry {
                 rows: rows_out,
@@ -87,6 +151,54 @@ impl Bf16Weights {
         {
             let _ = (x, rows_out, stride, dilation);
             Ok(None)
+        }
+    }
+}
+
+/// A layer's matrix for its products: f32 (on any device) until [`Self::use_bf16`] packs it,
+/// then the bfloat16 panels alone. The f32 copy is never read again once packed, and dropping
+/// it is most of what keeps the loaded model within its memory budget.
+#[derive(Debug, Clone)]
+pub enum ProductWeights {
+    F32(Tensor),
+    Bf16(Arc<Bf16Weights>),
+}
+
+impl ProductWeights {
+    /// Packs the f32 `[K·C_in, C_out]` matrix of a `K`-tap product for `kernel` where the
+    /// products can run in bfloat16 (see [`Bf16Weights::pack`]); returns whether they do.
+    pub fn use_bf16(&mut self, taps: usize, c_in: usize, kernel: Bf16Kernel) -> Result<bool> {
+        match self {
+            Self::F32(w) => match Bf16Weights::pack(w, taps, c_in, kernel)? {
+                Some(packed) => {
+                    *self = Self::Bf16(Arc::new(packed));
+                    Ok(true)
+                }
+                None => Ok(false),
+            },
+            Self::Bf16(_) => candle_core::bail!("these weights are already packed in bfloat16"),
+        }
+    }
+
+    /// The bfloat16 product of `x` (see [`Bf16Weights::conv`]), or `None` for f32 weights.
+    /// Packed weights that refuse `x` are an error: there is no f32 copy to fall back on.
+    pub fn conv_bf16(
+        &self,
+        x: &Tensor,
+        rows_out: usize,
+        stride: usize,
+        dilation: usize,
+    ) -> Result<Option<Tensor>> {
+        match self {
+            Self::F32(_) => Ok(None),
+            Self::Bf16(w) => match w.conv(x, rows_out, stride, dilation)? {
+                Some(y) => Ok(Some(y)),
+                None => candle_core::bail!(
+                    "bfloat16 product: input {:?} does not fit {rows_out} rows at stride {stride}, \
+                     dilation {dilation}",
+                    x.dims()
+                ),
+            },
         }
     }
 }

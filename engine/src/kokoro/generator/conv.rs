@@ -16,13 +16,12 @@
 // candle's convention is `new(cfg, vb: VarBuilder)` by value (see `adain.rs`).
 #![allow(clippy::needless_pass_by_value)]
 
-use std::sync::Arc;
-
 use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
 
 use super::epilogue::finish;
-use crate::kokoro::bf16::Bf16Weights;
+use crate::kokoro::bf16::{Bf16Kernel, ProductWeights};
+use crate::kokoro::permute::permuted;
 
 /// Most output rows per matrix product: keeps each unfolded view's element count far below
 /// 2²⁴, where `Tensor::unfold` (which counts windows in f32) stays exact.
@@ -53,8 +52,9 @@ fn row_pieces(rows: usize) -> Vec<(usize, usize)> {
 /// 1-D convolution (`nn.Conv1d`, groups 1) with weights `[C_out, C_in, K]` and optional bias.
 #[derive(Debug, Clone)]
 pub struct Conv1d {
-    /// `[K·C_in, C_out]`: row `k·C_in + c` holds `weight[:, c, k]`.
-    weight_tm: Tensor,
+    /// `[K·C_in, C_out]`: row `k·C_in + c` holds `weight[:, c, k]` (or its bfloat16 panels,
+    /// once [`Self::use_bf16`] chose the faster products).
+    weight_tm: ProductWeights,
     /// `[1, C_out]`.
     bias: Option<Tensor>,
     /// The same on the host, for the CPU epilogue.
@@ -65,8 +65,6 @@ pub struct Conv1d {
     padding: usize,
     dilation: usize,
     stride: usize,
-    /// The weights in bfloat16, once [`Self::use_bf16`] chose the faster products.
-    bf16: Option<Arc<Bf16Weights>>,
 }
 
 impl Conv1d {
@@ -109,17 +107,14 @@ impl Conv1d {
         if dilation > 1 && stride > 1 {
             candle_core::bail!("conv1d: dilation and stride together are not supported");
         }
-        let weight_tm = weight
-            .permute((2, 1, 0))?
-            .reshape((kernel * c_in, c_out))?
-            .contiguous()?;
+        let weight_tm = permuted(weight, &[2, 1, 0])?.reshape((kernel * c_in, c_out))?;
         let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
         let bias_host = bias
             .as_ref()
             .map(|b| b.flatten_all()?.to_vec1::<f32>())
             .transpose()?;
         Ok(Self {
-            weight_tm,
+            weight_tm: ProductWeights::F32(weight_tm),
             bias,
             bias_host,
             c_in,
@@ -128,16 +123,14 @@ impl Conv1d {
             padding,
             dilation,
             stride,
-            bf16: None,
         })
     }
 
     /// From now on computes its products in bfloat16 (see [`crate::kokoro::bf16`]) if the
     /// weights live on a CPU that has the instructions and `C_in` is even. Returns whether it
     /// does.
-    pub fn use_bf16(&mut self) -> Result<bool> {
-        self.bf16 = Bf16Weights::pack(&self.weight_tm, self.kernel, self.c_in)?.map(Arc::new);
-        Ok(self.bf16.is_some())
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> Result<bool> {
+        self.weight_tm.use_bf16(self.kernel, self.c_in, kernel)
     }
 
     /// Multiply-adds per output step (`C_in·C_out·K`): the cost weight of a generator piece.
@@ -213,13 +206,18 @@ impl Conv1d {
         };
         let d = self.dilation;
         let xp = xp.contiguous()?;
-        if let Some(w) = &self.bf16 {
-            if let Some(y) = w.conv(&xp, t_out, self.stride, d)? {
+        let weight = match &self.weight_tm {
+            ProductWeights::F32(w) => w,
+            ProductWeights::Bf16(_) => {
+                let y = self.weight_tm.conv_bf16(&xp, t_out, self.stride, d)?;
+                let Some(y) = y else {
+                    candle_core::bail!("conv1d: packed weights gave no product");
+                };
                 return finish(&y, bias, residual);
             }
-        }
+        };
         let y = if d == 1 {
-            self.undilated(&xp, t_out)?
+            self.undilated(weight, &xp, t_out)?
         } else {
             // Phase ρ holds rows ρ, ρ+d, ρ+2d…; on it the kernel is undilated. One copy in,
             // one out, instead of a K-fold unfold.
@@ -231,7 +229,7 @@ impl Conv1d {
                 .transpose(0, 1)?
                 .contiguous()?;
             let outs = (0..d)
-                .map(|rho| self.undilated(&phased.get(rho)?, per_phase_out))
+                .map(|rho| self.undilated(weight, &phased.get(rho)?, per_phase_out))
                 .collect::<Result<Vec<_>>>()?;
             // [per_phase_out, d, C_out]: output step t = ρ + d·w.
             Tensor::stack(&outs, 1)?
@@ -242,14 +240,14 @@ impl Conv1d {
     }
 
     /// Undilated direct convolution of a contiguous `[rows, C_in]` input: `[t_out, C_out]`.
-    fn undilated(&self, xp: &Tensor, t_out: usize) -> Result<Tensor> {
+    fn undilated(&self, weight: &Tensor, xp: &Tensor, t_out: usize) -> Result<Tensor> {
         let (k, c, s) = (self.kernel, self.c_in, self.stride);
         par_map(&row_pieces(t_out), |&(start, len)| {
             // Input rows start·s .. (start+len−1)·s + k, flattened and viewed as overlapping
             // windows of k rows, one every s rows.
             let block = xp.narrow(0, start * s, (len - 1) * s + k)?.flatten_all()?;
             let view = block.unfold(0, k * c, s * c)?;
-            matmul_any_device(&view, &self.weight_tm)
+            matmul_any_device(&view, weight)
         })
         .and_then(|parts| cat_rows(&parts))
     }
@@ -259,8 +257,12 @@ impl Conv1d {
 #[derive(Debug, Clone)]
 pub struct ConvTranspose1d {
     /// `[C_in, Q·stride·C_out]` (kernel zero-padded to `Q·stride` taps): column
-    /// `k·C_out + o` holds `weight[:, o, k]`.
-    weight_tm: Tensor,
+    /// `k·C_out + o` holds `weight[:, o, k]` (or its bfloat16 panels, once
+    /// [`Self::use_bf16`] chose the faster products).
+    weight_tm: ProductWeights,
+    c_in: usize,
+    /// `Q`: the padded kernel's taps over the stride.
+    q: usize,
     /// `[1, C_out]`, and on the host.
     bias: Option<Tensor>,
     bias_host: Option<Vec<f32>>,
@@ -268,8 +270,6 @@ pub struct ConvTranspose1d {
     kernel: usize,
     stride: usize,
     padding: usize,
-    /// The weights in bfloat16, once [`Self::use_bf16`] chose the faster products.
-    bf16: Option<Arc<Bf16Weights>>,
 }
 
 impl ConvTranspose1d {
@@ -296,33 +296,29 @@ impl ConvTranspose1d {
     ) -> Result<Self> {
         let (c_in, c_out, kernel) = weight.dims3()?;
         let taps = kernel.div_ceil(stride) * stride;
-        let weight_tm = weight
-            .pad_with_zeros(2, 0, taps - kernel)?
-            .transpose(1, 2)?
-            .reshape((c_in, taps * c_out))?
-            .contiguous()?;
+        let weight_tm = permuted(&weight.pad_with_zeros(2, 0, taps - kernel)?, &[0, 2, 1])?
+            .reshape((c_in, taps * c_out))?;
         let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
         let bias_host = bias
             .as_ref()
             .map(|b| b.flatten_all()?.to_vec1::<f32>())
             .transpose()?;
         Ok(Self {
-            weight_tm,
+            weight_tm: ProductWeights::F32(weight_tm),
+            c_in,
+            q: taps / stride,
             bias,
             bias_host,
             c_out,
             kernel,
             stride,
             padding,
-            bf16: None,
         })
     }
 
     /// Like [`Conv1d::use_bf16`].
-    pub fn use_bf16(&mut self) -> Result<bool> {
-        let c_in = self.weight_tm.dim(0)?;
-        self.bf16 = Bf16Weights::pack(&self.weight_tm, 1, c_in)?.map(Arc::new);
-        Ok(self.bf16.is_some())
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> Result<bool> {
+        self.weight_tm.use_bf16(1, self.c_in, kernel)
     }
 
     /// Upsampling factor.
@@ -334,7 +330,7 @@ impl ConvTranspose1d {
     /// Multiply-adds per output step (`C_in·C_out·K / stride`).
     #[must_use]
     pub fn macs_per_step(&self) -> usize {
-        self.weight_tm.dims()[0] * self.c_out * self.kernel / self.stride
+        self.c_in * self.c_out * self.kernel / self.stride
     }
 
     /// Channel-major convenience: `[B, C_in, T]` → `[B, C_out, T_out]`.
@@ -354,19 +350,17 @@ impl ConvTranspose1d {
     pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
         let t = x.dim(0)?;
         let x = x.contiguous()?;
-        let fast = match &self.bf16 {
-            Some(w) => w.conv(&x, t, 1, 1)?,
-            None => None,
-        };
-        let taps = match fast {
-            Some(taps) => taps,
-            None => par_map(&row_pieces(t), |&(start, len)| {
-                matmul_any_device(&x.narrow(0, start, len)?, &self.weight_tm)
+        let taps = match &self.weight_tm {
+            ProductWeights::F32(w) => par_map(&row_pieces(t), |&(start, len)| {
+                matmul_any_device(&x.narrow(0, start, len)?, w)
             })
             .and_then(|parts| cat_rows(&parts))?,
+            ProductWeights::Bf16(_) => match self.weight_tm.conv_bf16(&x, t, 1, 1)? {
+                Some(taps) => taps,
+                None => candle_core::bail!("conv_transpose1d: packed weights gave no product"),
+            },
         };
-        let (s, c) = (self.stride, self.c_out);
-        let q = self.weight_tm.dim(1)? / (s * c);
+        let (s, c, q) = (self.stride, self.c_out, self.q);
         let mut sum: Option<Tensor> = None;
         for j in 0..q {
             let slab = taps
