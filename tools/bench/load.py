@@ -97,7 +97,7 @@ class Target:
             self.proc.wait()
 
 
-def start_target(name, banter, config_dir):
+def start_target(name, banter, config_dir, extra=()):
     if name == "peer":
         return Target(name, [sys.executable, os.path.join(HERE, "peer_server.py"), "--port", "0"])
     env = dict(os.environ, BANTER_CONFIG_DIR=config_dir, RUST_LOG="warn")
@@ -106,6 +106,7 @@ def start_target(name, banter, config_dir):
     argv = [banter, "serve", "--port", "0", "--max-queue", "256", "--idle-timeout", "120"]
     if name == "naive":
         argv.append("--naive")
+    argv.extend(extra)
     return Target(name, argv, env=env, token=token)
 
 

@@ -3,7 +3,10 @@
 time (0.3 s apart) through the load generator's own client; prints each TTFA and the median,
 and the server's TTFA and step metrics.
 
-    python3 tools/bench/lone.py [path/to/banter]       (BANTER_PRECISION=f32 for the f32 port)
+    python3 tools/bench/lone.py [path/to/banter] [--whole-segments]   (BANTER_PRECISION=f32|bf16|amx)
+
+`--whole-segments` serves every segment in one exact pass (`banter serve --whole-segments`): the
+lone first audio of the exact, non-windowed first segment; without it, the streamed first window.
 """
 import http.client
 import os
@@ -19,9 +22,11 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
 def main():
-    banter = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "release", "banter")
+    args = [a for a in sys.argv[1:] if a != "--whole-segments"]
+    extra = [a for a in sys.argv[1:] if a == "--whole-segments"]
+    banter = args[0] if args else os.path.join(ROOT, "target", "release", "banter")
     config = tempfile.mkdtemp()
-    target = load.start_target("banter", banter, config)
+    target = load.start_target("banter", banter, config, extra)
     try:
         for text in load.TEXTS[:2]:
             load.one_request(target, text, 60)
