@@ -68,22 +68,14 @@ impl Bf16Weights {
     ) -> Result<Option<Self>> {
         #[cfg(target_arch = "x86_64")]
         {
-            use candle_core::{CpuStorage, Storage};
             if !weight_tm.device().is_cpu() || !kernels::supported() {
                 return Ok(None);
             }
             let c_out = weight_tm.dim(1)?;
-            let weight_tm = weight_tm.contiguous()?;
-            let (storage, layout) = weight_tm.storage_and_layout();
-            let Storage::Cpu(CpuStorage::F32(v)) = &*storage else {
-                return Ok(None);
-            };
-            let start = layout.start_offset();
-            let Some(w) = v.get(start..start + weight_tm.elem_count()) else {
-                return Ok(None);
-            };
-            Ok(kernels::PackedWeights::pack(w, taps, c_in, c_out, kernel)
-                .map(|packed| Self { packed }))
+            let packed = host_f32(&weight_tm.contiguous()?, |w| {
+                kernels::PackedWeights::pack(w, taps, c_in, c_out, kernel)
+            });
+            Ok(packed.flatten().map(|packed| Self { packed }))
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -118,25 +110,11 @@ impl Bf16Weights {
     ) -> Result<Option<Tensor>> {
         #[cfg(target_arch = "x86_64")]
         {
-            use candle_core::{CpuStorage, Storage};
-            if !x.is_contiguous() {
+            let input = host_f32(x, |values| {
+                kernels::convert_rows(values, self.packed.c_in(), self.packed.row_len())
+            });
+            let Some(input) = input.flatten() else {
                 return Ok(None);
-            }
-            let input = {
-                let (storage, layout) = x.storage_and_layout();
-                let Storage::Cpu(CpuStorage::F32(v)) = &*storage else {
-                    return Ok(None);
-                };
-                let start = layout.start_offset();
-                let Some(values) = v.get(start..start + x.elem_count()) else {
-                    return Ok(None);
-                };
-                let Some(rows) =
-                    kernels::convert_rows(values, self.packed.c_in(), self.packed.row_len())
-                else {
-                    return Ok(None);
-                };
-                rows
             };
             let g = kernels::Geometry {
                 rows: rows_out,
@@ -153,6 +131,21 @@ impl Bf16Weights {
             Ok(None)
         }
     }
+}
+
+/// `f` of the values of a contiguous f32 CPU tensor, read in place; `None` for any other.
+#[cfg(target_arch = "x86_64")]
+fn host_f32<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Option<R> {
+    use candle_core::{CpuStorage, Storage};
+    if !t.is_contiguous() {
+        return None;
+    }
+    let (storage, layout) = t.storage_and_layout();
+    let Storage::Cpu(CpuStorage::F32(v)) = &*storage else {
+        return None;
+    };
+    let start = layout.start_offset();
+    v.get(start..start + t.elem_count()).map(f)
 }
 
 /// A layer's matrix for its products: f32 (on any device) until [`Self::use_bf16`] packs it,
