@@ -81,10 +81,7 @@ impl Module for Dense {
         let x = x.contiguous()?.reshape((rows, in_dim))?;
         let y = match &self.weight_t {
             ProductWeights::F32(w) => x.matmul(w)?,
-            ProductWeights::Bf16(_) => match self.weight_t.conv_bf16(&x, rows, 1, 1)? {
-                Some(y) => y,
-                None => candle_core::bail!("dense: packed weights gave no product"),
-            },
+            ProductWeights::Bf16(w) => w.product(&x, rows, 1, 1)?,
         };
         let y = match &self.bias {
             Some(b) => y.broadcast_add(b)?,

@@ -192,14 +192,15 @@ pub fn convert_rows(x: &[f32], c_in: usize, row_len: usize) -> Option<Vec<u16>> 
     if row_len == c_in {
         return Some(convert(x));
     }
+    let fast = supported();
     let mut out = vec![0u16; x.len() / c_in * row_len];
     out.par_chunks_mut(ROWS * row_len)
         .zip(x.par_chunks(ROWS * c_in))
         .for_each(|(o, i)| {
             for (orow, irow) in o.chunks_exact_mut(row_len).zip(i.chunks_exact(c_in)) {
-                if supported() {
+                if fast {
                     // SAFETY: `convert_avx512` needs AVX-512F and AVX-512 BF16, which
-                    // `supported()` just found; it takes slices and stays inside them.
+                    // `supported()` found above; it takes slices and stays inside them.
                     unsafe { convert_avx512(irow, orow) }
                 } else {
                     for (h, &v) in orow.iter_mut().zip(irow) {

@@ -99,37 +99,36 @@ impl Bf16Weights {
 
     /// The convolution of the contiguous f32 `[rows, C_in]` input `x`: `rows_out` rows, row
     /// `r` reading its taps `dilation` apart from input row `r·stride`; `[rows_out, C_out]`
-    /// without bias. `None` if `x` is not an f32 CPU tensor long enough for that.
-    #[allow(clippy::unnecessary_wraps)] // Ok(None) only, off x86-64
-    pub fn conv(
+    /// without bias. An input that is not an f32 CPU tensor long enough for that is an error:
+    /// a packed layer has no f32 copy to fall back on.
+    pub fn product(
         &self,
         x: &Tensor,
         rows_out: usize,
         stride: usize,
         dilation: usize,
-    ) -> Result<Option<Tensor>> {
+    ) -> Result<Tensor> {
         #[cfg(target_arch = "x86_64")]
         {
-            let input = host_f32(x, |values| {
-                kernels::convert_rows(values, self.packed.c_in(), self.packed.row_len())
-            });
-            let Some(input) = input.flatten() else {
-                return Ok(None);
-            };
             let g = kernels::Geometry {
                 rows: rows_out,
                 stride,
                 dilation,
             };
-            kernels::conv(&input, &self.packed, g)
-                .map(|y| Tensor::from_vec(y, (rows_out, self.packed.c_out()), x.device()))
-                .transpose()
+            let y = host_f32(x, |values| {
+                kernels::convert_rows(values, self.packed.c_in(), self.packed.row_len())
+            })
+            .flatten()
+            .and_then(|input| kernels::conv(&input, &self.packed, g));
+            if let Some(y) = y {
+                return Tensor::from_vec(y, (rows_out, self.packed.c_out()), x.device());
+            }
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (x, rows_out, stride, dilation);
-            Ok(None)
-        }
+        candle_core::bail!(
+            "bfloat16 product: input {:?} does not fit {rows_out} rows at stride {stride}, \
+             dilation {dilation}",
+            x.dims()
+        )
     }
 }
 
@@ -170,28 +169,6 @@ impl ProductWeights {
                 None => Ok(false),
             },
             Self::Bf16(_) => candle_core::bail!("these weights are already packed in bfloat16"),
-        }
-    }
-
-    /// The bfloat16 product of `x` (see [`Bf16Weights::conv`]), or `None` for f32 weights.
-    /// Packed weights that refuse `x` are an error: there is no f32 copy to fall back on.
-    pub fn conv_bf16(
-        &self,
-        x: &Tensor,
-        rows_out: usize,
-        stride: usize,
-        dilation: usize,
-    ) -> Result<Option<Tensor>> {
-        match self {
-            Self::F32(_) => Ok(None),
-            Self::Bf16(w) => match w.conv(x, rows_out, stride, dilation)? {
-                Some(y) => Ok(Some(y)),
-                None => candle_core::bail!(
-                    "bfloat16 product: input {:?} does not fit {rows_out} rows at stride {stride}, \
-                     dilation {dilation}",
-                    x.dims()
-                ),
-            },
         }
     }
 }

@@ -208,12 +208,8 @@ impl Conv1d {
         let xp = xp.contiguous()?;
         let weight = match &self.weight_tm {
             ProductWeights::F32(w) => w,
-            ProductWeights::Bf16(_) => {
-                let y = self.weight_tm.conv_bf16(&xp, t_out, self.stride, d)?;
-                let Some(y) = y else {
-                    candle_core::bail!("conv1d: packed weights gave no product");
-                };
-                return finish(&y, bias, residual);
+            ProductWeights::Bf16(w) => {
+                return finish(&w.product(&xp, t_out, self.stride, d)?, bias, residual);
             }
         };
         let y = if d == 1 {
@@ -355,10 +351,7 @@ impl ConvTranspose1d {
                 matmul_any_device(&x.narrow(0, start, len)?, w)
             })
             .and_then(|parts| cat_rows(&parts))?,
-            ProductWeights::Bf16(_) => match self.weight_tm.conv_bf16(&x, t, 1, 1)? {
-                Some(taps) => taps,
-                None => candle_core::bail!("conv_transpose1d: packed weights gave no product"),
-            },
+            ProductWeights::Bf16(w) => w.product(&x, t, 1, 1)?,
         };
         let (s, c, q) = (self.stride, self.c_out, self.q);
         let mut sum: Option<Tensor> = None;
