@@ -76,7 +76,7 @@ impl DeviceChoice {
                 if !cfg!(feature = "cuda") {
                     return Err(DeviceError::NoCudaSupport);
                 }
-                Device::new_cuda(index).map_err(|err| DeviceError::Cuda {
+                open_cuda(index).map_err(|err| DeviceError::Cuda {
                     index,
                     source: without_backtrace(err),
                 })
@@ -85,11 +85,24 @@ impl DeviceChoice {
     }
 }
 
+/// CUDA device `index` with one stream of its own that every thread's work goes to.
+///
+/// Not `Device::new_cuda`: that one issues work to CUDA's *per-thread* default stream, so what
+/// two host threads launch runs on two streams with nothing ordering them. The model thread's
+/// convolutions handed row pieces to rayon's workers, whose products then raced the
+/// copies around them: long segments came out as noise, differently on every run (measured on
+/// an H200 with `banter bench parity --device cuda`: whole-segment SNR 26 dB at 270 frames,
+/// ~0 dB from 429, while 0.8–1.6 s windows matched the CPU to 106 dB). With one stream the
+/// order in which any thread enqueues work is the order it runs in.
+fn open_cuda(index: usize) -> candle_core::Result<Device> {
+    Device::new_cuda_with_stream(index)
+}
+
 /// CUDA device 0, or the CPU when it cannot be opened (no GPU, driver refuses, stub driver...).
 /// `Device::new_cuda` reports every driver failure as an error (cudarc checks each `CUresult`),
 /// so this never panics; the reason is logged because a silent CPU fallback is hard to diagnose.
 fn cuda_or_cpu() -> Device {
-    Device::new_cuda(0).unwrap_or_else(|err| {
+    open_cuda(0).unwrap_or_else(|err| {
         tracing::info!(error = %without_backtrace(err), "CUDA device 0 unavailable; running on the CPU");
         Device::Cpu
     })

@@ -238,7 +238,7 @@ impl Conv1d {
     /// Undilated direct convolution of a contiguous `[rows, C_in]` input: `[t_out, C_out]`.
     fn undilated(&self, weight: &Tensor, xp: &Tensor, t_out: usize) -> Result<Tensor> {
         let (k, c, s) = (self.kernel, self.c_in, self.stride);
-        par_map(&row_pieces(t_out), |&(start, len)| {
+        par_map(xp.device(), &row_pieces(t_out), |&(start, len)| {
             // Input rows start·s .. (start+len−1)·s + k, flattened and viewed as overlapping
             // windows of k rows, one every s rows.
             let block = xp.narrow(0, start * s, (len - 1) * s + k)?.flatten_all()?;
@@ -347,7 +347,7 @@ impl ConvTranspose1d {
         let t = x.dim(0)?;
         let x = x.contiguous()?;
         let taps = match &self.weight_tm {
-            ProductWeights::F32(w) => par_map(&row_pieces(t), |&(start, len)| {
+            ProductWeights::F32(w) => par_map(x.device(), &row_pieces(t), |&(start, len)| {
                 matmul_any_device(&x.narrow(0, start, len)?, w)
             })
             .and_then(|parts| cat_rows(&parts))?,
@@ -400,9 +400,17 @@ fn cat_rows(parts: &[Tensor]) -> Result<Tensor> {
 
 /// Runs `f` over `items` on rayon's pool (the one candle's GEMM uses, so nested products
 /// share the same workers instead of oversubscribing), returning the results in order.
-fn par_map<I: Sync>(items: &[I], f: impl Fn(&I) -> Result<Tensor> + Sync) -> Result<Vec<Tensor>> {
+///
+/// On the CPU only. On a GPU the pieces run one after another from this thread: its kernels
+/// are parallel already, and work launched from other threads is ordered only by the device's
+/// one stream ([`crate::device`] says why that matters).
+fn par_map<I: Sync>(
+    device: &candle_core::Device,
+    items: &[I],
+    f: impl Fn(&I) -> Result<Tensor> + Sync,
+) -> Result<Vec<Tensor>> {
     use rayon::prelude::*;
-    if items.len() <= 1 {
+    if items.len() <= 1 || !device.is_cpu() {
         return items.iter().map(&f).collect();
     }
     items.par_iter().map(&f).collect()
