@@ -59,6 +59,8 @@ mod handle;
 pub use handle::{BatchTiming, Engine};
 pub use kokoro::decoder::DecoderError;
 pub use kokoro::model::EncodeError;
+/// `banter bench parity`: the model on a device against the f32 CPU port, stage by stage.
+pub use kokoro::parity;
 pub use kokoro::ModelError;
 pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamFeed, StreamHandle, TimedAudio};
 pub use synth::{SpeechRequest, SynthError, SAMPLE_RATE};

@@ -28,6 +28,9 @@ pub enum BenchCommand {
     /// nearest stock voice, best blend and tuned similarity on held-out sentences, stability,
     /// WER (with --judge), time and peak RSS.
     Tune(super::bench_tune::TuneBenchArgs),
+    /// Compare the model on --device with the f32 CPU port stage by stage (encoder alone and
+    /// batched, decoder whole and windowed) on the bundled passages' segments.
+    Parity(super::bench_parity::ParityBenchArgs),
 }
 
 #[derive(Debug, clap::Args)]
@@ -76,6 +79,7 @@ pub fn run(cmd: &BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Cache(args) => cache_bench(args),
         BenchCommand::Batch(args) => super::bench_batch::run(args),
         BenchCommand::Tune(args) => super::bench_tune::run(args),
+        BenchCommand::Parity(args) => super::bench_parity::run(args),
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_batch;
+mod bench_parity;
 mod bench_tune;
 mod library;
 mod models;

@@ -149,6 +149,24 @@ impl AdaINResBlock1 {
             .sum()
     }
 
+    /// [`Self::forward_tm`]'s intermediates, named (for `kokoro::parity`).
+    pub(crate) fn forward_tm_parts(&self, x: &Tensor, s: &Tensor) -> Result<Vec<(String, Tensor)>> {
+        let mut out = Vec::new();
+        let mut x = x.clone();
+        let t = x.dim(0)?;
+        for (j, l) in self.layers.iter().enumerate() {
+            let h = l.adain1.forward_act_tm(&x, s, &l.snake1, l.conv1.frame())?;
+            out.push((format!("layer {j} adain1+snake"), h.clone()));
+            let h = l.conv1.forward_tm_padded(&h, t, false, None)?;
+            out.push((format!("layer {j} conv1"), h.clone()));
+            let h = l.adain2.forward_act_tm(&h, s, &l.snake2, l.conv2.frame())?;
+            out.push((format!("layer {j} adain2+snake"), h.clone()));
+            x = l.conv2.forward_tm_padded(&h, t, true, Some(&x))?;
+            out.push((format!("layer {j} conv2+residual"), x.clone()));
+        }
+        Ok(out)
+    }
+
     /// Time-major: `x` `[T, C]` → `[T, C]`.
     pub fn forward_tm(&self, x: &Tensor, s: &Tensor) -> Result<Tensor> {
         let mut x = x.clone();
@@ -341,6 +359,29 @@ impl Generator {
             x = reflection_pad_top1(&x)?;
         }
         x + x_source
+    }
+
+    /// [`Self::stage_input_tm`]'s intermediates, named (for `kokoro::parity`).
+    pub(crate) fn stage_input_parts(
+        &self,
+        i: usize,
+        x: &Tensor,
+        har: &Tensor,
+        s: &Tensor,
+    ) -> Result<Vec<(String, Tensor)>> {
+        let mut out = Vec::new();
+        let noise = self.noise_convs[i].forward_tm(har)?;
+        out.push(("noise_conv".to_owned(), noise.clone()));
+        for (name, t) in self.noise_res[i].forward_tm_parts(&noise, s)? {
+            out.push((format!("noise_res {name}"), t));
+        }
+        let up = self.ups[i].forward_tm(&leaky_relu(x, STAGE_LEAKY_SLOPE)?)?;
+        out.push(("ups".to_owned(), up.clone()));
+        if i + 1 == self.stages() {
+            out.push(("ups reflection pad".to_owned(), reflection_pad_top1(&up)?));
+        }
+        out.push(("stage input".to_owned(), self.stage_input_tm(i, x, har, s)?));
+        Ok(out)
     }
 
     /// Adds residual block `j` of stage `i`, run on the stage's `input`, to the running `sum`.

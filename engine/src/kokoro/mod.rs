@@ -14,6 +14,7 @@ pub mod dense;
 pub mod generator;
 pub mod lstm;
 pub mod model;
+pub mod parity;
 pub mod permute;
 pub mod predictor;
 pub mod source;

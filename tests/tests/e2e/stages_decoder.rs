@@ -369,3 +369,55 @@ fn stages_decoder_timing() {
         );
     }
 }
+
+/// `banter bench parity`'s comparison, run here with the CPU's default precision as the "other
+/// device" (on a GPU machine it is CUDA): each decoder is fed the f32 port's encoder output, so
+/// its audio is held to the f32 audio sample for sample, in one exact pass and in a later
+/// segment's streaming windows, at the 30 dB bar of the bf16 paths. The piece-by-piece trace
+/// and the layer breakdown cover the whole pass and stay small.
+#[test]
+fn parity_holds_the_default_precision_to_the_f32_port() {
+    let Some(store) = crate::support::model_store() else {
+        return;
+    };
+    let request = engine::synth::SpeechRequest::new("af_heart", 1.0).expect("request");
+    let text = "Welcome back, everyone. Thanks for listening today.";
+    let table = engine::voice::VoiceTable::read(&store.voice_table("af_heart")).expect("voice");
+    let segments: Vec<(Vec<u32>, Vec<f32>)> = engine::segments::segments(text, &request)
+        .expect("segments")
+        .into_iter()
+        .map(|s| {
+            let row = table.style_for(s.ids.len()).to_vec();
+            (s.ids, row)
+        })
+        .collect();
+    assert!(segments.len() >= 2, "a short first segment and a later one");
+    let report =
+        engine::parity::run(&store.kokoro_weights(), &Device::Cpu, &segments).expect("parity");
+    assert_eq!(report.segments.len(), segments.len());
+    for (i, r) in report.segments.iter().enumerate() {
+        println!("segment {i}: {r:?}");
+        assert!(
+            r.whole_snr_db >= 30.0,
+            "segment {i}: whole {:.1} dB",
+            r.whole_snr_db
+        );
+        assert!(
+            r.windowed_snr_db >= 30.0,
+            "segment {i}: windowed {:.1} dB",
+            r.windowed_snr_db
+        );
+        assert!(r.batch_durations_equal, "segment {i}: batched durations");
+        assert!(r.body_rel < 0.05 && r.har_rel < 0.05, "segment {i}: {r:?}");
+    }
+    println!("trace {:?}", report.longest_trace);
+    assert!(report.longest_trace.len() > 4, "every piece of the pass");
+    assert!(report
+        .longest_trace
+        .iter()
+        .all(|e| e.is_finite() && *e < 0.5));
+    assert!(!report.last_stage_input.is_empty());
+    for (layer, err) in &report.last_stage_input {
+        assert!(err.is_finite() && *err < 0.5, "{layer}: {err}");
+    }
+}

@@ -43,6 +43,15 @@ impl GeneratorPass {
     pub fn next_piece(&self) -> usize {
         self.next
     }
+
+    /// What the pass holds after its last piece (the stage activation, the stage input and
+    /// the running sum of its blocks, where present): for `kokoro::parity`'s trace.
+    pub(crate) fn held(&self) -> Vec<&Tensor> {
+        [Some(&self.x), self.input.as_ref(), self.sum.as_ref()]
+            .into_iter()
+            .flatten()
+            .collect()
+    }
 }
 
 /// What piece `p` of a pass is.
