@@ -3,7 +3,8 @@
 time (0.3 s apart) through the load generator's own client; prints each TTFA and the median,
 and the server's TTFA and step metrics.
 
-    python3 tools/bench/lone.py [path/to/banter] [--whole-segments]   (BANTER_PRECISION=f32|bf16|amx)
+    python3 tools/bench/lone.py [path/to/banter] [--whole-segments] [--device cpu|cuda|cuda:N]
+                                (BANTER_PRECISION=f32|bf16|amx)
 
 `--whole-segments` serves every segment in one exact pass (`banter serve --whole-segments`): the
 lone first audio of the exact, non-windowed first segment; without it, the streamed first window.
@@ -22,8 +23,14 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--whole-segments"]
-    extra = [a for a in sys.argv[1:] if a == "--whole-segments"]
+    argv = sys.argv[1:]
+    extra = []
+    if "--device" in argv:  # passed on to `banter serve`
+        i = argv.index("--device")
+        extra += argv[i:i + 2]
+        del argv[i:i + 2]
+    extra += [a for a in argv if a == "--whole-segments"]
+    args = [a for a in argv if a != "--whole-segments"]
     banter = args[0] if args else os.path.join(ROOT, "target", "release", "banter")
     config = tempfile.mkdtemp()
     target = load.start_target("banter", banter, config, extra)

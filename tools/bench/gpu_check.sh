@@ -1,0 +1,122 @@
+#!/usr/bin/env bash
+# CUDA parity and speed of a `--features cuda` banter (scripts/build-cuda.sh), in one run on a
+# GPU machine that has no Rust: the binary is built elsewhere and carried there.
+#
+#   tools/bench/gpu_check.sh BANTER MODELS OUTDIR
+#
+# MODELS is a complete model folder (`banter models fetch --models MODELS` run there first).
+# Prints, and writes to OUTDIR/gpu_check.txt:
+#   1. the whole-process start (`say "Hi."`) on cuda and on the CPU, with peak RSS;
+#   2. parity: the bench passages rendered on cuda against the f32 CPU port, as SNR in dB
+#      (the same measure the bf16 paths are held to: >= 30 dB), and the CPU's default
+#      precision against the same f32 reference for scale;
+#   3. speed: `banter bench synth --no-peer` on cuda and on the CPU (xRT per passage);
+#   4. `banter bench batch` on cuda: whether batching encoders pays there (the scheduler
+#      batches 8 on CUDA on that assumption);
+#   5. lone first audio through `banter serve --device cuda`, windowed and whole-segment.
+# STEPS="1 2" (say) runs a subset.
+# Each step is bounded by `timeout` so one stuck step cannot eat the machine's time.
+set -u
+BANTER=$(realpath "$1") MODELS=$(realpath "$2") OUTDIR=$3
+mkdir -p "$OUTDIR"
+exec > >(tee "$OUTDIR/gpu_check.txt") 2>&1
+cd "$(dirname "$0")/../.."
+export BANTER_MODEL_DIR=$MODELS BANTER_NO_FETCH=1
+BANTER_CONFIG_DIR=$(mktemp -d) BANTER_LIBRARY=$(mktemp -d)/library.sqlite
+export BANTER_CONFIG_DIR BANTER_LIBRARY
+WORK=$(mktemp -d)
+step() { echo; echo "== $* ($(date +%T))"; }
+# STEPS="1 2 5" runs only those steps (default: all).
+want() { [[ " ${STEPS:-1 2 3 4 5} " == *" $1 "* ]]; }
+
+step machine
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+echo "cpu: $(nproc) × $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+
+if want 1; then
+step "1. start: say Hi. (whole process)"
+for dev in cuda cpu; do
+  for run in 1 2; do
+    /usr/bin/time -f "$dev run $run: %e s wall, peak RSS %M KB" \
+      timeout 120 "$BANTER" say --device "$dev" -o "$WORK/hi-$dev.wav" "Hi." 2>&1 | grep -v '^\s*$' | tail -3
+  done
+done
+fi
+
+if want 2; then
+step "2. parity against the f32 CPU port"
+# Whole renders drift apart sample by sample even between two correct ports: the source's
+# phase reaches 1e4–1e5 rad, so any F0 rounding shifts every later waveform sample (the CPU's
+# own bf16 path scores ~0 dB SNR against f32 here, while its stage goldens score 38–42 dB).
+# So parity is the log-mel distance of the renders (band energies, phase-blind, frames matched within ±0.4 s),
+# with the CPU's default precision against f32 for scale; the renders come back in
+# OUTDIR/renders.tar for the judge (Whisper WER, GE2E similarity) on another machine.
+PASSAGES="welcome three-sentences paragraph long"
+for p in $PASSAGES; do
+  BANTER_PRECISION=f32 timeout 300 "$BANTER" say --device cpu -o "$WORK/$p-f32.wav" - < "assets/passages/$p.txt" >/dev/null 2>&1
+  timeout 300 "$BANTER" say --device cpu -o "$WORK/$p-cpu.wav" - < "assets/passages/$p.txt" >/dev/null 2>&1
+  timeout 300 "$BANTER" say --device cuda -o "$WORK/$p-cuda.wav" - < "assets/passages/$p.txt" >/dev/null 2>&1
+done
+(cd "$WORK" && tar -cf "$OUTDIR/renders.tar" ./*-f32.wav ./*-cpu.wav ./*-cuda.wav)
+python3 - "$WORK" $PASSAGES <<'EOF'
+import sys, wave, numpy as np
+work, passages = sys.argv[1], sys.argv[2:]
+def read(path):
+    with wave.open(path) as w:
+        return np.frombuffer(w.readframes(w.getnframes()), dtype="<i2").astype(np.float64) / 32768
+def log_spectrum(x, n=1024, hop=256, bands=40, sr=24000):
+    """Log-mel energies in dB: bands wide enough that a slightly different F0 (its
+    harmonics a bin over) does not count as a different sound."""
+    frames = np.lib.stride_tricks.sliding_window_view(x, n)[::hop] * np.hanning(n)
+    power = np.abs(np.fft.rfft(frames, axis=1)) ** 2
+    mel = lambda f: 2595 * np.log10(1 + f / 700)
+    edges = 700 * (10 ** (np.linspace(mel(50), mel(sr / 2), bands + 2) / 2595) - 1)
+    freqs = np.fft.rfftfreq(n, 1 / sr)
+    fb = np.array([np.clip(np.minimum((freqs - lo) / (mid - lo), (hi - freqs) / (hi - mid)), 0, None)
+                   for lo, mid, hi in zip(edges, edges[1:], edges[2:])])
+    return 10 * np.log10(power @ fb.T + 1e-10)
+for p in passages:
+    ref = read(f"{work}/{p}-f32.wav")
+    for other in ["cuda", "cpu"]:
+        try:
+            x = read(f"{work}/{p}-{other}.wav")
+        except Exception as e:
+            print(f"{p:16} {other:5} missing ({e})")
+            continue
+        n = min(len(x), len(ref))
+        a, b = log_spectrum(ref), log_spectrum(x)
+        # A duration rounded the other way shifts every later frame: each frame of the
+        # reference is compared with the nearest-sounding frame within ±0.4 s of it.
+        k = 40
+        m = min(len(a), len(b))
+        bp = np.pad(b, ((k, k + max(0, m - len(b))), (0, 0)), constant_values=-100)
+        dist = np.stack([np.sqrt(((a[:m] - bp[s:s + m]) ** 2).mean(axis=1)) for s in range(2 * k + 1)])
+        loud = a[:m].max(axis=1) > a.max() - 60  # frames within 60 dB of the loudest
+        lsd = dist.min(axis=0)[loud].mean()
+        snr = 10 * np.log10(np.sum(ref[:n] ** 2) / max(np.sum((ref[:n] - x[:n]) ** 2), 1e-20))
+        print(f"{p:16} {other:5} vs f32 CPU: {len(x) / 24000:6.2f} s (f32 {len(ref) / 24000:.2f} s), "
+              f"log-mel distance {lsd:4.2f} dB, waveform SNR {snr:5.1f} dB")
+EOF
+fi
+
+if want 3; then
+step "3. speed: bench synth, no peer"
+for dev in cuda cpu; do
+  echo "-- $dev"
+  timeout 240 "$BANTER" bench synth --no-peer --runs 3 --device "$dev" 2>&1 | tail -12
+done
+fi
+
+if want 4; then
+step "4. bench batch on cuda"
+timeout 120 "$BANTER" bench batch --device cuda 2>&1 | tail -8
+fi
+
+if want 5; then
+step "5. lone first audio through serve --device cuda"
+timeout 120 python3 tools/bench/lone.py "$BANTER" --device cuda 2>&1 | grep -v _count
+timeout 120 python3 tools/bench/lone.py "$BANTER" --device cuda --whole-segments 2>&1 | grep -v _count
+
+step done
+fi
+
