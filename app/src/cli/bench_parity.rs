@@ -1,6 +1,6 @@
 //! `banter bench parity`: the model on a device (CUDA, or the CPU's faster products) stage by
 //! stage against the f32 CPU port, on the segments of the bundled passages
-//! (`engine::kokoro::parity` says why stages and not whole renders).
+//! (`engine::parity` says why stages and not whole renders).
 //!
 //! Encoder: durations equal, F0 and text features' relative error, alone and in one batch.
 //! Decoder: SNR of one exact pass and of a later segment's streaming windows, both fed the
