@@ -13,7 +13,9 @@
 #   3. speed: `banter bench synth --no-peer` on cuda and on the CPU (xRT per passage);
 #   4. `banter bench batch` on cuda: whether batching encoders pays there (the scheduler
 #      batches 8 on CUDA on that assumption);
-#   5. lone first audio through `banter serve --device cuda`, windowed and whole-segment.
+#   5. lone first audio through `banter serve --device cuda`, windowed and whole-segment;
+#   6. `banter bench parity --device cuda`: the model stage by stage against the f32 CPU port
+#      (whole-pass and windowed SNR ~107 dB when the two agree).
 # STEPS="1 2" (say) runs a subset.
 # Each step is bounded by `timeout` so one stuck step cannot eat the machine's time.
 set -u
@@ -26,12 +28,17 @@ BANTER_CONFIG_DIR=$(mktemp -d) BANTER_LIBRARY=$(mktemp -d)/library.sqlite
 export BANTER_CONFIG_DIR BANTER_LIBRARY
 WORK=$(mktemp -d)
 step() { echo; echo "== $* ($(date +%T))"; }
-# STEPS="1 2 5" runs only those steps (default: all).
-want() { [[ " ${STEPS:-1 2 3 4 5} " == *" $1 "* ]]; }
+# STEPS="6 1 2 5" runs only those steps (default: all, parity first).
+want() { [[ " ${STEPS:-6 1 2 3 4 5} " == *" $1 "* ]]; }
 
 step machine
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 echo "cpu: $(nproc) × $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
+
+if want 6; then
+step "6. bench parity: stage by stage against the f32 CPU port"
+timeout 300 "$BANTER" bench parity --device cuda 2>&1 | tail -60
+fi
 
 if want 1; then
 step "1. start: say Hi. (whole process)"
