@@ -9,13 +9,9 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use engine::assets::ModelStore;
-use engine::device::DeviceChoice;
 use engine::parity;
 use engine::synth::SpeechRequest;
 use engine::voice::VoiceTable;
-
-use crate::exit::BadInput;
 
 #[derive(Debug, clap::Args)]
 pub struct ParityBenchArgs {
@@ -30,17 +26,8 @@ pub struct ParityBenchArgs {
 }
 
 pub fn run(args: &ParityBenchArgs) -> anyhow::Result<()> {
-    let choice: DeviceChoice = args
-        .engine
-        .device
-        .parse()
-        .map_err(|e: engine::device::DeviceError| BadInput(e.to_string()))?;
+    let (choice, store) = super::models::device_and_store(&args.engine)?;
     let device = choice.open()?;
-    let store = match &args.engine.models {
-        Some(dir) => ModelStore::at(dir),
-        None => ModelStore::open_default()?,
-    };
-    super::models::ensure_store(&store)?;
     let request = SpeechRequest::new(&args.voice, 1.0)?;
     let table = VoiceTable::read(&store.voice_table(&args.voice))
         .with_context(|| format!("`{}` must be a stock voice", args.voice))?;

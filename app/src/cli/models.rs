@@ -108,11 +108,18 @@ pub fn load_engine_with(
     args: &EngineArgs,
     config: engine::scheduler::SchedulerConfig,
 ) -> anyhow::Result<Engine> {
+    let (device, store) = device_and_store(args)?;
+    Ok(Engine::load_with(&store, device, config)?)
+}
+
+/// The device the arguments name (a bad name is bad input) and their model store, fetched
+/// first when it is missing.
+pub fn device_and_store(args: &EngineArgs) -> anyhow::Result<(DeviceChoice, ModelStore)> {
     let device: DeviceChoice = args
         .device
         .parse()
         .map_err(|e: engine::device::DeviceError| BadInput(e.to_string()))?;
     let store = open(args.models.as_ref())?;
     ensure_store(&store)?;
-    Ok(Engine::load_with(&store, device, config)?)
+    Ok((device, store))
 }
