@@ -16,8 +16,10 @@ use std::sync::Arc;
 
 use candle_core::{Device, Tensor};
 
+use super::generator::pass::GeneratorPass;
+use super::generator::to_time_major;
 use super::model::{EncodeInput, Kokoro, Prosody};
-use super::stream::{ChunkPlan, SegmentDecoder, LATER_FIRST};
+use super::stream::{decoder_inputs, ChunkPlan, DecoderInputs, SegmentDecoder, LATER_FIRST};
 use super::ModelError;
 use crate::synth::Precision;
 
@@ -139,8 +141,8 @@ pub fn compare(
         let decode = |model: &Arc<Kokoro>, p: &Prosody, s: &Tensor, plan| {
             audio(SegmentDecoder::from_prosody(Arc::clone(model), p, s, plan)?)
         };
-        let (body_ref, har_ref) = decoder_inputs(reference, &want, style)?;
-        let (body, har) = decoder_inputs(other, &fed, style_dev)?;
+        let inputs_ref = decoder_inputs(reference, &want, style)?;
+        let inputs = decoder_inputs(other, &fed, style_dev)?;
         let whole_ref = decode(reference, &want, style, ChunkPlan::whole())?;
         let whole = decode(other, &fed, style_dev, ChunkPlan::whole())?;
         let windowed_ref = decode(reference, &want, style, windowed)?;
@@ -157,8 +159,8 @@ pub fn compare(
             },
             batch_durations_equal: batched.pred_dur == got.pred_dur,
             batch_f0_rel: rel_err(&batched.f0, &got.f0)?,
-            body_rel: rel_err(&body, &body_ref)?,
-            har_rel: rel_err(&har, &har_ref)?,
+            body_rel: rel_err(&inputs.body, &inputs_ref.body)?,
+            har_rel: rel_err(&inputs.har, &inputs_ref.har)?,
             whole_snr_db: snr_db(&whole_ref, &whole),
             windowed_snr_db: snr_db(&windowed_ref, &windowed_got),
         });
@@ -178,18 +180,8 @@ pub fn generator_trace(
     let device = other.encoder().device().clone();
     let fed = on_device(prosody, &device)?;
     let style_dev = style.to_device(&device)?;
-    let begin = |model: &Kokoro, p: &Prosody, s: &Tensor| -> Result<_, ModelError> {
-        let (body, har) = decoder_inputs(model, p, s)?;
-        let generator = model.decoder().generator();
-        Ok(generator.begin_pass(
-            super::generator::to_time_major(&body)?,
-            super::generator::to_time_major(&har)?,
-        ))
-    };
-    let mut a = begin(reference, prosody, style)?;
-    let mut b = begin(other, &fed, &style_dev)?;
-    let s_ref = style.narrow(candle_core::D::Minus1, 0, reference.style_dim())?;
-    let s_dev = style_dev.narrow(candle_core::D::Minus1, 0, other.style_dim())?;
+    let (mut a, s_ref) = begin_pass(reference, prosody, style)?;
+    let (mut b, s_dev) = begin_pass(other, &fed, &style_dev)?;
     let (ga, gb) = (reference.decoder().generator(), other.decoder().generator());
     let mut out = Vec::new();
     for _ in 0..ga.pieces() {
@@ -221,10 +213,13 @@ pub fn last_stage_input(
 ) -> Result<Vec<(String, f32)>, ModelError> {
     let device = other.encoder().device().clone();
     let generator = reference.decoder().generator();
-    let (body, har) = decoder_inputs(reference, prosody, style)?;
-    let har = super::generator::to_time_major(&har)?;
-    let mut pass = generator.begin_pass(super::generator::to_time_major(&body)?, har.clone());
-    let s = style.narrow(candle_core::D::Minus1, 0, reference.style_dim())?;
+    let DecoderInputs {
+        body,
+        har,
+        acoustic: s,
+    } = decoder_inputs(reference, prosody, style)?;
+    let har = to_time_major(&har)?;
+    let mut pass = generator.begin_pass(to_time_major(&body)?, har.clone());
     let last = generator.stages() - 1;
     for _ in 0..last * (1 + generator.blocks_per_stage()) {
         generator.advance(&mut pass, &s)?;
@@ -299,20 +294,22 @@ pub fn op_sweep(device: &Device) -> candle_core::Result<Vec<(String, usize, f32)
     Ok(out)
 }
 
-/// What the generator starts from: the decoder body and the harmonic source's spectrum.
-fn decoder_inputs(
+/// A generator pass over the whole segment, and the acoustic style it runs with.
+fn begin_pass(
     model: &Kokoro,
-    p: &Prosody,
+    prosody: &Prosody,
     style: &Tensor,
-) -> candle_core::Result<(Tensor, Tensor)> {
-    let acoustic = style.narrow(candle_core::D::Minus1, 0, model.style_dim())?;
-    let body = model
+) -> Result<(GeneratorPass, Tensor), ModelError> {
+    let DecoderInputs {
+        body,
+        har,
+        acoustic,
+    } = decoder_inputs(model, prosody, style)?;
+    let pass = model
         .decoder()
-        .body(&p.asr, &p.f0, &p.n, &acoustic)
-        .map_err(candle_core::Error::wrap)?;
-    let generator = model.decoder().generator();
-    let har = generator.source_spectrum(&generator.harmonic_source(&p.f0)?)?;
-    Ok((body, har))
+        .generator()
+        .begin_pass(to_time_major(&body)?, to_time_major(&har)?);
+    Ok((pass, acoustic))
 }
 
 /// The prosody's tensors moved to `device` (durations stay as they are).

@@ -181,11 +181,11 @@ impl SegmentDecoder {
         style: &Tensor,
         plan: ChunkPlan,
     ) -> Result<Self, ModelError> {
-        let acoustic = style.narrow(D::Minus1, 0, model.style_dim())?;
-        let decoder = model.decoder();
-        let body = decoder.body(&prosody.asr, &prosody.f0, &prosody.n, &acoustic)?;
-        let generator = decoder.generator();
-        let har = generator.source_spectrum(&generator.harmonic_source(&prosody.f0)?)?;
+        let DecoderInputs {
+            body,
+            har,
+            acoustic,
+        } = decoder_inputs(&model, prosody, style)?;
         let frames = body.dim(D::Minus1)?;
         Ok(Self {
             model,
@@ -299,6 +299,34 @@ impl SegmentDecoder {
         self.tail = audio[to..tail_end].to_vec();
         Ok(Some(keep))
     }
+}
+
+/// What a segment's generator passes start from.
+pub(crate) struct DecoderInputs {
+    /// The decoder body's output `[1, 512, 2F]`.
+    pub body: Tensor,
+    /// The harmonic source's spectrum `[1, 22, 120F + 1]`.
+    pub har: Tensor,
+    /// The acoustic half of the style row `[1, 128]`.
+    pub acoustic: Tensor,
+}
+
+/// The decoder body and the harmonic source for `prosody` with the full style row `style`.
+pub(crate) fn decoder_inputs(
+    model: &Kokoro,
+    prosody: &Prosody,
+    style: &Tensor,
+) -> Result<DecoderInputs, ModelError> {
+    let acoustic = style.narrow(D::Minus1, 0, model.style_dim())?;
+    let decoder = model.decoder();
+    let body = decoder.body(&prosody.asr, &prosody.f0, &prosody.n, &acoustic)?;
+    let generator = decoder.generator();
+    let har = generator.source_spectrum(&generator.harmonic_source(&prosody.f0)?)?;
+    Ok(DecoderInputs {
+        body,
+        har,
+        acoustic,
+    })
 }
 
 /// Fades `next` in over `tail` (the previous window's version of the same samples) with a
