@@ -68,43 +68,93 @@ impl CustomOp1 for AdaInAct<'_> {
 
 impl AdaInAct<'_> {
     fn row(&self, row: usize, channel: usize, x: &[f32], out: &mut [f32]) {
-        let n = x.len() as f64;
-        let mean = sum_f64(x, |v| v) / n;
-        let var = sum_f64(x, |v| (v - mean) * (v - mean)) / n;
+        let (mean, var) = pulp::Arch::new().dispatch(RowMoments { x });
         let rstd = (1.0 / (var + INSTANCE_NORM_EPS).sqrt()) as f32;
         let mean = mean as f32;
         let (g, b) = (self.gain[row], self.shift[row]);
+        let far = pulp::Arch::new().dispatch(ActRow {
+            x,
+            out: &mut *out,
+            norm: [mean, rstd, g, b],
+            act: self.act,
+            channel,
+        });
+        if let (true, ActRef::Snake { alpha, inv_alpha }) = (far, self.act) {
+            let (a, ia) = (alpha[channel], inv_alpha[channel]);
+            for (o, &v) in out.iter_mut().zip(x) {
+                let y = (v - mean) * rstd * g + b;
+                let s = (a * y).sin();
+                *o = y + ia * (s * s);
+            }
+        }
+    }
+}
+
+// pulp compiles a loop for the CPU's widest vector unit only when the whole loop is inlined
+// into its target-feature frame. A closure handed to `Arch::dispatch` is not: it is compiled
+// once for the baseline CPU and called from there (a profile of tuning renders showed these
+// loops on SSE2, two f64 lanes, at a fifth of the render time). So each loop below is a struct
+// whose `with_simd` is `#[inline(always)]`, calling only `#[inline(always)]` code.
+
+/// Mean and variance (two passes, f64) of one row.
+struct RowMoments<'a> {
+    x: &'a [f32],
+}
+
+impl pulp::WithSimd for RowMoments<'_> {
+    type Output = (f64, f64);
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> (f64, f64) {
+        let n = self.x.len() as f64;
+        let mean = sum_f64(self.x, |v| v) / n;
+        let var = sum_f64(self.x, |v| (v - mean) * (v - mean)) / n;
+        (mean, var)
+    }
+}
+
+/// One `(batch, channel)` row through the norm and the activation; `true` when a Snake saw a
+/// value beyond [`SIN_FAST_LIMIT`] (the caller then redoes the row with libm).
+struct ActRow<'a> {
+    x: &'a [f32],
+    out: &'a mut [f32],
+    /// `mean, rstd, gain, shift`.
+    norm: [f32; 4],
+    act: ActRef<'a>,
+    channel: usize,
+}
+
+impl pulp::WithSimd for ActRow<'_> {
+    type Output = bool;
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> bool {
+        let [mean, rstd, g, b] = self.norm;
         let norm = |v: f32| (v - mean) * rstd * g + b;
+        let (x, out) = (self.x, self.out);
         match self.act {
             ActRef::Identity => {
                 for (o, &v) in out.iter_mut().zip(x) {
                     *o = norm(v);
                 }
+                false
             }
             ActRef::Leaky(slope) => {
                 for (o, &v) in out.iter_mut().zip(x) {
                     let y = norm(v);
                     *o = y.max(y * slope);
                 }
+                false
             }
             ActRef::Snake { alpha, inv_alpha } => {
-                let (a, ia) = (alpha[channel], inv_alpha[channel]);
-                let far = pulp::Arch::new().dispatch(|| {
-                    let mut far = false;
-                    for (o, &v) in out.iter_mut().zip(x) {
-                        let y = norm(v);
-                        far |= (a * y).abs() > SIN_FAST_LIMIT;
-                        *o = y + ia * sin_squared(a * y);
-                    }
-                    far
-                });
-                if far {
-                    for (o, &v) in out.iter_mut().zip(x) {
-                        let y = norm(v);
-                        let s = (a * y).sin();
-                        *o = y + ia * (s * s);
-                    }
+                let (a, ia) = (alpha[self.channel], inv_alpha[self.channel]);
+                let mut far = false;
+                for (o, &v) in out.iter_mut().zip(x) {
+                    let y = norm(v);
+                    far |= (a * y).abs() > SIN_FAST_LIMIT;
+                    *o = y + ia * sin_squared(a * y);
                 }
+                far
             }
         }
     }
@@ -112,6 +162,7 @@ impl AdaInAct<'_> {
 
 /// `Σ f(x)` in f64 with eight independent accumulators, so the loop vectorises despite the
 /// strict floating-point order.
+#[inline(always)]
 fn sum_f64(x: &[f32], f: impl Fn(f64) -> f64) -> f64 {
     let mut acc = [0.0f64; 8];
     let chunks = x.chunks_exact(8);
@@ -204,33 +255,68 @@ impl CustomOp1 for AdaInActTm<'_> {
 
 /// Per-channel `(Σx, Σx²)` over the rows of a `[rows, c]` slice.
 fn channel_sums(rows: &[f32], c: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut sum = vec![0.0f64; c];
-    let mut sq = vec![0.0f64; c];
-    pulp::Arch::new().dispatch(|| {
-        let (sum, sq) = (&mut sum[..c], &mut sq[..c]);
-        for row in rows.chunks_exact(c) {
+    pulp::Arch::new().dispatch(ChannelSums { rows, c })
+}
+
+struct ChannelSums<'a> {
+    rows: &'a [f32],
+    c: usize,
+}
+
+impl pulp::WithSimd for ChannelSums<'_> {
+    type Output = (Vec<f64>, Vec<f64>);
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) -> Self::Output {
+        let c = self.c;
+        let mut sum = vec![0.0f64; c];
+        let mut sq = vec![0.0f64; c];
+        let (s, q) = (&mut sum[..c], &mut sq[..c]);
+        for row in self.rows.chunks_exact(c) {
             let row = &row[..c];
             for k in 0..c {
                 let v = f64::from(row[k]);
-                sum[k] += v;
-                sq[k] += v * v;
+                s[k] += v;
+                q[k] += v * v;
             }
         }
-    });
-    (sum, sq)
+        (sum, sq)
+    }
 }
 
-/// Time steps `x` `[rows, c]` → `out`: `act((x − mean)·scale + shift)` per channel. Compiled
-/// for the CPU's vector extensions at run time (pulp), where the loops vectorise.
-fn apply_rows(
-    x: &[f32],
-    out: &mut [f32],
+/// Time steps `x` `[rows, c]` → `out`: `act((x − mean)·scale + shift)` per channel.
+fn apply_rows(x: &[f32], out: &mut [f32], c: usize, params: [&[f32]; 3], act: ActRef<'_>) {
+    pulp::Arch::new().dispatch(ApplyRows {
+        x,
+        out,
+        c,
+        params,
+        act,
+    });
+}
+
+struct ApplyRows<'a> {
+    x: &'a [f32],
+    out: &'a mut [f32],
     c: usize,
-    [mean, scale, shift]: [&[f32]; 3],
-    act: ActRef<'_>,
-) {
-    let (mean, scale, shift) = (&mean[..c], &scale[..c], &shift[..c]);
-    pulp::Arch::new().dispatch(|| {
+    /// Per channel: mean, scale, shift.
+    params: [&'a [f32]; 3],
+    act: ActRef<'a>,
+}
+
+impl pulp::WithSimd for ApplyRows<'_> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
+        let Self {
+            x,
+            out,
+            c,
+            params: [mean, scale, shift],
+            act,
+        } = self;
+        let (mean, scale, shift) = (&mean[..c], &scale[..c], &shift[..c]);
         for (x, out) in x.chunks_exact(c).zip(out.chunks_exact_mut(c)) {
             let (x, out) = (&x[..c], &mut out[..c]);
             match act {
@@ -264,7 +350,7 @@ fn apply_rows(
                 }
             }
         }
-    });
+    }
 }
 
 /// Largest |x| for which [`sin_squared`]'s range reduction is exact (`j·π_B` needs j < 2¹⁴).
