@@ -8,6 +8,10 @@
 //! composed order (`(x − mean)·rstd·g + b`, then the activation) so both paths agree to float
 //! rounding; the statistics are accumulated in f64.
 
+// The vector loops must be inlined into pulp's target-feature frames (see the note above
+// `RowMoments`): `#[inline(always)]` is how, not a hint.
+#![allow(clippy::inline_always)]
+
 use candle_core::{CpuStorage, CustomOp1, Layout, Result, Shape};
 use rayon::prelude::*;
 

@@ -22,6 +22,7 @@ use std::arch::x86_64::{
 
 use rayon::prelude::*;
 
+use super::aligned::Aligned;
 use super::amx;
 use super::Bf16Kernel;
 
@@ -65,7 +66,8 @@ pub fn from_bf16(b: u16) -> f32 {
 /// multiple of 32 ([`Self::row_len`]), and [`conv`] reads input rows of that length.
 #[derive(Debug, Clone)]
 pub struct PackedWeights {
-    data: Vec<u32>,
+    /// Starts a cache line, as every panel and B tile then does ([`Aligned`]).
+    data: Aligned<u32>,
     taps: usize,
     c_in: usize,
     /// Channels per input row and tap: `C_in`, or for tiles `C_in` rounded up to 32.
@@ -101,24 +103,23 @@ impl PackedWeights {
             c_in
         };
         let pairs_per_tap = row_len / 2;
-        let mut data = Vec::with_capacity(taps * pairs_per_tap * c_out.next_multiple_of(16));
+        let columns: usize = panels(c_out).map(|(_, width)| width).sum();
+        let mut data = Aligned::<u32>::zeroed(taps * pairs_per_tap * columns);
+        // Written in panel order; zero pairs (padding channels and columns) are left as made.
+        let mut at = 0;
         for (start, width) in panels(c_out) {
             for j in 0..taps {
                 for q in 0..pairs_per_tap {
                     let (even, odd) = (2 * q, 2 * q + 1);
-                    if odd >= c_in {
-                        data.extend(std::iter::repeat_n(0, width));
-                        continue;
-                    }
-                    let even = &w[(j * c_in + even) * c_out..];
-                    let odd = &w[(j * c_in + odd) * c_out..];
-                    data.extend((start..start + width).map(|o| {
-                        if o < c_out {
-                            u32::from(to_bf16(even[o])) | (u32::from(to_bf16(odd[o])) << 16)
-                        } else {
-                            0
+                    if odd < c_in {
+                        let even = &w[(j * c_in + even) * c_out..];
+                        let odd = &w[(j * c_in + odd) * c_out..];
+                        let end = (start + width).min(c_out);
+                        for (d, o) in data[at..at + end - start].iter_mut().zip(start..end) {
+                            *d = u32::from(to_bf16(even[o])) | (u32::from(to_bf16(odd[o])) << 16);
                         }
-                    }));
+                    }
+                    at += width;
                 }
             }
         }
@@ -164,12 +165,15 @@ fn panels(c_out: usize) -> impl Iterator<Item = (usize, usize)> {
 
 /// Converts f32 values to bfloat16 (round to nearest even), in parallel for long inputs.
 #[must_use]
-pub fn convert(x: &[f32]) -> Vec<u16> {
+pub fn convert(x: &[f32]) -> Aligned<u16> {
     const CHUNK: usize = 1 << 16;
+    let mut out = Aligned::zeroed(x.len());
     if !supported() {
-        return x.iter().map(|&v| to_bf16(v)).collect();
+        for (o, &v) in out.iter_mut().zip(x) {
+            *o = to_bf16(v);
+        }
+        return out;
     }
-    let mut out = vec![0u16; x.len()];
     out.par_chunks_mut(CHUNK)
         .zip(x.par_chunks(CHUNK))
         .for_each(|(o, i)| {
@@ -184,7 +188,7 @@ pub fn convert(x: &[f32]) -> Vec<u16> {
 /// channels past `c_in` zero (the padded rows AMX tiles read); [`convert`] when they are the
 /// same length. `None` if `x` is not whole rows or `row_len < c_in`.
 #[must_use]
-pub fn convert_rows(x: &[f32], c_in: usize, row_len: usize) -> Option<Vec<u16>> {
+pub fn convert_rows(x: &[f32], c_in: usize, row_len: usize) -> Option<Aligned<u16>> {
     const ROWS: usize = 256;
     if c_in == 0 || !x.len().is_multiple_of(c_in) || row_len < c_in {
         return None;
@@ -193,7 +197,7 @@ pub fn convert_rows(x: &[f32], c_in: usize, row_len: usize) -> Option<Vec<u16>> 
         return Some(convert(x));
     }
     let fast = supported();
-    let mut out = vec![0u16; x.len() / c_in * row_len];
+    let mut out = Aligned::zeroed(x.len() / c_in * row_len);
     out.par_chunks_mut(ROWS * row_len)
         .zip(x.par_chunks(ROWS * c_in))
         .for_each(|(o, i)| {

@@ -22,6 +22,8 @@ use std::sync::Arc;
 use candle_core::{Result, Tensor};
 
 #[cfg(target_arch = "x86_64")]
+pub mod aligned;
+#[cfg(target_arch = "x86_64")]
 pub mod amx;
 #[cfg(target_arch = "x86_64")]
 pub mod kernels;
