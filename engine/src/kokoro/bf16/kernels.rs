@@ -685,7 +685,7 @@ mod tests {
         );
     }
 
-    /// Both kernels on the generator's largest layers: GFLOP/s on one thread, printed.
+    /// Both kernels on the generator's largest layers: GFLOP/s on one thread (best of 20), printed.
     #[test]
     #[ignore = "timing report, run explicitly"]
     fn kernel_rates() {
@@ -710,12 +710,14 @@ mod tests {
                     .num_threads(1)
                     .build()
                     .expect("pool");
-                let t0 = std::time::Instant::now();
-                let n = 5;
-                for _ in 0..n {
-                    pool.install(|| conv(&x, &packed, g).expect("conv"));
-                }
-                let secs = t0.elapsed().as_secs_f64() / f64::from(n);
+                // The best of many: on a shared machine most runs lose time to neighbours.
+                let secs = (0..20)
+                    .map(|_| {
+                        let t0 = std::time::Instant::now();
+                        pool.install(|| conv(&x, &packed, g).expect("conv"));
+                        t0.elapsed().as_secs_f64()
+                    })
+                    .fold(f64::INFINITY, f64::min);
                 let flops = 2.0 * (rows * c * c * taps) as f64;
                 eprintln!(
                     "{taps}-tap {c}->{c}, {rows} rows, {kernel:?} (tiles {}): {:.1} ms, {:.0} GFLOP/s",
