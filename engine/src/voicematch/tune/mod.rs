@@ -269,6 +269,7 @@ pub fn tune_voice(
         "pairs_per_move": walk::PAIRS,
         "sigma": walk::SIGMA,
         "first_step": walk::FIRST_STEP,
+        "momentum": walk::MOMENTUM,
         "seed": options.seed,
         "time_limit_s": options.time_limit.as_secs_f64(),
         "max_candidates": options.max_candidates,
