@@ -76,21 +76,13 @@ impl AdaInAct<'_> {
         let rstd = (1.0 / (var + INSTANCE_NORM_EPS).sqrt()) as f32;
         let mean = mean as f32;
         let (g, b) = (self.gain[row], self.shift[row]);
-        let far = pulp::Arch::new().dispatch(ActRow {
+        pulp::Arch::new().dispatch(ActRow {
             x,
-            out: &mut *out,
+            out,
             norm: [mean, rstd, g, b],
             act: self.act,
             channel,
         });
-        if let (true, ActRef::Snake { alpha, inv_alpha }) = (far, self.act) {
-            let (a, ia) = (alpha[channel], inv_alpha[channel]);
-            for (o, &v) in out.iter_mut().zip(x) {
-                let y = (v - mean) * rstd * g + b;
-                let s = (a * y).sin();
-                *o = y + ia * (s * s);
-            }
-        }
     }
 }
 
@@ -117,8 +109,8 @@ impl pulp::WithSimd for RowMoments<'_> {
     }
 }
 
-/// One `(batch, channel)` row through the norm and the activation; `true` when a Snake saw a
-/// value beyond [`SIN_FAST_LIMIT`] (the caller then redoes the row with libm).
+/// One `(batch, channel)` row through the norm and the activation (a Snake that sees a value
+/// beyond [`SIN_FAST_LIMIT`] redoes the row with libm, as [`ApplyRows`] does).
 struct ActRow<'a> {
     x: &'a [f32],
     out: &'a mut [f32],
@@ -129,10 +121,10 @@ struct ActRow<'a> {
 }
 
 impl pulp::WithSimd for ActRow<'_> {
-    type Output = bool;
+    type Output = ();
 
     #[inline(always)]
-    fn with_simd<S: pulp::Simd>(self, _simd: S) -> bool {
+    fn with_simd<S: pulp::Simd>(self, _simd: S) {
         let [mean, rstd, g, b] = self.norm;
         let norm = |v: f32| (v - mean) * rstd * g + b;
         let (x, out) = (self.x, self.out);
@@ -141,14 +133,12 @@ impl pulp::WithSimd for ActRow<'_> {
                 for (o, &v) in out.iter_mut().zip(x) {
                     *o = norm(v);
                 }
-                false
             }
             ActRef::Leaky(slope) => {
                 for (o, &v) in out.iter_mut().zip(x) {
                     let y = norm(v);
                     *o = y.max(y * slope);
                 }
-                false
             }
             ActRef::Snake { alpha, inv_alpha } => {
                 let (a, ia) = (alpha[self.channel], inv_alpha[self.channel]);
@@ -158,7 +148,13 @@ impl pulp::WithSimd for ActRow<'_> {
                     far |= (a * y).abs() > SIN_FAST_LIMIT;
                     *o = y + ia * sin_squared(a * y);
                 }
-                far
+                if far {
+                    for (o, &v) in out.iter_mut().zip(x) {
+                        let y = norm(v);
+                        let s = (a * y).sin();
+                        *o = y + ia * (s * s);
+                    }
+                }
             }
         }
     }

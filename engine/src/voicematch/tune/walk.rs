@@ -26,9 +26,10 @@
 //! So each pair `centre ± σ·ε` speaks one sentence of a pool, the next pair the next sentence,
 //! and after [`PAIRS`] pairs the centre moves along the running sum of the generations'
 //! `Σ (f₊ − f₋)·ε`: the estimate averages over sentences, over the encoder's jitter and over
-//! recent generations, and climbs what the sentences share, the voice. Nothing scores the centre itself (that would be one sentence again); the answer
-//! is the last centre, and the held-out sentences judge it. The progress estimate is the start's
-//! similarity plus the mean gain of recent pairs over the start on their own sentences.
+//! recent generations, and climbs what the sentences share, the voice. Nothing scores the
+//! centre itself (that would be one sentence again); the answer is the last centre, and the
+//! held-out sentences judge it. The progress estimate is the start's similarity plus the mean
+//! gain of recent pairs over the start on their own sentences.
 //!
 //! Candidates never leave the ball of [`super::space::StyleSpace::radius`] around the stock
 //! centre: a point that would is pulled back onto its surface.
