@@ -210,7 +210,8 @@ pub fn tune_voice(
         axes: space.dims(),
     });
 
-    let mut walk = walk::Walk::new(space.coords(&start), base, space.radius(), options.seed);
+    let mut walk = walk::Walk::new(space.coords(&start), base, space.radius(), options.seed)
+        .with_target(target.embedding.as_slice());
     let search_started = Instant::now();
     let deadline = started + options.time_limit;
     let mut history = vec![(0, probe_before, 0.0)];
@@ -230,8 +231,8 @@ pub fn tune_voice(
         let t = Instant::now();
         let probe = walk.propose();
         let table = space.moved(&start, &probe.point);
-        let score = render.score(&table, &sentences[probe.sentence], &target.embedding)?;
-        walk.record(score);
+        let e = render.embedding(&table, &sentences[probe.sentence])?;
+        walk.record_embedded(e.cosine(&target.embedding), e.as_slice());
         per_candidate = if per_candidate.is_zero() {
             t.elapsed()
         } else {
@@ -263,13 +264,16 @@ pub fn tune_voice(
     let (tried, moves) = walk.counts();
     let settings = serde_json::json!({
         "method": "evolution strategy over the stock packs' principal axes: mirrored pairs, \
-                   one probe sentence per pair, the centre moved along the estimated gradient",
+                   one probe sentence per pair, the centre moved along the gradient of a \
+                   linear model of the speaker embedding fitted to recent pairs",
         "axes": space.dims(),
         "radius": space.radius(),
         "pairs_per_move": walk::PAIRS,
         "sigma": walk::SIGMA,
         "first_step": walk::FIRST_STEP,
-        "momentum": walk::MOMENTUM,
+        "fit_pairs": walk::FIT_PAIRS,
+        "fit_decay": walk::FIT_DECAY,
+        "fit_ridge": walk::FIT_RIDGE,
         "seed": options.seed,
         "time_limit_s": options.time_limit.as_secs_f64(),
         "max_candidates": options.max_candidates,
@@ -391,6 +395,12 @@ impl<'a> Renderer<'a> {
 
     fn embed(&self, audio: &[f32]) -> Result<Embedding, VoiceMatchError> {
         self.embedder.embed_audio(audio, SAMPLE_RATE)
+    }
+
+    /// The speaker embedding of `table`'s rendering of `text`.
+    pub fn embedding(&self, table: &VoiceTable, text: &str) -> Result<Embedding, VoiceMatchError> {
+        let audio = self.speak(table, text)?;
+        self.embed(&audio)
     }
 
     /// Similarity of `table`'s rendering of `text` to `target`.
