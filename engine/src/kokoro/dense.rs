@@ -13,7 +13,7 @@
 use candle_core::{Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
 
-use super::bf16::{Bf16Kernel, ProductWeights};
+use super::bf16::{Bf16Kernel, Product, ProductWeights, Stored};
 
 /// `y = x·Wᵀ + b` over the last dimension of `x`, any leading dimensions.
 #[derive(Debug, Clone)]
@@ -53,7 +53,7 @@ impl Dense {
     pub fn from_parts(weight: &Tensor, bias: Option<Tensor>) -> Result<Self> {
         let (out_dim, in_dim) = weight.dims2()?;
         Ok(Self {
-            weight_t: ProductWeights::F32(super::permute::permuted(weight, &[1, 0])?),
+            weight_t: ProductWeights::stored(weight.clone(), Stored::Dense),
             in_dim,
             out_dim,
             bias,
@@ -79,9 +79,9 @@ impl Module for Dense {
         let in_dim = x.dim(D::Minus1)?;
         let rows = x.elem_count() / in_dim.max(1);
         let x = x.contiguous()?.reshape((rows, in_dim))?;
-        let y = match &self.weight_t {
-            ProductWeights::F32(w) => x.matmul(w)?,
-            ProductWeights::Bf16(w) => w.product(&x, rows, 1, 1)?,
+        let y = match self.weight_t.product()? {
+            Product::F32(w) => x.matmul(&w)?,
+            Product::Bf16(w) => w.product(&x, rows, 1, 1)?,
         };
         let y = match &self.bias {
             Some(b) => y.broadcast_add(b)?,

@@ -1,7 +1,8 @@
-//! Weight layouts made once at load: a permutation of a tensor's axes, copied on the host.
+//! Weight layouts for f32 products: a permutation of a tensor's axes, copied on the host.
 //!
-//! The layers keep their weights in the layout their products read (time-major convolution
-//! weights `[K·C_in, C_out]`, transposed dense weights `[in, out]`). candle's
+//! The f32 products read time-major convolution weights `[K·C_in, C_out]` and transposed dense
+//! weights `[in, out]`. Layers packed for bfloat16 read the checkpoint's layout in place and
+//! never need this (`bf16::StoredWeights`); the others permute once, on first use. candle's
 //! `permute(…).contiguous()` copies a permutation that moves the last axis element by
 //! element through its general strided path, and on the model's 300 MB that was about a third
 //! of a start (0.35 s of `banter say "Hi."` on the 2-core CI machine). Here the output is

@@ -57,6 +57,17 @@ pub fn from_bf16(b: u16) -> f32 {
     f32::from_bits(u32::from(b) << 16)
 }
 
+/// Where a weight lies in an unpacked layout: element (tap `j`, input channel `c`, output `o`)
+/// at `j·tap + c·input + o·output`. The time-major product matrix `[K·C_in, C_out]` has
+/// `(C_in·C_out, C_out, 1)`; a checkpoint's convolution `[C_out, C_in, K]` `(1, K, C_in·K)`;
+/// its dense `[out, in]` `(0, 1, in)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Strides {
+    pub tap: usize,
+    pub input: usize,
+    pub output: usize,
+}
+
 /// A convolution's weights, packed for [`conv`]: for each panel of up to 64 output columns,
 /// for each tap and each pair of input channels, the panel's columns as `(w[2q], w[2q+1])`
 /// bfloat16 pairs in one `u32` (the even channel in the low half, as `VDPBF16PS` pairs them).
@@ -90,7 +101,39 @@ impl PackedWeights {
         c_out: usize,
         kernel: Bf16Kernel,
     ) -> Option<Self> {
-        if !c_in.is_multiple_of(2) || w.len() != taps * c_in * c_out || c_out == 0 {
+        if w.len() != taps * c_in * c_out {
+            return None;
+        }
+        let time_major = Strides {
+            tap: c_in * c_out,
+            input: c_out,
+            output: 1,
+        };
+        Self::pack_strided(w, time_major, taps, c_in, c_out, kernel)
+    }
+
+    /// [`Self::pack`] from weights in any layout whose element (tap `j`, input channel `c`,
+    /// output `o`) lies at `j·tap + c·input + o·output` (see [`Strides`]): packing reads the
+    /// file's own layout, with no permuted f32 copy made first. `None` where [`Self::pack`]
+    /// declines, or if an element would lie outside `w`.
+    #[must_use]
+    pub fn pack_strided(
+        w: &[f32],
+        s: Strides,
+        taps: usize,
+        c_in: usize,
+        c_out: usize,
+        kernel: Bf16Kernel,
+    ) -> Option<Self> {
+        if !c_in.is_multiple_of(2) || c_out == 0 || taps == 0 || c_in == 0 {
+            return None;
+        }
+        // The furthest element read, checked so no index below can leave `w`.
+        let last = (taps - 1)
+            .checked_mul(s.tap)?
+            .checked_add((c_in - 1).checked_mul(s.input)?)?
+            .checked_add((c_out - 1).checked_mul(s.output)?)?;
+        if last >= w.len() {
             return None;
         }
         let tiles = kernel == Bf16Kernel::Tiles
@@ -112,11 +155,12 @@ impl PackedWeights {
                 for q in 0..pairs_per_tap {
                     let (even, odd) = (2 * q, 2 * q + 1);
                     if odd < c_in {
-                        let even = &w[(j * c_in + even) * c_out..];
-                        let odd = &w[(j * c_in + odd) * c_out..];
+                        let even = j * s.tap + even * s.input;
+                        let odd = j * s.tap + odd * s.input;
                         let end = (start + width).min(c_out);
                         for (d, o) in data[at..at + end - start].iter_mut().zip(start..end) {
-                            *d = u32::from(to_bf16(even[o])) | (u32::from(to_bf16(odd[o])) << 16);
+                            let (e, h) = (w[even + o * s.output], w[odd + o * s.output]);
+                            *d = u32::from(to_bf16(e)) | (u32::from(to_bf16(h)) << 16);
                         }
                     }
                     at += width;
@@ -683,6 +727,43 @@ mod tests {
             PackedWeights::pack(&[0.0; 9], 1, 3, 3, Bf16Kernel::Tiles).is_none(),
             "odd C_in"
         );
+    }
+
+    #[test]
+    fn packing_a_checkpoint_layout_in_place_equals_packing_the_product_matrix() {
+        for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles] {
+            for &(taps, c_in, c_out) in &[(3, 16, 64), (7, 8, 22), (1, 24, 80), (11, 66, 32)] {
+                // The time-major matrix w[(j·C_in + c)·C_out + o], and the same weights as a
+                // checkpoint's convolution [C_out, C_in, K].
+                let w = ramp(taps * c_in * c_out, 5);
+                let mut oik = vec![0f32; w.len()];
+                for j in 0..taps {
+                    for c in 0..c_in {
+                        for o in 0..c_out {
+                            oik[(o * c_in + c) * taps + j] = w[(j * c_in + c) * c_out + o];
+                        }
+                    }
+                }
+                let conv = Strides {
+                    tap: 1,
+                    input: taps,
+                    output: c_in * taps,
+                };
+                let want = PackedWeights::pack(&w, taps, c_in, c_out, kernel).expect("packs");
+                let got = PackedWeights::pack_strided(&oik, conv, taps, c_in, c_out, kernel)
+                    .expect("packs");
+                assert_eq!((got.row_len, got.tiles), (want.row_len, want.tiles));
+                assert!(
+                    got.data[..] == want.data[..],
+                    "{kernel:?} {taps}x{c_in}->{c_out}"
+                );
+                // One element short: refused, not read past.
+                let short = &oik[..oik.len() - 1];
+                assert!(
+                    PackedWeights::pack_strided(short, conv, taps, c_in, c_out, kernel).is_none()
+                );
+            }
+        }
     }
 
     /// Both kernels on the generator's largest layers: GFLOP/s on one thread (best of 20), printed.

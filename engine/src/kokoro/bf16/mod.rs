@@ -17,7 +17,7 @@
 //! [`Bf16Weights`] is the portable face: it declines (`None`) off x86-64, on CPUs without the
 //! instructions, and for tensors not on the CPU, and the caller keeps its f32 product.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use candle_core::{Result, Tensor};
 
@@ -86,6 +86,47 @@ impl Bf16Weights {
         }
     }
 
+    /// Packs a checkpoint's tensor in its own layout (see [`Stored`]), reading it in place;
+    /// `None` as for [`Self::pack`].
+    #[allow(clippy::unnecessary_wraps)] // Ok(None) only, off x86-64
+    fn pack_stored(stored: &Tensor, layout: Stored, kernel: Bf16Kernel) -> Result<Option<Self>> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if !stored.device().is_cpu() || !kernels::supported() {
+                return Ok(None);
+            }
+            let (taps, c_in, c_out, strides) = match layout {
+                Stored::Conv => {
+                    let (c_out, c_in, k) = stored.dims3()?;
+                    let strides = kernels::Strides {
+                        tap: 1,
+                        input: k,
+                        output: c_in * k,
+                    };
+                    (k, c_in, c_out, strides)
+                }
+                Stored::Dense => {
+                    let (out, input) = stored.dims2()?;
+                    let strides = kernels::Strides {
+                        tap: 0,
+                        input: 1,
+                        output: input,
+                    };
+                    (1, input, out, strides)
+                }
+            };
+            let packed = host_f32(&stored.contiguous()?, |w| {
+                kernels::PackedWeights::pack_strided(w, strides, taps, c_in, c_out, kernel)
+            });
+            Ok(packed.flatten().map(|packed| Self { packed }))
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (stored, layout, kernel);
+            Ok(None)
+        }
+    }
+
     /// Whether these weights run on AMX tiles.
     #[must_use]
     pub fn tiles(&self) -> bool {
@@ -149,28 +190,122 @@ fn host_f32<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Option<R> {
     v.get(start..start + t.elem_count()).map(f)
 }
 
-/// A layer's matrix for its products: f32 (on any device) until [`Self::use_bf16`] packs it,
-/// then the bfloat16 panels alone. The f32 copy is never read again once packed, and dropping
-/// it is most of what keeps the loaded model within its memory budget.
+/// How a checkpoint's tensor maps onto a layer's product matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stored {
+    /// A convolution's `[C_out, C_in, K]`, the matrix `[K·C_in, C_out]` (row `k·C_in + c`
+    /// holds `weight[:, c, k]`).
+    Conv,
+    /// A dense layer's `[out, in]`, the matrix `[in, out]`.
+    Dense,
+}
+
+impl Stored {
+    /// The product matrix of `t` (a copy, permuted on the host for CPU tensors).
+    fn product_matrix(self, t: &Tensor) -> Result<Tensor> {
+        match self {
+            Self::Conv => {
+                let (c_out, c_in, k) = t.dims3()?;
+                super::permute::permuted(t, &[2, 1, 0])?.reshape((k * c_in, c_out))
+            }
+            Self::Dense => super::permute::permuted(t, &[1, 0]),
+        }
+    }
+}
+
+/// A checkpoint's tensor kept as the file lays it out until a product needs the f32 matrix.
+/// Packing reads it in place ([`ProductWeights::use_bf16`]), so a packed layer never makes the
+/// permuted f32 copy: that permutation was a quarter of a start (`banter say "Hi."`), spent on
+/// matrices that packing then dropped. A layer that `use_bf16` cannot pack makes its matrix
+/// there and then; only a model never offered bfloat16 (`BANTER_PRECISION=f32`, tests) makes
+/// each on its first product.
+#[derive(Debug)]
+pub struct StoredWeights {
+    layout: Stored,
+    state: Mutex<Matrix>,
+}
+
+#[derive(Debug)]
+enum Matrix {
+    AsStored(Tensor),
+    Product(Tensor),
+}
+
+impl StoredWeights {
+    /// The f32 product matrix, made (and the stored tensor dropped) on the first call.
+    fn product(&self) -> Result<Tensor> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        let made = match &*state {
+            Matrix::Product(m) => return Ok(m.clone()),
+            Matrix::AsStored(t) => self.layout.product_matrix(t)?,
+        };
+        *state = Matrix::Product(made.clone());
+        Ok(made)
+    }
+}
+
+/// A layer's matrix for its products: the checkpoint's tensor or an f32 matrix (on any
+/// device) until [`Self::use_bf16`] packs it, then the bfloat16 panels alone. The f32 copy is
+/// never read again once packed, and dropping it is most of what keeps the loaded model
+/// within its memory budget.
 #[derive(Debug, Clone)]
 pub enum ProductWeights {
+    /// See [`StoredWeights`].
+    Stored(Arc<StoredWeights>),
     F32(Tensor),
     Bf16(Arc<Bf16Weights>),
 }
 
+/// What a product multiplies by: the f32 matrix, or the packed bfloat16 one.
+#[derive(Debug)]
+pub enum Product<'a> {
+    F32(Tensor),
+    Bf16(&'a Bf16Weights),
+}
+
 impl ProductWeights {
-    /// Packs the f32 `[K·C_in, C_out]` matrix of a `K`-tap product for `kernel` where the
-    /// products can run in bfloat16 (see [`Bf16Weights::pack`]); returns whether they do.
+    /// A checkpoint's `tensor`, laid out as `layout` says.
+    #[must_use]
+    pub fn stored(tensor: Tensor, layout: Stored) -> Self {
+        Self::Stored(Arc::new(StoredWeights {
+            layout,
+            state: Mutex::new(Matrix::AsStored(tensor)),
+        }))
+    }
+
+    /// The matrix to multiply by (the stored tensor's f32 matrix is made on first use).
+    pub fn product(&self) -> Result<Product<'_>> {
+        Ok(match self {
+            Self::Stored(s) => Product::F32(s.product()?),
+            Self::F32(w) => Product::F32(w.clone()),
+            Self::Bf16(w) => Product::Bf16(w),
+        })
+    }
+
+    /// Packs the f32 `[K·C_in, C_out]` matrix of a `K`-tap product (or the stored tensor it
+    /// comes from) for `kernel` where the products can run in bfloat16 (see
+    /// [`Bf16Weights::pack`]); returns whether they do.
     pub fn use_bf16(&mut self, taps: usize, c_in: usize, kernel: Bf16Kernel) -> Result<bool> {
-        match self {
-            Self::F32(w) => match Bf16Weights::pack(w, taps, c_in, kernel)? {
-                Some(packed) => {
-                    *self = Self::Bf16(Arc::new(packed));
-                    Ok(true)
+        let packed = match self {
+            Self::Stored(s) => {
+                let state = s.state.lock().unwrap_or_else(PoisonError::into_inner);
+                match &*state {
+                    Matrix::AsStored(t) => Bf16Weights::pack_stored(t, s.layout, kernel)?,
+                    Matrix::Product(m) => Bf16Weights::pack(m, taps, c_in, kernel)?,
                 }
-                None => Ok(false),
-            },
+            }
+            Self::F32(w) => Bf16Weights::pack(w, taps, c_in, kernel)?,
             Self::Bf16(_) => candle_core::bail!("these weights are already packed in bfloat16"),
+        };
+        if let Some(packed) = packed {
+            *self = Self::Bf16(Arc::new(packed));
+            return Ok(true);
         }
+        // The layer stays f32 (no AVX-512 BF16, odd C_in, a GPU): its matrix is made now, at
+        // load, not in the first request's products.
+        if let Self::Stored(s) = self {
+            s.product()?;
+        }
+        Ok(false)
     }
 }

@@ -20,7 +20,7 @@ use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
 
 use super::epilogue::finish;
-use crate::kokoro::bf16::{Bf16Kernel, ProductWeights};
+use crate::kokoro::bf16::{Bf16Kernel, Product, ProductWeights, Stored};
 use crate::kokoro::permute::permuted;
 
 /// Most output rows per matrix product: keeps each unfolded view's element count far below
@@ -107,14 +107,13 @@ impl Conv1d {
         if dilation > 1 && stride > 1 {
             candle_core::bail!("conv1d: dilation and stride together are not supported");
         }
-        let weight_tm = permuted(weight, &[2, 1, 0])?.reshape((kernel * c_in, c_out))?;
         let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
         let bias_host = bias
             .as_ref()
             .map(|b| b.flatten_all()?.to_vec1::<f32>())
             .transpose()?;
         Ok(Self {
-            weight_tm: ProductWeights::F32(weight_tm),
+            weight_tm: ProductWeights::stored(weight.clone(), Stored::Conv),
             bias,
             bias_host,
             c_in,
@@ -206,12 +205,13 @@ impl Conv1d {
         };
         let d = self.dilation;
         let xp = xp.contiguous()?;
-        let weight = match &self.weight_tm {
-            ProductWeights::F32(w) => w,
-            ProductWeights::Bf16(w) => {
+        let weight = match self.weight_tm.product()? {
+            Product::F32(w) => w,
+            Product::Bf16(w) => {
                 return finish(&w.product(&xp, t_out, self.stride, d)?, bias, residual);
             }
         };
+        let weight = &weight;
         let y = if d == 1 {
             self.undilated(weight, &xp, t_out)?
         } else {
@@ -346,12 +346,12 @@ impl ConvTranspose1d {
     pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
         let t = x.dim(0)?;
         let x = x.contiguous()?;
-        let taps = match &self.weight_tm {
-            ProductWeights::F32(w) => par_map(x.device(), &row_pieces(t), |&(start, len)| {
-                matmul_any_device(&x.narrow(0, start, len)?, w)
+        let taps = match self.weight_tm.product()? {
+            Product::F32(w) => par_map(x.device(), &row_pieces(t), |&(start, len)| {
+                matmul_any_device(&x.narrow(0, start, len)?, &w)
             })
             .and_then(|parts| cat_rows(&parts))?,
-            ProductWeights::Bf16(w) => w.product(&x, t, 1, 1)?,
+            Product::Bf16(w) => w.product(&x, t, 1, 1)?,
         };
         let (s, c, q) = (self.stride, self.c_out, self.q);
         let mut sum: Option<Tensor> = None;
