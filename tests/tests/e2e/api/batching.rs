@@ -22,31 +22,51 @@ fn api_batches_waiting_encoders_and_each_gets_its_own_audio() {
             pcm_samples(&r.body)
         })
         .collect();
-    let batches_before =
-        server.metric("banter_batch_size_sum") - server.metric("banter_batch_size_count");
-    // Then all at once.
-    let together: Vec<Vec<i16>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = texts
-            .iter()
-            .map(|t| {
-                let server = &server;
-                scope.spawn(move || {
-                    let r = server.post_json("/v1/audio/speech", &speech(t, "pcm"));
-                    assert_eq!(r.status, 200, "{t}");
-                    pcm_samples(&r.body)
+    // Then all at once, while a long request keeps the model busy: the six queue behind its
+    // current step and are admitted together at the next one (with an idle model the first
+    // starts alone at once, and on a loaded machine the rest can trickle in one step at a
+    // time). Up to three rounds, since arrival is still up to the OS.
+    let blocker = speech(
+        &"A long paragraph keeps the model busy for a while. ".repeat(12),
+        "pcm",
+    );
+    let mut together = Vec::new();
+    let mut batched = false;
+    for _ in 0..3 {
+        let before =
+            server.metric("banter_batch_size_sum") - server.metric("banter_batch_size_count");
+        together = std::thread::scope(|scope| {
+            let server = &server;
+            let busy = scope.spawn(|| server.post_json("/v1/audio/speech", &blocker).status);
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            let handles: Vec<_> = texts
+                .iter()
+                .map(|t| {
+                    scope.spawn(move || {
+                        let r = server.post_json("/v1/audio/speech", &speech(t, "pcm"));
+                        assert_eq!(r.status, 200, "{t}");
+                        pcm_samples(&r.body)
+                    })
                 })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("client"))
-            .collect()
-    });
-    // Segments beyond one per step: some encoders shared a pass.
-    let extra = server.metric("banter_batch_size_sum") - server.metric("banter_batch_size_count");
+                .collect();
+            let out: Vec<Vec<i16>> = handles
+                .into_iter()
+                .map(|h| h.join().expect("client"))
+                .collect();
+            assert_eq!(busy.join().expect("blocker"), 200);
+            out
+        });
+        // Segments beyond one per step: some encoders shared a pass.
+        let extra =
+            server.metric("banter_batch_size_sum") - server.metric("banter_batch_size_count");
+        if extra > before {
+            batched = true;
+            break;
+        }
+    }
     assert!(
-        extra > batches_before,
-        "no step encoded more than one segment; stderr:\n{}",
+        batched,
+        "no step encoded more than one segment in three rounds; stderr:\n{}",
         server.stderr()
     );
     for (i, (a, b)) in alone.iter().zip(&together).enumerate() {
