@@ -24,7 +24,7 @@ use rayon::prelude::*;
 
 use super::aligned::Aligned;
 use super::amx;
-use super::Bf16Kernel;
+use super::{Bf16Kernel, Strides};
 
 /// Output columns per panel (four 16-lane vectors).
 const PANEL: usize = 64;
@@ -55,17 +55,6 @@ pub fn to_bf16(x: f32) -> u16 {
 #[must_use]
 pub fn from_bf16(b: u16) -> f32 {
     f32::from_bits(u32::from(b) << 16)
-}
-
-/// Where a weight lies in an unpacked layout: element (tap `j`, input channel `c`, output `o`)
-/// at `j·tap + c·input + o·output`. The time-major product matrix `[K·C_in, C_out]` has
-/// `(C_in·C_out, C_out, 1)`; a checkpoint's convolution `[C_out, C_in, K]` `(1, K, C_in·K)`;
-/// its dense `[out, in]` `(0, 1, in)`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Strides {
-    pub tap: usize,
-    pub input: usize,
-    pub output: usize,
 }
 
 /// A convolution's weights, packed for [`conv`]: for each panel of up to 64 output columns,

@@ -50,6 +50,17 @@ pub fn tiles_available() -> bool {
     }
 }
 
+/// Where a weight lies in an unpacked layout: element (tap `j`, input channel `c`, output `o`)
+/// at `j·tap + c·input + o·output`. The time-major product matrix `[K·C_in, C_out]` has
+/// `(C_in·C_out, C_out, 1)`; a checkpoint's convolution `[C_out, C_in, K]` `(1, K, C_in·K)`;
+/// its dense `[out, in]` `(0, 1, in)`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Strides {
+    pub tap: usize,
+    pub input: usize,
+    pub output: usize,
+}
+
 /// A layer's weights packed for the bfloat16 products.
 #[derive(Debug)]
 pub struct Bf16Weights {
@@ -60,69 +71,73 @@ pub struct Bf16Weights {
 impl Bf16Weights {
     /// Packs the time-major `[K·C_in, C_out]` weights of a `K`-tap convolution (`K` = 1 for a
     /// dense layer), or `None` where the products cannot run (not a CPU tensor, no AVX-512
-    /// BF16, odd `C_in`); `kernel` says whether AMX tiles may run them.
-    #[allow(clippy::unnecessary_wraps)] // Ok(None) only, off x86-64
+    /// BF16, odd `C_in`, rows other than `K·C_in`); `kernel` says whether AMX tiles may run
+    /// them.
     pub fn pack(
         weight_tm: &Tensor,
         taps: usize,
         c_in: usize,
         kernel: Bf16Kernel,
     ) -> Result<Option<Self>> {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if !weight_tm.device().is_cpu() || !kernels::supported() {
-                return Ok(None);
-            }
-            let c_out = weight_tm.dim(1)?;
-            let packed = host_f32(&weight_tm.contiguous()?, |w| {
-                kernels::PackedWeights::pack(w, taps, c_in, c_out, kernel)
-            });
-            Ok(packed.flatten().map(|packed| Self { packed }))
+        let (rows, c_out) = weight_tm.dims2()?;
+        if rows != taps * c_in {
+            return Ok(None);
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        {
-            let _ = (weight_tm, taps, c_in, kernel);
-            Ok(None)
-        }
+        let time_major = Strides {
+            tap: c_in * c_out,
+            input: c_out,
+            output: 1,
+        };
+        Self::pack_strided(weight_tm, time_major, (taps, c_in, c_out), kernel)
     }
 
     /// Packs a checkpoint's tensor in its own layout (see [`Stored`]), reading it in place;
     /// `None` as for [`Self::pack`].
-    #[allow(clippy::unnecessary_wraps)] // Ok(None) only, off x86-64
     fn pack_stored(stored: &Tensor, layout: Stored, kernel: Bf16Kernel) -> Result<Option<Self>> {
+        let (shape, strides) = match layout {
+            Stored::Conv => {
+                let (c_out, c_in, k) = stored.dims3()?;
+                let strides = Strides {
+                    tap: 1,
+                    input: k,
+                    output: c_in * k,
+                };
+                ((k, c_in, c_out), strides)
+            }
+            Stored::Dense => {
+                let (out, input) = stored.dims2()?;
+                let strides = Strides {
+                    tap: 0,
+                    input: 1,
+                    output: input,
+                };
+                ((1, input, out), strides)
+            }
+        };
+        Self::pack_strided(stored, strides, shape, kernel)
+    }
+
+    /// Packs `(taps, C_in, C_out)` weights lying in `t` as `s` says, read in place.
+    #[allow(clippy::unnecessary_wraps)] // Ok(None) only, off x86-64
+    fn pack_strided(
+        t: &Tensor,
+        s: Strides,
+        (taps, c_in, c_out): (usize, usize, usize),
+        kernel: Bf16Kernel,
+    ) -> Result<Option<Self>> {
         #[cfg(target_arch = "x86_64")]
         {
-            if !stored.device().is_cpu() || !kernels::supported() {
+            if !t.device().is_cpu() || !kernels::supported() {
                 return Ok(None);
             }
-            let (taps, c_in, c_out, strides) = match layout {
-                Stored::Conv => {
-                    let (c_out, c_in, k) = stored.dims3()?;
-                    let strides = kernels::Strides {
-                        tap: 1,
-                        input: k,
-                        output: c_in * k,
-                    };
-                    (k, c_in, c_out, strides)
-                }
-                Stored::Dense => {
-                    let (out, input) = stored.dims2()?;
-                    let strides = kernels::Strides {
-                        tap: 0,
-                        input: 1,
-                        output: input,
-                    };
-                    (1, input, out, strides)
-                }
-            };
-            let packed = host_f32(&stored.contiguous()?, |w| {
-                kernels::PackedWeights::pack_strided(w, strides, taps, c_in, c_out, kernel)
+            let packed = host_f32(&t.contiguous()?, |w| {
+                kernels::PackedWeights::pack_strided(w, s, taps, c_in, c_out, kernel)
             });
             Ok(packed.flatten().map(|packed| Self { packed }))
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            let _ = (stored, layout, kernel);
+            let _ = (t, s, taps, c_in, c_out, kernel);
             Ok(None)
         }
     }

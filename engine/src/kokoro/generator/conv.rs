@@ -211,9 +211,8 @@ impl Conv1d {
                 return finish(&w.product(&xp, t_out, self.stride, d)?, bias, residual);
             }
         };
-        let weight = &weight;
         let y = if d == 1 {
-            self.undilated(weight, &xp, t_out)?
+            self.undilated(&weight, &xp, t_out)?
         } else {
             // Phase ρ holds rows ρ, ρ+d, ρ+2d…; on it the kernel is undilated. One copy in,
             // one out, instead of a K-fold unfold.
@@ -225,7 +224,7 @@ impl Conv1d {
                 .transpose(0, 1)?
                 .contiguous()?;
             let outs = (0..d)
-                .map(|rho| self.undilated(weight, &phased.get(rho)?, per_phase_out))
+                .map(|rho| self.undilated(&weight, &phased.get(rho)?, per_phase_out))
                 .collect::<Result<Vec<_>>>()?;
             // [per_phase_out, d, C_out]: output step t = ρ + d·w.
             Tensor::stack(&outs, 1)?
