@@ -16,6 +16,7 @@ use candle_core::{CpuStorage, CustomOp1, Layout, Result, Shape};
 use rayon::prelude::*;
 
 use super::INSTANCE_NORM_EPS;
+use crate::kokoro::fill;
 
 /// The activation applied after the norm, with host copies of its per-channel parameters.
 #[derive(Debug, Clone, Copy)]
@@ -59,13 +60,13 @@ impl CustomOp1 for AdaInAct<'_> {
                 candle_core::bail!("adain-act: {} snake alphas for {c} channels", alpha.len());
             }
         }
-        let mut out = vec![0.0f32; x.len()];
-        if t > 0 {
-            x.par_chunks(t)
-                .zip(out.par_chunks_mut(t))
-                .enumerate()
-                .for_each(|(row, (xr, or))| self.row(row, row % c, xr, or));
-        }
+        let out = if t > 0 {
+            fill::par_filled(x.len(), t, |row, or| {
+                self.row(row, row % c, &x[row * t..][..t], or);
+            })
+        } else {
+            Vec::new()
+        };
         Ok((CpuStorage::F32(out), layout.shape().clone()))
     }
 }
@@ -214,9 +215,10 @@ impl CustomOp1 for AdaInActTm<'_> {
             }
         }
         let (top, bottom) = self.pad;
-        let mut out = vec![0.0f32; (top + t + bottom) * c];
+        let total = top + t + bottom;
         if t == 0 || c == 0 {
-            return Ok((CpuStorage::F32(out), Shape::from((top + t + bottom, c))));
+            let out = vec![0.0f32; total * c];
+            return Ok((CpuStorage::F32(out), Shape::from((total, c))));
         }
         let rows_per = if x.len() < PARALLEL_MIN {
             t
@@ -244,12 +246,24 @@ impl CustomOp1 for AdaInActTm<'_> {
             mean_f32[ch] = mean as f32;
         }
 
-        let body = &mut out[top * c..(top + t) * c];
+        // Output rows in chunks of `rows_per`, each zeroed and filled by its own task (the
+        // padding rows stay zero): an output row r is input row r − top.
         let (mean, scale, shift) = (&mean_f32, &scale, self.shift);
-        x.par_chunks(rows_per * c)
-            .zip(body.par_chunks_mut(rows_per * c))
-            .for_each(|(xs, os)| apply_rows(xs, os, c, [mean, scale, shift], self.act));
-        Ok((CpuStorage::F32(out), Shape::from((top + t + bottom, c))))
+        let out = fill::par_filled(total * c, rows_per * c, |k, os| {
+            let first = k * rows_per;
+            let last = first + os.len() / c;
+            let (a, b) = (first.max(top), last.min(top + t));
+            if a < b {
+                apply_rows(
+                    &x[(a - top) * c..(b - top) * c],
+                    &mut os[(a - first) * c..(b - first) * c],
+                    c,
+                    [mean, scale, shift],
+                    self.act,
+                );
+            }
+        });
+        Ok((CpuStorage::F32(out), Shape::from((total, c))))
     }
 }
 

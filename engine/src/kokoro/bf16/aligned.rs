@@ -60,12 +60,54 @@ impl<T: Plain> Aligned<T> {
     }
 }
 
+impl<T: Plain + Default + Send + Sync> Aligned<T> {
+    /// `len` values filled in parallel, `chunk` at a time, by `fill(index, values)`, each
+    /// chunk zeroed first by the task that fills it ([`crate::kokoro::fill`]). [`Aligned::zeroed`] touches every page on
+    /// the caller's thread before any parallel work starts; here the pages are first touched,
+    /// and the zeros written while the chunk is in cache, by the threads that fill them.
+    ///
+    /// # Panics
+    ///
+    /// If `len` values of `T` do not fit in the address space, or if `fill` panics.
+    #[must_use]
+    pub fn par_filled(len: usize, chunk: usize, fill: impl Fn(usize, &mut [T]) + Sync) -> Self {
+        use std::mem::MaybeUninit;
+        let bytes = len
+            .checked_mul(size_of::<T>())
+            .expect("an aligned buffer larger than the address space");
+        let n_lines = bytes.div_ceil(64);
+        let mut lines: Vec<Line> = Vec::with_capacity(n_lines);
+        let spare = lines.spare_capacity_mut();
+        if let Some(last) = spare[..n_lines].last_mut() {
+            // The bytes past the last value are no task's: zero their line here (the tasks
+            // then overwrite its values).
+            last.write(Line([0; 64]));
+        }
+        let base = spare.as_mut_ptr().cast::<MaybeUninit<T>>();
+        // SAFETY: the spare capacity is `n_lines` ≥ bytes/64 lines of 64 bytes, 64-byte
+        // aligned, so it holds `len` values of `T` (alignment dividing 64, `Plain`) from its
+        // start; viewing them as `MaybeUninit<T>` asks nothing of their contents, and the
+        // slice borrows `lines` mutably for as long as it lives.
+        let values = unsafe { std::slice::from_raw_parts_mut(base, len) };
+        crate::kokoro::fill::fill_uninit(values, chunk, fill);
+        // SAFETY: every byte of the first `n_lines` lines is initialised: the values by their
+        // tasks (the chunks cover 0..len; `for_each` has returned, so all of them ran), the
+        // bytes after the last value by the zeroed last line. `Line` is plain bytes.
+        unsafe { lines.set_len(n_lines) };
+        Self {
+            lines,
+            len,
+            _values: PhantomData,
+        }
+    }
+}
+
 impl<T: Plain> Deref for Aligned<T> {
     type Target = [T];
 
     fn deref(&self) -> &[T] {
         // SAFETY: `lines` holds at least `len · size_of::<T>()` initialised bytes (`zeroed`
-        // sized it so and nothing shrinks it), every bit pattern is a `T` (`Plain`), and the
+        // and `par_filled` size it so and nothing shrinks it), every bit pattern is a `T` (`Plain`), and the
         // start is 64-byte aligned, which `T`'s alignment divides; an empty `Vec`'s dangling
         // pointer is aligned too. The slice borrows `self`, so the lines outlive it.
         unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<T>(), self.len) }
@@ -103,6 +145,19 @@ mod tests {
             let b = a.clone();
             assert!(b.iter().enumerate().all(|(i, &v)| v == i as u16));
             assert_eq!(b.as_ptr() as usize % 64, 0);
+        }
+        for (len, chunk) in [(0usize, 4usize), (1, 4), (33, 8), (1000, 96), (1000, 1000)] {
+            let a = Aligned::<u16>::par_filled(len, chunk, |i, part| {
+                assert!(part.iter().all(|&v| v == 0), "chunk {i} starts zeroed");
+                for (k, v) in part.iter_mut().enumerate() {
+                    *v = (i * chunk + k) as u16;
+                }
+            });
+            assert_eq!((a.len(), a.as_ptr() as usize % 64), (len, 0));
+            assert!(
+                a.iter().enumerate().all(|(i, &v)| v == i as u16),
+                "len {len}"
+            );
         }
         let f = Aligned::<f32>::zeroed(17);
         assert_eq!((f.len(), f.as_ptr() as usize % 64), (17, 0));

@@ -7,7 +7,7 @@
 //! (weights for one panel stay in L2) and blocks of 6 rows (24 accumulators in registers).
 //! Each input is converted to bfloat16 once per call (round to nearest even); sums stay f32.
 
-// `unsafe` is allowed here (and, outside this module, only in `phonemes::espeak` for its FFI):
+// `unsafe` is allowed here (ARCHITECTURE.md lists the few modules that opt in, and why):
 // the kernels are AVX-512 intrinsics reading and writing through raw pointers into the input,
 // the packed panels and the output. The one safe entry to them is `conv`, which checks the CPU
 // and every bound a kernel reads or writes before any kernel runs; `convert` checks the CPU
@@ -200,21 +200,19 @@ fn panels(c_out: usize) -> impl Iterator<Item = (usize, usize)> {
 #[must_use]
 pub fn convert(x: &[f32]) -> Aligned<u16> {
     const CHUNK: usize = 1 << 16;
-    let mut out = Aligned::zeroed(x.len());
-    if !supported() {
-        for (o, &v) in out.iter_mut().zip(x) {
-            *o = to_bf16(v);
-        }
-        return out;
-    }
-    out.par_chunks_mut(CHUNK)
-        .zip(x.par_chunks(CHUNK))
-        .for_each(|(o, i)| {
+    let fast = supported();
+    Aligned::par_filled(x.len(), CHUNK, |k, o| {
+        let i = &x[k * CHUNK..][..o.len()];
+        if fast {
             // SAFETY: `convert_avx512` needs AVX-512F and AVX-512 BF16, which `supported()`
             // found on this CPU above; it takes slices, so it has no bounds for us to uphold.
             unsafe { convert_avx512(i, o) }
-        });
-    out
+        } else {
+            for (h, &v) in o.iter_mut().zip(i) {
+                *h = to_bf16(v);
+            }
+        }
+    })
 }
 
 /// Converts `[rows, c_in]` f32 values to bfloat16 rows of `row_len ≥ c_in` values, the
@@ -230,22 +228,21 @@ pub fn convert_rows(x: &[f32], c_in: usize, row_len: usize) -> Option<Aligned<u1
         return Some(convert(x));
     }
     let fast = supported();
-    let mut out = Aligned::zeroed(x.len() / c_in * row_len);
-    out.par_chunks_mut(ROWS * row_len)
-        .zip(x.par_chunks(ROWS * c_in))
-        .for_each(|(o, i)| {
-            for (orow, irow) in o.chunks_exact_mut(row_len).zip(i.chunks_exact(c_in)) {
-                if fast {
-                    // SAFETY: `convert_avx512` needs AVX-512F and AVX-512 BF16, which
-                    // `supported()` found above; it takes slices and stays inside them.
-                    unsafe { convert_avx512(irow, orow) }
-                } else {
-                    for (h, &v) in orow.iter_mut().zip(irow) {
-                        *h = to_bf16(v);
-                    }
+    let rows = x.len() / c_in;
+    let out = Aligned::par_filled(rows * row_len, ROWS * row_len, |k, o| {
+        let i = &x[k * ROWS * c_in..][..o.len() / row_len * c_in];
+        for (orow, irow) in o.chunks_exact_mut(row_len).zip(i.chunks_exact(c_in)) {
+            if fast {
+                // SAFETY: `convert_avx512` needs AVX-512F and AVX-512 BF16, which
+                // `supported()` found above; it takes slices and stays inside them.
+                unsafe { convert_avx512(irow, orow) }
+            } else {
+                for (h, &v) in orow.iter_mut().zip(irow) {
+                    *h = to_bf16(v);
                 }
             }
-        });
+        }
+    });
     Some(out)
 }
 
@@ -302,7 +299,6 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
         return None;
     }
     let n = w.c_out;
-    let mut out = vec![0f32; g.rows * n];
     let panels: Vec<Panel> = panels(n)
         .scan(0, |b_off, (col, width)| {
             let p = Panel {
@@ -314,8 +310,10 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
             Some(p)
         })
         .collect();
+    let len = g.rows.checked_mul(n)?;
     if g.rows <= ROWS_PER_TASK {
         // Few rows (an encoder layer, a row per phoneme): the tasks split the columns.
+        let mut out = vec![0f32; len];
         let dst = Output(out.as_mut_ptr());
         panels.par_iter().for_each(|p| {
             // SAFETY: `conv_panel`'s contract: the CPU has the instructions (`supported()`
@@ -326,20 +324,36 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
             // while nothing else reads or writes `out`.
             unsafe { rows_of_panel(x, w, g, 0, g.rows, p, dst.get()) }
         });
-    } else {
-        out.par_chunks_mut(ROWS_PER_TASK * n)
-            .enumerate()
-            .for_each(|(task, y)| {
-                let r0 = task * ROWS_PER_TASK;
-                for p in &panels {
-                    // SAFETY: as above, for rows r0 .. r0 + y.len()/n, which lie inside
-                    // 0..g.rows (the chunks of `out` are its rows in order); `y` is this
-                    // task's own chunk of `out`, exactly those rows × n, so the panel's writes
-                    // stay in memory no other task sees.
-                    unsafe { rows_of_panel(x, w, g, r0, y.len() / n, p, y.as_mut_ptr()) }
-                }
-            });
+        return Some(out);
     }
+    // Many rows: each task writes its own rows, into memory it touches first. Zeroing the
+    // output up front (`vec![0.0; len]`) was one serial pass over it, with its page faults, on
+    // the caller's thread while the pool waited: a fifth of the model thread's time in a lone
+    // first segment's profile. The kernels store every element instead (below).
+    let mut out: Vec<f32> = Vec::with_capacity(len);
+    out.spare_capacity_mut()[..len]
+        .par_chunks_mut(ROWS_PER_TASK * n)
+        .enumerate()
+        .for_each(|(task, y)| {
+            let r0 = task * ROWS_PER_TASK;
+            for p in &panels {
+                // SAFETY: as above, for rows r0 .. r0 + y.len()/n, which lie inside 0..g.rows
+                // (the chunks are the output's rows in order); `y` is this task's own chunk,
+                // exactly those rows × n values (uninitialised: the kernels only write
+                // through the pointer, never read), so the panel's writes stay in memory no
+                // other task sees.
+                unsafe { rows_of_panel(x, w, g, r0, y.len() / n, p, y.as_mut_ptr().cast()) }
+            }
+        });
+    // SAFETY: the chunks cover elements 0..len, and every task stored every element of its
+    // chunk before `for_each` returned: the panels tile the columns 0..n (`panels`: each
+    // starts where the last one's width ended; a tile panel stores all of its 32-column
+    // blocks, C_out being a multiple of 32 there, and `conv_panel` stores its `valid` columns
+    // min(n − col, width)), and `rows_of_panel` stores every row of its range (whole AMX
+    // blocks and then one of the rest; `conv_panel` blocks of `MR` and then the rest). The
+    // products test compares every element with an f32 loop, odd widths and row counts
+    // included.
+    unsafe { out.set_len(len) };
     Some(out)
 }
 
