@@ -17,6 +17,7 @@ mod server;
 use clap::Parser;
 
 fn main() {
+    yield_candle_pool();
     exit::install_panic_hook();
     if let Some(script) = script_argument() {
         init_logging(false);
@@ -33,6 +34,19 @@ fn main() {
         Err(err) => exit::report(&err),
     };
     std::process::exit(code);
+}
+
+/// candle's pool for element-wise ops has each worker spin 25 000 rounds after every op before
+/// it sleeps: about a millisecond of a core per op, taken from the convolution that runs next on
+/// both cores, and from whatever else the user runs beside the studio. In a profile of lone first
+/// segments that spinning thread was 3-4 % of all samples. Here it spins a few microseconds
+/// (enough for back-to-back ops) and then sleeps; set `CANDLE_BARRIER_POOL_SPIN_LIMIT` to
+/// override. Runs first in `main`, before any thread exists, as changing the environment must.
+fn yield_candle_pool() {
+    const VAR: &str = "CANDLE_BARRIER_POOL_SPIN_LIMIT";
+    if std::env::var_os(VAR).is_none() {
+        std::env::set_var(VAR, "200");
+    }
 }
 
 fn init_logging(verbose: bool) {
