@@ -136,26 +136,32 @@ impl PackedWeights {
         };
         let pairs_per_tap = row_len / 2;
         let columns: usize = panels(c_out).map(|(_, width)| width).sum();
-        let mut data = Aligned::<u32>::zeroed(taps * pairs_per_tap * columns);
-        // Written in panel order; zero pairs (padding channels and columns) are left as made.
-        let mut at = 0;
-        for (start, width) in panels(c_out) {
-            for j in 0..taps {
-                for q in 0..pairs_per_tap {
-                    let (even, odd) = (2 * q, 2 * q + 1);
-                    if odd < c_in {
-                        let even = j * s.tap + even * s.input;
-                        let odd = j * s.tap + odd * s.input;
-                        let end = (start + width).min(c_out);
-                        for (d, o) in data[at..at + end - start].iter_mut().zip(start..end) {
-                            let (e, h) = (w[even + o * s.output], w[odd + o * s.output]);
-                            *d = u32::from(to_bf16(e)) | (u32::from(to_bf16(h)) << 16);
+        // Each panel's values are one contiguous run (`taps·pairs·width`, every panel PANEL
+        // wide but the last), so the panels are packed in parallel: packing ran on the model
+        // thread alone and was close to half of a start. Zero pairs (padding channels and
+        // columns) are left as `par_filled` made them.
+        let per_panel = taps * pairs_per_tap * PANEL;
+        let data =
+            Aligned::<u32>::par_filled(taps * pairs_per_tap * columns, per_panel, |p, out| {
+                let start = p * PANEL;
+                let width = out.len() / (taps * pairs_per_tap);
+                let end = (start + width).min(c_out);
+                let mut at = 0;
+                for j in 0..taps {
+                    for q in 0..pairs_per_tap {
+                        let (even, odd) = (2 * q, 2 * q + 1);
+                        if odd < c_in {
+                            let even = j * s.tap + even * s.input;
+                            let odd = j * s.tap + odd * s.input;
+                            for (d, o) in out[at..at + end - start].iter_mut().zip(start..end) {
+                                let (e, h) = (w[even + o * s.output], w[odd + o * s.output]);
+                                *d = u32::from(to_bf16(e)) | (u32::from(to_bf16(h)) << 16);
+                            }
                         }
+                        at += width;
                     }
-                    at += width;
                 }
-            }
-        }
+            });
         Some(Self {
             data,
             taps,
