@@ -701,6 +701,8 @@ mod tests {
                 (12, 22, 64, 45, 6, 1),
                 (3, 66, 32, 40, 1, 2),
                 (1, 2, 32, 16, 1, 1),
+                // Many row tasks, the last one short.
+                (3, 32, 64, 1001, 1, 2),
             ] {
                 let g = Geometry {
                     rows,
