@@ -41,7 +41,7 @@ pub struct Aligned<T: Plain> {
     _values: PhantomData<T>,
 }
 
-impl<T: Plain> Aligned<T> {
+impl<T: Plain + Default + Send + Sync> Aligned<T> {
     /// `len` zeros.
     ///
     /// # Panics
@@ -49,22 +49,13 @@ impl<T: Plain> Aligned<T> {
     /// If `len` values of `T` do not fit in the address space.
     #[must_use]
     pub fn zeroed(len: usize) -> Self {
-        let bytes = len
-            .checked_mul(size_of::<T>())
-            .expect("an aligned buffer larger than the address space");
-        Self {
-            lines: vec![Line([0; 64]); bytes.div_ceil(64)],
-            len,
-            _values: PhantomData,
-        }
+        Self::par_filled(len, len, |_, _| {})
     }
-}
 
-impl<T: Plain + Default + Send + Sync> Aligned<T> {
     /// `len` values filled in parallel, `chunk` at a time, by `fill(index, values)`, each
-    /// chunk zeroed first by the task that fills it ([`crate::kokoro::fill`]). [`Aligned::zeroed`] touches every page on
-    /// the caller's thread before any parallel work starts; here the pages are first touched,
-    /// and the zeros written while the chunk is in cache, by the threads that fill them.
+    /// chunk zeroed first by the task that fills it ([`crate::kokoro::fill`]): the pages are
+    /// first touched, and the zeros written while the chunk is in cache, by the threads that
+    /// fill them, not by the caller's thread before any parallel work starts.
     ///
     /// # Panics
     ///
@@ -106,9 +97,9 @@ impl<T: Plain> Deref for Aligned<T> {
     type Target = [T];
 
     fn deref(&self) -> &[T] {
-        // SAFETY: `lines` holds at least `len · size_of::<T>()` initialised bytes (`zeroed`
-        // and `par_filled` size it so and nothing shrinks it), every bit pattern is a `T` (`Plain`), and the
-        // start is 64-byte aligned, which `T`'s alignment divides; an empty `Vec`'s dangling
+        // SAFETY: `lines` holds at least `len · size_of::<T>()` initialised bytes
+        // (`par_filled` sizes it so and nothing shrinks it), every bit pattern is a `T`
+        // (`Plain`), and the start is 64-byte aligned, which `T`'s alignment divides; an empty `Vec`'s dangling
         // pointer is aligned too. The slice borrows `self`, so the lines outlive it.
         unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<T>(), self.len) }
     }
