@@ -8,13 +8,16 @@
 //! starts at phase 0 and no Gaussian noise is added (`shared/docs/kokoro-port.md` §2e). The phase
 //! reaches 1e4–1e5 rad, so f32 rounding is audible in the phase; the code reproduces the
 //! export's f32 operation order step by step to stay as close to it as f32 allows. It runs on the
-//! host: it is a sequential scan over a few hundred frames, cheap next to the convolutions.
+//! host: the phases are a sequential scan over a few hundred frames; the samples between them
+//! (9 sines each) are filled in parallel.
 
 // candle's convention is `new(vb: VarBuilder)` by value (see `adain.rs`).
 #![allow(clippy::needless_pass_by_value)]
 
 use candle_core::{Result, Tensor};
 use candle_nn::VarBuilder;
+
+use super::fill::par_filled;
 
 /// Audio samples per F0 value: `prod(upsample_rates) · hop` = 10·6·5.
 pub const SAMPLES_PER_F0: usize = 300;
@@ -55,30 +58,39 @@ impl SourceModule {
     }
 
     /// Host version of [`Self::forward`]: one excitation sample per output sample.
+    ///
+    /// The phases are a running sum (serial, one row per frame); the samples between them are
+    /// independent, so the pool computes them a few frames per task, each sample exactly as a
+    /// serial loop would.
     #[must_use]
     pub fn harmonic_source(&self, f0: &[f32]) -> Vec<f32> {
+        /// Frames per parallel task: 2 400 samples, 21 600 sines.
+        const FRAMES_PER_TASK: usize = 8;
         let phases = frame_phases(f0);
         let frames = f0.len();
-        let mut out = Vec::with_capacity(frames * SAMPLES_PER_F0);
         let scale = SAMPLES_PER_F0 as f32;
         let last = frames.saturating_sub(1);
-        for j in 0..frames * SAMPLES_PER_F0 {
-            // Linear, half-pixel resize by 300 (ONNX `Resize`), coordinate clamped to the input.
-            let pos = ((j as f32 + 0.5) / scale - 0.5).clamp(0.0, last as f32);
-            let i0 = pos.floor() as usize;
-            let i1 = (i0 + 1).min(last);
-            let w = pos - i0 as f32;
-            // The upsampled F0 is constant inside a frame, so its voicing is the frame's.
-            let voiced = f0[j / SAMPLES_PER_F0] > VOICED_THRESHOLD;
-            let mut acc = 0.0f32;
-            for ((&p0, &p1), &weight) in phases[i0].iter().zip(&phases[i1]).zip(&self.weight) {
-                let phase = (1.0 - w) * p0 + w * p1;
-                let sine = if voiced { phase.sin() * SINE_AMP } else { 0.0 };
-                acc += sine * weight;
+        let chunk = FRAMES_PER_TASK * SAMPLES_PER_F0;
+        par_filled(frames * SAMPLES_PER_F0, chunk, |task, out| {
+            for (k, sample) in out.iter_mut().enumerate() {
+                let j = task * chunk + k;
+                // Linear, half-pixel resize by 300 (ONNX `Resize`), coordinate clamped to the
+                // input.
+                let pos = ((j as f32 + 0.5) / scale - 0.5).clamp(0.0, last as f32);
+                let i0 = pos.floor() as usize;
+                let i1 = (i0 + 1).min(last);
+                let w = pos - i0 as f32;
+                // The upsampled F0 is constant inside a frame, so its voicing is the frame's.
+                let voiced = f0[j / SAMPLES_PER_F0] > VOICED_THRESHOLD;
+                let mut acc = 0.0f32;
+                for ((&p0, &p1), &weight) in phases[i0].iter().zip(&phases[i1]).zip(&self.weight) {
+                    let phase = (1.0 - w) * p0 + w * p1;
+                    let sine = if voiced { phase.sin() * SINE_AMP } else { 0.0 };
+                    acc += sine * weight;
+                }
+                *sample = (acc + self.bias).tanh();
             }
-            out.push((acc + self.bias).tanh());
-        }
-        out
+        })
     }
 }
 

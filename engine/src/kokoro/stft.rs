@@ -2,7 +2,7 @@
 //!
 //! - [`source_spectrum`]: the forward STFT of the harmonic source (reflect pad 10, periodic
 //!   Hann(20), hop 5, 11 bins), returned as `[magnitude; phase]`, which the generator's noise
-//!   branches read. It runs on the host in f64 with an exact real DFT and `atan2` (torch's
+//!   branches read. It runs on the host in f64 (one pool task per bin) with an exact real DFT and `atan2` (torch's
 //!   `stft`/`angle` semantics). The export's own DFT leaves rounding noise in the imaginary part
 //!   of near-silent bins, so their phases cannot be reproduced anyway (`kokoro-port.md` §2f);
 //!   measured on the dev clip, `atan2` with an exact `+0` imaginary part agrees with the export's
@@ -14,6 +14,7 @@
 //!   of kokoro-onnx hear. Built from candle ops so it runs on any device.
 
 use candle_core::{DType, Device, Result, Tensor};
+use rayon::prelude::*;
 
 use super::generator::{to_time_major, ConvTranspose1d};
 
@@ -88,20 +89,26 @@ pub fn source_spectrum_host(x: &[f32]) -> Option<Vec<f32>> {
             nsin_w[k][t] = -s * win[t];
         }
     }
+    // One task per bin: it writes that bin's magnitude row and its phase row.
     let mut out = vec![0.0f32; 2 * BINS * frames];
-    for f in 0..frames {
-        let seg = &padded[f * HOP..f * HOP + N_FFT];
-        for k in 0..BINS {
-            // Accumulators start at +0 so an all-zero imaginary part stays +0 (atan2 → +π or 0).
-            let (mut re, mut im) = (0.0f64, 0.0f64);
-            for t in 0..N_FFT {
-                re += cos_w[k][t] * seg[t];
-                im += nsin_w[k][t] * seg[t];
+    let (mags, phases) = out.split_at_mut(BINS * frames);
+    mags.par_chunks_mut(frames.max(1))
+        .zip(phases.par_chunks_mut(frames.max(1)))
+        .enumerate()
+        .for_each(|(k, (mag, phase))| {
+            for (f, (m, p)) in mag.iter_mut().zip(phase.iter_mut()).enumerate() {
+                let seg = &padded[f * HOP..f * HOP + N_FFT];
+                // Accumulators start at +0 so an all-zero imaginary part stays +0 (atan2 → +π
+                // or 0).
+                let (mut re, mut im) = (0.0f64, 0.0f64);
+                for t in 0..N_FFT {
+                    re += cos_w[k][t] * seg[t];
+                    im += nsin_w[k][t] * seg[t];
+                }
+                *m = re.hypot(im) as f32;
+                *p = im.atan2(re) as f32;
             }
-            out[k * frames + f] = re.hypot(im) as f32;
-            out[(BINS + k) * frames + f] = im.atan2(re) as f32;
-        }
-    }
+        });
     Some(out)
 }
 
