@@ -24,6 +24,7 @@ use candle_nn::VarBuilder;
 
 use super::dense::Dense;
 
+use super::elementwise::leaky_relu;
 use super::generator::conv::Conv1d;
 use crate::kokoro::bf16::Bf16Kernel;
 
@@ -356,11 +357,6 @@ impl AdainResBlk1d {
         }
         (r + sc)? * std::f64::consts::FRAC_1_SQRT_2
     }
-}
-
-/// Leaky `ReLU` for a negative slope below 1: `max(x, slope·x)`.
-pub fn leaky_relu(x: &Tensor, slope: f64) -> Result<Tensor> {
-    x.maximum(&(x * slope)?)
 }
 
 /// Time-major nearest-neighbour ×2: `[T, C]` → `[2T, C]`.

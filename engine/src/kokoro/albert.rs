@@ -292,21 +292,32 @@ impl Albert {
 
 /// transformers' `gelu_new`: `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`.
 ///
-/// On the CPU this is computed as the identical `x·σ(2z)` on a host slice: candle's `gelu` (same
-/// formula) calls `tanhf` per element and costs ~12× more, which made it a sixth of ALBERT's
-/// time. Elsewhere candle's own (tanh-approximation) `gelu` runs.
+/// On the CPU this is computed as the identical `x·σ(2z)` on the pool
+/// ([`super::elementwise::map`]): candle's `gelu` (same formula) calls `tanhf` per element and
+/// costs ~12× more, which made it a sixth of ALBERT's time. Elsewhere candle's own
+/// (tanh-approximation) `gelu` runs.
 fn gelu_new(x: &Tensor) -> Result<Tensor> {
     // 2·√(2/π), because σ(2z) = (1 + tanh z) / 2.
     const TWO_SQRT_2_OVER_PI: f32 = 1.595_769_2;
     if !x.device().is_cpu() || x.dtype() != DType::F32 {
         return x.gelu();
     }
-    let mut v = x.flatten_all()?.to_vec1::<f32>()?;
-    for e in &mut v {
-        let z2 = TWO_SQRT_2_OVER_PI * *e * (1.0 + 0.044_715 * *e * *e);
-        *e /= 1.0 + (-z2).exp();
+    let gelu = |e: f32| {
+        let z2 = TWO_SQRT_2_OVER_PI * e * (1.0 + 0.044_715 * e * e);
+        e / (1.0 + (-z2).exp())
+    };
+    match super::elementwise::map(x, gelu)? {
+        Some(y) => Ok(y),
+        None => Tensor::from_vec(
+            x.flatten_all()?
+                .to_vec1::<f32>()?
+                .into_iter()
+                .map(gelu)
+                .collect(),
+            x.dims(),
+            x.device(),
+        ),
     }
-    Tensor::from_vec(v, x.dims(), x.device())
 }
 
 /// `[B, T]` keep-mask → additive `[B, 1, 1, T]` bias: 0 where kept, `f32::MIN` where masked

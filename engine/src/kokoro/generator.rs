@@ -24,6 +24,7 @@ use candle_nn::VarBuilder;
 
 use super::adain::{Activation, AdaIN1d, Snake};
 use super::config::{IstftNetConfig, KokoroConfig};
+use super::elementwise::{self, leaky_relu};
 use super::source::SourceModule;
 use super::stft::{self, InverseStft};
 use crate::kokoro::bf16::Bf16Kernel;
@@ -403,7 +404,7 @@ impl Generator {
     /// The mean of a stage's residual blocks, from their sum.
     fn stage_output(&self, sum: Option<Tensor>) -> Result<Tensor> {
         match sum {
-            Some(sum) => sum / self.blocks_per_stage() as f64,
+            Some(sum) => elementwise::scale(&sum, 1.0 / self.blocks_per_stage() as f64),
             None => candle_core::bail!("generator: a stage without residual blocks"),
         }
     }
@@ -463,11 +464,6 @@ pub fn to_time_major(x: &Tensor) -> Result<Tensor> {
 /// `[T, C]` → contiguous `[1, C, T]`.
 pub fn to_channel_major(x: &Tensor) -> Result<Tensor> {
     x.t()?.contiguous()?.unsqueeze(0)
-}
-
-/// Leaky `ReLU` for a slope below 1: `max(x, slope·x)`.
-pub fn leaky_relu(x: &Tensor, slope: f64) -> Result<Tensor> {
-    x.maximum(&(x * slope)?)
 }
 
 /// Time-major `nn.ReflectionPad1d((1, 0))`: prepend row 1 to `[T, C]`.

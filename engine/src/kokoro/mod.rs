@@ -11,6 +11,7 @@ pub mod bf16;
 pub mod config;
 pub mod decoder;
 pub mod dense;
+pub mod elementwise;
 pub mod fill;
 pub mod generator;
 pub mod lstm;
