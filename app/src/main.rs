@@ -12,11 +12,13 @@
 
 mod cli;
 mod exit;
+mod malloc;
 mod server;
 
 use clap::Parser;
 
 fn main() {
+    malloc::keep_freed_memory();
     yield_candle_pool();
     fix_thread_count();
     exit::install_panic_hook();
