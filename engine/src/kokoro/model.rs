@@ -105,10 +105,12 @@ pub struct KokoroEncoder {
 }
 
 impl KokoroEncoder {
-    /// Switches ALBERT's products and the prosody predictor's F0/N convolutions to bfloat16
-    /// where the CPU can; returns how many layers switched.
+    /// Switches ALBERT's products, the prosody predictor's F0/N convolutions and the text
+    /// encoder's convolutions to bfloat16 where the CPU can; returns how many layers switched.
     pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> candle_core::Result<usize> {
-        Ok(self.bert.use_bf16(kernel)? + self.predictor.use_bf16(kernel)?)
+        Ok(self.bert.use_bf16(kernel)?
+            + self.predictor.use_bf16(kernel)?
+            + self.text_encoder.use_bf16(kernel)?)
     }
 
     /// `vb` is the checkpoint root (tensor names `bert.*`, `bert_encoder.*`, `predictor.*`,

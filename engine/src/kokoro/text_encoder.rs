@@ -3,7 +3,8 @@
 //! Reference: `TextEncoder` in kokoro 0.9.4 `modules.py` (from `StyleTTS` 2). An embedding, then
 //! `n_layer` blocks of weight-normed Conv1d (k5, pad 2; the weight norm is folded into
 //! `cnn.k.0.weight` by the converter) → `LayerNorm` over channels (`cnn.k.1.gamma/beta`, eps 1e-5)
-//! → `LeakyReLU` 0.2, then a `BiLSTM`. At batch 1 with no padding the reference's masks are
+//! → `LeakyReLU` 0.2, then a `BiLSTM`. It runs time-major (`[T, C]`), as the embedding gives it
+//! and the LSTM takes it. At batch 1 with no padding the reference's masks are
 //! no-ops, so [`TextEncoder::forward`] leaves them out; [`TextEncoder::forward_batch`] applies
 //! them. The decoder consumes `asr = t_en · aln`, i.e. these features repeated per predicted
 //! frame (see [`super::predictor::expand`]).
@@ -13,9 +14,12 @@
 #![allow(clippy::needless_pass_by_value)]
 
 use candle_core::{Module, Result, Tensor};
-use candle_nn::{Conv1d, Conv1dConfig, Embedding, LayerNorm, VarBuilder};
+use candle_nn::{Embedding, LayerNorm, VarBuilder};
 
+use super::bf16::Bf16Kernel;
 use super::config::KokoroConfig;
+use super::elementwise::leaky_relu;
+use super::generator::conv::Conv1d;
 use super::lstm::BiLstm;
 
 /// Negative slope of the `LeakyReLU` after each CNN block.
@@ -23,7 +27,10 @@ const LEAKY_SLOPE: f64 = 0.2;
 /// Epsilon of the channel `LayerNorm`.
 const LAYER_NORM_EPS: f64 = 1e-5;
 
-/// One `cnn.k` block: conv → channel `LayerNorm` → `LeakyReLU`.
+/// One `cnn.k` block: conv → channel `LayerNorm` → `LeakyReLU`, on time-major rows, where the
+/// norm's channels are the last dimension and the convolution keeps its weights in its product
+/// layout (candle's channel-major `conv1d` repacked all 5 MB of them on every call: 14 ms of a
+/// lone first segment's serial time).
 #[derive(Debug, Clone)]
 struct ConvBlock {
     conv: Conv1d,
@@ -32,11 +39,15 @@ struct ConvBlock {
 
 impl ConvBlock {
     fn new(channels: usize, kernel: usize, vb: VarBuilder) -> Result<Self> {
-        let conv_cfg = Conv1dConfig {
-            padding: (kernel - 1) / 2,
-            ..Conv1dConfig::default()
-        };
-        let conv = candle_nn::conv1d(channels, channels, kernel, conv_cfg, vb.pp("0"))?;
+        let conv = Conv1d::new(
+            channels,
+            channels,
+            kernel,
+            (kernel - 1) / 2,
+            1,
+            1,
+            vb.pp("0"),
+        )?;
         let ln = vb.pp("1");
         let norm = LayerNorm::new(
             ln.get(channels, "gamma")?,
@@ -46,11 +57,10 @@ impl ConvBlock {
         Ok(Self { conv, norm })
     }
 
-    /// `[1, C, T]` → `[1, C, T]`.
-    fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let y = self.conv.forward(&x.contiguous()?)?.transpose(1, 2)?;
-        let y = self.norm.forward(&y)?.transpose(1, 2)?;
-        candle_nn::ops::leaky_relu(&y, LEAKY_SLOPE)
+    /// `[T, C]` → `[T, C]`.
+    fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
+        let y = self.conv.forward_tm(x)?;
+        leaky_relu(&self.norm.forward(&y)?, LEAKY_SLOPE)
     }
 }
 
@@ -78,13 +88,22 @@ impl TextEncoder {
         })
     }
 
+    /// Runs the convolutions' products in bfloat16 where the CPU can (see
+    /// [`crate::kokoro::bf16`]); returns how many layers switched.
+    pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> Result<usize> {
+        let mut n = 0;
+        for block in &mut self.cnn {
+            n += usize::from(block.conv.use_bf16(kernel)?);
+        }
+        Ok(n)
+    }
+
     /// `ids` `[T]` (u32, pads included) → `t_en` `[1, hidden, T]`.
     pub fn forward(&self, ids: &Tensor) -> Result<Tensor> {
-        let mut x = self.embedding.forward(ids)?.t()?.unsqueeze(0)?;
+        let mut x = self.embedding.forward(ids)?;
         for block in &self.cnn {
-            x = block.forward(&x)?;
+            x = block.forward_tm(&x)?;
         }
-        let x = x.squeeze(0)?.t()?.contiguous()?;
         self.lstm.forward(&x)?.t()?.unsqueeze(0)
     }
 
@@ -95,16 +114,13 @@ impl TextEncoder {
     pub fn forward_batch(&self, ids: &Tensor, lengths: &[usize]) -> Result<Tensor> {
         let (_, t) = ids.dims2()?;
         let mask = super::lstm::valid_mask(lengths, t, ids.device())?;
-        let mask_cols = mask.transpose(1, 2)?;
-        let mut x = self
-            .embedding
-            .forward(ids)?
-            .broadcast_mul(&mask)?
-            .transpose(1, 2)?;
+        let mut x = self.embedding.forward(ids)?.broadcast_mul(&mask)?;
         for block in &self.cnn {
-            x = block.forward(&x)?.broadcast_mul(&mask_cols)?;
+            let items = (0..lengths.len())
+                .map(|b| block.forward_tm(&x.get(b)?))
+                .collect::<Result<Vec<_>>>()?;
+            x = Tensor::stack(&items, 0)?.broadcast_mul(&mask)?;
         }
-        let x = x.transpose(1, 2)?.contiguous()?;
         self.lstm.forward_batch(&x, lengths)?.transpose(1, 2)
     }
 }

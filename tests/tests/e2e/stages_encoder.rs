@@ -266,8 +266,9 @@ fn encode_from_tokens_matches_oracle() {
     }
 }
 
-/// The encoder with ALBERT and the F0/N branches in bfloat16 (the default on CPUs with
-/// AVX-512 BF16): the same lengths and, within a few percent, the same pitch as the oracle.
+/// The encoder with ALBERT, the F0/N branches and the text encoder's convolutions in bfloat16
+/// (the default on CPUs with AVX-512 BF16): the same lengths and, within a few percent, the
+/// same pitch and text features as the oracle.
 #[test]
 fn encode_in_bf16_keeps_durations_and_pitch() {
     let Some(enc) = encoder() else {
@@ -323,6 +324,11 @@ fn encode_in_bf16_keeps_durations_and_pitch() {
             "{name}: {got_frames} frames, oracle {want_frames}"
         );
         assert!(f0_rel < 0.02, "{name}: F0 off by {f0_rel}");
+        let padded = fast.padded_ids(&ids[1..ids.len() - 1]).expect("ids");
+        let t_en = fast.text_features(&padded).expect("text encoder");
+        let t_en_err = rel_err(name, "t_en", &t_en, case.get("t_en"));
+        println!("{name} bf16: text features relative error {t_en_err:.2e}");
+        assert!(t_en_err < 1e-2, "{name}: text features off by {t_en_err}");
     }
 }
 
