@@ -239,6 +239,39 @@ pub(super) mod tests {
     }
 
     /// The sliced CPU path, with and without its reverse thread, equals the tensor-op path.
+    /// Times the host recurrence at Kokoro's size (hidden 256, 300 steps, one sequence).
+    #[test]
+    #[ignore = "timing report, run explicitly"]
+    fn recurrence_timing() -> Result<()> {
+        let lstm = random_lstm(512, 256, 0x1234_5678)?;
+        let xs = Tensor::randn(0f32, 1.0, (300, 512), &Device::Cpu)?;
+        let proj = lstm.project(&xs)?;
+        let (Some(wf), Some(wr)) = (
+            &lstm.forward_dir.w_hh_t_host,
+            &lstm.reverse_dir.w_hh_t_host,
+        ) else {
+            panic!("host weights on the CPU");
+        };
+        let time = |f: &dyn Fn()| {
+            (0..60)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64()
+                })
+                .fold(f64::MAX, f64::min)
+        };
+        let projection = time(&|| drop(lstm.project(&xs).expect("projection")));
+        let recurrence = time(&|| drop(lstm.recur_host(&proj, wf, wr).expect("recurrence")));
+        println!(
+            "300 steps, hidden 256: projection {:.2} ms, recurrence {:.2} ms ({:.1} µs a step)",
+            projection * 1e3,
+            recurrence * 1e3,
+            recurrence * 1e6 / 300.0
+        );
+        Ok(())
+    }
+
     #[test]
     fn host_and_tensor_paths_agree() -> Result<()> {
         let lstm = random_lstm(24, 16, 0x9e37_79b9)?;
