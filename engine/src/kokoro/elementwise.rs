@@ -1,5 +1,9 @@
 //! Element-wise maps of f32 CPU tensors, run on the pool.
 //!
+//! The pool is rayon's, the one the convolutions just ran on. candle's own element-wise pool
+//! is left with no threads (`CANDLE_NUM_THREADS=1`, set by the app), so its ops run inline on
+//! the caller instead of waiting at a barrier for a worker the two busy cores cannot schedule.
+//!
 //! candle runs a unary map (`affine`, `x * slope`) on the calling thread, and the model thread
 //! is the one that calls: in a profile of lone first segments the leaky `ReLU`s in front of the
 //! generator's upsamplers, the mean of a stage's residual blocks and ALBERT's `gelu_new` were a
@@ -15,29 +19,69 @@ use super::fill::par_filled;
 /// Values per pool task: 64 KiB of input.
 const CHUNK: usize = 16 * 1024;
 
+/// `f` of the values of a contiguous f32 CPU tensor, read in place; `None` for any other.
+fn with_host<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Option<R> {
+    if !t.is_contiguous() || t.dtype() != DType::F32 || !t.device().is_cpu() {
+        return None;
+    }
+    let (storage, layout) = t.storage_and_layout();
+    let Storage::Cpu(CpuStorage::F32(v)) = &*storage else {
+        return None;
+    };
+    let start = layout.start_offset();
+    v.get(start..start + t.elem_count()).map(f)
+}
+
 /// `f` of every value of `x`, on the pool; `None` unless `x` is a contiguous f32 CPU tensor
 /// (callers then use candle's ops).
 pub fn map(x: &Tensor, f: impl Fn(f32) -> f32 + Sync) -> Result<Option<Tensor>> {
-    if !x.is_contiguous() || x.dtype() != DType::F32 || !x.device().is_cpu() {
-        return Ok(None);
-    }
-    let values = {
-        let (storage, layout) = x.storage_and_layout();
-        let Storage::Cpu(CpuStorage::F32(v)) = &*storage else {
-            return Ok(None);
-        };
-        let start = layout.start_offset();
-        let Some(src) = v.get(start..start + x.elem_count()) else {
-            return Ok(None);
-        };
+    let values = with_host(x, |src| {
         par_filled(src.len(), CHUNK, |task, out| {
             let src = &src[task * CHUNK..task * CHUNK + out.len()];
             for (o, &v) in out.iter_mut().zip(src) {
                 *o = f(v);
             }
         })
-    };
-    Tensor::from_vec(values, x.dims(), x.device()).map(Some)
+    });
+    values
+        .map(|v| Tensor::from_vec(v, x.dims(), x.device()))
+        .transpose()
+}
+
+/// `f(a, b)` of every pair of values of two same-shape tensors, on the pool; `None` unless both
+/// are contiguous f32 CPU tensors of one shape.
+pub fn zip_map(
+    a: &Tensor,
+    b: &Tensor,
+    f: impl Fn(f32, f32) -> f32 + Sync,
+) -> Result<Option<Tensor>> {
+    if a.dims() != b.dims() {
+        return Ok(None);
+    }
+    let values = with_host(a, |x| {
+        with_host(b, |y| {
+            par_filled(x.len(), CHUNK, |task, out| {
+                let at = task * CHUNK;
+                let (x, y) = (&x[at..at + out.len()], &y[at..at + out.len()]);
+                for ((o, &u), &v) in out.iter_mut().zip(x).zip(y) {
+                    *o = f(u, v);
+                }
+            })
+        })
+    })
+    .flatten();
+    values
+        .map(|v| Tensor::from_vec(v, a.dims(), a.device()))
+        .transpose()
+}
+
+/// `a + b` of two same-shape tensors, on the pool for CPU tensors (candle's `a + b`
+/// otherwise, or for broadcasting).
+pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
+    match zip_map(a, b, |u, v| u + v)? {
+        Some(y) => Ok(y),
+        None => a + b,
+    }
 }
 
 /// Leaky `ReLU` for a negative slope below 1: `max(x, slope·x)`, on the pool for CPU tensors.
@@ -105,6 +149,11 @@ mod tests {
         }
         let want = (&x / 3.0).expect("div");
         assert_eq!(bits(&scale(&x, 1.0 / 3.0).expect("scale")), bits(&want));
+        let y = (&x * 0.5).expect("y");
+        assert_eq!(
+            bits(&add(&x, &y).expect("add")),
+            bits(&(&x + &y).expect("+"))
+        );
         let strided = x.t().expect("t");
         assert!(map(&strided, |v| v).expect("map").is_none());
         assert_eq!(

@@ -359,7 +359,7 @@ impl Generator {
         if i + 1 == self.stages() {
             x = reflection_pad_top1(&x)?;
         }
-        x + x_source
+        elementwise::add(&x, &x_source)
     }
 
     /// [`Self::stage_input_tm`]'s intermediates, named (for `kokoro::parity`).
@@ -397,7 +397,7 @@ impl Generator {
         let y = self.resblocks[i][j].forward_tm(input, s)?;
         match sum {
             None => Ok(y),
-            Some(sum) => sum + y,
+            Some(sum) => elementwise::add(&sum, &y),
         }
     }
 
