@@ -19,8 +19,7 @@ use clap::Parser;
 
 fn main() {
     malloc::keep_freed_memory();
-    yield_candle_pool();
-    fix_thread_count();
+    settle_candle_threads();
     exit::install_panic_hook();
     if let Some(script) = script_argument() {
         init_logging(false);
@@ -39,32 +38,35 @@ fn main() {
     std::process::exit(code);
 }
 
-/// candle's pool for element-wise ops has each worker spin 25 000 rounds after every op before
-/// it sleeps: about a millisecond of a core per op, taken from the convolution that runs next on
-/// both cores, and from whatever else the user runs beside the studio. In a profile of lone first
-/// segments that spinning thread was 3-4 % of all samples. Here it spins a few microseconds
-/// (enough for back-to-back ops) and then sleeps; set `CANDLE_BARRIER_POOL_SPIN_LIMIT` to
-/// override. Runs first in `main`, before any thread exists, as changing the environment must.
-fn yield_candle_pool() {
-    const VAR: &str = "CANDLE_BARRIER_POOL_SPIN_LIMIT";
-    if std::env::var_os(VAR).is_none() {
-        std::env::set_var(VAR, "200");
-    }
-}
-
-/// candle asks how many threads to use on every matrix product: `RAYON_NUM_THREADS` when it is
-/// set, and otherwise it counts physical cores by reading and parsing `/proc/cpuinfo`, again
-/// each time. In a profile of lone first segments that was 12 ms of the model thread per segment
-/// (ALBERT, the style affines of every AdaIN layer, the LSTM projections), while the pool waited.
-/// Setting the variable to the size rayon gives its pool anyway (the machine's available
-/// parallelism) answers candle at once and leaves our pool as it was; candle's products then
-/// split across the same threads as the rest of the model, not the physical cores only. A value
-/// the user set is kept. Runs first in `main`, before any thread exists.
-fn fix_thread_count() {
-    const VAR: &str = "RAYON_NUM_THREADS";
-    if std::env::var_os(VAR).is_none() {
-        let threads = std::thread::available_parallelism().map_or(1, std::num::NonZero::get);
-        std::env::set_var(VAR, threads.to_string());
+/// Threads for candle, set in the environment before any thread exists (as changing the
+/// environment must); a value the user set is kept.
+///
+/// - `CANDLE_NUM_THREADS=1`: candle's element-wise ops (adds, products, `exp`) split large
+///   tensors across their own pool and the caller waits at a barrier for that pool's worker.
+///   With the model's two rayon threads on two cores the worker often could not be scheduled:
+///   in a profile of lone first segments the model thread spent a tenth of its time waiting
+///   there. With one thread the ops run inline; the big ones of the generator run on rayon's
+///   pool instead (`engine::kokoro::elementwise`).
+/// - `CANDLE_BARRIER_POOL_SPIN_LIMIT=200`, for a user who raises `CANDLE_NUM_THREADS`: candle
+///   0.11's worker otherwise spins 25 000 rounds (about a millisecond of a core) after every op.
+/// - `RAYON_NUM_THREADS`: candle asks how many threads to use on every matrix product, and
+///   without this variable it counts physical cores by reading and parsing `/proc/cpuinfo`,
+///   again each time: 12 ms of the model thread per lone first segment. It is set to the size
+///   rayon gives its pool anyway (the available parallelism), which leaves our pool as it was;
+///   candle's products then split across the same threads as the rest of the model, not the
+///   physical cores only.
+fn settle_candle_threads() {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .to_string();
+    for (var, value) in [
+        ("CANDLE_NUM_THREADS", "1"),
+        ("CANDLE_BARRIER_POOL_SPIN_LIMIT", "200"),
+        ("RAYON_NUM_THREADS", threads.as_str()),
+    ] {
+        if std::env::var_os(var).is_none() {
+            std::env::set_var(var, value);
+        }
     }
 }
 
