@@ -246,10 +246,8 @@ pub(super) mod tests {
         let lstm = random_lstm(512, 256, 0x1234_5678)?;
         let xs = Tensor::randn(0f32, 1.0, (300, 512), &Device::Cpu)?;
         let proj = lstm.project(&xs)?;
-        let (Some(wf), Some(wr)) = (
-            &lstm.forward_dir.w_hh_t_host,
-            &lstm.reverse_dir.w_hh_t_host,
-        ) else {
+        let (Some(wf), Some(wr)) = (&lstm.forward_dir.w_hh_t_host, &lstm.reverse_dir.w_hh_t_host)
+        else {
             panic!("host weights on the CPU");
         };
         let time = |f: &dyn Fn()| {
