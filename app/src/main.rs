@@ -46,7 +46,7 @@ fn main() {
 ///   With the model's two rayon threads on two cores the worker often could not be scheduled:
 ///   in a profile of lone first segments the model thread spent a tenth of its time waiting
 ///   there. With one thread the ops run inline; the big ones of the generator run on rayon's
-///   pool instead (`engine::kokoro::elementwise`).
+///   pool instead (the engine's `elementwise` module).
 /// - `CANDLE_BARRIER_POOL_SPIN_LIMIT=200`, for a user who raises `CANDLE_NUM_THREADS`: candle
 ///   0.11's worker otherwise spins 25 000 rounds (about a millisecond of a core) after every op.
 /// - `RAYON_NUM_THREADS`: candle asks how many threads to use on every matrix product, and
