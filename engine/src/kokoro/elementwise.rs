@@ -20,7 +20,7 @@ use super::fill::par_filled;
 const CHUNK: usize = 16 * 1024;
 
 /// `f` of the values of a contiguous f32 CPU tensor, read in place; `None` for any other.
-fn with_host<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Option<R> {
+pub(crate) fn with_host<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Option<R> {
     if !t.is_contiguous() || t.dtype() != DType::F32 || !t.device().is_cpu() {
         return None;
     }

@@ -130,7 +130,7 @@ impl Bf16Weights {
             if !t.device().is_cpu() || !kernels::supported() {
                 return Ok(None);
             }
-            let packed = host_f32(&t.contiguous()?, |w| {
+            let packed = super::elementwise::with_host(&t.contiguous()?, |w| {
                 kernels::PackedWeights::pack_strided(w, s, taps, c_in, c_out, kernel)
             });
             Ok(packed.flatten().map(|packed| Self { packed }))
@@ -173,7 +173,7 @@ impl Bf16Weights {
                 stride,
                 dilation,
             };
-            let y = host_f32(x, |values| {
+            let y = super::elementwise::with_host(x, |values| {
                 kernels::convert_rows(values, self.packed.c_in(), self.packed.row_len())
             })
             .flatten()
@@ -188,21 +188,6 @@ impl Bf16Weights {
             x.dims()
         )
     }
-}
-
-/// `f` of the values of a contiguous f32 CPU tensor, read in place; `None` for any other.
-#[cfg(target_arch = "x86_64")]
-fn host_f32<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Option<R> {
-    use candle_core::{CpuStorage, Storage};
-    if !t.is_contiguous() {
-        return None;
-    }
-    let (storage, layout) = t.storage_and_layout();
-    let Storage::Cpu(CpuStorage::F32(v)) = &*storage else {
-        return None;
-    };
-    let start = layout.start_offset();
-    v.get(start..start + t.elem_count()).map(f)
 }
 
 /// How a checkpoint's tensor maps onto a layer's product matrix.
