@@ -99,8 +99,9 @@ impl<T: Plain> Deref for Aligned<T> {
     fn deref(&self) -> &[T] {
         // SAFETY: `lines` holds at least `len · size_of::<T>()` initialised bytes
         // (`par_filled` sizes it so and nothing shrinks it), every bit pattern is a `T`
-        // (`Plain`), and the start is 64-byte aligned, which `T`'s alignment divides; an empty `Vec`'s dangling
-        // pointer is aligned too. The slice borrows `self`, so the lines outlive it.
+        // (`Plain`), and the start is 64-byte aligned, which `T`'s alignment divides; an empty
+        // `Vec`'s dangling pointer is aligned too. The slice borrows `self`, so the lines
+        // outlive it.
         unsafe { std::slice::from_raw_parts(self.lines.as_ptr().cast::<T>(), self.len) }
     }
 }
