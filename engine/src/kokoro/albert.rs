@@ -299,24 +299,14 @@ impl Albert {
 fn gelu_new(x: &Tensor) -> Result<Tensor> {
     // 2·√(2/π), because σ(2z) = (1 + tanh z) / 2.
     const TWO_SQRT_2_OVER_PI: f32 = 1.595_769_2;
-    if !x.device().is_cpu() || x.dtype() != DType::F32 {
-        return x.gelu();
-    }
     let gelu = |e: f32| {
         let z2 = TWO_SQRT_2_OVER_PI * e * (1.0 + 0.044_715 * e * e);
         e / (1.0 + (-z2).exp())
     };
-    match super::elementwise::map(x, gelu)? {
+    // `map` declines only what is not an f32 CPU tensor once contiguous.
+    match super::elementwise::map(&x.contiguous()?, gelu)? {
         Some(y) => Ok(y),
-        None => Tensor::from_vec(
-            x.flatten_all()?
-                .to_vec1::<f32>()?
-                .into_iter()
-                .map(gelu)
-                .collect(),
-            x.dims(),
-            x.device(),
-        ),
+        None => x.gelu(),
     }
 }
 
