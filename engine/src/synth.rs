@@ -142,6 +142,16 @@ impl Precision {
     }
 }
 
+/// Where the packed bfloat16 weights are kept between starts (`kokoro::bf16::cache`):
+/// `BANTER_CACHE_DIR` (empty: nowhere, every start packs), else `$XDG_CACHE_HOME/banter`.
+fn packed_cache_dir() -> Option<std::path::PathBuf> {
+    match std::env::var_os("BANTER_CACHE_DIR") {
+        Some(dir) if dir.is_empty() => None,
+        Some(dir) => Some(dir.into()),
+        None => dirs::cache_dir().map(|d| d.join("banter")),
+    }
+}
+
 /// The loaded model, on the model thread. Not `Send`: see the module docs.
 pub(crate) struct Synthesizer {
     model: Arc<Kokoro>,
@@ -169,13 +179,20 @@ impl Synthesizer {
             path: path.display().to_string(),
             source,
         };
-        let mut model = Kokoro::load(&path, &device).map_err(|e| match e {
+        let model_error = |e| match e {
             ModelError::Tensor(e) => load_error(e),
             other => SynthError::Model(other),
-        })?;
-        if let Some(kernel) = Precision::from_env().bf16_kernel() {
-            model.use_bf16(kernel).map_err(load_error)?;
-        }
+        };
+        let model = match Precision::from_env().bf16_kernel() {
+            Some(kernel) => {
+                let cache = packed_cache_dir();
+                let (model, used) = Kokoro::load_bf16(&path, &device, kernel, cache.as_deref())
+                    .map_err(model_error)?;
+                tracing::debug!(?used, "packed weights");
+                model
+            }
+            None => Kokoro::load(&path, &device).map_err(model_error)?,
+        };
         Ok(Self {
             model: Arc::new(model),
             device,

@@ -46,7 +46,9 @@ impl Dense {
                 up: bound,
             },
         )?;
-        Self::from_parts(&weight, Some(bias))
+        let mut dense = Self::from_parts(&weight, Some(bias))?;
+        dense.weight_t = dense.weight_t.named(format!("{}.weight", vb.prefix()));
+        Ok(dense)
     }
 
     /// From the checkpoint's `weight` `[out, in]` and an optional `bias` `[out]`.

@@ -23,8 +23,10 @@ use super::ModelError;
 use crate::kokoro::bf16::Bf16Kernel;
 
 mod batch;
+mod packed;
 
 pub use batch::{BertLayout, EncodeInput};
+pub use packed::PackedCache;
 
 /// Why encoding failed.
 #[derive(Debug, thiserror::Error)]

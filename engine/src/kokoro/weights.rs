@@ -8,7 +8,7 @@
 //! layer asks for it, and the layer's copy is all that outlives the call: the peak stays near
 //! the built model plus its largest tensor (a few MB). No `unsafe` mmap needed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -35,6 +35,9 @@ struct WeightsFile {
     path: PathBuf,
     file: Mutex<fs_err::File>,
     entries: HashMap<String, Entry>,
+    /// Tensors not read: their packed panels come from the packed-weights cache instead
+    /// (`bf16::cache`), so the layer gets a placeholder of the right shape.
+    placeholders: HashSet<String>,
 }
 
 impl WeightsFile {
@@ -96,6 +99,7 @@ impl WeightsFile {
             path: path.to_path_buf(),
             file: Mutex::new(file),
             entries,
+            placeholders: HashSet::new(),
         })
     }
 
@@ -106,6 +110,10 @@ impl WeightsFile {
                 path: name.to_owned(),
             });
         };
+        if self.placeholders.contains(name) {
+            // One zero seen through a stride-0 view: the shape without the memory.
+            return Tensor::zeros((), DType::F32, device)?.broadcast_as(e.shape.clone());
+        }
         // Read straight into the f32 buffer (the file is little-endian, as this machine is).
         let mut values = vec![0f32; (e.end - e.begin) as usize / 4];
         {
@@ -166,6 +174,24 @@ impl SimpleBackend for WeightsFile {
 pub fn var_builder(path: &Path, device: &Device) -> candle_core::Result<VarBuilder<'static>> {
     Ok(VarBuilder::from_backend(
         Box::new(WeightsFile::open(path)?),
+        DType::F32,
+        device.clone(),
+    ))
+}
+
+/// [`var_builder`], but the tensors named in `placeholders` are not read: each is a
+/// placeholder of its shape holding zeros, for layers whose packed panels come from the
+/// packed-weights cache (`bf16::cache`). A layer that computed with one would compute
+/// with zeros, so only names that cache holds belong here.
+pub fn var_builder_with_placeholders(
+    path: &Path,
+    device: &Device,
+    placeholders: impl IntoIterator<Item = String>,
+) -> candle_core::Result<VarBuilder<'static>> {
+    let mut file = WeightsFile::open(path)?;
+    file.placeholders = placeholders.into_iter().collect();
+    Ok(VarBuilder::from_backend(
+        Box::new(file),
         DType::F32,
         device.clone(),
     ))

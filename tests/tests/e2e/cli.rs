@@ -231,3 +231,63 @@ fn say_follow_speaks_text_while_it_arrives() {
     );
     assert_bad_input(&["say", "--follow", "Hello", "-o", "-"], None, "--follow");
 }
+
+/// The packed-weights cache (`kokoro::bf16::cache`): the first start writes it, the next reads
+/// it, and the audio is the same to the bit as a start without it; a damaged file is reported,
+/// replaced and never run.
+#[test]
+fn packed_weights_cache_changes_nothing_but_the_start() {
+    #[cfg(target_arch = "x86_64")]
+    let packs = engine::kokoro::bf16::kernels::supported();
+    #[cfg(not(target_arch = "x86_64"))]
+    let packs = false;
+    if model_store().is_none() || !packs {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("cache");
+    let say = |name: &str, cache_dir: &std::path::Path| {
+        let wav = dir.path().join(name);
+        let out = crate::support::banter_command()
+            .args(["say", "Every start after the first reads its panels back."])
+            .arg("-o")
+            .arg(&wav)
+            .env("BANTER_CACHE_DIR", cache_dir)
+            .env("BANTER_LOG", "engine=debug")
+            .env_remove("BANTER_PRECISION")
+            .output()
+            .expect("run banter say");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        (std::fs::read(&wav).expect("wav"), stderr)
+    };
+    let (written, log) = say("a.wav", &cache);
+    assert!(
+        log.contains("Written("),
+        "first start writes the cache: {log}"
+    );
+    let (read, log) = say("b.wav", &cache);
+    assert!(log.contains("Read("), "second start reads it: {log}");
+    let (none, _) = say("c.wav", std::path::Path::new(""));
+    assert!(
+        written == none && read == none,
+        "the cache changed the audio"
+    );
+
+    let file = std::fs::read_dir(&cache)
+        .expect("cache dir")
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "packed"))
+        .expect("a .packed file");
+    let mut bytes = std::fs::read(&file).expect("cache file");
+    let middle = bytes.len() / 2;
+    bytes[middle] ^= 0x40;
+    std::fs::write(&file, &bytes).expect("damage the cache");
+    let (after, log) = say("d.wav", &cache);
+    assert!(
+        log.contains("unreadable") && log.contains("Written("),
+        "a damaged cache is reported and rebuilt: {log}"
+    );
+    assert!(after == none, "a damaged cache changed the audio");
+}

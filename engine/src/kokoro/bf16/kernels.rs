@@ -28,6 +28,16 @@ use super::{Bf16Kernel, Strides};
 
 /// Output columns per panel (four 16-lane vectors).
 const PANEL: usize = 64;
+
+/// The panel geometry packed weights depend on, for caches of them ([`super::cache`]).
+#[must_use]
+pub fn geometry() -> String {
+    format!(
+        "panel={PANEL} block={} channels={}",
+        amx::BLOCK,
+        amx::CHANNELS
+    )
+}
 /// Rows per register block.
 const MR: usize = 6;
 /// Rows per parallel task (a multiple of [`MR`]).
@@ -170,6 +180,52 @@ impl PackedWeights {
             c_out,
             tiles,
         })
+    }
+
+    /// Packed weights read back from a cache ([`super::cache`]): `data` as [`Self::data`] gave
+    /// it for a layer of this shape. `None` unless every invariant the kernels rely on holds:
+    /// `C_in` even, tiles only where this CPU has them and `C_out` fits them, and exactly as
+    /// many values as packing that layer makes (the kernels read the panels by that length).
+    #[must_use]
+    pub fn from_parts(
+        data: Aligned<u32>,
+        taps: usize,
+        c_in: usize,
+        c_out: usize,
+        tiles: bool,
+    ) -> Option<Self> {
+        if !c_in.is_multiple_of(2) || c_out == 0 || taps == 0 || c_in == 0 {
+            return None;
+        }
+        if tiles && !(c_out.is_multiple_of(amx::BLOCK) && supported() && amx::available()) {
+            return None;
+        }
+        let row_len = if tiles {
+            c_in.next_multiple_of(amx::CHANNELS)
+        } else {
+            c_in
+        };
+        let columns: usize = panels(c_out).map(|(_, width)| width).sum();
+        let expected = taps.checked_mul(row_len / 2)?.checked_mul(columns)?;
+        (data.len() == expected).then_some(Self {
+            data,
+            taps,
+            c_in,
+            row_len,
+            c_out,
+            tiles,
+        })
+    }
+
+    /// The packed panels, as [`Self::from_parts`] takes them back.
+    #[must_use]
+    pub fn data(&self) -> &[u32] {
+        &self.data
+    }
+
+    #[must_use]
+    pub fn taps(&self) -> usize {
+        self.taps
     }
 
     /// Whether the products run on AMX tiles.

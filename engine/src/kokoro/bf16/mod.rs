@@ -26,6 +26,8 @@ pub mod aligned;
 #[cfg(target_arch = "x86_64")]
 pub mod amx;
 #[cfg(target_arch = "x86_64")]
+pub mod cache;
+#[cfg(target_arch = "x86_64")]
 pub mod kernels;
 
 /// Which kernel runs the bfloat16 products.
@@ -142,6 +144,20 @@ impl Bf16Weights {
         }
     }
 
+    /// Weights packed earlier (read back from [`cache`]).
+    #[cfg(target_arch = "x86_64")]
+    #[must_use]
+    pub fn from_packed(packed: kernels::PackedWeights) -> Self {
+        Self { packed }
+    }
+
+    /// The packed panels and their shape.
+    #[cfg(target_arch = "x86_64")]
+    #[must_use]
+    pub fn packed(&self) -> &kernels::PackedWeights {
+        &self.packed
+    }
+
     /// Whether these weights run on AMX tiles.
     #[must_use]
     pub fn tiles(&self) -> bool {
@@ -223,6 +239,9 @@ impl Stored {
 pub struct StoredWeights {
     layout: Stored,
     state: Mutex<Matrix>,
+    /// The checkpoint's name for the tensor, where the layer knows it: what [`cache`] keys
+    /// its packed panels by.
+    name: Option<String>,
 }
 
 #[derive(Debug)]
@@ -270,7 +289,25 @@ impl ProductWeights {
         Self::Stored(Arc::new(StoredWeights {
             layout,
             state: Mutex::new(Matrix::AsStored(tensor)),
+            name: None,
         }))
+    }
+
+    /// Gives a checkpoint's tensor ([`Self::stored`]) its name there (`….weight`): its packed
+    /// panels can then come from, and go to, the packed-weights cache (`cache`). Weights
+    /// made any other way stay as they are.
+    #[must_use]
+    pub fn named(self, name: String) -> Self {
+        match self {
+            Self::Stored(s) => match Arc::try_unwrap(s) {
+                Ok(s) => Self::Stored(Arc::new(StoredWeights {
+                    name: Some(name),
+                    ..s
+                })),
+                Err(shared) => Self::Stored(shared),
+            },
+            other => other,
+        }
     }
 
     /// The matrix to multiply by (the stored tensor's f32 matrix is made on first use).
@@ -286,9 +323,19 @@ impl ProductWeights {
     /// comes from) for `kernel` where the products can run in bfloat16 (see
     /// [`Bf16Weights::pack`]); returns whether they do.
     pub fn use_bf16(&mut self, taps: usize, c_in: usize, kernel: Bf16Kernel) -> Result<bool> {
+        let mut name = None;
         let packed = match self {
             Self::Stored(s) => {
                 let state = s.state.lock().unwrap_or_else(PoisonError::into_inner);
+                #[cfg(target_arch = "x86_64")]
+                if let (Some(n), Matrix::AsStored(t)) = (&s.name, &*state) {
+                    if let Some(cached) = cache::lookup(n, s.layout, t.dims())? {
+                        drop(state);
+                        *self = Self::Bf16(cached);
+                        return Ok(true);
+                    }
+                }
+                name.clone_from(&s.name);
                 match &*state {
                     Matrix::AsStored(t) => Bf16Weights::pack_stored(t, s.layout, kernel)?,
                     Matrix::Product(m) => Bf16Weights::pack(m, taps, c_in, kernel)?,
@@ -298,7 +345,14 @@ impl ProductWeights {
             Self::Bf16(_) => candle_core::bail!("these weights are already packed in bfloat16"),
         };
         if let Some(packed) = packed {
-            *self = Self::Bf16(Arc::new(packed));
+            let packed = Arc::new(packed);
+            #[cfg(target_arch = "x86_64")]
+            if let Some(name) = name {
+                cache::record(name, &packed);
+            }
+            #[cfg(not(target_arch = "x86_64"))]
+            let _ = name;
+            *self = Self::Bf16(packed);
             return Ok(true);
         }
         // The layer stays f32 (no AVX-512 BF16, odd C_in, a GPU): its matrix is made now, at

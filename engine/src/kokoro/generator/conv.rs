@@ -81,6 +81,7 @@ impl Conv1d {
         let weight = vb.get((c_out, c_in, kernel), "weight")?;
         let bias = vb.get(c_out, "bias")?;
         Self::from_tensors(&weight, Some(&bias), padding, dilation, stride)
+            .map(|conv| conv.named(&vb))
     }
 
     /// Loads `weight` only (a bias-free convolution).
@@ -92,7 +93,13 @@ impl Conv1d {
         vb: VarBuilder,
     ) -> Result<Self> {
         let weight = vb.get((c_out, c_in, kernel), "weight")?;
-        Self::from_tensors(&weight, None, padding, 1, 1)
+        Self::from_tensors(&weight, None, padding, 1, 1).map(|conv| conv.named(&vb))
+    }
+
+    /// Names the weights `weight` under `vb`'s prefix, for the packed-weights cache.
+    fn named(mut self, vb: &VarBuilder) -> Self {
+        self.weight_tm = self.weight_tm.named(format!("{}.weight", vb.prefix()));
+        self
     }
 
     /// From `weight` `[C_out, C_in, K]` and an optional `bias` `[C_out]`.
