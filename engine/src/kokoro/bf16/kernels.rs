@@ -135,17 +135,9 @@ impl PackedWeights {
         if last >= w.len() {
             return None;
         }
-        let tiles = kernel == Bf16Kernel::Tiles
-            && c_out.is_multiple_of(amx::BLOCK)
-            && supported()
-            && amx::available();
-        let row_len = if tiles {
-            c_in.next_multiple_of(amx::CHANNELS)
-        } else {
-            c_in
-        };
+        let tiles = kernel == Bf16Kernel::Tiles && tiles_fit(c_out);
+        let (row_len, columns) = (row_len(c_in, tiles), columns(c_out));
         let pairs_per_tap = row_len / 2;
-        let columns: usize = panels(c_out).map(|(_, width)| width).sum();
         // Each panel's values are one contiguous run (`taps·pairs·width`, every panel PANEL
         // wide but the last), so the panels are packed in parallel: packing ran on the model
         // thread alone and was close to half of a start. Zero pairs (padding channels and
@@ -197,16 +189,11 @@ impl PackedWeights {
         if !c_in.is_multiple_of(2) || c_out == 0 || taps == 0 || c_in == 0 {
             return None;
         }
-        if tiles && !(c_out.is_multiple_of(amx::BLOCK) && supported() && amx::available()) {
+        if tiles && !tiles_fit(c_out) {
             return None;
         }
-        let row_len = if tiles {
-            c_in.next_multiple_of(amx::CHANNELS)
-        } else {
-            c_in
-        };
-        let columns: usize = panels(c_out).map(|(_, width)| width).sum();
-        let expected = taps.checked_mul(row_len / 2)?.checked_mul(columns)?;
+        let row_len = row_len(c_in, tiles);
+        let expected = taps.checked_mul(row_len / 2)?.checked_mul(columns(c_out))?;
         (data.len() == expected).then_some(Self {
             data,
             taps,
@@ -249,6 +236,25 @@ impl PackedWeights {
     pub fn c_out(&self) -> usize {
         self.c_out
     }
+}
+
+/// Whether a layer with `c_out` outputs can run on AMX tiles here.
+fn tiles_fit(c_out: usize) -> bool {
+    c_out.is_multiple_of(amx::BLOCK) && supported() && amx::available()
+}
+
+/// Channels per packed input row: `C_in`, rounded up to whole tiles for tiles.
+fn row_len(c_in: usize, tiles: bool) -> usize {
+    if tiles {
+        c_in.next_multiple_of(amx::CHANNELS)
+    } else {
+        c_in
+    }
+}
+
+/// Packed columns: `C_out` padded panel by panel.
+fn columns(c_out: usize) -> usize {
+    panels(c_out).map(|(_, width)| width).sum()
 }
 
 /// Panels `(first column, width)`, widths a multiple of 16 (the last one padded).
