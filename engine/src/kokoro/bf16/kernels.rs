@@ -164,14 +164,7 @@ impl PackedWeights {
                     }
                 }
             });
-        Some(Self {
-            data,
-            taps,
-            c_in,
-            row_len,
-            c_out,
-            tiles,
-        })
+        Self::from_parts(data, taps, c_in, c_out, tiles)
     }
 
     /// Packed weights read back from a cache ([`super::cache`]): `data` as [`Self::data`] gave
