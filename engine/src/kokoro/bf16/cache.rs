@@ -45,6 +45,8 @@ const HEADER: usize = 8 + 4 + 32 + 4 + 8 + 4;
 const MAX_TABLE: u64 = 1 << 20;
 /// Panels start on a cache line in the file as in memory.
 const ALIGN: u64 = 64;
+/// Age past which a temporary file is taken for a crashed start's, not a write in progress.
+const STALE: std::time::Duration = std::time::Duration::from_mins(10);
 
 /// The fingerprint of the panels `kernel` packs from the checkpoint at `model` on this CPU.
 ///
@@ -181,13 +183,25 @@ pub fn write(
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
-    // This kernel's files of other fingerprints (another checkpoint or version) are dead.
+    // This kernel's files of other fingerprints (another checkpoint or version) are dead, and
+    // so is a temporary file a crashed start left behind; one younger than STALE may be
+    // another start's write in progress.
     let keep = file_name(kernel, fingerprint);
     if let Ok(listing) = std::fs::read_dir(dir) {
         for entry in listing.flatten() {
             let name = entry.file_name();
             let name = name.to_string_lossy();
-            if name.starts_with(prefix(kernel)) && name.ends_with(".packed") && name != keep {
+            if !name.starts_with(prefix(kernel)) || name == keep {
+                continue;
+            }
+            let stale_tmp = name.ends_with(".tmp")
+                && entry
+                    .metadata()
+                    .and_then(|m| m.modified())
+                    .ok()
+                    .and_then(|t| t.elapsed().ok())
+                    .is_some_and(|age| age > STALE);
+            if name.ends_with(".packed") || stale_tmp {
                 let _ = std::fs::remove_file(entry.path());
             }
         }
@@ -476,11 +490,24 @@ mod tests {
         std::fs::write(&path, &bytes[..20]).unwrap();
         assert_eq!(kind(read(&path, &fp)), io::ErrorKind::InvalidData);
 
-        // A new fingerprint's file replaces the old one of its kernel, not another kernel's.
+        // A new fingerprint's file replaces the old one of its kernel, not another kernel's,
+        // and a crashed start's temporary file goes once it is old, not while it may be
+        // another start's write in progress.
         let vectors = write(dir.path(), Bf16Kernel::Vectors, &fp, &written).unwrap();
+        let tmp = |age: u64, pid: u32| {
+            let p = dir
+                .path()
+                .join(format!("{}.{pid}.tmp", file_name(Bf16Kernel::Tiles, &fp)));
+            let f = File::create(&p).unwrap();
+            f.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(age))
+                .unwrap();
+            p
+        };
+        let (old_tmp, young_tmp) = (tmp(3600, 1), tmp(5, 2));
         let other = write(dir.path(), Bf16Kernel::Tiles, &[9u8; 32], &written).unwrap();
         assert!(other.exists() && vectors.exists() && !path.exists());
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 2);
+        assert!(!old_tmp.exists() && young_tmp.exists());
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 3);
     }
 
     #[test]
