@@ -3,10 +3,11 @@
 //! - [`source_spectrum`]: the forward STFT of the harmonic source (reflect pad 10, periodic
 //!   Hann(20), hop 5, 11 bins), returned as `[magnitude; phase]`, which the generator's noise
 //!   branches read. It runs on the host in f64 (one pool task per bin) with an exact real DFT
-//!   and `atan2` (torch's `stft`/`angle` semantics). The export's own DFT leaves rounding noise in the imaginary part
-//!   of near-silent bins, so their phases cannot be reproduced anyway (`kokoro-port.md` §2f);
-//!   measured on the dev clip, `atan2` with an exact `+0` imaginary part agrees with the export's
-//!   DC phase in 99.8 % of frames, its `-π` quirk in 10 %.
+//!   and `atan2` (torch's `stft`/`angle` semantics). The export's own DFT leaves rounding
+//!   noise in the imaginary part of near-silent bins, so their phases cannot be reproduced
+//!   anyway (`kokoro-port.md` §2f); measured on the dev clip, `atan2` with an exact `+0`
+//!   imaginary part agrees with the export's DC phase in 99.8 % of frames, its `-π` quirk in
+//!   10 %.
 //! - [`InverseStft`]: turns the generator's `conv_post` output (log-magnitude; phase before
 //!   `sin`) into audio exactly as the ONNX export does (§2g): overlap-add of Hann-windowed
 //!   inverse DFTs, only samples 1..19 divided by the single-frame window sum, 10 samples trimmed

@@ -14,8 +14,9 @@
 //! names another file, which is rebuilt; older files are deleted when a new one is written.
 //! It is written to a temporary name and renamed, so a crash mid-write leaves no half file
 //! under the real name, and every panel carries a CRC-32 checked on reading (about 10 ms): a
-//! damaged file is reported, deleted and rebuilt, never run. [`kernels::PackedWeights::from_parts`] checks the
-//! shape invariants the kernels' `unsafe` code relies on before any panel is used.
+//! damaged file is reported, deleted and rebuilt, never run.
+//! [`kernels::PackedWeights::from_parts`] checks the shape invariants the kernels' `unsafe`
+//! code relies on before any panel is used.
 //!
 //! The cache is reached through a scope on the loading thread ([`reading`], [`recording`])
 //! rather than through every layer's constructor: the layers only name their weights
@@ -408,7 +409,8 @@ pub fn lookup(
         let p = w.packed();
         if (p.taps(), p.c_in(), p.c_out()) != shape {
             candle_core::bail!(
-                "packed-weights cache: {name} holds a {}-tap {}→{} layer, the model's is {dims:?}",
+                "packed-weights cache: {name} holds a {}-tap {}→{} layer, \
+                 the model's is {dims:?}",
                 p.taps(),
                 p.c_in(),
                 p.c_out()

@@ -48,10 +48,15 @@ impl Kokoro {
             return cached(path, device, kernel, dir);
         }
         let _ = cache_dir;
-        let mut model = Self::load(path, device)?;
-        model.use_bf16(kernel)?;
-        Ok((model, PackedCache::Unused))
+        Ok((packed_afresh(path, device, kernel)?, PackedCache::Unused))
     }
+}
+
+/// The model loaded from the checkpoint and packed there and then: no cache involved.
+fn packed_afresh(path: &Path, device: &Device, kernel: Bf16Kernel) -> Result<Kokoro, ModelError> {
+    let mut model = Kokoro::load(path, device)?;
+    model.use_bf16(kernel)?;
+    Ok(model)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -66,10 +71,11 @@ fn cached(
     let fingerprint = match cache::fingerprint(path, kernel) {
         Ok(f) => f,
         Err(e) => {
-            tracing::warn!(path = %path.display(), error = %e, "packed-weights cache off: cannot fingerprint the checkpoint");
-            let mut model = Kokoro::load(path, device)?;
-            model.use_bf16(kernel)?;
-            return Ok((model, PackedCache::Unused));
+            tracing::warn!(
+                path = %path.display(), error = %e,
+                "packed-weights cache off: cannot fingerprint the checkpoint"
+            );
+            return Ok((packed_afresh(path, device, kernel)?, PackedCache::Unused));
         }
     };
     let file = dir.join(cache::file_name(kernel, &fingerprint));
@@ -94,22 +100,24 @@ fn cached(
             let _ = std::fs::remove_file(&file);
         }
     }
-    let (model, packed) = cache::recording(|| -> Result<Kokoro, ModelError> {
-        let mut model = Kokoro::load(path, device)?;
-        model.use_bf16(kernel)?;
-        Ok(model)
-    });
+    let (model, packed) = cache::recording(|| packed_afresh(path, device, kernel));
     let model = model?;
     if packed.is_empty() {
         return Ok((model, PackedCache::Unused));
     }
     match cache::write(dir, kernel, &fingerprint, &packed) {
         Ok(written) => {
-            tracing::debug!(file = %written.display(), layers = packed.len(), "packed-weights cache written");
+            tracing::debug!(
+                file = %written.display(), layers = packed.len(),
+                "packed-weights cache written"
+            );
             Ok((model, PackedCache::Written(packed.len())))
         }
         Err(e) => {
-            tracing::warn!(dir = %dir.display(), error = %e, "packed-weights cache not written; the next start packs again");
+            tracing::warn!(
+                dir = %dir.display(), error = %e,
+                "packed-weights cache not written; the next start packs again"
+            );
             Ok((model, PackedCache::Unused))
         }
     }
