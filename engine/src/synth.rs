@@ -102,16 +102,22 @@ pub enum Precision {
     /// `kokoro::bf16`). Elsewhere this is the same as `F32`.
     Bf16,
     /// The same bfloat16 products on AMX tiles where the CPU has them (Intel Xeon since
-    /// Sapphire Rapids), the vectors elsewhere: the default.
+    /// Sapphire Rapids); elsewhere the faster vector kernel on this CPU, bfloat16 or f32
+    /// FMAs (measured once per process, `kokoro::bf16::fma`): the default.
     Amx,
+    /// f32 products on the packed panels with AVX-512 FMAs: the f32 arithmetic (only the
+    /// order of the sums differs from [`Self::F32`]), faster than the bfloat16 vectors on
+    /// CPUs that issue `VDPBF16PS` at half the FMA rate. Elsewhere the same as `F32`.
+    Fma,
 }
 
 impl Precision {
-    /// The variable that chooses: `f32`, `bf16` (vectors only) or `amx` (the default).
+    /// The variable that chooses: `f32`, `bf16` (vectors only), `fma` (f32 vectors only) or
+    /// `amx` (the default).
     pub const ENV: &'static str = "BANTER_PRECISION";
 
-    /// [`Self::Amx`] unless [`Self::ENV`] says `f32` or `bf16`; an unknown value is warned
-    /// about and ignored.
+    /// [`Self::Amx`] unless [`Self::ENV`] says `f32`, `bf16` or `fma`; an unknown value is
+    /// warned about and ignored.
     #[must_use]
     pub fn from_env() -> Self {
         let Ok(v) = std::env::var(Self::ENV) else {
@@ -120,10 +126,11 @@ impl Precision {
         match v.trim().to_ascii_lowercase().as_str() {
             "f32" => Self::F32,
             "bf16" | "avx512" => Self::Bf16,
+            "fma" => Self::Fma,
             "amx" | "auto" | "" => Self::Amx,
             _ => {
                 tracing::warn!(
-                    "{}={v:?} is not f32, bf16 or amx; using amx where the CPU has it",
+                    "{}={v:?} is not f32, bf16, fma or amx; using amx where the CPU has it",
                     Self::ENV
                 );
                 Self::Amx
@@ -138,6 +145,7 @@ impl Precision {
             Self::F32 => None,
             Self::Bf16 => Some(Bf16Kernel::Vectors),
             Self::Amx => Some(Bf16Kernel::Tiles),
+            Self::Fma => Some(Bf16Kernel::F32),
         }
     }
 }

@@ -35,6 +35,7 @@ fn decode(plan: ChunkPlan, text: &str, voice: &str) -> Option<Vec<f32>> {
         Precision::F32 => None,
         Precision::Bf16 => Some(Bf16Kernel::Vectors),
         Precision::Amx => Some(Bf16Kernel::Tiles),
+        Precision::Fma => Some(Bf16Kernel::F32),
     };
     if let Some(kernel) = kernel {
         model.use_bf16(kernel).expect("bf16");

@@ -35,11 +35,12 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use super::aligned::Aligned;
-use super::{kernels, Bf16Kernel, Bf16Weights, Stored};
+use super::kernels::{self, Format};
+use super::{Bf16Kernel, Bf16Weights, Stored};
 
 const MAGIC: &[u8; 8] = b"BNTRPACK";
 /// Bumped whenever the panels' layout or this file's changes.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Magic, version, fingerprint, entry count, table length, table CRC.
 const HEADER: usize = 8 + 4 + 32 + 4 + 8 + 4;
 /// Largest table accepted (the real one is a few KB).
@@ -69,7 +70,11 @@ pub fn fingerprint(model: &Path, kernel: Bf16Kernel) -> io::Result<[u8; 32]> {
         .map_or(0, |d| d.as_nanos());
     let mut h = Sha256::new();
     h.update(VERSION.to_le_bytes());
-    h.update(format!("{kernel:?} amx={}", super::tiles_available()));
+    h.update(format!(
+        "{kernel:?} amx={} fma={}",
+        super::tiles_available(),
+        super::fma::preferred()
+    ));
     h.update(kernels::geometry());
     h.update(meta.len().to_le_bytes());
     h.update(modified.to_le_bytes());
@@ -91,6 +96,7 @@ fn prefix(kernel: Bf16Kernel) -> &'static str {
     match kernel {
         Bf16Kernel::Tiles => "kokoro-tiles-",
         Bf16Kernel::Vectors => "kokoro-vectors-",
+        Bf16Kernel::F32 => "kokoro-fma-",
     }
 }
 
@@ -104,8 +110,8 @@ struct Entry {
     taps: usize,
     c_in: usize,
     c_out: usize,
-    tiles: bool,
-    /// Values (`u32`, a pair of bfloat16 each).
+    format: Format,
+    /// Values (`u32`: a pair of bfloat16, or an f32).
     len: usize,
     offset: u64,
     crc: u32,
@@ -143,7 +149,11 @@ pub fn write(
             let v = u32::try_from(v).map_err(|_| invalid("layer too large"))?;
             table.extend_from_slice(&v.to_le_bytes());
         }
-        table.push(u8::from(p.tiles()));
+        table.push(match p.format() {
+            Format::Bf16 => 0,
+            Format::Tiles => 1,
+            Format::F32 => 2,
+        });
         table.extend_from_slice(&(p.data().len() as u64).to_le_bytes());
         table.extend_from_slice(&at.to_le_bytes());
         table.extend_from_slice(&crc32fast::hash(bytemuck::cast_slice(p.data())).to_le_bytes());
@@ -255,8 +265,9 @@ pub fn read(path: &Path, fingerprint: &[u8; 32]) -> io::Result<HashMap<String, A
             if crc32fast::hash(bytemuck::cast_slice(&data)) != e.crc {
                 return Err(invalid(format!("{}: CRC mismatch", e.name)));
             }
-            let packed = kernels::PackedWeights::from_parts(data, e.taps, e.c_in, e.c_out, e.tiles)
-                .ok_or_else(|| invalid(format!("{}: panels do not fit the layer", e.name)))?;
+            let packed =
+                kernels::PackedWeights::from_parts(data, e.taps, e.c_in, e.c_out, e.format)
+                    .ok_or_else(|| invalid(format!("{}: panels do not fit the layer", e.name)))?;
             Ok((e.name, Arc::new(Bf16Weights::from_packed(packed))))
         })
         .collect();
@@ -283,10 +294,11 @@ fn parse_table(table: &[u8], count: usize, file_len: u64) -> io::Result<Vec<Entr
         for d in &mut dims {
             *d = u32::from_le_bytes(take(4)?.try_into().unwrap_or_default()) as usize;
         }
-        let tiles = match take(1)?[0] {
-            0 => false,
-            1 => true,
-            other => return Err(invalid(format!("{name}: tiles flag {other}"))),
+        let format = match take(1)?[0] {
+            0 => Format::Bf16,
+            1 => Format::Tiles,
+            2 => Format::F32,
+            other => return Err(invalid(format!("{name}: format {other}"))),
         };
         let len = u64::from_le_bytes(take(8)?.try_into().unwrap_or_default());
         let offset = u64::from_le_bytes(take(8)?.try_into().unwrap_or_default());
@@ -303,7 +315,7 @@ fn parse_table(table: &[u8], count: usize, file_len: u64) -> io::Result<Vec<Entr
             taps: dims[0],
             c_in: dims[1],
             c_out: dims[2],
-            tiles,
+            format,
             len: usize::try_from(len).map_err(|_| invalid("panels too large"))?,
             offset,
             crc,

@@ -23,7 +23,7 @@ use std::arch::x86_64::{
 use rayon::prelude::*;
 
 use super::aligned::Aligned;
-use super::amx;
+use super::{amx, fma};
 use super::{Bf16Kernel, Strides};
 
 /// Output columns per panel (four 16-lane vectors).
@@ -39,7 +39,7 @@ pub fn geometry() -> String {
     )
 }
 /// Rows per register block.
-const MR: usize = 6;
+pub(super) const MR: usize = 6;
 /// Rows per parallel task (a multiple of [`MR`]).
 const ROWS_PER_TASK: usize = 96;
 
@@ -83,15 +83,65 @@ pub struct PackedWeights {
     /// Channels per input row and tap: `C_in`, or for tiles `C_in` rounded up to 32.
     row_len: usize,
     c_out: usize,
-    /// Whether [`conv`] runs this layer on AMX tiles: asked for, the CPU has them, and `C_out`
-    /// is a multiple of 32.
-    tiles: bool,
+    /// Which kernel runs this layer, and so how its panels hold the weights.
+    format: Format,
+}
+
+/// How a layer's panels hold its weights, and which kernel runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// bfloat16 pairs, run by the `VDPBF16PS` vector kernel here.
+    Bf16,
+    /// bfloat16 pairs with each tap's channels padded to 32, run on AMX tiles: asked for, the
+    /// CPU has them, and `C_out` is a multiple of 32.
+    Tiles,
+    /// One f32 per input channel, run by the FMA vector kernel ([`fma`]).
+    F32,
+}
+
+impl Format {
+    /// The format `kernel` packs a layer with `c_out` outputs in on this CPU, or `None` where
+    /// the CPU has no kernel for it.
+    #[must_use]
+    pub fn for_layer(kernel: Bf16Kernel, c_out: usize) -> Option<Self> {
+        let vectors = |f32: bool| {
+            if f32 {
+                fma::supported().then_some(Self::F32)
+            } else {
+                supported().then_some(Self::Bf16)
+            }
+        };
+        match kernel {
+            Bf16Kernel::Tiles if tiles_fit(c_out) => Some(Self::Tiles),
+            Bf16Kernel::Tiles => vectors(fma::preferred()),
+            Bf16Kernel::Vectors => vectors(false),
+            Bf16Kernel::F32 => vectors(true),
+        }
+    }
+
+    /// Whether this CPU can run the kernel of this format.
+    fn runs_here(self) -> bool {
+        match self {
+            Self::Bf16 => supported(),
+            Self::Tiles => supported() && amx::available(),
+            Self::F32 => fma::supported(),
+        }
+    }
+
+    /// Packed `u32` values per (tap, input channel row, panel column): a bfloat16 pair holds two
+    /// channels, an f32 one.
+    fn channels_per_value(self) -> usize {
+        match self {
+            Self::Bf16 | Self::Tiles => 2,
+            Self::F32 => 1,
+        }
+    }
 }
 
 impl PackedWeights {
     /// From weights `w[(j·C_in + c)·C_out + o]` (tap `j`, input channel `c`, output `o`:
-    /// the time-major `[K·C_in, C_out]` matrix). `C_in` must be even. With
-    /// [`Bf16Kernel::Tiles`] the layer runs on AMX tiles where it can (see [`Self::tiles`]).
+    /// the time-major `[K·C_in, C_out]` matrix). `C_in` must be even. The kernel and layout
+    /// are [`Format::for_layer`]'s; `None` where this CPU has no kernel for it.
     #[must_use]
     pub fn pack(
         w: &[f32],
@@ -127,6 +177,7 @@ impl PackedWeights {
         if !c_in.is_multiple_of(2) || c_out == 0 || taps == 0 || c_in == 0 {
             return None;
         }
+        let format = Format::for_layer(kernel, c_out)?;
         // The furthest element read, checked so no index below can leave `w`.
         let last = (taps - 1)
             .checked_mul(s.tap)?
@@ -135,65 +186,75 @@ impl PackedWeights {
         if last >= w.len() {
             return None;
         }
-        let tiles = kernel == Bf16Kernel::Tiles && tiles_fit(c_out);
-        let (row_len, columns) = (row_len(c_in, tiles), columns(c_out));
-        let pairs_per_tap = row_len / 2;
-        // Each panel's values are one contiguous run (`taps·pairs·width`, every panel PANEL
+        let (row_len, columns) = (row_len(c_in, format), columns(c_out));
+        let values_per_tap = row_len / format.channels_per_value();
+        // Each panel's values are one contiguous run (`taps·values·width`, every panel PANEL
         // wide but the last), so the panels are packed in parallel: packing ran on the model
         // thread alone and was close to half of a start. Zero pairs (padding channels and
         // columns) are left as `par_filled` made them.
-        let per_panel = taps * pairs_per_tap * PANEL;
+        let per_panel = taps * values_per_tap * PANEL;
         let data =
-            Aligned::<u32>::par_filled(taps * pairs_per_tap * columns, per_panel, |p, out| {
+            Aligned::<u32>::par_filled(taps * values_per_tap * columns, per_panel, |p, out| {
                 let start = p * PANEL;
-                let width = out.len() / (taps * pairs_per_tap);
+                let width = out.len() / (taps * values_per_tap);
                 let end = (start + width).min(c_out);
                 let mut at = 0;
                 for j in 0..taps {
-                    for q in 0..pairs_per_tap {
+                    for q in 0..values_per_tap {
+                        let row = &mut out[at..at + end - start];
+                        at += width;
+                        if format == Format::F32 {
+                            let c = j * s.tap + q * s.input;
+                            for (d, o) in row.iter_mut().zip(start..end) {
+                                *d = w[c + o * s.output].to_bits();
+                            }
+                            continue;
+                        }
                         let (even, odd) = (2 * q, 2 * q + 1);
                         if odd < c_in {
                             let even = j * s.tap + even * s.input;
                             let odd = j * s.tap + odd * s.input;
-                            for (d, o) in out[at..at + end - start].iter_mut().zip(start..end) {
+                            for (d, o) in row.iter_mut().zip(start..end) {
                                 let (e, h) = (w[even + o * s.output], w[odd + o * s.output]);
                                 *d = u32::from(to_bf16(e)) | (u32::from(to_bf16(h)) << 16);
                             }
                         }
-                        at += width;
                     }
                 }
             });
-        Self::from_parts(data, taps, c_in, c_out, tiles)
+        Self::from_parts(data, taps, c_in, c_out, format)
     }
 
     /// Packed weights read back from a cache ([`super::cache`]): `data` as [`Self::data`] gave
     /// it for a layer of this shape. `None` unless every invariant the kernels rely on holds:
-    /// `C_in` even, tiles only where this CPU has them and `C_out` fits them, and exactly as
-    /// many values as packing that layer makes (the kernels read the panels by that length).
+    /// `C_in` even, a format this CPU runs (tiles only where `C_out` fits them), and exactly
+    /// as many values as packing that layer makes (the kernels read the panels by that
+    /// length).
     #[must_use]
     pub fn from_parts(
         data: Aligned<u32>,
         taps: usize,
         c_in: usize,
         c_out: usize,
-        tiles: bool,
+        format: Format,
     ) -> Option<Self> {
         if !c_in.is_multiple_of(2) || c_out == 0 || taps == 0 || c_in == 0 {
             return None;
         }
-        if tiles && !tiles_fit(c_out) {
+        if !format.runs_here() || (format == Format::Tiles && !tiles_fit(c_out)) {
             return None;
         }
-        let row_len = row_len(c_in, tiles);
-        let expected = taps.checked_mul(row_len / 2)?.checked_mul(columns(c_out))?;
+        let row_len = row_len(c_in, format);
+        let expected = taps
+            .checked_mul(row_len / format.channels_per_value())?
+            .checked_mul(columns(c_out))?;
         (data.len() == expected).then_some(Self {
             data,
             taps,
             c_in,
             row_len,
             c_out,
-            tiles,
+            format,
         })
     }
 
@@ -211,7 +272,13 @@ impl PackedWeights {
     /// Whether the products run on AMX tiles.
     #[must_use]
     pub fn tiles(&self) -> bool {
-        self.tiles
+        self.format == Format::Tiles
+    }
+
+    /// Which kernel runs the products, and how the panels hold the weights.
+    #[must_use]
+    pub fn format(&self) -> Format {
+        self.format
     }
 
     #[must_use]
@@ -237,8 +304,8 @@ fn tiles_fit(c_out: usize) -> bool {
 }
 
 /// Channels per packed input row: `C_in`, rounded up to whole tiles for tiles.
-fn row_len(c_in: usize, tiles: bool) -> usize {
-    if tiles {
+fn row_len(c_in: usize, format: Format) -> usize {
+    if format == Format::Tiles {
         c_in.next_multiple_of(amx::CHANNELS)
     } else {
         c_in
@@ -341,13 +408,38 @@ pub struct Geometry {
     pub dilation: usize,
 }
 
-/// The convolution of bfloat16 input `x` (`[rows_in, row_len]`, time-major, already padded in
-/// time; see [`PackedWeights::row_len`]) with
-/// `w`: `[rows, C_out]` in f32, no bias. Returns `None` if `x` is too short for the geometry
-/// (or the geometry's extent overflows), if there are no rows or taps, or off AVX-512 BF16.
+/// A convolution's input rows: bfloat16 for the bfloat16 formats ([`convert_rows`]), f32 for
+/// [`Format::F32`].
+#[derive(Debug, Clone, Copy)]
+pub enum Rows<'a> {
+    Bf16(&'a [u16]),
+    F32(&'a [f32]),
+}
+
+impl Rows<'_> {
+    fn len(self) -> usize {
+        match self {
+            Self::Bf16(x) => x.len(),
+            Self::F32(x) => x.len(),
+        }
+    }
+}
+
+/// The convolution of input `x` (`[rows_in, row_len]`, time-major, already padded in time;
+/// see [`PackedWeights::row_len`]) with `w`: `[rows, C_out]` in f32, no bias. Returns `None`
+/// if `x` is too short for the geometry (or the geometry's extent overflows), if there are
+/// no rows or taps, if `x` is not the element type `w`'s format reads, or off the CPU
+/// features that format's kernel needs.
 #[must_use]
-pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
+pub fn conv(x: Rows<'_>, w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
     let c = w.row_len;
+    let fits = matches!(
+        (x, w.format),
+        (Rows::F32(_), Format::F32) | (Rows::Bf16(_), Format::Bf16 | Format::Tiles)
+    );
+    if !fits || !w.format.runs_here() {
+        return None;
+    }
     // The last input row any output row reads: (rows − 1)·stride + (taps − 1)·dilation. Checked
     // arithmetic, because the kernels' safety rests on this bound: a wrapped product would let
     // a huge geometry pass with a short input.
@@ -356,7 +448,7 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
         .checked_sub(1)?
         .checked_mul(g.stride)?
         .checked_add(w.taps.checked_sub(1)?.checked_mul(g.dilation)?)?;
-    if last.checked_add(1)?.checked_mul(c)? > x.len() || !supported() {
+    if last.checked_add(1)?.checked_mul(c)? > x.len() {
         return None;
     }
     let n = w.c_out;
@@ -367,7 +459,7 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
                 width,
                 b_off: *b_off,
             };
-            *b_off += w.taps * w.row_len / 2 * width;
+            *b_off += w.taps * w.row_len / w.format.channels_per_value() * width;
             Some(p)
         })
         .collect();
@@ -377,8 +469,8 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
         let mut out = vec![0f32; len];
         let dst = Output(out.as_mut_ptr());
         panels.par_iter().for_each(|p| {
-            // SAFETY: `conv_panel`'s contract: the CPU has the instructions (`supported()`
-            // above); rows 0..g.rows read inside `x` (the `last` check above); `p` is one of
+            // SAFETY: `conv_panel`'s contract: the CPU has the instructions (`runs_here()`
+            // above, for the format `rows_of_panel` dispatches on; `x` is its element type); rows 0..g.rows read inside `x` (the `last` check above); `p` is one of
             // `panels(n)` with its offset into `w` (built from `w` just above); `dst` is the
             // start of `out`, g.rows × n values, alive until after this `for_each`; and each
             // task writes only the columns of its own panel, which no other task touches,
@@ -419,10 +511,10 @@ pub fn conv(x: &[u16], w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
 }
 
 /// A panel of output columns and where its packed weights start.
-struct Panel {
-    col: usize,
-    width: usize,
-    b_off: usize,
+pub(super) struct Panel {
+    pub col: usize,
+    pub width: usize,
+    pub b_off: usize,
 }
 
 /// The output buffer, shared by tasks that write disjoint columns of it.
@@ -444,13 +536,14 @@ impl Output {
 
 /// Rows `r0 .. r0 + rows` of the convolution, the columns of panel `p`, into `y` (the
 /// output's row `r0`, row stride `C_out`): on AMX tiles when the layer uses them (blocks of
-/// 32 rows, then one of the rest), else with [`conv_panel`].
+/// 32 rows, then one of the rest), else with [`conv_panel`] or [`fma::conv_panel`].
 ///
 /// # Safety
 ///
-/// As for [`conv_panel`].
+/// As for [`conv_panel`] (or [`fma::conv_panel`] for [`Format::F32`]), with `x` the element
+/// type of `w`'s format.
 unsafe fn rows_of_panel(
-    x: &[u16],
+    x: Rows<'_>,
     w: &PackedWeights,
     g: Geometry,
     r0: usize,
@@ -458,11 +551,15 @@ unsafe fn rows_of_panel(
     p: &Panel,
     y: *mut f32,
 ) {
-    if !w.tiles {
-        // SAFETY: this function's contract is `conv_panel`'s.
-        unsafe { conv_panel(x, w, g, r0, rows, p, y) };
-        return;
-    }
+    let x = match (x, w.format) {
+        // SAFETY: this function's contract is `fma::conv_panel`'s for the F32 format.
+        (Rows::F32(x), Format::F32) => return unsafe { fma::conv_panel(x, w, g, r0, rows, p, y) },
+        // SAFETY: this function's contract is `conv_panel`'s for the Bf16 format.
+        (Rows::Bf16(x), Format::Bf16) => return unsafe { conv_panel(x, w, g, r0, rows, p, y) },
+        (Rows::Bf16(x), Format::Tiles) => x,
+        // `conv` pairs every format with its element type before any task starts.
+        _ => return,
+    };
     let n = w.c_out;
     let full = rows / amx::BLOCK * amx::BLOCK;
     // Whole blocks under one configuration, then the last rows under their own.
@@ -553,9 +650,7 @@ unsafe fn conv_panel(
         unsafe {
             match (mr, p.width / 16) {
                 (6, 4) => micro::<6, 4>(&a, b, c, n, valid),
-                (6, 3) => micro::<6, 3>(&a, b, c, n, valid),
-                (6, 2) => micro::<6, 2>(&a, b, c, n, valid),
-                (6, _) => micro::<6, 1>(&a, b, c, n, valid),
+                (6, nv) => dispatch_nv::<6>(nv, &a, b, c, n, valid),
                 (5, nv) => dispatch_nv::<5>(nv, &a, b, c, n, valid),
                 (4, nv) => dispatch_nv::<4>(nv, &a, b, c, n, valid),
                 (3, nv) => dispatch_nv::<3>(nv, &a, b, c, n, valid),
@@ -652,6 +747,26 @@ unsafe fn micro<const M: usize, const NV: usize>(
             bp = unsafe { bp.add(NV * 16) };
         }
     }
+    // SAFETY: `store`'s contract is the last point of ours.
+    unsafe { store(&acc, c, ldc, valid) };
+}
+
+/// Stores the first `valid` columns of `M` rows of `NV` accumulators to `c` (row stride
+/// `ldc`).
+///
+/// # Safety
+///
+/// - The CPU has AVX-512F.
+/// - For every row `r < M`, the first `min(valid, NV·16)` `f32`s at `c + r·ldc` are writable
+///   and not accessed by anyone else while this runs (no others are touched).
+#[target_feature(enable = "avx512f")]
+#[inline]
+pub(super) unsafe fn store<const M: usize, const NV: usize>(
+    acc: &[[__m512; NV]; M],
+    c: *mut f32,
+    ldc: usize,
+    valid: usize,
+) {
     for (r, row) in acc.iter().enumerate() {
         for (v, s) in row.iter().enumerate() {
             let col = v * 16;
@@ -679,23 +794,30 @@ unsafe fn micro<const M: usize, const NV: usize>(
 mod tests {
     use super::*;
 
-    /// f32 reference of the same convolution, on the bfloat16-rounded inputs.
+    /// f32 reference of the same convolution, on the inputs as `format` rounds them (to
+    /// bfloat16, or not at all for f32).
     fn reference(
-        x: &[u16],
+        x: &[f32],
         w: &[f32],
-        taps: usize,
-        c_in: usize,
-        c_out: usize,
+        (taps, c_in, c_out): (usize, usize, usize),
         g: Geometry,
+        format: Format,
     ) -> Vec<f32> {
+        let round = |v: f32| {
+            if format == Format::F32 {
+                f64::from(v)
+            } else {
+                f64::from(from_bf16(to_bf16(v)))
+            }
+        };
         let mut y = vec![0f32; g.rows * c_out];
         for r in 0..g.rows {
             for j in 0..taps {
                 let row = r * g.stride + j * g.dilation;
                 for c in 0..c_in {
-                    let xv = f64::from(from_bf16(x[row * c_in + c]));
+                    let xv = round(x[row * c_in + c]);
                     for o in 0..c_out {
-                        let wv = f64::from(from_bf16(to_bf16(w[(j * c_in + c) * c_out + o])));
+                        let wv = round(w[(j * c_in + c) * c_out + o]);
                         y[r * c_out + o] += (xv * wv) as f32;
                     }
                 }
@@ -740,7 +862,7 @@ mod tests {
         // multiple of 32 runs there: with its rows' tail as a block of its own (1–16 rows and
         // 17–31), channels padded to 32 (22: the noise convolutions; 66), few rows (column
         // tasks) and many (row tasks).
-        for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles] {
+        for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles, Bf16Kernel::F32] {
             for &(taps, c_in, c_out, rows, stride, dilation) in &[
                 (3, 16, 64, 7, 1, 1),
                 (7, 8, 22, 13, 1, 1),
@@ -764,8 +886,8 @@ mod tests {
                     stride,
                     dilation,
                 };
-                let rows_in = (rows - 1) * stride + (taps - 1) * dilation + 1;
-                let xf = ramp(rows_in * c_in, 3);
+                let rows_in_len = (rows - 1) * stride + (taps - 1) * dilation + 1;
+                let xf = ramp(rows_in_len * c_in, 3);
                 let w = ramp(taps * c_in * c_out, 11);
                 let packed =
                     PackedWeights::pack(&w, taps, c_in, c_out, kernel).expect("even channels");
@@ -773,9 +895,19 @@ mod tests {
                     packed.tiles(),
                     kernel == Bf16Kernel::Tiles && c_out % 32 == 0 && amx::available()
                 );
+                match kernel {
+                    Bf16Kernel::Vectors => assert_eq!(packed.format(), Format::Bf16),
+                    Bf16Kernel::F32 => assert_eq!(packed.format(), Format::F32),
+                    Bf16Kernel::Tiles => {}
+                }
                 let x = convert_rows(&xf, c_in, packed.row_len()).expect("whole rows");
-                let got = conv(&x, &packed, g).expect("in bounds");
-                let want = reference(&convert(&xf), &w, taps, c_in, c_out, g);
+                let rows_in = |n: usize| match packed.format() {
+                    Format::F32 => Rows::F32(&xf[..n * c_in]),
+                    _ => Rows::Bf16(&x[..n * packed.row_len()]),
+                };
+                let got = conv(rows_in(rows_in_len), &packed, g).expect("in bounds");
+                let shape = (taps, c_in, c_out);
+                let want = reference(&xf, &w, shape, g, packed.format());
                 let worst = got
                     .iter()
                     .zip(&want)
@@ -785,8 +917,13 @@ mod tests {
                     worst < 1e-4,
                     "{kernel:?} {taps}x{c_in}->{c_out} rows {rows}: off by {worst}"
                 );
-                // Too short an input is refused, not read past.
-                assert!(conv(&x[..x.len() - packed.row_len()], &packed, g).is_none());
+                // Too short an input is refused, not read past; so is the other element type.
+                assert!(conv(rows_in(rows_in_len - 1), &packed, g).is_none());
+                let other = match packed.format() {
+                    Format::F32 => Rows::Bf16(&x),
+                    _ => Rows::F32(&xf),
+                };
+                assert!(conv(other, &packed, g).is_none());
             }
         }
         assert!(
@@ -797,7 +934,7 @@ mod tests {
 
     #[test]
     fn packing_a_checkpoint_layout_in_place_equals_packing_the_product_matrix() {
-        for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles] {
+        for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles, Bf16Kernel::F32] {
             for &(taps, c_in, c_out) in &[(3, 16, 64), (7, 8, 22), (1, 24, 80), (11, 66, 32)] {
                 // The time-major matrix w[(j·C_in + c)·C_out + o], and the same weights as a
                 // checkpoint's convolution [C_out, C_in, K].
@@ -818,7 +955,7 @@ mod tests {
                 let want = PackedWeights::pack(&w, taps, c_in, c_out, kernel).expect("packs");
                 let got = PackedWeights::pack_strided(&oik, conv, taps, c_in, c_out, kernel)
                     .expect("packs");
-                assert_eq!((got.row_len, got.tiles), (want.row_len, want.tiles));
+                assert_eq!((got.row_len, got.format), (want.row_len, want.format));
                 assert!(
                     got.data[..] == want.data[..],
                     "{kernel:?} {taps}x{c_in}->{c_out}"
@@ -850,9 +987,13 @@ mod tests {
             let rows_in = rows + (taps - 1) * dilation;
             let xf = ramp(rows_in * c, 5);
             let w = ramp(taps * c * c, 9);
-            for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles] {
+            for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles, Bf16Kernel::F32] {
                 let packed = PackedWeights::pack(&w, taps, c, c, kernel).expect("pack");
                 let x = convert_rows(&xf, c, packed.row_len()).expect("rows");
+                let x = match packed.format() {
+                    Format::F32 => Rows::F32(&xf),
+                    _ => Rows::Bf16(&x),
+                };
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(1)
                     .build()
@@ -861,14 +1002,14 @@ mod tests {
                 let secs = (0..20)
                     .map(|_| {
                         let t0 = std::time::Instant::now();
-                        pool.install(|| conv(&x, &packed, g).expect("conv"));
+                        pool.install(|| conv(x, &packed, g).expect("conv"));
                         t0.elapsed().as_secs_f64()
                     })
                     .fold(f64::INFINITY, f64::min);
                 let flops = 2.0 * (rows * c * c * taps) as f64;
                 eprintln!(
-                    "{taps}-tap {c}->{c}, {rows} rows, {kernel:?} (tiles {}): {:.1} ms, {:.0} GFLOP/s",
-                    packed.tiles(),
+                    "{taps}-tap {c}->{c}, {rows} rows, {kernel:?} ({:?}): {:.1} ms, {:.0} GFLOP/s",
+                    packed.format(),
                     secs * 1e3,
                     flops / secs / 1e9
                 );

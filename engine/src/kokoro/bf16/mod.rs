@@ -11,8 +11,13 @@
 //!
 //! On CPUs with AMX (Intel Xeon since Sapphire Rapids) the same products run on tiles
 //! ([`amx`]), several times faster again, for every layer whose channel counts are multiples
-//! of 32; [`Bf16Kernel::Vectors`] keeps them on the vector kernel (`BANTER_PRECISION=bf16`),
-//! which is also what every CPU without AMX runs.
+//! of 32; [`Bf16Kernel::Vectors`] keeps them on the vector kernel (`BANTER_PRECISION=bf16`).
+//!
+//! Where `VDPBF16PS` is the slower instruction (Intel's server cores issue it at half the rate
+//! of an f32 FMA; AMD's Zen 4 at twice), the layers AMX does not take run on an f32 FMA kernel
+//! instead ([`fma`], measured once per process), on the same panels with f32 weights: exact
+//! f32 products, faster there than bfloat16. The panels are named for bfloat16, which most
+//! CPUs with AVX-512 run; [`Bf16Kernel::F32`] (`BANTER_PRECISION=fma`) forces the f32 kernel.
 //!
 //! [`Bf16Weights`] is the portable face: it declines (`None`) off x86-64, on CPUs without the
 //! instructions, and for tensors not on the CPU, and the caller keeps its f32 product.
@@ -28,15 +33,20 @@ pub mod amx;
 #[cfg(target_arch = "x86_64")]
 pub mod cache;
 #[cfg(target_arch = "x86_64")]
+pub mod fma;
+#[cfg(target_arch = "x86_64")]
 pub mod kernels;
 
 /// Which kernel runs the bfloat16 products.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Bf16Kernel {
-    /// AMX tiles where the CPU has them and a layer's shape fits, vectors elsewhere.
+    /// AMX tiles where the CPU has them and a layer's shape fits; elsewhere the faster vector
+    /// kernel on this CPU, bfloat16 or f32 ([`fma::preferred`]).
     Tiles,
     /// AVX-512 BF16 vectors only.
     Vectors,
+    /// AVX-512 f32 FMA vectors only ([`fma`]).
+    F32,
 }
 
 /// Whether this CPU (and OS) can run the products on AMX tiles.
@@ -45,6 +55,19 @@ pub fn tiles_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         kernels::supported() && amx::available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether this CPU can run the products on the f32 FMA kernel ([`Bf16Kernel::F32`]).
+#[must_use]
+pub fn f32_vectors_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        fma::supported()
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -129,7 +152,7 @@ impl Bf16Weights {
     ) -> Result<Option<Self>> {
         #[cfg(target_arch = "x86_64")]
         {
-            if !t.device().is_cpu() || !kernels::supported() {
+            if !t.device().is_cpu() || kernels::Format::for_layer(kernel, c_out).is_none() {
                 return Ok(None);
             }
             let packed = super::elementwise::with_host(&t.contiguous()?, |w| {
@@ -190,10 +213,14 @@ impl Bf16Weights {
                 dilation,
             };
             let y = super::elementwise::with_host(x, |values| {
-                kernels::convert_rows(values, self.packed.c_in(), self.packed.row_len())
+                if self.packed.format() == kernels::Format::F32 {
+                    return kernels::conv(kernels::Rows::F32(values), &self.packed, g);
+                }
+                let (c_in, row_len) = (self.packed.c_in(), self.packed.row_len());
+                let input = kernels::convert_rows(values, c_in, row_len)?;
+                kernels::conv(kernels::Rows::Bf16(&input), &self.packed, g)
             })
-            .flatten()
-            .and_then(|input| kernels::conv(&input, &self.packed, g));
+            .flatten();
             if let Some(y) = y {
                 return Tensor::from_vec(y, (rows_out, self.packed.c_out()), x.device());
             }
