@@ -176,14 +176,13 @@ pub(super) unsafe fn conv_panel(
             taps: w.taps(),
             tap_stride: g.dilation * c_in,
             channels: c_in,
-            ldb: p.width,
         };
         // SAFETY: row rb < rows and column p.col < C_out, so the offset is inside `y`'s rows.
         let c = unsafe { y.add(rb * n + p.col) };
         // SAFETY: `micro`'s contract, for `M = mr` rows and `NV = width/16` vectors (every
         // panel width is 16, 32, 48 or 64): the CPU has AVX-512F (ours); `a` reads rows
         // r0 + rb .. r0 + rb + mr, inside `x` (ours); the panel holds taps·C_in rows of
-        // `p.width` = NV·16 values (the F32 format), read with stride `ldb` = p.width; `c`
+        // `p.width` = NV·16 values (the F32 format), one after another; `c`
         // takes rows rb .. rb + mr of `y`, columns p.col .. p.col + valid ≤ C_out, inside
         // this panel's columns: ours to write.
         unsafe {
@@ -195,15 +194,13 @@ pub(super) unsafe fn conv_panel(
     }
 }
 
-/// Where a block of rows reads its f32 input, and the weights' row stride.
+/// Where a block of rows reads its f32 input.
 struct Block {
     x: *const f32,
     lda: usize,
     taps: usize,
     tap_stride: usize,
     channels: usize,
-    /// Weights per (tap, channel) row of the panel.
-    ldb: usize,
 }
 
 /// [`micro`] for `m ≤ MR` rows and `nv` vectors (1 unless it is 2, 3 or 4).
@@ -249,7 +246,7 @@ unsafe fn tail(
 /// - The CPU has AVX-512F.
 /// - For every row `r < M`, tap `j < a.taps` and channel `i < a.channels`, the element
 ///   `a.x + r·a.lda + j·a.tap_stride + i` is inside one readable `f32` allocation.
-/// - For every `k < a.taps · a.channels`, the `NV`·16 `f32`s at `b + k·a.ldb` are readable.
+/// - `b` points at `a.taps · a.channels · NV·16` readable `f32`s.
 /// - For every row `r < M`, the first `min(valid, NV·16)` `f32`s at `c + r·ldc` are writable
 ///   and not accessed by anyone else while this runs (no others are touched).
 #[target_feature(enable = "avx512f")]
@@ -269,7 +266,7 @@ unsafe fn micro<const M: usize, const NV: usize>(
         for i in 0..a.channels {
             let mut bv = [_mm512_set1_ps(0.0); NV];
             for (v, slot) in bv.iter_mut().enumerate() {
-                // SAFETY: `bp` is `b` plus a.ldb per (tap, channel) done so far, fewer than
+                // SAFETY: `bp` is `b` plus NV·16 per (tap, channel) done so far, fewer than
                 // taps·channels of them, so its first NV·16 values are readable (contract).
                 *slot = unsafe { _mm512_loadu_ps(bp.add(v * 16)) };
             }
@@ -281,7 +278,7 @@ unsafe fn micro<const M: usize, const NV: usize>(
                 }
             }
             // `wrapping_add`: after the last row this points past the panel, never read.
-            bp = bp.wrapping_add(a.ldb);
+            bp = bp.wrapping_add(NV * 16);
         }
     }
     // SAFETY: `store`'s contract is the last point of ours.
