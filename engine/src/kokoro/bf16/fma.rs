@@ -20,7 +20,9 @@
 // or writes before any kernel runs; each block below says which of those checks it uses.
 #![allow(unsafe_code)]
 
-use std::arch::x86_64::{__m512, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_set1_ps};
+use std::arch::x86_64::{
+    __m512, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_maskz_loadu_ps, _mm512_set1_ps,
+};
 use std::sync::OnceLock;
 
 use super::kernels::{self, Geometry, Panel};
@@ -29,6 +31,13 @@ use super::kernels::{self, Geometry, Panel};
 /// weight vectors and a broadcast. 14 rows × 32 columns (two passes over the panel) read half
 /// the weight bytes per FMA and rendered no faster here (three alternations each).
 const MR: usize = 6;
+
+/// Input channels (of one tap, or whole taps of a narrow layer) a chunk of the products
+/// covers before the next: 128 × 64 f32 weights are 32 KiB, which stay in the level-1 cache
+/// while every row block of a task runs over them. Running each row block over a whole
+/// panel instead (up to 11 taps × 256 channels, 720 KiB) read every weight from level 2 for
+/// each six rows: the kernel waited on those loads at a third of the FMA rate.
+const KC: usize = 128;
 
 /// Whether this CPU can run the f32 kernel.
 #[must_use]
@@ -66,24 +75,51 @@ pub const MARGIN: f64 = 1.3;
 
 /// Register-only rates (FLOP/s on this thread) of `VFMADD231PS` and `VDPBF16PS`: the best of
 /// three alternations of each, 12 independent accumulators, about 1 ms a loop.
+///
+/// # Panics
+///
+/// Off a CPU with AVX-512F and AVX-512 BF16 ([`supported`], [`kernels::supported`]).
 #[must_use]
 pub fn rates() -> (f64, f64) {
-    const ITERS: usize = 40_000;
+    assert!(supported() && kernels::supported(), "no AVX-512 BF16");
     let (mut f, mut b) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..3 {
-        let t = std::time::Instant::now();
-        // SAFETY: `preferred` and the tests call this only where `supported()` and
-        // `kernels::supported()` found AVX-512F and AVX-512 BF16; the loops touch registers.
-        std::hint::black_box(unsafe { probe::fma(ITERS) });
-        f = f.min(t.elapsed().as_secs_f64());
-        let t = std::time::Instant::now();
-        // SAFETY: as above.
-        std::hint::black_box(unsafe { probe::dpbf16(ITERS) });
-        b = b.min(t.elapsed().as_secs_f64());
+        // SAFETY: AVX-512F is there (asserted above); the loop touches registers.
+        f = f.min(timed(|| unsafe { probe::fma(PROBE_ITERS) }));
+        // SAFETY: AVX-512F and AVX-512 BF16 are there (asserted above); registers only.
+        b = b.min(timed(|| unsafe { probe::dpbf16(PROBE_ITERS) }));
     }
-    // 12 instructions an iteration: 16 FMAs (32 FLOP) or 32 pairs (64 FLOP) each.
-    let flops = |per: f64, secs: f64| (ITERS * 12) as f64 * per / secs.max(1e-9);
-    (flops(32.0, f), flops(64.0, b))
+    // 16 FMAs (32 FLOP) or 32 pairs (64 FLOP) an instruction.
+    (probe_rate(32.0, f), probe_rate(64.0, b))
+}
+
+/// The register-only rate of `VFMADD231PS` alone (FLOP/s on this thread), as in [`rates`];
+/// 0 off a CPU with AVX-512F.
+#[must_use]
+pub fn f32_rate() -> f64 {
+    if !supported() {
+        return 0.0;
+    }
+    // SAFETY: AVX-512F is there (checked above); the loop touches registers.
+    let secs = (0..3)
+        .map(|_| timed(|| unsafe { probe::fma(PROBE_ITERS) }))
+        .fold(f64::INFINITY, f64::min);
+    probe_rate(32.0, secs)
+}
+
+/// Iterations of a probe loop (12 instructions each): about a millisecond.
+pub(super) const PROBE_ITERS: usize = 40_000;
+
+/// Seconds `probe` took; its result is kept opaque so the loop cannot be dropped.
+pub(super) fn timed(probe: impl FnOnce() -> f32) -> f64 {
+    let t = std::time::Instant::now();
+    std::hint::black_box(probe());
+    t.elapsed().as_secs_f64()
+}
+
+/// Operations per second of a probe loop that took `secs`, doing `per` an instruction.
+pub(super) fn probe_rate(per: f64, secs: f64) -> f64 {
+    (PROBE_ITERS * 12) as f64 * per / secs.max(1e-9)
 }
 
 mod probe {
@@ -166,30 +202,61 @@ pub(super) unsafe fn conv_panel(
     // SAFETY: `b_off` is where panel `p` starts in `w`'s values (contract), at most their
     // length; they are f32 bit patterns, so reading them as `f32` is sound.
     let b = unsafe { w.data().as_ptr().add(p.b_off).cast::<f32>() };
-    for rb in (0..rows).step_by(MR) {
-        let mr = (rows - rb).min(MR);
-        let a = Block {
-            // SAFETY: input row (r0 + rb)·stride comes no later than the last row read
-            // (this function's contract), so the offset stays inside `x`.
-            x: unsafe { x.as_ptr().add((r0 + rb) * g.stride * c_in) },
-            lda: g.stride * c_in,
-            taps: w.taps(),
-            tap_stride: g.dilation * c_in,
-            channels: c_in,
-        };
-        // SAFETY: row rb < rows and column p.col < C_out, so the offset is inside `y`'s rows.
-        let c = unsafe { y.add(rb * n + p.col) };
-        // SAFETY: `micro`'s contract, for `M = mr` rows and `NV = width/16` vectors (every
-        // panel width is 16, 32, 48 or 64): the CPU has AVX-512F (ours); `a` reads rows
-        // r0 + rb .. r0 + rb + mr, inside `x` (ours); the panel holds taps·C_in rows of
-        // `p.width` = NV·16 values (the F32 format), one after another; `c`
-        // takes rows rb .. rb + mr of `y`, columns p.col .. p.col + valid ≤ C_out, inside
-        // this panel's columns: ours to write.
-        unsafe {
-            match (mr, p.width / 16) {
-                (MR, 4) => micro::<MR, 4>(&a, b, c, n, valid),
-                (m, nv) => tail(m, nv, &a, b, c, n, valid),
+    let taps = w.taps();
+    // The products run a chunk of the weights at a time over all the rows (see [`KC`]):
+    // whole taps while a tap has at most `KC` channels, else `KC` channels of one tap.
+    let (taps_per, channels_per) = if c_in <= KC {
+        ((KC / c_in).max(1), c_in)
+    } else {
+        (1, KC)
+    };
+    let mut first = true;
+    for j0 in (0..taps).step_by(taps_per) {
+        for i0 in (0..c_in).step_by(channels_per) {
+            let chunk_taps = (taps - j0).min(taps_per);
+            let channels = (c_in - i0).min(channels_per);
+            // Weights of (tap j0, channel i0) onwards: per tap, per channel, `width` values.
+            // SAFETY: j0 < taps and i0 < C_in, so the offset is inside the panel.
+            let bc = unsafe { b.add((j0 * c_in + i0) * p.width) };
+            for rb in (0..rows).step_by(MR) {
+                let mr = (rows - rb).min(MR);
+                let a = Block {
+                    // SAFETY: input row (r0 + rb)·stride + j0·dilation, channel i0, comes no
+                    // later than the last element read (this function's contract).
+                    x: unsafe {
+                        x.as_ptr()
+                            .add((r0 + rb) * g.stride * c_in + j0 * g.dilation * c_in + i0)
+                    },
+                    lda: g.stride * c_in,
+                    taps: chunk_taps,
+                    tap_stride: g.dilation * c_in,
+                    channels,
+                };
+                let d = Dest {
+                    // SAFETY: row rb < rows and column p.col < C_out: inside `y`'s rows.
+                    c: unsafe { y.add(rb * n + p.col) },
+                    ldc: n,
+                    valid,
+                    add: !first,
+                };
+                // SAFETY: `micro`'s contract, for `M = mr` rows and `NV = width/16` vectors
+                // (every panel width is 16, 32, 48 or 64): the CPU has AVX-512F (ours); `a`
+                // reads rows r0 + rb .. r0 + rb + mr, taps j0 .. j0 + chunk_taps ≤ taps and
+                // channels i0 .. i0 + channels ≤ C_in, inside `x` (ours); `bc` is followed by
+                // the chunk's chunk_taps·channels rows of `p.width` = NV·16 values (whole taps
+                // when chunk_taps > 1, else a run of channels of one tap: contiguous in the
+                // F32 format); `d.c` takes rows rb .. rb + mr of `y`, columns p.col .. p.col +
+                // valid ≤ C_out, inside this panel's columns: ours to write; and unless this
+                // is the first chunk, the first chunk stored every one of them (it runs every
+                // row block), so `micro` reads only values it stored.
+                unsafe {
+                    match (mr, p.width / 16) {
+                        (MR, 4) => micro::<MR, 4>(&a, bc, &d),
+                        (m, nv) => tail(m, nv, &a, bc, &d),
+                    }
+                }
             }
+            first = false;
         }
     }
 }
@@ -203,33 +270,34 @@ struct Block {
     channels: usize,
 }
 
+/// Where a block of rows writes: `valid` columns of each row from `c` (row stride `ldc`),
+/// added to what is there when `add` is set.
+struct Dest {
+    c: *mut f32,
+    ldc: usize,
+    valid: usize,
+    add: bool,
+}
+
 /// [`micro`] for `m ≤ MR` rows and `nv` vectors (1 unless it is 2, 3 or 4).
 ///
 /// # Safety
 ///
 /// As for [`micro`] with `M = m` and `NV = nv` (1 unless it is 2, 3 or 4).
 #[target_feature(enable = "avx512f")]
-unsafe fn tail(
-    m: usize,
-    nv: usize,
-    a: &Block,
-    b: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    valid: usize,
-) {
+unsafe fn tail(m: usize, nv: usize, a: &Block, b: *const f32, d: &Dest) {
     macro_rules! rows {
         ($($m:literal)*) => {
             match (m, nv) {
                 $(
                     // SAFETY: this function's contract is `micro`'s for these M and NV.
-                    ($m, 4) => unsafe { micro::<$m, 4>(a, b, c, ldc, valid) },
+                    ($m, 4) => unsafe { micro::<$m, 4>(a, b, d) },
                     // SAFETY: as above.
-                    ($m, 3) => unsafe { micro::<$m, 3>(a, b, c, ldc, valid) },
+                    ($m, 3) => unsafe { micro::<$m, 3>(a, b, d) },
                     // SAFETY: as above.
-                    ($m, 2) => unsafe { micro::<$m, 2>(a, b, c, ldc, valid) },
+                    ($m, 2) => unsafe { micro::<$m, 2>(a, b, d) },
                     // SAFETY: as above.
-                    ($m, _) => unsafe { micro::<$m, 1>(a, b, c, ldc, valid) },
+                    ($m, _) => unsafe { micro::<$m, 1>(a, b, d) },
                 )*
                 _ => {}
             }
@@ -238,8 +306,8 @@ unsafe fn tail(
     rows!(1 2 3 4 5 6);
 }
 
-/// `M` rows × `NV`·16 columns: every tap, every input channel, one FMA per accumulator; then
-/// `valid` columns stored to `c` (row stride `ldc`).
+/// `M` rows × `NV`·16 columns: every tap and input channel of the block, one FMA per
+/// accumulator; then stored to `d` (added to what it holds when `d.add` is set).
 ///
 /// # Safety
 ///
@@ -247,18 +315,17 @@ unsafe fn tail(
 /// - For every row `r < M`, tap `j < a.taps` and channel `i < a.channels`, the element
 ///   `a.x + r·a.lda + j·a.tap_stride + i` is inside one readable `f32` allocation.
 /// - `b` points at `a.taps · a.channels · NV·16` readable `f32`s.
-/// - For every row `r < M`, the first `min(valid, NV·16)` `f32`s at `c + r·ldc` are writable
-///   and not accessed by anyone else while this runs (no others are touched).
+/// - For every row `r < M`, the first `min(d.valid, NV·16)` `f32`s at `d.c + r·d.ldc` are
+///   writable and not accessed by anyone else while this runs (no others are touched); with
+///   `d.add`, they are initialised.
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn micro<const M: usize, const NV: usize>(
-    a: &Block,
-    b: *const f32,
-    c: *mut f32,
-    ldc: usize,
-    valid: usize,
-) {
+unsafe fn micro<const M: usize, const NV: usize>(a: &Block, b: *const f32, d: &Dest) {
     let mut acc: [[__m512; NV]; M] = [[_mm512_set1_ps(0.0); NV]; M];
+    if d.add {
+        // SAFETY: `load`'s contract is the last point of ours (`add` ⇒ initialised).
+        unsafe { load(&mut acc, d.c, d.ldc, d.valid) };
+    }
     let mut bp = b;
     for j in 0..a.taps {
         // SAFETY: tap j's first element of row 0, inside the input (contract).
@@ -281,8 +348,42 @@ unsafe fn micro<const M: usize, const NV: usize>(
             bp = bp.wrapping_add(NV * 16);
         }
     }
-    // SAFETY: `store`'s contract is the last point of ours.
-    unsafe { kernels::store(&acc, c, ldc, valid) };
+    // SAFETY: `store`'s contract is part of the last point of ours.
+    unsafe { kernels::store(&acc, d.c, d.ldc, d.valid) };
+}
+
+/// Loads the first `valid` columns of `M` rows of `c` (row stride `ldc`) into `acc`, the
+/// inverse of [`kernels::store`]; lanes past `valid` are zero.
+///
+/// # Safety
+///
+/// - The CPU has AVX-512F.
+/// - For every row `r < M`, the first `min(valid, NV·16)` `f32`s at `c + r·ldc` are
+///   initialised, readable and not written by anyone else while this runs.
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn load<const M: usize, const NV: usize>(
+    acc: &mut [[__m512; NV]; M],
+    c: *const f32,
+    ldc: usize,
+    valid: usize,
+) {
+    for (r, row) in acc.iter_mut().enumerate() {
+        for (v, s) in row.iter_mut().enumerate() {
+            let col = v * 16;
+            if col >= valid {
+                break;
+            }
+            let mask = if valid - col >= 16 {
+                u16::MAX
+            } else {
+                (1u16 << (valid - col)) - 1
+            };
+            // SAFETY: the mask enables only columns col .. min(valid, col + 16) of row r,
+            // which are readable (contract); masked-off lanes are not accessed.
+            *s = unsafe { _mm512_maskz_loadu_ps(mask, c.add(r * ldc + col)) };
+        }
+    }
 }
 
 #[cfg(test)]
