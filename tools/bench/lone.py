@@ -4,7 +4,7 @@ time (0.3 s apart) through the load generator's own client; prints each TTFA and
 and the server's TTFA and step metrics.
 
     python3 tools/bench/lone.py [path/to/banter] [--whole-segments] [--device cpu|cuda|cuda:N]
-                                (BANTER_PRECISION=f32|bf16|amx)
+                                (BANTER_PRECISION=f32|bf16|fma|int8|amx)
 
 `--whole-segments` serves every segment in one exact pass (`banter serve --whole-segments`): the
 lone first audio of the exact, non-windowed first segment; without it, the streamed first window.

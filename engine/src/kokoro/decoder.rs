@@ -54,9 +54,11 @@ impl Decoder {
     /// Switches the body's and the generator's convolutions to bfloat16 products where
     /// possible; returns how many switched.
     pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> candle_core::Result<usize> {
-        let mut n = self.encode.use_bf16(kernel)? + self.generator.use_bf16(kernel)?;
+        // int8 stays in the generator (see `bf16::int8`).
+        let body = kernel.without_int8();
+        let mut n = self.encode.use_bf16(body)? + self.generator.use_bf16(kernel)?;
         for b in &mut self.decode {
-            n += b.use_bf16(kernel)?;
+            n += b.use_bf16(body)?;
         }
         Ok(n)
     }

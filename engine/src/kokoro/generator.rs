@@ -202,12 +202,14 @@ impl Generator {
     /// Switches every convolution to bfloat16 products where possible (see
     /// [`crate::kokoro::bf16`]); returns how many switched.
     pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> Result<usize> {
-        let mut n = usize::from(self.conv_post.use_bf16(kernel)?);
+        // Only the residual blocks run in int8 (`bf16::int8`): the output spectrum, the
+        // harmonic source's entry and the upsampling stay off it.
+        let mut n = usize::from(self.conv_post.use_bf16(kernel.without_int8())?);
         for c in &mut self.noise_convs {
-            n += usize::from(c.use_bf16(kernel)?);
+            n += usize::from(c.use_bf16(kernel.without_int8())?);
         }
         for u in &mut self.ups {
-            n += usize::from(u.use_bf16(kernel)?);
+            n += usize::from(u.use_bf16(kernel.without_int8())?);
         }
         for b in self
             .noise_res

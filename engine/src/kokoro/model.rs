@@ -324,7 +324,9 @@ impl Kokoro {
     /// BF16 (about twice the f32 rate; see [`super::bf16`]). Returns how many convolutions
     /// switched: 0 where the CPU lacks the instructions or the model is not on the CPU.
     pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> candle_core::Result<usize> {
-        Ok(self.encoder.use_bf16(kernel)? + self.decoder.use_bf16(kernel)?)
+        // Durations and pitch come from the encoder: int8 stays in the generator (see
+        // `bf16::int8`).
+        Ok(self.encoder.use_bf16(kernel.without_int8())? + self.decoder.use_bf16(kernel)?)
     }
 
     /// The encoder half (phonemes → durations, F0, N, frame features).

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use candle_core::{Device, Tensor};
 use engine::device::DeviceChoice;
-use engine::kokoro::bf16::Bf16Kernel;
 use engine::kokoro::model::Kokoro;
 use engine::kokoro::stream::{ChunkPlan, SegmentDecoder};
 use engine::synth::Precision;
@@ -31,13 +30,7 @@ fn decode(plan: ChunkPlan, text: &str, voice: &str) -> Option<Vec<f32>> {
     // The precision the engine runs at (bf16 products where the CPU has them, on AMX tiles
     // where it has those, unless `BANTER_PRECISION` says otherwise), so the two can be
     // compared sample for sample.
-    let kernel = match Precision::from_env() {
-        Precision::F32 => None,
-        Precision::Bf16 => Some(Bf16Kernel::Vectors),
-        Precision::Amx => Some(Bf16Kernel::Tiles),
-        Precision::Fma => Some(Bf16Kernel::F32),
-    };
-    if let Some(kernel) = kernel {
+    if let Some(kernel) = Precision::from_env().bf16_kernel() {
         model.use_bf16(kernel).expect("bf16");
     }
     let model = Arc::new(model);

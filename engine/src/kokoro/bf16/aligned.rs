@@ -21,6 +21,7 @@ struct Line([u8; 64]);
 
 mod sealed {
     pub trait Sealed {}
+    impl Sealed for u8 {}
     impl Sealed for u16 {}
     impl Sealed for u32 {}
     impl Sealed for f32 {}
@@ -29,6 +30,7 @@ mod sealed {
 /// Element types an [`Aligned`] holds: numbers for which every bit pattern, all zeros
 /// included, is a value, with an alignment that divides 64.
 pub trait Plain: Copy + sealed::Sealed {}
+impl Plain for u8 {}
 impl Plain for u16 {}
 impl Plain for u32 {}
 impl Plain for f32 {}

@@ -71,9 +71,10 @@ pub fn fingerprint(model: &Path, kernel: Bf16Kernel) -> io::Result<[u8; 32]> {
     let mut h = Sha256::new();
     h.update(VERSION.to_le_bytes());
     h.update(format!(
-        "{kernel:?} amx={} fma={}",
+        "{kernel:?} amx={} fma={} int8={}",
         super::tiles_available(),
-        super::fma::preferred()
+        super::fma::preferred(),
+        super::int8::supported()
     ));
     h.update(kernels::geometry());
     h.update(meta.len().to_le_bytes());
@@ -97,6 +98,7 @@ fn prefix(kernel: Bf16Kernel) -> &'static str {
         Bf16Kernel::Tiles => "kokoro-tiles-",
         Bf16Kernel::Vectors => "kokoro-vectors-",
         Bf16Kernel::F32 => "kokoro-fma-",
+        Bf16Kernel::Int8 => "kokoro-int8-",
     }
 }
 
@@ -153,6 +155,7 @@ pub fn write(
             Format::Bf16 => 0,
             Format::Tiles => 1,
             Format::F32 => 2,
+            Format::I8 => 3,
         });
         table.extend_from_slice(&(p.data().len() as u64).to_le_bytes());
         table.extend_from_slice(&at.to_le_bytes());
@@ -298,6 +301,7 @@ fn parse_table(table: &[u8], count: usize, file_len: u64) -> io::Result<Vec<Entr
             0 => Format::Bf16,
             1 => Format::Tiles,
             2 => Format::F32,
+            3 => Format::I8,
             other => return Err(invalid(format!("{name}: format {other}"))),
         };
         let len = u64::from_le_bytes(take(8)?.try_into().unwrap_or_default());

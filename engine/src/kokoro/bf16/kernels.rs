@@ -23,7 +23,7 @@ use std::arch::x86_64::{
 use rayon::prelude::*;
 
 use super::aligned::Aligned;
-use super::{amx, fma};
+use super::{amx, fma, int8};
 use super::{Bf16Kernel, Strides};
 
 /// Output columns per panel (four 16-lane vectors).
@@ -97,6 +97,9 @@ pub enum Format {
     Tiles,
     /// One f32 per input channel, run by the FMA vector kernel ([`fma`]).
     F32,
+    /// Signed bytes with a scale per output column, each tap's channels padded to 4, run by
+    /// the VNNI kernel ([`int8`]).
+    I8,
 }
 
 impl Format {
@@ -116,6 +119,8 @@ impl Format {
             Bf16Kernel::Tiles => vectors(fma::preferred()),
             Bf16Kernel::Vectors => vectors(false),
             Bf16Kernel::F32 => vectors(true),
+            Bf16Kernel::Int8 if int8::supported() => Some(Self::I8),
+            Bf16Kernel::Int8 => Self::for_layer(Bf16Kernel::Tiles, c_out),
         }
     }
 
@@ -125,15 +130,18 @@ impl Format {
             Self::Bf16 => supported(),
             Self::Tiles => supported() && amx::available(),
             Self::F32 => fma::supported(),
+            Self::I8 => int8::supported(),
         }
     }
 
-    /// Packed `u32` values per (tap, input channel row, panel column): a bfloat16 pair holds two
-    /// channels, an f32 one.
-    fn channels_per_value(self) -> usize {
+    /// Packed `u32` values per output column of a panel, for `taps` taps of `row_len`
+    /// channels: a bfloat16 pair holds two channels, an f32 one; int8 four, after the
+    /// column's scale and a correction per tap ([`int8::pack_panel`]).
+    fn values_per_column(self, taps: usize, row_len: usize) -> usize {
         match self {
-            Self::Bf16 | Self::Tiles => 2,
-            Self::F32 => 1,
+            Self::Bf16 | Self::Tiles => taps * row_len / 2,
+            Self::F32 => taps * row_len,
+            Self::I8 => int8::values_per_column(taps, row_len),
         }
     }
 }
@@ -187,17 +195,23 @@ impl PackedWeights {
             return None;
         }
         let (row_len, columns) = (row_len(c_in, format), columns(c_out));
-        let values_per_tap = row_len / format.channels_per_value();
-        // Each panel's values are one contiguous run (`taps·values·width`, every panel PANEL
+        let per_column = format.values_per_column(taps, row_len);
+        let values_per_tap = per_column / taps;
+        // Each panel's values are one contiguous run (`per_column·width`, every panel PANEL
         // wide but the last), so the panels are packed in parallel: packing ran on the model
         // thread alone and was close to half of a start. Zero pairs (padding channels and
         // columns) are left as `par_filled` made them.
-        let per_panel = taps * values_per_tap * PANEL;
         let data =
-            Aligned::<u32>::par_filled(taps * values_per_tap * columns, per_panel, |p, out| {
+            Aligned::<u32>::par_filled(per_column * columns, per_column * PANEL, |p, out| {
                 let start = p * PANEL;
-                let width = out.len() / (taps * values_per_tap);
+                let width = out.len() / per_column;
                 let end = (start + width).min(c_out);
+                if format == Format::I8 {
+                    let at =
+                        |j: usize, c: usize, o: usize| w[j * s.tap + c * s.input + o * s.output];
+                    int8::pack_panel(out, (taps, c_in, row_len), (start, end), at);
+                    return;
+                }
                 let mut at = 0;
                 for j in 0..taps {
                     for q in 0..values_per_tap {
@@ -246,7 +260,8 @@ impl PackedWeights {
         }
         let row_len = row_len(c_in, format);
         let expected = taps
-            .checked_mul(row_len / format.channels_per_value())?
+            .checked_mul(row_len)
+            .map(|_| format.values_per_column(taps, row_len))?
             .checked_mul(columns(c_out))?;
         (data.len() == expected).then_some(Self {
             data,
@@ -303,12 +318,13 @@ fn tiles_fit(c_out: usize) -> bool {
     c_out.is_multiple_of(amx::BLOCK) && supported() && amx::available()
 }
 
-/// Channels per packed input row: `C_in`, rounded up to whole tiles for tiles.
+/// Channels per packed input row: `C_in`, rounded up to whole tiles for tiles and to quads
+/// for int8.
 fn row_len(c_in: usize, format: Format) -> usize {
-    if format == Format::Tiles {
-        c_in.next_multiple_of(amx::CHANNELS)
-    } else {
-        c_in
+    match format {
+        Format::Tiles => c_in.next_multiple_of(amx::CHANNELS),
+        Format::I8 => c_in.next_multiple_of(4),
+        Format::Bf16 | Format::F32 => c_in,
     }
 }
 
@@ -409,18 +425,21 @@ pub struct Geometry {
 }
 
 /// A convolution's input rows: bfloat16 for the bfloat16 formats ([`convert_rows`]), f32 for
-/// [`Format::F32`].
+/// [`Format::F32`], bytes with a scale per row for [`Format::I8`] ([`int8::quantize_rows`]).
 #[derive(Debug, Clone, Copy)]
 pub enum Rows<'a> {
     Bf16(&'a [u16]),
     F32(&'a [f32]),
+    I8(&'a int8::Quantized),
 }
 
 impl Rows<'_> {
+    /// Elements (of the packed row length) in all the rows.
     fn len(self) -> usize {
         match self {
             Self::Bf16(x) => x.len(),
             Self::F32(x) => x.len(),
+            Self::I8(x) => x.bytes().len(),
         }
     }
 }
@@ -433,10 +452,11 @@ impl Rows<'_> {
 #[must_use]
 pub fn conv(x: Rows<'_>, w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
     let c = w.row_len;
-    let fits = matches!(
-        (x, w.format),
-        (Rows::F32(_), Format::F32) | (Rows::Bf16(_), Format::Bf16 | Format::Tiles)
-    );
+    let fits = match (x, w.format) {
+        (Rows::F32(_), Format::F32) | (Rows::Bf16(_), Format::Bf16 | Format::Tiles) => true,
+        (Rows::I8(q), Format::I8) => q.row_len() == w.row_len,
+        _ => false,
+    };
     if !fits || !w.format.runs_here() {
         return None;
     }
@@ -459,7 +479,7 @@ pub fn conv(x: Rows<'_>, w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
                 width,
                 b_off: *b_off,
             };
-            *b_off += w.taps * w.row_len / w.format.channels_per_value() * width;
+            *b_off += w.format.values_per_column(w.taps, w.row_len) * width;
             Some(p)
         })
         .collect();
@@ -556,6 +576,9 @@ unsafe fn rows_of_panel(
         (Rows::F32(x), Format::F32) => return unsafe { fma::conv_panel(x, w, g, r0, rows, p, y) },
         // SAFETY: this function's contract is `conv_panel`'s for the Bf16 format.
         (Rows::Bf16(x), Format::Bf16) => return unsafe { conv_panel(x, w, g, r0, rows, p, y) },
+        // SAFETY: this function's contract is `int8::conv_panel`'s for the I8 format (`conv`
+        // checked that the rows have the weights' row length).
+        (Rows::I8(x), Format::I8) => return unsafe { int8::conv_panel(x, w, g, r0, rows, p, y) },
         (Rows::Bf16(x), Format::Tiles) => x,
         // `conv` pairs every format with its element type before any task starts.
         _ => return,
@@ -794,8 +817,61 @@ pub(super) unsafe fn store<const M: usize, const NV: usize>(
 mod tests {
     use super::*;
 
-    /// f32 reference of the same convolution, on the inputs as `format` rounds them (to
-    /// bfloat16, or not at all for f32).
+    /// The input and weights as `format` rounds them: to bfloat16, not at all for f32, and
+    /// for int8 to each input row's and each output column's 8-bit steps (computed here
+    /// independently of `int8`'s packing, from the same rule).
+    fn rounded(
+        x: &[f32],
+        w: &[f32],
+        (taps, c_in, c_out): (usize, usize, usize),
+        format: Format,
+    ) -> (Vec<f64>, Vec<f64>) {
+        let step = |peak: f32| if peak > 0.0 { peak / 127.0 } else { 0.0 };
+        let level = |v: f32, s: f32| {
+            if s > 0.0 {
+                f64::from((v / s).round()) * f64::from(s)
+            } else {
+                0.0
+            }
+        };
+        match format {
+            Format::F32 => (
+                x.iter().map(|&v| f64::from(v)).collect(),
+                w.iter().map(|&v| f64::from(v)).collect(),
+            ),
+            Format::Bf16 | Format::Tiles => {
+                let round = |v: &f32| f64::from(from_bf16(to_bf16(*v)));
+                (x.iter().map(round).collect(), w.iter().map(round).collect())
+            }
+            Format::I8 => {
+                let xq = x
+                    .chunks_exact(c_in)
+                    .flat_map(|row| {
+                        // Inputs are scaled by the step's reciprocal and rounded half to even,
+                        // as `quantize_rows` does.
+                        let s = step(row.iter().fold(0f32, |m, v| m.max(v.abs())));
+                        let inv = if s > 0.0 { 1.0 / s } else { 0.0 };
+                        row.iter()
+                            .map(move |&v| f64::from((v * inv).round_ties_even()) * f64::from(s))
+                    })
+                    .collect();
+                let scales: Vec<f32> = (0..c_out)
+                    .map(|o| {
+                        let col = (0..taps * c_in).map(|k| w[k * c_out + o].abs());
+                        step(col.fold(0f32, f32::max))
+                    })
+                    .collect();
+                let wq = w
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &v)| level(v, scales[i % c_out]))
+                    .collect();
+                (xq, wq)
+            }
+        }
+    }
+
+    /// Reference of the same convolution, in f64 on the inputs as `format` rounds them.
     fn reference(
         x: &[f32],
         w: &[f32],
@@ -803,28 +879,28 @@ mod tests {
         g: Geometry,
         format: Format,
     ) -> Vec<f32> {
-        let round = |v: f32| {
-            if format == Format::F32 {
-                f64::from(v)
-            } else {
-                f64::from(from_bf16(to_bf16(v)))
-            }
-        };
-        let mut y = vec![0f32; g.rows * c_out];
+        let (x, w) = rounded(x, w, (taps, c_in, c_out), format);
+        let mut y = vec![0f64; g.rows * c_out];
         for r in 0..g.rows {
             for j in 0..taps {
                 let row = r * g.stride + j * g.dilation;
                 for c in 0..c_in {
-                    let xv = round(x[row * c_in + c]);
+                    let xv = x[row * c_in + c];
                     for o in 0..c_out {
-                        let wv = round(w[(j * c_in + c) * c_out + o]);
-                        y[r * c_out + o] += (xv * wv) as f32;
+                        y[r * c_out + o] += xv * w[(j * c_in + c) * c_out + o];
                     }
                 }
             }
         }
-        y
+        y.into_iter().map(|v| v as f32).collect()
     }
+
+    const KERNELS: [Bf16Kernel; 4] = [
+        Bf16Kernel::Vectors,
+        Bf16Kernel::Tiles,
+        Bf16Kernel::F32,
+        Bf16Kernel::Int8,
+    ];
 
     fn ramp(n: usize, seed: u32) -> Vec<f32> {
         let mut s = seed;
@@ -862,7 +938,11 @@ mod tests {
         // multiple of 32 runs there: with its rows' tail as a block of its own (1–16 rows and
         // 17–31), channels padded to 32 (22: the noise convolutions; 66), few rows (column
         // tasks) and many (row tasks).
-        for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles, Bf16Kernel::F32] {
+        for kernel in KERNELS {
+            if kernel == Bf16Kernel::Int8 && !int8::supported() {
+                eprintln!("skipped int8: this CPU has no AVX-512 VNNI");
+                continue;
+            }
             for &(taps, c_in, c_out, rows, stride, dilation) in &[
                 (3, 16, 64, 7, 1, 1),
                 (7, 8, 22, 13, 1, 1),
@@ -898,11 +978,18 @@ mod tests {
                 match kernel {
                     Bf16Kernel::Vectors => assert_eq!(packed.format(), Format::Bf16),
                     Bf16Kernel::F32 => assert_eq!(packed.format(), Format::F32),
+                    Bf16Kernel::Int8 => assert_eq!(packed.format(), Format::I8),
                     Bf16Kernel::Tiles => {}
                 }
                 let x = convert_rows(&xf, c_in, packed.row_len()).expect("whole rows");
+                let q = |n: usize| {
+                    int8::quantize_rows(&xf[..n * c_in], c_in, packed.row_len()).expect("rows")
+                };
+                let (q_all, q_short) = (q(rows_in_len), q(rows_in_len - 1));
                 let rows_in = |n: usize| match packed.format() {
                     Format::F32 => Rows::F32(&xf[..n * c_in]),
+                    Format::I8 if n == rows_in_len => Rows::I8(&q_all),
+                    Format::I8 => Rows::I8(&q_short),
                     _ => Rows::Bf16(&x[..n * packed.row_len()]),
                 };
                 let got = conv(rows_in(rows_in_len), &packed, g).expect("in bounds");
@@ -920,10 +1007,13 @@ mod tests {
                 // Too short an input is refused, not read past; so is the other element type.
                 assert!(conv(rows_in(rows_in_len - 1), &packed, g).is_none());
                 let other = match packed.format() {
-                    Format::F32 => Rows::Bf16(&x),
+                    Format::F32 | Format::I8 => Rows::Bf16(&x),
                     _ => Rows::F32(&xf),
                 };
                 assert!(conv(other, &packed, g).is_none());
+                if packed.format() != Format::I8 {
+                    assert!(conv(Rows::I8(&q_all), &packed, g).is_none());
+                }
             }
         }
         assert!(
@@ -934,7 +1024,7 @@ mod tests {
 
     #[test]
     fn packing_a_checkpoint_layout_in_place_equals_packing_the_product_matrix() {
-        for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles, Bf16Kernel::F32] {
+        for kernel in KERNELS {
             for &(taps, c_in, c_out) in &[(3, 16, 64), (7, 8, 22), (1, 24, 80), (11, 66, 32)] {
                 // The time-major matrix w[(j·C_in + c)·C_out + o], and the same weights as a
                 // checkpoint's convolution [C_out, C_in, K].
@@ -969,7 +1059,11 @@ mod tests {
         }
     }
 
-    /// Both kernels on the generator's largest layers: GFLOP/s on one thread (best of 20), printed.
+    /// Every kernel on the generator's largest layers: GFLOP/s on one thread (best of 20),
+    /// printed. Run it with `--release`: the test profile keeps overflow checks and debug
+    /// assertions, which cost the FMA kernel two thirds of its rate (its accumulators were
+    /// spilled at every multiply-add) and the others less, so the profiles disagree on which
+    /// kernel is faster.
     #[test]
     #[ignore = "timing report, run explicitly"]
     fn kernel_rates() {
@@ -987,11 +1081,13 @@ mod tests {
             let rows_in = rows + (taps - 1) * dilation;
             let xf = ramp(rows_in * c, 5);
             let w = ramp(taps * c * c, 9);
-            for kernel in [Bf16Kernel::Vectors, Bf16Kernel::Tiles, Bf16Kernel::F32] {
+            for kernel in KERNELS {
                 let packed = PackedWeights::pack(&w, taps, c, c, kernel).expect("pack");
                 let x = convert_rows(&xf, c, packed.row_len()).expect("rows");
+                let q = int8::quantize_rows(&xf, c, packed.row_len()).expect("rows");
                 let x = match packed.format() {
                     Format::F32 => Rows::F32(&xf),
+                    Format::I8 => Rows::I8(&q),
                     _ => Rows::Bf16(&x),
                 };
                 let pool = rayon::ThreadPoolBuilder::new()

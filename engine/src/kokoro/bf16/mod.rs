@@ -35,6 +35,8 @@ pub mod cache;
 #[cfg(target_arch = "x86_64")]
 pub mod fma;
 #[cfg(target_arch = "x86_64")]
+pub mod int8;
+#[cfg(target_arch = "x86_64")]
 pub mod kernels;
 
 /// Which kernel runs the bfloat16 products.
@@ -47,6 +49,36 @@ pub enum Bf16Kernel {
     Vectors,
     /// AVX-512 f32 FMA vectors only ([`fma`]).
     F32,
+    /// 8-bit products on AVX-512 VNNI ([`int8`]) for the layers the model offers them to (the
+    /// generator's residual blocks), [`Self::Tiles`]' choice for the rest and
+    /// on CPUs without VNNI.
+    Int8,
+}
+
+impl Bf16Kernel {
+    /// The default (`BANTER_PRECISION` unset or `amx`): [`Self::Tiles`] where the CPU has AMX;
+    /// else [`Self::Int8`] where `VPDPBUSD` measures well above the vector kernels
+    /// ([`int8::preferred`]: judged equal to f32 on every bench passage, see `int8`); else
+    /// [`Self::Tiles`], which then picks the faster vector kernel.
+    #[must_use]
+    pub fn auto() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        if !tiles_available() && int8::preferred() {
+            return Self::Int8;
+        }
+        Self::Tiles
+    }
+
+    /// The kernel for layers that must not run in int8 (see [`int8`]): [`Self::Tiles`] in
+    /// place of [`Self::Int8`].
+    #[must_use]
+    pub fn without_int8(self) -> Self {
+        if self == Self::Int8 {
+            Self::Tiles
+        } else {
+            self
+        }
+    }
 }
 
 /// Whether this CPU (and OS) can run the products on AMX tiles.
@@ -68,6 +100,19 @@ pub fn f32_vectors_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         fma::supported()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Whether this CPU can run the int8 products ([`Bf16Kernel::Int8`]).
+#[must_use]
+pub fn int8_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        int8::supported()
     }
     #[cfg(not(target_arch = "x86_64"))]
     {
@@ -213,10 +258,17 @@ impl Bf16Weights {
                 dilation,
             };
             let y = super::elementwise::with_host(x, |values| {
-                if self.packed.format() == kernels::Format::F32 {
-                    return kernels::conv(kernels::Rows::F32(values), &self.packed, g);
-                }
                 let (c_in, row_len) = (self.packed.c_in(), self.packed.row_len());
+                match self.packed.format() {
+                    kernels::Format::F32 => {
+                        return kernels::conv(kernels::Rows::F32(values), &self.packed, g);
+                    }
+                    kernels::Format::I8 => {
+                        let q = int8::quantize_rows(values, c_in, row_len)?;
+                        return kernels::conv(kernels::Rows::I8(&q), &self.packed, g);
+                    }
+                    kernels::Format::Bf16 | kernels::Format::Tiles => {}
+                }
                 let input = kernels::convert_rows(values, c_in, row_len)?;
                 kernels::conv(kernels::Rows::Bf16(&input), &self.packed, g)
             })
