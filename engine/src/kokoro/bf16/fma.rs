@@ -370,15 +370,11 @@ unsafe fn load<const M: usize, const NV: usize>(
 ) {
     for (r, row) in acc.iter_mut().enumerate() {
         for (v, s) in row.iter_mut().enumerate() {
-            let col = v * 16;
-            if col >= valid {
+            let mask = kernels::lanes(v, valid);
+            if mask == 0 {
                 break;
             }
-            let mask = if valid - col >= 16 {
-                u16::MAX
-            } else {
-                (1u16 << (valid - col)) - 1
-            };
+            let col = v * 16;
             // SAFETY: the mask enables only columns col .. min(valid, col + 16) of row r,
             // which are readable (contract); masked-off lanes are not accessed.
             *s = unsafe { _mm512_maskz_loadu_ps(mask, c.add(r * ldc + col)) };

@@ -444,18 +444,6 @@ unsafe fn tail(m: usize, nv: usize, a: &Block, b: *const u32, d: &Dest) {
     rows!(1 2 3 4 5 6);
 }
 
-/// The lanes of vector `v` that hold valid columns, as a store mask.
-fn lanes(v: usize, valid: usize) -> u16 {
-    let col = v * 16;
-    if col >= valid {
-        0
-    } else if valid - col >= 16 {
-        u16::MAX
-    } else {
-        (1u16 << (valid - col)) - 1
-    }
-}
-
 /// `M` rows × `NV`·16 columns. Per tap: integer sums over the tap's channel quads (one
 /// `VPDPBUSD` per accumulator), started from the tap's offset corrections; then scaled by
 /// each row's input scale and added in f32 into `d` (stored at the first tap, added after),
@@ -475,7 +463,7 @@ fn lanes(v: usize, valid: usize) -> u16 {
 unsafe fn micro<const M: usize, const NV: usize>(a: &Block, b: *const u32, d: &Dest) {
     let width = NV * 16;
     let quads = a.row_len / 4;
-    let masks: [u16; NV] = std::array::from_fn(|v| lanes(v, d.valid));
+    let masks: [u16; NV] = std::array::from_fn(|v| kernels::lanes(v, d.valid));
     // SAFETY: a `__m512i` is plain integer lanes; all-zero bits are a valid value.
     let zero: __m512i = unsafe { std::mem::zeroed() };
     for j in 0..a.taps {

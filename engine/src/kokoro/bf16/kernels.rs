@@ -774,6 +774,19 @@ unsafe fn micro<const M: usize, const NV: usize>(
     unsafe { store(&acc, c, ldc, valid) };
 }
 
+/// The lanes of 16-lane vector `v` of a row that hold one of its first `valid` columns, as a
+/// load or store mask.
+pub(super) fn lanes(v: usize, valid: usize) -> u16 {
+    let col = v * 16;
+    if col >= valid {
+        0
+    } else if valid - col >= 16 {
+        u16::MAX
+    } else {
+        (1u16 << (valid - col)) - 1
+    }
+}
+
 /// Stores the first `valid` columns of `M` rows of `NV` accumulators to `c` (row stride
 /// `ldc`).
 ///
