@@ -55,7 +55,7 @@ impl Decoder {
     /// possible; returns how many switched.
     pub fn use_bf16(&mut self, kernel: Bf16Kernel) -> candle_core::Result<usize> {
         // int8 stays in the generator (see `bf16::int8`).
-        let body = kernel.without_int8();
+        let body = kernel.for_body();
         let mut n = self.encode.use_bf16(body)? + self.generator.use_bf16(kernel)?;
         for b in &mut self.decode {
             n += b.use_bf16(body)?;

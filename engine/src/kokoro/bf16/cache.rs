@@ -39,8 +39,10 @@ use super::kernels::{self, Format};
 use super::{Bf16Kernel, Bf16Weights, Stored};
 
 const MAGIC: &[u8; 8] = b"BNTRPACK";
-/// Bumped whenever the panels' layout or this file's changes.
-const VERSION: u32 = 2;
+/// Bumped whenever the panels' layout, this file's, or the format a kernel packs a layer in
+/// changes (3: the decoder body beside int8 in bfloat16). [`lookup`] also refuses panels of
+/// another format, so a file that escaped a bump is rebuilt rather than run.
+const VERSION: u32 = 3;
 /// Magic, version, fingerprint, entry count, table length, table CRC.
 const HEADER: usize = 8 + 4 + 32 + 4 + 8 + 4;
 /// Largest table accepted (the real one is a few KB).
@@ -402,12 +404,15 @@ pub fn recording<R>(f: impl FnOnce() -> R) -> (R, Vec<(String, Arc<Bf16Weights>)
 ///
 /// # Errors
 ///
-/// If the cached panels are for a layer of another shape: the caller's tensor may be a
-/// placeholder, so there is nothing to pack instead.
+/// If the cached panels are for a layer of another shape, or in another format than
+/// `kernel` packs this layer in (the file was written when the layer ran on another
+/// kernel): the caller's tensor may be a placeholder, so there is nothing to pack instead,
+/// and the loader rebuilds the file.
 pub fn lookup(
     name: &str,
     layout: Stored,
     dims: &[usize],
+    kernel: Bf16Kernel,
 ) -> candle_core::Result<Option<Arc<Bf16Weights>>> {
     SCOPE.with(|s| {
         let mut scope = s.borrow_mut();
@@ -430,6 +435,13 @@ pub fn lookup(
                 p.taps(),
                 p.c_in(),
                 p.c_out()
+            );
+        }
+        let wanted = Format::for_layer(kernel, p.c_out());
+        if wanted != Some(p.format()) {
+            candle_core::bail!(
+                "packed-weights cache: {name} is packed as {:?}, the {kernel:?} kernel wants {wanted:?}",
+                p.format()
             );
         }
         used.insert(name.to_owned());
@@ -540,19 +552,31 @@ mod tests {
             }
         });
         assert_eq!(recorded.len(), written.len(), "each name once");
-        assert!(lookup("layer.0.weight", Stored::Conv, &[64, 64, 3])
+        let v = Bf16Kernel::Vectors;
+        assert!(lookup("layer.0.weight", Stored::Conv, &[64, 64, 3], v)
             .unwrap()
             .is_none());
 
         let packed: HashMap<_, _> = recorded.into_iter().collect();
         let (found, unused) = reading(packed.clone(), || {
-            lookup("layer.0.weight", Stored::Conv, &[64, 64, 3]).unwrap()
+            lookup("layer.0.weight", Stored::Conv, &[64, 64, 3], v).unwrap()
         });
         assert!(found.is_some());
         assert_eq!(unused, ["layer.1.weight", "layer.2.weight"]);
-        let (wrong, _) = reading(packed, || {
-            lookup("layer.1.weight", Stored::Dense, &[30, 22])
+        let (wrong, _) = reading(packed.clone(), || {
+            lookup("layer.1.weight", Stored::Dense, &[30, 22], v)
         });
         assert!(wrong.is_err(), "a 30→22 layer read as 22→30");
+        if crate::kokoro::bf16::f32_vectors_available() {
+            let (other, _) = reading(packed, || {
+                lookup(
+                    "layer.0.weight",
+                    Stored::Conv,
+                    &[64, 64, 3],
+                    Bf16Kernel::F32,
+                )
+            });
+            assert!(other.is_err(), "bfloat16 panels handed to the f32 kernel");
+        }
     }
 }

@@ -20,9 +20,10 @@
 //!
 //! Only the generator's residual blocks take this path ([`super::Bf16Kernel::Int8`]): 68
 //! convolutions, most of the generator's work. Everything that decides durations and pitch,
-//! the decoder's body, the upsampling and the output spectrum stay in the f32/bfloat16
-//! kernels. With the upsampling in int8 too the stage goldens' decoder landed 29.2–31.7 dB
-//! from the f32 port; without it 31.0–33.9 (the first segment 10 % slower).
+//! the upsampling and the output spectrum stay in the f32/bfloat16 kernels, and the decoder's
+//! body runs in bfloat16 ([`super::Bf16Kernel::for_body`]). With the upsampling in int8 too
+//! the stage goldens' decoder landed 29.2–31.7 dB from the f32 port; without it 31.0–33.9
+//! (the first segment 10 % slower); with the body in int8 as well, 25.7.
 
 // `unsafe` is allowed here as in `kernels`: AVX-512 intrinsics reading and writing through
 // raw pointers. The one caller, `kernels::conv`, checks the CPU and every bound a kernel reads
