@@ -8,8 +8,8 @@
 //! 1. projects every time step of both directions with one matmul (`x·W_ihᵀ + b_ih + b_hh`);
 //! 2. on the CPU, runs the recurrence on plain `f32` slices with the recurrent weights stored
 //!    transposed, so the gemv is a sequence of contiguous `axpy`s the compiler vectorises, and the
-//!    two directions run on two threads (the loop lives in `batch`: one sequence is a batch of
-//!    one);
+//!    two directions run side by side on rayon's pool (the loop lives in `batch`: one sequence
+//!    is a batch of one);
 //! 3. on other devices (CUDA), runs the same recurrence with tensor ops, so the code is
 //!    device-generic. [`BiLstm::forward_tensor_ops`] is public so tests can check both paths agree.
 //!
@@ -29,8 +29,8 @@ mod batch;
 
 pub use batch::valid_mask;
 
-/// Below this many time steps the reverse direction runs on the calling thread: spawning costs
-/// more than the work it would save.
+/// Below this many time steps both directions run on the calling thread: handing one to the
+/// pool costs more than the work it would save.
 const MIN_STEPS_FOR_THREAD: usize = 8;
 
 /// One direction's recurrent weights.
@@ -238,7 +238,7 @@ pub(super) mod tests {
         (a - b)?.abs()?.flatten_all()?.max(0)?.to_scalar::<f32>()
     }
 
-    /// The sliced CPU path, with and without its reverse thread, equals the tensor-op path.
+    /// The sliced CPU path, with and without its directions side by side, equals the tensor-op path.
     /// Times the host recurrence at Kokoro's size (hidden 256, 300 steps, one sequence).
     #[test]
     #[ignore = "timing report, run explicitly"]

@@ -42,6 +42,7 @@
 mod cost;
 pub mod metrics;
 pub mod policy;
+mod pool;
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -382,13 +383,20 @@ impl Scheduler {
         let (ready_tx, ready_rx) = std::sync::mpsc::sync_channel(1);
         std::thread::Builder::new()
             .name("banter-model".into())
-            .spawn(move || match load() {
-                Ok(model) => {
-                    let _ = ready_tx.send(Ok(model.device()));
-                    run(&worker, model.as_ref());
-                }
-                Err(e) => {
-                    let _ = ready_tx.send(Err(e));
+            .spawn(move || {
+                let pool = pool::model_pool();
+                let serve = move || match load() {
+                    Ok(model) => {
+                        let _ = ready_tx.send(Ok(model.device()));
+                        run(&worker, model.as_ref());
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                    }
+                };
+                match pool {
+                    Some(pool) => pool.install(serve),
+                    None => serve(),
                 }
             })
             .map_err(SynthError::Start)?;
@@ -809,7 +817,9 @@ fn run(shared: &Shared, model: &dyn SegmentModel) {
             Some(Next::Step(claims, works)) => (claims, works),
         };
         let started = Instant::now();
+        let hot = pool::Hot::start();
         let results = run_works(model, works, &claims);
+        drop(hot);
         let busy = started.elapsed();
         let mut st = shared.lock();
         if results.iter().any(Result::is_ok) {

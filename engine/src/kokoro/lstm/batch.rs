@@ -74,18 +74,12 @@ impl BiLstm {
         };
         let longest = lengths.iter().copied().max().unwrap_or(0);
         if longest >= MIN_STEPS_FOR_THREAD {
-            std::thread::scope(|scope| -> Result<()> {
-                let handle = std::thread::Builder::new()
-                    .name("lstm-reverse".into())
-                    .spawn_scoped(scope, || {
-                        run_dir_host_batch(&rev, true, lengths, steps, &mut out_rev);
-                    })
-                    .map_err(candle_core::Error::wrap)?;
-                run_dir_host_batch(&fwd, false, lengths, steps, &mut out_fwd);
-                handle
-                    .join()
-                    .map_err(|_| candle_core::Error::Msg("lstm reverse thread panicked".into()))
-            })?;
+            // On the model's pool, whose other worker is kept polling while a step runs
+            // (`scheduler::hot`), so the reverse scan starts at once.
+            rayon::join(
+                || run_dir_host_batch(&rev, true, lengths, steps, &mut out_rev),
+                || run_dir_host_batch(&fwd, false, lengths, steps, &mut out_fwd),
+            );
         } else {
             run_dir_host_batch(&fwd, false, lengths, steps, &mut out_fwd);
             run_dir_host_batch(&rev, true, lengths, steps, &mut out_rev);
