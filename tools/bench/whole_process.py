@@ -8,8 +8,9 @@ model load, phonemes, inference, WAV written), on a quiet machine and beside a c
     python3 tools/bench/whole_process.py --banter target/release/banter [--runs 3] [--out FILE.json]
 
 Prints, per condition and passage: wall seconds for each, the ratio peer / Banter (> 1: Banter
-faster), xRT (audio seconds / wall seconds) and peak RSS of each process (its own
-`ru_maxrss`, from wait4); then each engine's xRT under load as a share of its quiet xRT, and
+faster), xRT (audio seconds / wall seconds), peak RSS of each process (its own
+`ru_maxrss`, from wait4) and the cores it kept busy (CPU seconds / wall seconds: beside the
+load a fair share is 1.0 of the 2 cores, and less means its threads waited on each other); then each engine's xRT under load as a share of its quiet xRT, and
 a near-empty render ("Hi.") for the fixed cost of starting (model load). Issue 21's targets:
 ratio ≥ 1.5 quiet and ≥ 1.2 loaded, Banter's loaded share ≥ the peer's, start ≤ 1 s, RSS ≤ 600 MB.
 Needs `pip install kokoro-onnx==0.6.1` for `--python`. Passes alternate Banter and the peer so
@@ -49,7 +50,8 @@ with wave.open(out, "wb") as w:
 
 
 def run(cmd, env=None):
-    """Runs a process to its end; (wall seconds, peak RSS MB) of that process alone."""
+    """Runs a process to its end; (wall seconds, peak RSS MB, cores used: CPU seconds over wall
+    seconds) of that process alone."""
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     _, status, usage = os.wait4(p.pid, 0)
@@ -58,7 +60,7 @@ def run(cmd, env=None):
     p.stderr.close()
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{cmd[0]} failed:\n{err}")
-    return wall, usage.ru_maxrss / 1024
+    return wall, usage.ru_maxrss / 1024, (usage.ru_utime + usage.ru_stime) / wall
 
 
 def audio_seconds(path):
@@ -95,14 +97,14 @@ def main():
     def banter(text_path):
         out = tmp / "banter.wav"
         # The text on standard input, as a user pipes it; `exec` so wait4 sees banter itself.
-        wall, rss = run(["sh", "-c", 'exec "$0" say - --voice "$1" -o "$2" --models "$3" < "$4"',
-                         a.banter, a.voice, str(out), a.models, str(text_path)], env)
-        return wall, rss, audio_seconds(out)
+        wall, rss, cores = run(["sh", "-c", 'exec "$0" say - --voice "$1" -o "$2" --models "$3" < "$4"',
+                                a.banter, a.voice, str(out), a.models, str(text_path)], env)
+        return wall, rss, audio_seconds(out), cores
 
     def peer(text_path):
         out = tmp / "peer.wav"
-        wall, rss = run([a.python, str(peer_py), a.models, a.voice, str(text_path), str(out)])
-        return wall, rss, audio_seconds(out)
+        wall, rss, cores = run([a.python, str(peer_py), a.models, a.voice, str(text_path), str(out)])
+        return wall, rss, audio_seconds(out), cores
 
     results = {}
     conditions = [("quiet", 0)] + ([(f"{a.load} busy processes", a.load)] if a.load else [])
@@ -122,6 +124,7 @@ def main():
                     "banter_s": med(b, 0), "peer_s": med(p, 0),
                     "banter_rss_mb": max(x[1] for x in b), "peer_rss_mb": max(x[1] for x in p),
                     "peer_audio_s": med(p, 2),
+                    "banter_cores": med(b, 3), "peer_cores": med(p, 3),
                 })
             results[name] = rows
         finally:
@@ -131,11 +134,12 @@ def main():
     for name, rows in results.items():
         print(f"\n{name}:")
         print(f"{'passage':<22}{'audio s':>8}{'banter s':>10}{'peer s':>9}{'peer/banter':>12}"
-              f"{'xRT b':>8}{'xRT p':>8}{'RSS b MB':>10}{'RSS p MB':>10}")
+              f"{'xRT b':>8}{'xRT p':>8}{'RSS b MB':>10}{'RSS p MB':>10}{'cores b':>9}{'cores p':>9}")
         for r in rows:
             print(f"{r['passage']:<22}{r['audio_s']:>8.2f}{r['banter_s']:>10.2f}{r['peer_s']:>9.2f}"
                   f"{r['peer_s'] / r['banter_s']:>12.2f}{r['audio_s'] / r['banter_s']:>8.2f}"
-                  f"{r['peer_audio_s'] / r['peer_s']:>8.2f}{r['banter_rss_mb']:>10.0f}{r['peer_rss_mb']:>10.0f}")
+                  f"{r['peer_audio_s'] / r['peer_s']:>8.2f}{r['banter_rss_mb']:>10.0f}{r['peer_rss_mb']:>10.0f}"
+                  f"{r['banter_cores']:>9.2f}{r['peer_cores']:>9.2f}")
         body = [r for r in rows if r["passage"] != "hi.txt"]
         tb, tp = sum(r["banter_s"] for r in body), sum(r["peer_s"] for r in body)
         print(f"{'all passages':<22}{sum(r['audio_s'] for r in body):>8.2f}{tb:>10.2f}{tp:>9.2f}{tp / tb:>12.2f}")
