@@ -49,7 +49,8 @@ pub(super) struct Hot {
 
 impl Hot {
     /// `None` (nothing to do) unless called from worker 0 of a pool with more than one
-    /// thread: the model thread in [`model_pool`].
+    /// thread: the model thread in [`model_pool`]. Only for a model on the CPU: a GPU step
+    /// has no parallel sections to poll for.
     pub(super) fn start() -> Option<Self> {
         if rayon::current_thread_index() != Some(0) || rayon::current_num_threads() < 2 {
             return None;
@@ -78,5 +79,64 @@ impl Hot {
 impl Drop for Hot {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Release);
+        // Worker 0's own copy of the broadcast waits in its queue until it next joins; run it
+        // (and any earlier step's) now, so a step without parallel sections cannot pile them up.
+        while rayon::yield_local() == Some(rayon::Yield::Executed) {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rayon::prelude::*;
+
+    #[test]
+    fn only_worker_zero_of_a_pool_keeps_the_others_polling() {
+        assert!(Hot::start().is_none(), "outside any pool");
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("pool");
+        let on_workers = pool.broadcast(|_| Hot::start().is_some());
+        assert_eq!(on_workers, [true, false]);
+        let alone = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("pool");
+        assert!(
+            alone.install(|| Hot::start().is_none()),
+            "no other worker to keep"
+        );
+    }
+
+    #[test]
+    fn a_step_with_polling_workers_computes_the_same_and_leaves_nothing_queued() {
+        let model = std::thread::Builder::new().name("test-model".into());
+        model
+            .spawn(|| {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(2)
+                    .use_current_thread()
+                    .build()
+                    .expect("pool");
+                pool.install(|| {
+                    let want: u64 = (0..100_000u64).map(|i| i * i % 7).sum();
+                    for _ in 0..20 {
+                        let hot = Hot::start().expect("worker 0 of two");
+                        let got: u64 = (0..100_000u64).into_par_iter().map(|i| i * i % 7).sum();
+                        assert_eq!(got, want);
+                        drop(hot);
+                        assert_eq!(rayon::yield_local(), Some(rayon::Yield::Idle));
+                    }
+                    // A step without parallel sections leaves no copy behind either.
+                    for _ in 0..20 {
+                        drop(Hot::start());
+                    }
+                    assert_eq!(rayon::yield_local(), Some(rayon::Yield::Idle));
+                });
+            })
+            .expect("spawn")
+            .join()
+            .expect("test thread");
     }
 }
