@@ -75,7 +75,7 @@ impl BiLstm {
         let longest = lengths.iter().copied().max().unwrap_or(0);
         if longest >= MIN_STEPS_FOR_THREAD {
             // On the model's pool, whose other worker is kept polling while a step runs
-            // (`scheduler::hot`), so the reverse scan starts at once.
+            // (`scheduler::pool`), so the other direction starts at once.
             rayon::join(
                 || run_dir_host_batch(&rev, true, lengths, steps, &mut out_rev),
                 || run_dir_host_batch(&fwd, false, lengths, steps, &mut out_fwd),
