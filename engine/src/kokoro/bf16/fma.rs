@@ -54,10 +54,9 @@ pub fn preferred() -> bool {
         if !supported() {
             return false;
         }
-        if !kernels::supported() {
+        let (f32_rate, Some(bf16_rate)) = measured() else {
             return true;
-        }
-        let (f32_rate, bf16_rate) = rates();
+        };
         let pick = f32_rate >= MARGIN * bf16_rate;
         tracing::debug!(
             f32_gflops = f32_rate / 1e9,
@@ -91,6 +90,22 @@ pub fn rates() -> (f64, f64) {
     }
     // 16 FMAs (32 FLOP) or 32 pairs (64 FLOP) an instruction.
     (probe_rate(32.0, f), probe_rate(64.0, b))
+}
+
+/// [`rates`] where the CPU has AVX-512 BF16, else [`f32_rate`] and `None`: measured once per
+/// process and shared by the choices that compare against them ([`preferred`],
+/// `int8::preferred`), so a start probes each instruction once.
+#[must_use]
+pub fn measured() -> (f64, Option<f64>) {
+    static RATES: OnceLock<(f64, Option<f64>)> = OnceLock::new();
+    *RATES.get_or_init(|| {
+        if supported() && kernels::supported() {
+            let (f, b) = rates();
+            (f, Some(b))
+        } else {
+            (f32_rate(), None)
+        }
+    })
 }
 
 /// The register-only rate of `VFMADD231PS` alone (FLOP/s on this thread), as in [`rates`];

@@ -68,12 +68,8 @@ pub fn preferred() -> bool {
         if !supported() {
             return false;
         }
-        let vectors = if kernels::supported() {
-            let (f, b) = fma::rates();
-            f.max(b)
-        } else {
-            fma::f32_rate()
-        };
+        let (f, b) = fma::measured();
+        let vectors = b.map_or(f, |b| f.max(b));
         let int8 = rate();
         let pick = int8 >= fma::MARGIN * vectors;
         tracing::debug!(
