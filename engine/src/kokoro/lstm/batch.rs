@@ -74,8 +74,8 @@ impl BiLstm {
         };
         let longest = lengths.iter().copied().max().unwrap_or(0);
         if longest >= MIN_STEPS_FOR_THREAD {
-            // On the model's pool, whose other worker is kept polling while a step runs
-            // (`scheduler::pool`), so the other direction starts at once.
+            // On the model's pool (`scheduler::pool`): another worker takes the other
+            // direction, or this thread runs both if none is free.
             rayon::join(
                 || run_dir_host_batch(&rev, true, lengths, steps, &mut out_rev),
                 || run_dir_host_batch(&fwd, false, lengths, steps, &mut out_fwd),
