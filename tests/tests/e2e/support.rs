@@ -47,6 +47,7 @@ pub fn model_store() -> Option<ModelStore> {
 
 /// The `banter` binary of this build profile (scripts/test.sh builds it before the tests).
 pub fn banter_path() -> PathBuf {
+    static CHECKED: OnceLock<()> = OnceLock::new();
     let exe = std::env::current_exe().expect("test executable path");
     // target/<profile>/deps/e2e-<hash> → target/<profile>/banter
     let dir = exe
@@ -59,7 +60,48 @@ pub fn banter_path() -> PathBuf {
         "{} is missing: run `cargo build --profile test -p app` first (scripts/test.sh does)",
         bin.display()
     );
+    CHECKED.get_or_init(|| refuse_stale(&bin));
     bin
+}
+
+/// Panics when a source file of the crates in `banter` is newer than the binary. `cargo test -p
+/// tests` rebuilds this test binary but not `banter`, so without this check the tests that run
+/// `banter` silently test an older engine (it happened: a whole e2e run passed against a binary
+/// that predated the change under test).
+fn refuse_stale(bin: &Path) {
+    fn newest(dir: &Path, newest_seen: &mut Option<(std::time::SystemTime, PathBuf)>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                newest(&path, newest_seen);
+            } else if let Ok(modified) = meta.modified() {
+                if newest_seen.as_ref().is_none_or(|(t, _)| modified > *t) {
+                    *newest_seen = Some((modified, path));
+                }
+            }
+        }
+    }
+    let Ok(built) = std::fs::metadata(bin).and_then(|m| m.modified()) else {
+        return;
+    };
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut newest_seen = None;
+    for krate in ["app", "engine", "ui"] {
+        newest(&root.join(krate).join("src"), &mut newest_seen);
+    }
+    if let Some((modified, path)) = newest_seen {
+        assert!(
+            modified <= built,
+            "{} is older than {}: run `cargo build --profile test -p app` first \
+             (scripts/test.sh does)",
+            bin.display(),
+            path.display()
+        );
+    }
 }
 
 /// A library for this test binary's `banter` runs (`BANTER_LIBRARY`), so the tests never read
