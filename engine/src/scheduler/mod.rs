@@ -807,6 +807,8 @@ struct Claim {
 fn run(shared: &Shared, model: &dyn SegmentModel) {
     let metrics = &shared.metrics;
     let limit = shared.config.max_batch.min(model.batch_limit()).max(1);
+    // A GPU step has no parallel sections to poll for.
+    let on_cpu = model.device().is_cpu();
     loop {
         let (claims, works) = match next_claims(shared, limit) {
             None => return,
@@ -817,7 +819,9 @@ fn run(shared: &Shared, model: &dyn SegmentModel) {
             Some(Next::Step(claims, works)) => (claims, works),
         };
         let started = Instant::now();
+        let hot = if on_cpu { pool::Hot::start() } else { None };
         let results = run_works(model, works, &claims);
+        drop(hot);
         let busy = started.elapsed();
         let mut st = shared.lock();
         if results.iter().any(Result::is_ok) {
