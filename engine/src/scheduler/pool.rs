@@ -1,4 +1,4 @@
-//! The model thread's rayon pool.
+//! The model thread's rayon pool, and keeping its other workers polling during a step.
 //!
 //! A step is thousands of short parallel sections (a convolution, a norm, an activation: a
 //! fork and a join of about a millisecond each). Run from a thread outside the pool, each
@@ -131,15 +131,38 @@ mod tests {
     }
 
     #[test]
+    fn only_worker_zero_of_a_pool_keeps_the_others_polling() {
+        assert!(Hot::start().is_none(), "outside any pool");
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .expect("pool");
+        let on_workers = pool.broadcast(|_| Hot::start().is_some());
+        assert_eq!(on_workers, [true, false]);
+        let alone = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .expect("pool");
+        assert!(
+            alone.install(|| Hot::start().is_none()),
+            "no other worker to keep"
+        );
+    }
+
+    #[test]
     fn a_step_with_polling_workers_computes_the_same_and_leaves_nothing_queued() {
-        std::thread::Builder::new()
-            .name("test-model".into())
+        let model = std::thread::Builder::new().name("test-model".into());
+        model
             .spawn(|| {
-                let pool = model_pool().expect("pool");
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(2)
+                    .use_current_thread()
+                    .build()
+                    .expect("pool");
                 pool.install(|| {
                     let want: u64 = (0..100_000u64).map(|i| i * i % 7).sum();
                     for _ in 0..20 {
-                        let hot = Hot::start();
+                        let hot = Hot::start().expect("worker 0 of two");
                         let got: u64 = (0..100_000u64).into_par_iter().map(|i| i * i % 7).sum();
                         assert_eq!(got, want);
                         drop(hot);
