@@ -103,6 +103,9 @@ impl AdaINResBlock1 {
         style_dim: usize,
         vb: VarBuilder,
     ) -> Result<Self> {
+        if dilations.is_empty() {
+            candle_core::bail!("generator: a residual block without layers");
+        }
         let layers = dilations
             .iter()
             .enumerate()
@@ -173,11 +176,19 @@ impl AdaINResBlock1 {
         let mut x = x.clone();
         let t = x.dim(0)?;
         for l in &self.layers {
-            let h = l.adain1.forward_act_tm(&x, s, &l.snake1, l.conv1.frame())?;
+            // Each intermediate is dropped as soon as the next exists (a shadowed binding
+            // would live to the end of the iteration): at the last stage's length they are
+            // tens of megabytes each, and this keeps the peak at the layer input, its output
+            // and one intermediate.
+            let a1 = l.adain1.forward_act_tm(&x, s, &l.snake1, l.conv1.frame())?;
             // conv1 feeds an instance norm, which cancels its bias exactly.
-            let h = l.conv1.forward_tm_padded(&h, t, false, None)?;
-            let h = l.adain2.forward_act_tm(&h, s, &l.snake2, l.conv2.frame())?;
-            x = l.conv2.forward_tm_padded(&h, t, true, Some(&x))?;
+            let c1 = l.conv1.forward_tm_padded(&a1, t, false, None)?;
+            drop(a1);
+            let a2 = l
+                .adain2
+                .forward_act_tm(&c1, s, &l.snake2, l.conv2.frame())?;
+            drop(c1);
+            x = l.conv2.forward_tm_padded(&a2, t, true, Some(&x))?;
         }
         Ok(x)
     }
@@ -355,13 +366,18 @@ impl Generator {
     /// Stage `i` up to its residual blocks: `leaky(0.1) → ups.i (+ reflection pad after the
     /// last) + noise_res.i(noise_convs.i(har))`.
     fn stage_input_tm(&self, i: usize, x: &Tensor, har: &Tensor, s: &Tensor) -> Result<Tensor> {
-        let x = leaky_relu(x, STAGE_LEAKY_SLOPE)?;
+        // The noise branch first: its residual block peaks at several buffers of the stage's
+        // size, and the upsampled `x` would be one more.
         let x_source = self.noise_res[i].forward_tm(&self.noise_convs[i].forward_tm(har)?, s)?;
-        let mut x = self.ups[i].forward_tm(&x)?;
-        if i + 1 == self.stages() {
-            x = reflection_pad_top1(&x)?;
-        }
-        elementwise::add(&x, &x_source)
+        let x = leaky_relu(x, STAGE_LEAKY_SLOPE)?;
+        let up = if i + 1 == self.stages() {
+            self.ups[i].forward_tm_reflect_top1(&x)?
+        } else {
+            self.ups[i].forward_tm(&x)?
+        };
+        drop(x);
+        // `up` is fresh: the branch is added into it in place (`up + x_source`, as before).
+        epilogue::finish(&up, None, Some(&x_source))
     }
 
     /// [`Self::stage_input_tm`]'s intermediates, named (for `kokoro::parity`).
@@ -399,7 +415,9 @@ impl Generator {
         let y = self.resblocks[i][j].forward_tm(input, s)?;
         match sum {
             None => Ok(y),
-            Some(sum) => elementwise::add(&sum, &y),
+            // `y` is the block's fresh output (a block has layers, so it is not `input`):
+            // adding the sum into it in place needs no third buffer of the stage's size.
+            Some(sum) => epilogue::finish(&y, None, Some(&sum)),
         }
     }
 
@@ -476,6 +494,7 @@ pub fn reflection_pad_top1(x: &Tensor) -> Result<Tensor> {
 pub mod conv;
 mod epilogue;
 pub mod pass;
+mod unroll;
 
 #[cfg(test)]
 mod tests {

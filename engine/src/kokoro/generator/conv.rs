@@ -20,6 +20,7 @@ use candle_core::{Result, Tensor, D};
 use candle_nn::VarBuilder;
 
 use super::epilogue::finish;
+use super::unroll::Unroll;
 use crate::kokoro::bf16::{Bf16Kernel, Product, ProductWeights, Stored};
 use crate::kokoro::permute::permuted;
 
@@ -350,6 +351,17 @@ impl ConvTranspose1d {
     /// seen as `Q` slabs of `[T, stride·C_out]`, is summed with slab `q` shifted down `q` rows,
     /// and each row of the sum unrolls into `stride` output steps.
     pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
+        self.upsample(x, false)
+    }
+
+    /// [`Self::forward_tm`] with output row 1 also prepended (`nn.ReflectionPad1d((1, 0))`,
+    /// after the generator's last upsampler): `[len + 1, C_out]`, without a second copy of the
+    /// output.
+    pub fn forward_tm_reflect_top1(&self, x: &Tensor) -> Result<Tensor> {
+        self.upsample(x, true)
+    }
+
+    fn upsample(&self, x: &Tensor, reflect_top1: bool) -> Result<Tensor> {
         let t = x.dim(0)?;
         let x = x.contiguous()?;
         let taps = match self.weight_tm.product()? {
@@ -360,6 +372,28 @@ impl ConvTranspose1d {
             Product::Bf16(w) => w.product(&x, t, 1, 1)?,
         };
         let (s, c, q) = (self.stride, self.c_out, self.q);
+        if q == 0 || t == 0 {
+            candle_core::bail!("conv_transpose1d: {t} input steps, {q} tap groups");
+        }
+        let Some(len) = ((t - 1) * s + self.kernel).checked_sub(2 * self.padding) else {
+            candle_core::bail!(
+                "conv_transpose1d: padding {} exceeds the output",
+                self.padding
+            );
+        };
+        let unroll = Unroll {
+            steps: t,
+            q,
+            stride: s,
+            channels: c,
+            padding: self.padding,
+            len,
+            bias: self.bias_host.as_deref(),
+            reflect_top1,
+        };
+        if let Some(y) = unroll.run(&taps)? {
+            return Ok(y);
+        }
         let mut sum: Option<Tensor> = None;
         for j in 0..q {
             let slab = taps
@@ -371,18 +405,17 @@ impl ConvTranspose1d {
             });
         }
         let Some(sum) = sum else {
-            candle_core::bail!("conv_transpose1d: empty kernel");
-        };
-        let Some(len) = ((t - 1) * s + self.kernel).checked_sub(2 * self.padding) else {
-            candle_core::bail!(
-                "conv_transpose1d: padding {} exceeds the output",
-                self.padding
-            );
+            candle_core::bail!("conv_transpose1d: no tap groups");
         };
         let y = sum
             .reshape(((t + q - 1) * s, c))?
             .narrow(0, self.padding, len)?;
-        finish(&y, self.bias.as_ref().zip(self.bias_host.as_deref()), None)
+        let y = finish(&y, self.bias.as_ref().zip(self.bias_host.as_deref()), None)?;
+        if reflect_top1 {
+            super::reflection_pad_top1(&y)
+        } else {
+            Ok(y)
+        }
     }
 }
 

@@ -25,8 +25,9 @@ fn steps_per_frame(rates: &[usize], stage: usize) -> usize {
 /// Where a pass stands: the next piece to run and what the finished ones left.
 #[derive(Debug)]
 pub struct GeneratorPass {
-    /// Time-major activation entering the current stage (`[T, C]`), then the stage output.
-    x: Tensor,
+    /// Time-major activation entering the current stage (`[T, C]`) until the stage's input
+    /// is built from it, then the stage output.
+    x: Option<Tensor>,
     /// Time-major source spectrum of the window (`[120F+1, 22]`).
     har: Tensor,
     /// The current stage's input after upsampling and the noise branch.
@@ -47,7 +48,7 @@ impl GeneratorPass {
     /// What the pass holds after its last piece (the stage activation, the stage input and
     /// the running sum of its blocks, where present): for `kokoro::parity`'s trace.
     pub(crate) fn held(&self) -> Vec<&Tensor> {
-        [Some(&self.x), self.input.as_ref(), self.sum.as_ref()]
+        [self.x.as_ref(), self.input.as_ref(), self.sum.as_ref()]
             .into_iter()
             .flatten()
             .collect()
@@ -118,7 +119,7 @@ impl Generator {
     #[must_use]
     pub fn begin_pass(&self, x: Tensor, har: Tensor) -> GeneratorPass {
         GeneratorPass {
-            x,
+            x: Some(x),
             har,
             input: None,
             sum: None,
@@ -132,7 +133,11 @@ impl Generator {
         let p = pass.next;
         let out = match self.piece(p) {
             Piece::StageInput(i) => {
-                pass.input = Some(self.stage_input_tm(i, &pass.x, &pass.har, s)?);
+                // The previous stage's output is not needed past this point.
+                let Some(x) = pass.x.take() else {
+                    candle_core::bail!("generator pass: stage {i} without its input");
+                };
+                pass.input = Some(self.stage_input_tm(i, &x, &pass.har, s)?);
                 None
             }
             Piece::Block(i, j) => {
@@ -142,7 +147,7 @@ impl Generator {
                 pass.sum = Some(self.stage_block_tm(i, j, input, pass.sum.take(), s)?);
                 if j + 1 == self.blocks_per_stage() {
                     pass.input = None;
-                    pass.x = self.stage_output(pass.sum.take())?;
+                    pass.x = Some(self.stage_output(pass.sum.take())?);
                 }
                 None
             }
@@ -150,7 +155,10 @@ impl Generator {
                 if p >= self.pieces() {
                     candle_core::bail!("generator pass: already finished");
                 }
-                Some(self.istft_tm(&self.post_tm(&pass.x)?)?)
+                let Some(x) = pass.x.take() else {
+                    candle_core::bail!("generator pass: already finished");
+                };
+                Some(self.istft_tm(&self.post_tm(&x)?)?)
             }
         };
         pass.next = p + 1;
