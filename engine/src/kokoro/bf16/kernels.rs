@@ -451,52 +451,6 @@ impl Rows<'_> {
 /// features that format's kernel needs.
 #[must_use]
 pub fn conv(x: Rows<'_>, w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
-    conv_with(x, w, g, Epilogue::default())
-}
-
-/// What [`conv_with`] adds to each output row once its panels are stored: a bias per column,
-/// then a residual `[rows, C_out]` (`(y + bias) + residual`, the order of the generator's
-/// separate epilogue pass, so the sums are bit-identical to it).
-///
-/// Why here: as its own pass the epilogue read and wrote the whole output again, one more
-/// parallel section per convolution; here each task adds it to its rows while they are in
-/// cache.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Epilogue<'a> {
-    pub bias: Option<&'a [f32]>,
-    pub residual: Option<&'a [f32]>,
-}
-
-impl Epilogue<'_> {
-    fn is_empty(&self) -> bool {
-        self.bias.is_none() && self.residual.is_none()
-    }
-
-    /// Adds the epilogue to `y`, whole rows of `n` values starting at output row `r0`.
-    fn apply(&self, y: &mut [f32], r0: usize, n: usize) {
-        for (k, row) in y.chunks_mut(n).enumerate() {
-            if let Some(bias) = self.bias {
-                row.iter_mut().zip(bias).for_each(|(v, &b)| *v += b);
-            }
-            if let Some(res) = self.residual {
-                let at = (r0 + k) * n;
-                row.iter_mut()
-                    .zip(&res[at..at + n])
-                    .for_each(|(v, &r)| *v += r);
-            }
-        }
-    }
-}
-
-/// [`conv`] with `epilogue` added to the output; `None` also when the epilogue's bias is not
-/// `C_out` long or its residual not `rows × C_out`.
-#[must_use]
-pub fn conv_with(
-    x: Rows<'_>,
-    w: &PackedWeights,
-    g: Geometry,
-    epilogue: Epilogue<'_>,
-) -> Option<Vec<f32>> {
     let c = w.row_len;
     let fits = match (x, w.format) {
         (Rows::F32(_), Format::F32) | (Rows::Bf16(_), Format::Bf16 | Format::Tiles) => true,
@@ -518,12 +472,6 @@ pub fn conv_with(
         return None;
     }
     let n = w.c_out;
-    let len = g.rows.checked_mul(n)?;
-    if epilogue.bias.is_some_and(|b| b.len() != n)
-        || epilogue.residual.is_some_and(|r| r.len() != len)
-    {
-        return None;
-    }
     let panels: Vec<Panel> = panels(n)
         .scan(0, |b_off, (col, width)| {
             let p = Panel {
@@ -535,6 +483,7 @@ pub fn conv_with(
             Some(p)
         })
         .collect();
+    let len = g.rows.checked_mul(n)?;
     if g.rows <= ROWS_PER_TASK {
         // Few rows (an encoder layer, a row per phoneme): the tasks split the columns.
         let mut out = vec![0f32; len];
@@ -548,7 +497,6 @@ pub fn conv_with(
             // while nothing else reads or writes `out`.
             unsafe { rows_of_panel(x, w, g, 0, g.rows, p, dst.get()) }
         });
-        epilogue.apply(&mut out, 0, n);
         return Some(out);
     }
     // Many rows: each task writes its own rows, into memory it touches first. Zeroing the
@@ -568,14 +516,6 @@ pub fn conv_with(
                 // through the pointer, never read), so the panel's writes stay in memory no
                 // other task sees.
                 unsafe { rows_of_panel(x, w, g, r0, y.len() / n, p, y.as_mut_ptr().cast()) }
-            }
-            if !epilogue.is_empty() {
-                // SAFETY: the panels above stored every element of `y` (the reasoning of
-                // `set_len` below, for this task's chunk), and `MaybeUninit<f32>` has `f32`'s
-                // size and alignment, so the chunk is valid as values; it reborrows `y`, which
-                // no other task holds.
-                let y = unsafe { &mut *(std::ptr::from_mut(y) as *mut [f32]) };
-                epilogue.apply(y, r0, n);
             }
         });
     // SAFETY: the chunks cover elements 0..len, and every task stored every element of its
@@ -1077,27 +1017,6 @@ mod tests {
                     worst < 1e-4,
                     "{kernel:?} {taps}x{c_in}->{c_out} rows {rows}: off by {worst}"
                 );
-                // The epilogue inside the tasks (few rows and many) is the separate pass's
-                // `(y + bias) + residual`, to the bit; a bias or residual of another length is
-                // refused.
-                let (bias, residual) = (ramp(c_out, 5), ramp(rows * c_out, 7));
-                let epilogue = Epilogue {
-                    bias: Some(&bias),
-                    residual: Some(&residual),
-                };
-                let fused =
-                    conv_with(rows_in(rows_in_len), &packed, g, epilogue).expect("in bounds");
-                let separate: Vec<u32> = got
-                    .iter()
-                    .enumerate()
-                    .map(|(i, &y)| ((y + bias[i % c_out]) + residual[i]).to_bits())
-                    .collect();
-                assert!(fused.iter().map(|v| v.to_bits()).eq(separate), "{kernel:?}");
-                let short = Epilogue {
-                    residual: Some(&residual[1..]),
-                    ..epilogue
-                };
-                assert!(conv_with(rows_in(rows_in_len), &packed, g, short).is_none());
                 // Too short an input is refused, not read past; so is the other element type.
                 assert!(conv(rows_in(rows_in_len - 1), &packed, g).is_none());
                 let other = match packed.format() {

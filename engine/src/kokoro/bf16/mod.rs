@@ -265,35 +265,8 @@ impl Bf16Weights {
         stride: usize,
         dilation: usize,
     ) -> Result<Tensor> {
-        self.product_with(x, rows_out, stride, dilation, None, None)
-    }
-
-    /// [`Self::product`] plus a bias per output column (`C_out`) and then a residual
-    /// (`[rows_out, C_out]`, host values), added by each task to its rows
-    /// ([`kernels::Epilogue`]).
-    pub fn product_with(
-        &self,
-        x: &Tensor,
-        rows_out: usize,
-        stride: usize,
-        dilation: usize,
-        bias: Option<&[f32]>,
-        residual: Option<&[f32]>,
-    ) -> Result<Tensor> {
-        let c_out = self.packed.c_out();
-        if bias.is_some_and(|b| b.len() != c_out)
-            || residual.is_some_and(|r| Some(r.len()) != rows_out.checked_mul(c_out))
-        {
-            candle_core::bail!(
-                "bfloat16 product: bias of {:?} or residual of {:?} values for {rows_out} rows \
-                 of {c_out}",
-                bias.map(<[f32]>::len),
-                residual.map(<[f32]>::len)
-            );
-        }
         #[cfg(target_arch = "x86_64")]
         {
-            let epilogue = kernels::Epilogue { bias, residual };
             let g = kernels::Geometry {
                 rows: rows_out,
                 stride,
@@ -303,26 +276,16 @@ impl Bf16Weights {
                 let (c_in, row_len) = (self.packed.c_in(), self.packed.row_len());
                 match self.packed.format() {
                     kernels::Format::F32 => {
-                        return kernels::conv_with(
-                            kernels::Rows::F32(values),
-                            &self.packed,
-                            g,
-                            epilogue,
-                        );
+                        return kernels::conv(kernels::Rows::F32(values), &self.packed, g);
                     }
                     kernels::Format::I8 => {
                         let q = int8::quantize_rows(values, c_in, row_len)?;
-                        return kernels::conv_with(
-                            kernels::Rows::I8(&q),
-                            &self.packed,
-                            g,
-                            epilogue,
-                        );
+                        return kernels::conv(kernels::Rows::I8(&q), &self.packed, g);
                     }
                     kernels::Format::Bf16 | kernels::Format::Tiles => {}
                 }
                 let input = kernels::convert_rows(values, c_in, row_len)?;
-                kernels::conv_with(kernels::Rows::Bf16(&input), &self.packed, g, epilogue)
+                kernels::conv(kernels::Rows::Bf16(&input), &self.packed, g)
             })
             .flatten();
             if let Some(y) = y {

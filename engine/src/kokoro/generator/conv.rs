@@ -22,7 +22,6 @@ use candle_nn::VarBuilder;
 use super::epilogue::finish;
 use super::unroll::Unroll;
 use crate::kokoro::bf16::{Bf16Kernel, Product, ProductWeights, Stored};
-use crate::kokoro::elementwise::with_host;
 use crate::kokoro::permute::permuted;
 
 /// Most output rows per matrix product: keeps each unfolded view's element count far below
@@ -217,19 +216,7 @@ impl Conv1d {
         let weight = match self.weight_tm.product()? {
             Product::F32(w) => w,
             Product::Bf16(w) => {
-                // Bias and residual added inside the product's tasks, row by row in cache,
-                // when the residual's values are on the host (always, on the CPU).
-                let host_bias = bias.map(|(_, host)| host);
-                let fused = match residual {
-                    None => Some(w.product_with(&xp, t_out, self.stride, d, host_bias, None)),
-                    Some(r) => with_host(r, |r| {
-                        w.product_with(&xp, t_out, self.stride, d, host_bias, Some(r))
-                    }),
-                };
-                return match fused {
-                    Some(y) => y,
-                    None => finish(&w.product(&xp, t_out, self.stride, d)?, bias, residual),
-                };
+                return finish(&w.product(&xp, t_out, self.stride, d)?, bias, residual);
             }
         };
         let y = if d == 1 {
