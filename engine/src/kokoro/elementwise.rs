@@ -48,42 +48,6 @@ pub fn map(x: &Tensor, f: impl Fn(f32) -> f32 + Sync) -> Result<Option<Tensor>> 
         .transpose()
 }
 
-/// `f(a, b)` of every pair of values of two same-shape tensors, on the pool; `None` unless both
-/// are contiguous f32 CPU tensors of one shape.
-pub fn zip_map(
-    a: &Tensor,
-    b: &Tensor,
-    f: impl Fn(f32, f32) -> f32 + Sync,
-) -> Result<Option<Tensor>> {
-    if a.dims() != b.dims() {
-        return Ok(None);
-    }
-    let values = with_host(a, |x| {
-        with_host(b, |y| {
-            par_filled(x.len(), CHUNK, |task, out| {
-                let at = task * CHUNK;
-                let (x, y) = (&x[at..at + out.len()], &y[at..at + out.len()]);
-                for ((o, &u), &v) in out.iter_mut().zip(x).zip(y) {
-                    *o = f(u, v);
-                }
-            })
-        })
-    })
-    .flatten();
-    values
-        .map(|v| Tensor::from_vec(v, a.dims(), a.device()))
-        .transpose()
-}
-
-/// `a + b` of two same-shape tensors, on the pool for CPU tensors (candle's `a + b`
-/// otherwise, or for broadcasting).
-pub fn add(a: &Tensor, b: &Tensor) -> Result<Tensor> {
-    match zip_map(a, b, |u, v| u + v)? {
-        Some(y) => Ok(y),
-        None => a + b,
-    }
-}
-
 /// Leaky `ReLU` for a negative slope below 1: `max(x, slope·x)`, on the pool for CPU tensors.
 ///
 /// The same arithmetic as candle's `x.maximum(&(x * slope))` (an `affine` then a `maximum`), so
@@ -149,11 +113,6 @@ mod tests {
         }
         let want = (&x / 3.0).expect("div");
         assert_eq!(bits(&scale(&x, 1.0 / 3.0).expect("scale")), bits(&want));
-        let y = (&x * 0.5).expect("y");
-        assert_eq!(
-            bits(&add(&x, &y).expect("add")),
-            bits(&(&x + &y).expect("+"))
-        );
         let strided = x.t().expect("t");
         assert!(map(&strided, |v| v).expect("map").is_none());
         assert_eq!(
