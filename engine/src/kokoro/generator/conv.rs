@@ -363,15 +363,8 @@ impl ConvTranspose1d {
 
     fn upsample(&self, x: &Tensor, reflect_top1: bool) -> Result<Tensor> {
         let t = x.dim(0)?;
-        let x = x.contiguous()?;
-        let taps = match self.weight_tm.product()? {
-            Product::F32(w) => par_map(x.device(), &row_pieces(t), |&(start, len)| {
-                matmul_any_device(&x.narrow(0, start, len)?, &w)
-            })
-            .and_then(|parts| cat_rows(&parts))?,
-            Product::Bf16(w) => w.product(&x, t, 1, 1)?,
-        };
         let (s, c, q) = (self.stride, self.c_out, self.q);
+        // Checked before the product, which would be wasted on a shape that cannot unroll.
         if q == 0 || t == 0 {
             candle_core::bail!("conv_transpose1d: {t} input steps, {q} tap groups");
         }
@@ -380,6 +373,14 @@ impl ConvTranspose1d {
                 "conv_transpose1d: padding {} exceeds the output",
                 self.padding
             );
+        };
+        let x = x.contiguous()?;
+        let taps = match self.weight_tm.product()? {
+            Product::F32(w) => par_map(x.device(), &row_pieces(t), |&(start, len)| {
+                matmul_any_device(&x.narrow(0, start, len)?, &w)
+            })
+            .and_then(|parts| cat_rows(&parts))?,
+            Product::Bf16(w) => w.product(&x, t, 1, 1)?,
         };
         let unroll = Unroll {
             steps: t,

@@ -1,7 +1,9 @@
 //! The last step of every generator convolution: add the bias and, for the second convolution
 //! of a residual layer, the layer's input. On the CPU this is one parallel pass that updates the
 //! convolution's fresh output in place (candle's broadcast add and add would be two passes, each
-//! allocating a new buffer); elsewhere it is those candle ops.
+//! allocating a new buffer); elsewhere it is those candle ops. The generator also adds a stage's
+//! noise branch and its running sum of residual blocks through it (no bias), into a fresh
+//! output, so that neither needs a third buffer of the stage's size.
 
 use candle_core::{CpuStorage, DType, InplaceOp1, InplaceOp2, Layout, Result, Tensor};
 use rayon::prelude::*;
