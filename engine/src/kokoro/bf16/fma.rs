@@ -21,7 +21,9 @@
 #![allow(unsafe_code)]
 
 use std::arch::x86_64::{
-    __m512, _mm512_fmadd_ps, _mm512_loadu_ps, _mm512_maskz_loadu_ps, _mm512_set1_ps,
+    __m512, _mm512_and_si512, _mm512_castsi512_ps, _mm512_fmadd_ps, _mm512_loadu_ps,
+    _mm512_loadu_si512, _mm512_maskz_loadu_ps, _mm512_set1_epi32, _mm512_set1_ps,
+    _mm512_slli_epi32,
 };
 use std::sync::OnceLock;
 
@@ -211,12 +213,103 @@ pub(super) unsafe fn conv_panel(
     p: &Panel,
     y: *mut f32,
 ) {
+    // SAFETY: this function's contract is `chunked`'s for f32 panels.
+    unsafe { chunked::<F32Panels>(x, w, g, r0, rows, p, y) }
+}
+
+/// [`conv_panel`] for weights packed in bfloat16 pairs ([`kernels::Format::Bf16`]), on
+/// CPUs where f32 FMAs outpace `VDPBF16PS` ([`preferred`]): each pair is widened to two f32
+/// weights in registers (a bfloat16 is the top half of an f32) and multiplied with the f32
+/// input. The panels keep half the bytes of f32 ones (the decoder's body, ~66 MB less
+/// resident, see [`super::Bf16Kernel::for_body`]) and run at nearly the f32 kernel's rate,
+/// where the bfloat16 instruction ran the body at half of it: in a lone first segment the
+/// body's products took a tenth of the time. The input is not rounded, so the products are
+/// closer to f32 than the bfloat16 kernel's.
+///
+/// # Safety
+///
+/// As for [`conv_panel`], with `w` packed in bfloat16 pairs ([`kernels::Format::Bf16`]: per
+/// panel, per tap, per pair of input channels, the panel's `width` pairs; `C_in` even).
+#[target_feature(enable = "avx512f")]
+pub(super) unsafe fn conv_panel_widened(
+    x: &[f32],
+    w: &kernels::PackedWeights,
+    g: Geometry,
+    r0: usize,
+    rows: usize,
+    p: &Panel,
+    y: *mut f32,
+) {
+    // SAFETY: this function's contract is `chunked`'s for bfloat16 pair panels.
+    unsafe { chunked::<PairPanels>(x, w, g, r0, rows, p, y) }
+}
+
+/// How the values of a panel hold its weights: what [`chunked`] needs to find a chunk's
+/// weights and run a block of rows over them.
+trait Panels {
+    /// Input channels per packed `u32` of a column.
+    const CHANNELS: usize;
+
+    /// [`micro`] (or its widened twin) for `m ≤ MR` rows and `nv` vectors (1 unless it is 2,
+    /// 3 or 4), `b` pointing at the chunk's packed values.
+    ///
+    /// # Safety
+    ///
+    /// As for [`micro`] with `M = m` and `NV = nv`, with `b` holding the block's
+    /// `a.taps · a.channels / CHANNELS · NV·16` values in this layout.
+    unsafe fn block(m: usize, nv: usize, a: &Block, b: *const u32, d: &Dest);
+}
+
+/// One f32 weight per value ([`kernels::Format::F32`]).
+struct F32Panels;
+
+/// Two bfloat16 weights per value, the even channel in the low half
+/// ([`kernels::Format::Bf16`]).
+struct PairPanels;
+
+impl Panels for F32Panels {
+    const CHANNELS: usize = 1;
+
+    #[inline]
+    unsafe fn block(m: usize, nv: usize, a: &Block, b: *const u32, d: &Dest) {
+        // SAFETY: the values are f32 bit patterns, so reading them as `f32` is sound; the
+        // rest is this function's contract, `tail`'s.
+        unsafe { tail(m, nv, a, b.cast::<f32>(), d) }
+    }
+}
+
+impl Panels for PairPanels {
+    const CHANNELS: usize = 2;
+
+    #[inline]
+    unsafe fn block(m: usize, nv: usize, a: &Block, b: *const u32, d: &Dest) {
+        // SAFETY: this function's contract is `tail_widened`'s.
+        unsafe { tail_widened(m, nv, a, b, d) }
+    }
+}
+
+/// [`conv_panel`]'s work for panels laid out as `P` says.
+///
+/// # Safety
+///
+/// As for [`conv_panel`], with `w` packed as `P` reads it (`C_in` a multiple of
+/// `P::CHANNELS`).
+#[target_feature(enable = "avx512f")]
+unsafe fn chunked<P: Panels>(
+    x: &[f32],
+    w: &kernels::PackedWeights,
+    g: Geometry,
+    r0: usize,
+    rows: usize,
+    p: &Panel,
+    y: *mut f32,
+) {
     let n = w.c_out();
     let c_in = w.c_in();
     let valid = (n - p.col).min(p.width);
     // SAFETY: `b_off` is where panel `p` starts in `w`'s values (contract), at most their
-    // length; they are f32 bit patterns, so reading them as `f32` is sound.
-    let b = unsafe { w.data().as_ptr().add(p.b_off).cast::<f32>() };
+    // length.
+    let b = unsafe { w.data().as_ptr().add(p.b_off) };
     let taps = w.taps();
     // The products run a chunk of the weights at a time over all the rows (see [`KC`]):
     // whole taps while a tap has at most `KC` channels, else `KC` channels of one tap.
@@ -230,9 +323,11 @@ pub(super) unsafe fn conv_panel(
         for i0 in (0..c_in).step_by(channels_per) {
             let chunk_taps = (taps - j0).min(taps_per);
             let channels = (c_in - i0).min(channels_per);
-            // Weights of (tap j0, channel i0) onwards: per tap, per channel, `width` values.
+            // Weights of (tap j0, channel i0) onwards: per tap, per `P::CHANNELS` channels,
+            // `width` values (KC and, where whole taps are chunked, C_in are multiples of
+            // `P::CHANNELS`, so i0 and j0·C_in are).
             // SAFETY: j0 < taps and i0 < C_in, so the offset is inside the panel.
-            let bc = unsafe { b.add((j0 * c_in + i0) * p.width) };
+            let bc = unsafe { b.add((j0 * c_in + i0) / P::CHANNELS * p.width) };
             for rb in (0..rows).step_by(MR) {
                 let mr = (rows - rb).min(MR);
                 let a = Block {
@@ -264,12 +359,7 @@ pub(super) unsafe fn conv_panel(
                 // valid ≤ C_out, inside this panel's columns: ours to write; and unless this
                 // is the first chunk, the first chunk stored every one of them (it runs every
                 // row block), so `micro` reads only values it stored.
-                unsafe {
-                    match (mr, p.width / 16) {
-                        (MR, 4) => micro::<MR, 4>(&a, bc, &d),
-                        (m, nv) => tail(m, nv, &a, bc, &d),
-                    }
-                }
+                unsafe { P::block(mr, p.width / 16, &a, bc, &d) }
             }
             first = false;
         }
@@ -300,7 +390,12 @@ struct Dest {
 ///
 /// As for [`micro`] with `M = m` and `NV = nv` (1 unless it is 2, 3 or 4).
 #[target_feature(enable = "avx512f")]
+#[inline]
 unsafe fn tail(m: usize, nv: usize, a: &Block, b: *const f32, d: &Dest) {
+    if (m, nv) == (MR, 4) {
+        // SAFETY: this function's contract, for M = MR and NV = 4.
+        return unsafe { micro::<MR, 4>(a, b, d) };
+    }
     macro_rules! rows {
         ($($m:literal)*) => {
             match (m, nv) {
@@ -321,6 +416,34 @@ unsafe fn tail(m: usize, nv: usize, a: &Block, b: *const f32, d: &Dest) {
     rows!(1 2 3 4 5 6);
 }
 
+/// A block's accumulators to start from: zero, or with `d.add` the first `d.valid` columns
+/// of its rows at `d.c` (lanes past `valid` zero). Written out in each kernel, branch-free
+/// (a load under an empty mask reads nothing and gives zeros): passed to a helper that was
+/// not inlined, the accumulators stayed in memory and each was stored after every FMA, at
+/// half the kernel's rate.
+///
+/// The caller's contract must include: with `d.add`, for every row `r < M`, the first
+/// `min(d.valid, NV·16)` `f32`s at `d.c + r·d.ldc` are initialised, readable and not written
+/// by anyone else meanwhile.
+macro_rules! start {
+    ($d:expr) => {{
+        let d: &Dest = $d;
+        let mut acc = [[_mm512_set1_ps(0.0); NV]; M];
+        for (r, row) in acc.iter_mut().enumerate() {
+            for (v, s) in row.iter_mut().enumerate() {
+                let mask = if d.add { kernels::lanes(v, d.valid) } else { 0 };
+                // Wrapping: lanes past `valid` may lie past the output; nothing is read there.
+                let at = d.c.wrapping_add(r * d.ldc + v * 16);
+                // SAFETY: the mask enables only columns v·16 .. min(valid, v·16 + 16) of row
+                // r, and only with `d.add`: readable (the caller's contract); masked-off
+                // lanes are not accessed.
+                *s = unsafe { _mm512_maskz_loadu_ps(mask, at) };
+            }
+        }
+        acc
+    }};
+}
+
 /// `M` rows × `NV`·16 columns: every tap and input channel of the block, one FMA per
 /// accumulator; then stored to `d` (added to what it holds when `d.add` is set).
 ///
@@ -336,11 +459,7 @@ unsafe fn tail(m: usize, nv: usize, a: &Block, b: *const f32, d: &Dest) {
 #[target_feature(enable = "avx512f")]
 #[inline]
 unsafe fn micro<const M: usize, const NV: usize>(a: &Block, b: *const f32, d: &Dest) {
-    let mut acc: [[__m512; NV]; M] = [[_mm512_set1_ps(0.0); NV]; M];
-    if d.add {
-        // SAFETY: `load`'s contract is the last point of ours (`add` ⇒ initialised).
-        unsafe { load(&mut acc, d.c, d.ldc, d.valid) };
-    }
+    let mut acc: [[__m512; NV]; M] = start!(d);
     let mut bp = b;
     for j in 0..a.taps {
         // SAFETY: tap j's first element of row 0, inside the input (contract).
@@ -367,34 +486,86 @@ unsafe fn micro<const M: usize, const NV: usize>(a: &Block, b: *const f32, d: &D
     unsafe { kernels::store(&acc, d.c, d.ldc, d.valid) };
 }
 
-/// Loads the first `valid` columns of `M` rows of `c` (row stride `ldc`) into `acc`, the
-/// inverse of [`kernels::store`]; lanes past `valid` are zero.
+/// [`micro_widened`] for `m ≤ MR` rows and `nv` vectors (1 unless it is 2, 3 or 4).
 ///
 /// # Safety
 ///
-/// - The CPU has AVX-512F.
-/// - For every row `r < M`, the first `min(valid, NV·16)` `f32`s at `c + r·ldc` are
-///   initialised, readable and not written by anyone else while this runs.
+/// As for [`micro_widened`] with `M = m` and `NV = nv` (1 unless it is 2, 3 or 4).
 #[target_feature(enable = "avx512f")]
 #[inline]
-unsafe fn load<const M: usize, const NV: usize>(
-    acc: &mut [[__m512; NV]; M],
-    c: *const f32,
-    ldc: usize,
-    valid: usize,
-) {
-    for (r, row) in acc.iter_mut().enumerate() {
-        for (v, s) in row.iter_mut().enumerate() {
-            let mask = kernels::lanes(v, valid);
-            if mask == 0 {
-                break;
+unsafe fn tail_widened(m: usize, nv: usize, a: &Block, b: *const u32, d: &Dest) {
+    if (m, nv) == (MR, 4) {
+        // SAFETY: this function's contract, for M = MR and NV = 4.
+        return unsafe { micro_widened::<MR, 4>(a, b, d) };
+    }
+    macro_rules! rows {
+        ($($m:literal)*) => {
+            match (m, nv) {
+                $(
+                    // SAFETY: this function's contract is `micro_widened`'s for these M, NV.
+                    ($m, 4) => unsafe { micro_widened::<$m, 4>(a, b, d) },
+                    // SAFETY: as above.
+                    ($m, 3) => unsafe { micro_widened::<$m, 3>(a, b, d) },
+                    // SAFETY: as above.
+                    ($m, 2) => unsafe { micro_widened::<$m, 2>(a, b, d) },
+                    // SAFETY: as above.
+                    ($m, _) => unsafe { micro_widened::<$m, 1>(a, b, d) },
+                )*
+                _ => {}
             }
-            let col = v * 16;
-            // SAFETY: the mask enables only columns col .. min(valid, col + 16) of row r,
-            // which are readable (contract); masked-off lanes are not accessed.
-            *s = unsafe { _mm512_maskz_loadu_ps(mask, c.add(r * ldc + col)) };
+        };
+    }
+    rows!(1 2 3 4 5 6);
+}
+
+/// [`micro`] over bfloat16 pairs: for each pair of input channels, the `NV` weight vectors
+/// widened to f32 twice (the even channel shifted up from the low half, the odd one masked
+/// from the high half), each multiplied with its channel's f32 input. Two vector operations
+/// per loaded vector, one per 2·`M` FMAs: at `M` = 6 most of the FMA rate is left.
+///
+/// # Safety
+///
+/// As for [`micro`], with `a.channels` even and `b` pointing at
+/// `a.taps · a.channels/2 · NV·16` readable `u32`s (a pair a value).
+#[target_feature(enable = "avx512f")]
+#[inline]
+unsafe fn micro_widened<const M: usize, const NV: usize>(a: &Block, b: *const u32, d: &Dest) {
+    let mut acc: [[__m512; NV]; M] = start!(d);
+    let high = _mm512_set1_epi32(0xFFFF_0000_u32.cast_signed());
+    let mut bp = b;
+    for j in 0..a.taps {
+        // SAFETY: tap j's first element of row 0, inside the input (contract).
+        let xt = unsafe { a.x.add(j * a.tap_stride) };
+        for q in 0..a.channels / 2 {
+            for half in 0..2 {
+                let mut bv = [_mm512_set1_ps(0.0); NV];
+                for (v, slot) in bv.iter_mut().enumerate() {
+                    // SAFETY: `bp` is `b` plus NV·16 per (tap, pair) done so far, fewer than
+                    // taps·channels/2 of them, so its first NV·16 values are readable
+                    // (contract); `loadu` needs no alignment.
+                    let pairs = unsafe { _mm512_loadu_si512(bp.add(v * 16).cast()) };
+                    let bits = if half == 0 {
+                        _mm512_slli_epi32::<16>(pairs)
+                    } else {
+                        _mm512_and_si512(pairs, high)
+                    };
+                    *slot = _mm512_castsi512_ps(bits);
+                }
+                for (r, row) in acc.iter_mut().enumerate() {
+                    // SAFETY: channel 2q + half < channels of row r at tap j is inside the
+                    // input (contract).
+                    let av = _mm512_set1_ps(unsafe { *xt.add(r * a.lda + 2 * q + half) });
+                    for (s, &bvv) in row.iter_mut().zip(&bv) {
+                        *s = _mm512_fmadd_ps(av, bvv, *s);
+                    }
+                }
+            }
+            // `wrapping_add`: after the last pair this points past the panel, never read.
+            bp = bp.wrapping_add(NV * 16);
         }
     }
+    // SAFETY: `store`'s contract is part of the last point of ours.
+    unsafe { kernels::store(&acc, d.c, d.ldc, d.valid) };
 }
 
 #[cfg(test)]

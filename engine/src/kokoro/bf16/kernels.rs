@@ -454,6 +454,8 @@ pub fn conv(x: Rows<'_>, w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
     let c = w.row_len;
     let fits = match (x, w.format) {
         (Rows::F32(_), Format::F32) | (Rows::Bf16(_), Format::Bf16 | Format::Tiles) => true,
+        // bfloat16 panels widened to f32 in registers (`fma::conv_panel_widened`).
+        (Rows::F32(_), Format::Bf16) => fma::supported(),
         (Rows::I8(q), Format::I8) => q.row_len() == w.row_len,
         _ => false,
     };
@@ -556,11 +558,13 @@ impl Output {
 
 /// Rows `r0 .. r0 + rows` of the convolution, the columns of panel `p`, into `y` (the
 /// output's row `r0`, row stride `C_out`): on AMX tiles when the layer uses them (blocks of
-/// 32 rows, then one of the rest), else with [`conv_panel`] or [`fma::conv_panel`].
+/// 32 rows, then one of the rest), else with [`conv_panel`], [`fma::conv_panel`] or (f32
+/// rows on bfloat16 panels) [`fma::conv_panel_widened`].
 ///
 /// # Safety
 ///
-/// As for [`conv_panel`] (or [`fma::conv_panel`] for [`Format::F32`]), with `x` the element
+/// As for [`conv_panel`] (or [`fma::conv_panel`] for [`Format::F32`], or
+/// [`fma::conv_panel_widened`] for f32 rows on [`Format::Bf16`]), with `x` the element
 /// type of `w`'s format.
 unsafe fn rows_of_panel(
     x: Rows<'_>,
@@ -574,6 +578,11 @@ unsafe fn rows_of_panel(
     let x = match (x, w.format) {
         // SAFETY: this function's contract is `fma::conv_panel`'s for the F32 format.
         (Rows::F32(x), Format::F32) => return unsafe { fma::conv_panel(x, w, g, r0, rows, p, y) },
+        (Rows::F32(x), Format::Bf16) => {
+            // SAFETY: this function's contract is `fma::conv_panel_widened`'s for f32 rows
+            // and the Bf16 format (`conv` checked that this CPU has AVX-512F for them).
+            return unsafe { fma::conv_panel_widened(x, w, g, r0, rows, p, y) };
+        }
         // SAFETY: this function's contract is `conv_panel`'s for the Bf16 format.
         (Rows::Bf16(x), Format::Bf16) => return unsafe { conv_panel(x, w, g, r0, rows, p, y) },
         // SAFETY: this function's contract is `int8::conv_panel`'s for the I8 format (`conv`
@@ -893,6 +902,16 @@ mod tests {
         format: Format,
     ) -> Vec<f32> {
         let (x, w) = rounded(x, w, (taps, c_in, c_out), format);
+        reference_of(&x, &w, (taps, c_in, c_out), g)
+    }
+
+    /// [`reference`] on inputs and weights already rounded.
+    fn reference_of(
+        x: &[f64],
+        w: &[f64],
+        (taps, c_in, c_out): (usize, usize, usize),
+        g: Geometry,
+    ) -> Vec<f32> {
         let mut y = vec![0f64; g.rows * c_out];
         for r in 0..g.rows {
             for j in 0..taps {
@@ -1020,10 +1039,32 @@ mod tests {
                 // Too short an input is refused, not read past; so is the other element type.
                 assert!(conv(rows_in(rows_in_len - 1), &packed, g).is_none());
                 let other = match packed.format() {
-                    Format::F32 | Format::I8 => Rows::Bf16(&x),
-                    _ => Rows::F32(&xf),
+                    Format::F32 | Format::I8 => Some(Rows::Bf16(&x)),
+                    Format::Tiles => Some(Rows::F32(&xf)),
+                    // f32 rows are the widened kernel's (below).
+                    Format::Bf16 => None,
                 };
-                assert!(conv(other, &packed, g).is_none());
+                if let Some(other) = other {
+                    assert!(conv(other, &packed, g).is_none());
+                }
+                if packed.format() == Format::Bf16 {
+                    // Widened to f32 in registers: the weights rounded to bfloat16, the input
+                    // exact.
+                    let widened = conv(Rows::F32(&xf), &packed, g).expect("in bounds");
+                    let (_, wr) = rounded(&xf, &w, shape, Format::Bf16);
+                    let xr: Vec<f64> = xf.iter().map(|&v| f64::from(v)).collect();
+                    let want = reference_of(&xr, &wr, shape, g);
+                    let worst = widened
+                        .iter()
+                        .zip(&want)
+                        .map(|(a, b)| (a - b).abs())
+                        .fold(0f32, f32::max);
+                    assert!(
+                        worst < 1e-4,
+                        "widened {taps}x{c_in}->{c_out} rows {rows}: off by {worst}"
+                    );
+                    assert!(conv(Rows::F32(&xf[..xf.len() - c_in]), &packed, g).is_none());
+                }
                 if packed.format() != Format::I8 {
                     assert!(conv(Rows::I8(&q_all), &packed, g).is_none());
                 }
@@ -1103,25 +1144,30 @@ mod tests {
                     Format::I8 => Rows::I8(&q),
                     _ => Rows::Bf16(&x),
                 };
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(1)
-                    .build()
-                    .expect("pool");
-                // The best of many: on a shared machine most runs lose time to neighbours.
-                let secs = (0..20)
-                    .map(|_| {
-                        let t0 = std::time::Instant::now();
-                        pool.install(|| conv(x, &packed, g).expect("conv"));
-                        t0.elapsed().as_secs_f64()
-                    })
-                    .fold(f64::INFINITY, f64::min);
-                let flops = 2.0 * (rows * c * c * taps) as f64;
-                eprintln!(
-                    "{taps}-tap {c}->{c}, {rows} rows, {kernel:?} ({:?}): {:.1} ms, {:.0} GFLOP/s",
-                    packed.format(),
-                    secs * 1e3,
-                    flops / secs / 1e9
-                );
+                let mut runs = vec![(format!("{kernel:?} ({:?})", packed.format()), x)];
+                if packed.format() == Format::Bf16 {
+                    runs.push(("Vectors (Bf16 widened to f32)".to_owned(), Rows::F32(&xf)));
+                }
+                for (name, x) in runs {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(1)
+                        .build()
+                        .expect("pool");
+                    // The best of many: on a shared machine most runs lose time to neighbours.
+                    let secs = (0..20)
+                        .map(|_| {
+                            let t0 = std::time::Instant::now();
+                            pool.install(|| conv(x, &packed, g).expect("conv"));
+                            t0.elapsed().as_secs_f64()
+                        })
+                        .fold(f64::INFINITY, f64::min);
+                    let flops = 2.0 * (rows * c * c * taps) as f64;
+                    eprintln!(
+                        "{taps}-tap {c}->{c}, {rows} rows, {name}: {:.1} ms, {:.0} GFLOP/s",
+                        secs * 1e3,
+                        flops / secs / 1e9
+                    );
+                }
             }
         }
     }

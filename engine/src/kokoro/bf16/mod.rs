@@ -16,8 +16,10 @@
 //! Where `VDPBF16PS` is the slower instruction (Intel's server cores issue it at half the rate
 //! of an f32 FMA; AMD's Zen 4 at twice), the layers AMX does not take run on an f32 FMA kernel
 //! instead ([`fma`], measured once per process), on the same panels with f32 weights: exact
-//! f32 products, faster there than bfloat16. The panels are named for bfloat16, which most
-//! CPUs with AVX-512 run; [`Bf16Kernel::F32`] (`BANTER_PRECISION=fma`) forces the f32 kernel.
+//! f32 products, faster there than bfloat16. Layers kept in bfloat16 for their size (the
+//! decoder's body, [`Bf16Kernel::for_body`]) run there on the f32 kernel too, their pairs
+//! widened to f32 in registers. The panels are named for bfloat16, which most CPUs with
+//! AVX-512 run; [`Bf16Kernel::F32`] (`BANTER_PRECISION=fma`) forces the f32 kernel.
 //!
 //! [`Bf16Weights`] is the portable face: it declines (`None`) off x86-64, on CPUs without the
 //! instructions, and for tensors not on the CPU, and the caller keeps its f32 product.
@@ -84,8 +86,10 @@ impl Bf16Kernel {
     /// an int8 generator: int8 there lands 26 dB from the f32 port on the stage goldens, so it
     /// runs in bfloat16 where the CPU has AVX-512 BF16 (40 dB when everything runs in it), on
     /// panels half the size of the f32 ones [`Self::without_int8`] would pack: ~66 MB less
-    /// resident, for layers that are a few percent of the decoder's products. Other kernels
-    /// are kept.
+    /// resident, for layers that are a few percent of the decoder's products. Where f32 FMAs
+    /// outpace `VDPBF16PS` those panels run on the f32 kernel, widened in registers
+    /// ([`fma::conv_panel_widened`]): the weights rounded as before, the input exact, at 1.6×
+    /// the bfloat16 instruction's rate. Other kernels are kept.
     #[must_use]
     pub fn for_body(self) -> Self {
         #[cfg(target_arch = "x86_64")]
@@ -281,6 +285,11 @@ impl Bf16Weights {
                     kernels::Format::I8 => {
                         let q = int8::quantize_rows(values, c_in, row_len)?;
                         return kernels::conv(kernels::Rows::I8(&q), &self.packed, g);
+                    }
+                    // Where f32 FMAs outpace `VDPBF16PS`, bfloat16 panels are widened to
+                    // f32 and the input stays f32 (`fma::conv_panel_widened`).
+                    kernels::Format::Bf16 if fma::preferred() => {
+                        return kernels::conv(kernels::Rows::F32(values), &self.packed, g);
                     }
                     kernels::Format::Bf16 | kernels::Format::Tiles => {}
                 }
