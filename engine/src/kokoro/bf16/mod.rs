@@ -47,7 +47,8 @@ pub enum Bf16Kernel {
     /// AMX tiles where the CPU has them and a layer's shape fits; elsewhere the faster vector
     /// kernel on this CPU, bfloat16 or f32 ([`fma::preferred`]).
     Tiles,
-    /// AVX-512 BF16 vectors only.
+    /// bfloat16 panels on the vector kernels only: `VDPBF16PS`, or where f32 FMAs are the
+    /// faster instruction, the f32 kernel with the pairs widened in registers.
     Vectors,
     /// AVX-512 f32 FMA vectors only ([`fma`]).
     F32,
