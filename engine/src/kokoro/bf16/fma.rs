@@ -392,28 +392,7 @@ struct Dest {
 #[target_feature(enable = "avx512f")]
 #[inline]
 unsafe fn tail(m: usize, nv: usize, a: &Block, b: *const f32, d: &Dest) {
-    if (m, nv) == (MR, 4) {
-        // SAFETY: this function's contract, for M = MR and NV = 4.
-        return unsafe { micro::<MR, 4>(a, b, d) };
-    }
-    macro_rules! rows {
-        ($($m:literal)*) => {
-            match (m, nv) {
-                $(
-                    // SAFETY: this function's contract is `micro`'s for these M and NV.
-                    ($m, 4) => unsafe { micro::<$m, 4>(a, b, d) },
-                    // SAFETY: as above.
-                    ($m, 3) => unsafe { micro::<$m, 3>(a, b, d) },
-                    // SAFETY: as above.
-                    ($m, 2) => unsafe { micro::<$m, 2>(a, b, d) },
-                    // SAFETY: as above.
-                    ($m, _) => unsafe { micro::<$m, 1>(a, b, d) },
-                )*
-                _ => {}
-            }
-        };
-    }
-    rows!(1 2 3 4 5 6);
+    kernels::by_shape!(micro, m, nv, (a, b, d));
 }
 
 /// A block's accumulators to start from: zero, or with `d.add` the first `d.valid` columns
@@ -494,28 +473,7 @@ unsafe fn micro<const M: usize, const NV: usize>(a: &Block, b: *const f32, d: &D
 #[target_feature(enable = "avx512f")]
 #[inline]
 unsafe fn tail_widened(m: usize, nv: usize, a: &Block, b: *const u32, d: &Dest) {
-    if (m, nv) == (MR, 4) {
-        // SAFETY: this function's contract, for M = MR and NV = 4.
-        return unsafe { micro_widened::<MR, 4>(a, b, d) };
-    }
-    macro_rules! rows {
-        ($($m:literal)*) => {
-            match (m, nv) {
-                $(
-                    // SAFETY: this function's contract is `micro_widened`'s for these M, NV.
-                    ($m, 4) => unsafe { micro_widened::<$m, 4>(a, b, d) },
-                    // SAFETY: as above.
-                    ($m, 3) => unsafe { micro_widened::<$m, 3>(a, b, d) },
-                    // SAFETY: as above.
-                    ($m, 2) => unsafe { micro_widened::<$m, 2>(a, b, d) },
-                    // SAFETY: as above.
-                    ($m, _) => unsafe { micro_widened::<$m, 1>(a, b, d) },
-                )*
-                _ => {}
-            }
-        };
-    }
-    rows!(1 2 3 4 5 6);
+    kernels::by_shape!(micro_widened, m, nv, (a, b, d));
 }
 
 /// [`micro`] over bfloat16 pairs: for each pair of input channels, the `NV` weight vectors

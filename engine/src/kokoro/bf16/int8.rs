@@ -421,24 +421,7 @@ struct Dest {
 /// As for [`micro`] with `M = m` and `NV = nv` (1 unless it is 2, 3 or 4).
 #[target_feature(enable = "avx512f,avx512vnni")]
 unsafe fn tail(m: usize, nv: usize, a: &Block, b: *const u32, d: &Dest) {
-    macro_rules! rows {
-        ($($m:literal)*) => {
-            match (m, nv) {
-                $(
-                    // SAFETY: this function's contract is `micro`'s for these M and NV.
-                    ($m, 4) => unsafe { micro::<$m, 4>(a, b, d) },
-                    // SAFETY: as above.
-                    ($m, 3) => unsafe { micro::<$m, 3>(a, b, d) },
-                    // SAFETY: as above.
-                    ($m, 2) => unsafe { micro::<$m, 2>(a, b, d) },
-                    // SAFETY: as above.
-                    ($m, _) => unsafe { micro::<$m, 1>(a, b, d) },
-                )*
-                _ => {}
-            }
-        };
-    }
-    rows!(1 2 3 4 5 6);
+    kernels::by_shape!(micro, m, nv, (a, b, d));
 }
 
 /// `M` rows × `NV`·16 columns. Per tap: integer sums over the tap's channel quads (one

@@ -43,6 +43,35 @@ pub(super) const MR: usize = 6;
 /// Rows per parallel task (a multiple of [`MR`]).
 const ROWS_PER_TASK: usize = 96;
 
+/// Calls `micro::<M, NV>(args…)` for run-time `m` (1 to 6 rows; any other does nothing) and
+/// `nv` (2, 3 or 4 vectors; any other is 1): the one dispatch every vector kernel's row tail
+/// goes through. Expand it only inside an `unsafe fn` whose contract is `micro`'s for those
+/// `M` and `NV`.
+macro_rules! by_shape {
+    ($micro:ident, $m:expr, $nv:expr, $args:tt) => {
+        $crate::kokoro::bf16::kernels::by_shape!(@rows $micro, $m, $nv, $args, 1 2 3 4 5 6)
+    };
+    (@rows $micro:ident, $m:expr, $nv:expr, $args:tt, $($rows:literal)*) => {
+        match ($m, $nv) {
+            $(
+                // SAFETY: the expanding function's contract is `micro`'s for these M and NV.
+                ($rows, 4) => unsafe { $crate::kokoro::bf16::kernels::by_shape!(@call $micro, $rows, 4, $args) },
+                // SAFETY: as above.
+                ($rows, 3) => unsafe { $crate::kokoro::bf16::kernels::by_shape!(@call $micro, $rows, 3, $args) },
+                // SAFETY: as above.
+                ($rows, 2) => unsafe { $crate::kokoro::bf16::kernels::by_shape!(@call $micro, $rows, 2, $args) },
+                // SAFETY: as above.
+                ($rows, _) => unsafe { $crate::kokoro::bf16::kernels::by_shape!(@call $micro, $rows, 1, $args) },
+            )*
+            _ => {}
+        }
+    };
+    (@call $micro:ident, $rows:literal, $nv:literal, ($($arg:expr),*)) => {
+        $micro::<$rows, $nv>($($arg),*)
+    };
+}
+pub(super) use by_shape;
+
 /// Whether this CPU can run the bfloat16 products.
 #[must_use]
 pub fn supported() -> bool {
@@ -673,23 +702,14 @@ unsafe fn conv_panel(
         let b = unsafe { w.data.as_ptr().add(p.b_off) };
         // SAFETY: row rb < rows and column p.col < C_out, so the offset is inside `y`'s rows.
         let c = unsafe { y.add(rb * n + p.col) };
-        // SAFETY: `micro`'s contract, for `M = mr` rows and `NV = width/16` vectors (every
-        // panel width is 16, 32, 48 or 64, so each arm passes its exact NV): the CPU has the
+        // `by_shape!` runs `micro` for `M = mr` rows and `NV = width/16` vectors (every panel
+        // width is 16, 32, 48 or 64, so each arm passes its exact NV), and its contract holds
+        // there, the unsafe blocks the macro writes relying on it: the CPU has the
         // instructions (ours); `a` reads rows r0 + rb .. r0 + rb + mr, inside `x` (ours);
         // `b` has the panel's taps·C_in/2 · width packed values (`PackedWeights::pack` wrote
         // exactly that many per panel, in this order); `c` takes rows rb .. rb + mr of `y`,
         // columns p.col .. p.col + valid with valid ≤ C_out − p.col, which are ours to write.
-        unsafe {
-            match (mr, p.width / 16) {
-                (6, 4) => micro::<6, 4>(&a, b, c, n, valid),
-                (6, nv) => dispatch_nv::<6>(nv, &a, b, c, n, valid),
-                (5, nv) => dispatch_nv::<5>(nv, &a, b, c, n, valid),
-                (4, nv) => dispatch_nv::<4>(nv, &a, b, c, n, valid),
-                (3, nv) => dispatch_nv::<3>(nv, &a, b, c, n, valid),
-                (2, nv) => dispatch_nv::<2>(nv, &a, b, c, n, valid),
-                (_, nv) => dispatch_nv::<1>(nv, &a, b, c, n, valid),
-            }
-        }
+        by_shape!(micro, mr, p.width / 16, (&a, b, c, n, valid));
     }
 }
 
@@ -700,31 +720,6 @@ struct Block {
     taps: usize,
     tap_stride: usize,
     pairs: usize,
-}
-
-/// [`micro`] for `M` rows, with `NV` picked at run time from `nv` (1 unless it is 2, 3 or 4).
-///
-/// # Safety
-///
-/// As for [`micro`] with `NV = nv` (or 1 if `nv` is not 2, 3 or 4).
-#[target_feature(enable = "avx512f,avx512bf16")]
-unsafe fn dispatch_nv<const M: usize>(
-    nv: usize,
-    a: &Block,
-    b: *const u32,
-    c: *mut f32,
-    ldc: usize,
-    valid: usize,
-) {
-    // SAFETY: this function's contract is `micro`'s, for the NV each arm picks.
-    unsafe {
-        match nv {
-            4 => micro::<M, 4>(a, b, c, ldc, valid),
-            3 => micro::<M, 3>(a, b, c, ldc, valid),
-            2 => micro::<M, 2>(a, b, c, ldc, valid),
-            _ => micro::<M, 1>(a, b, c, ldc, valid),
-        }
-    }
 }
 
 /// `M` rows × `NV`·16 columns: every tap, every channel pair, one `VDPBF16PS` per
