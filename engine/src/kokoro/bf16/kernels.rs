@@ -900,6 +900,14 @@ mod tests {
         reference_of(&x, &w, (taps, c_in, c_out), g)
     }
 
+    /// The largest |a − b| over two outputs.
+    fn largest_difference(a: &[f32], b: &[f32]) -> f32 {
+        a.iter()
+            .zip(b)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0f32, f32::max)
+    }
+
     /// [`reference`] on inputs and weights already rounded.
     fn reference_of(
         x: &[f64],
@@ -1022,11 +1030,7 @@ mod tests {
                 let got = conv(rows_in(rows_in_len), &packed, g).expect("in bounds");
                 let shape = (taps, c_in, c_out);
                 let want = reference(&xf, &w, shape, g, packed.format());
-                let worst = got
-                    .iter()
-                    .zip(&want)
-                    .map(|(a, b)| (a - b).abs())
-                    .fold(0f32, f32::max);
+                let worst = largest_difference(&got, &want);
                 assert!(
                     worst < 1e-4,
                     "{kernel:?} {taps}x{c_in}->{c_out} rows {rows}: off by {worst}"
@@ -1049,11 +1053,7 @@ mod tests {
                     let (_, wr) = rounded(&xf, &w, shape, Format::Bf16);
                     let xr: Vec<f64> = xf.iter().map(|&v| f64::from(v)).collect();
                     let want = reference_of(&xr, &wr, shape, g);
-                    let worst = widened
-                        .iter()
-                        .zip(&want)
-                        .map(|(a, b)| (a - b).abs())
-                        .fold(0f32, f32::max);
+                    let worst = largest_difference(&widened, &want);
                     assert!(
                         worst < 1e-4,
                         "widened {taps}x{c_in}->{c_out} rows {rows}: off by {worst}"
@@ -1143,11 +1143,11 @@ mod tests {
                 if packed.format() == Format::Bf16 {
                     runs.push(("Vectors (Bf16 widened to f32)".to_owned(), Rows::F32(&xf)));
                 }
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(1)
+                    .build()
+                    .expect("pool");
                 for (name, x) in runs {
-                    let pool = rayon::ThreadPoolBuilder::new()
-                        .num_threads(1)
-                        .build()
-                        .expect("pool");
                     // The best of many: on a shared machine most runs lose time to neighbours.
                     let secs = (0..20)
                         .map(|_| {
