@@ -11,21 +11,44 @@ use crate::work::library::LibCmd;
 use crate::work::load;
 
 impl Studio {
-    /// Starts a new, unsaved project from the example script.
+    /// Starts a new, unsaved project from the example script (the caller has asked about
+    /// unsaved work first: [`Command::NewProject`](crate::command::Command::NewProject)).
     pub fn new_project(&mut self) {
         self.stop();
         self.autosave_now();
-        self.doc = Document::new("untitled", EXAMPLE.to_owned(), None);
+        let name = self.unused_project_name();
+        self.doc = Document::new(&name, EXAMPLE.to_owned(), None);
         self.selected = 0;
         self.timeline = Timeline::default();
         self.buffer.clear();
     }
 
-    /// Saves the project in the library under its name (the library thread does the writing).
-    pub fn save(&mut self) {
+    /// "untitled", or "untitled 2", 3… when a project, an autosave or the open document has
+    /// the name already: a new project must never save (or autosave) over another's work.
+    fn unused_project_name(&self) -> String {
+        let taken = |name: &str| {
+            name == self.doc.name
+                || self.projects.iter().any(|p| p == name)
+                || self.recovery.iter().any(|a| a.project_name == name)
+        };
+        (1..)
+            .map(|n| {
+                if n == 1 {
+                    "untitled".to_owned()
+                } else {
+                    format!("untitled {n}")
+                }
+            })
+            .find(|name| !taken(name))
+            .unwrap_or_else(|| "untitled".to_owned())
+    }
+
+    /// Saves the project in the library under its name (the library thread does the writing);
+    /// false when it cannot (the library is unavailable), which the status bar says.
+    pub fn save(&mut self) -> bool {
         if self.library_error.is_some() {
             self.say("the library is unavailable; the project cannot be saved");
-            return;
+            return false;
         }
         let format = self
             .doc
@@ -47,6 +70,7 @@ impl Studio {
         self.library.send(LibCmd::Save(Box::new(draft)));
         self.doc.dirty = false;
         self.doc.unsaved_edits = false;
+        true
     }
 
     /// Starts the export with the dialog's settings.

@@ -108,7 +108,6 @@ pub struct Studio {
     /// The library's blends and matched voices (offered in the cast).
     pub(crate) library_voices: Vec<String>,
     pub(crate) recovery: Vec<Autosave>,
-    last_autosave: Instant,
     /// Open, Save as and the shortcuts overlay.
     dialogs: Dialogs,
     pub(crate) incoming: Option<Incoming>,
@@ -134,9 +133,6 @@ pub struct Studio {
     frames: FrameStats,
     quit: bool,
 }
-
-/// How often unsaved edits are autosaved.
-pub const AUTOSAVE_EVERY: Duration = Duration::from_secs(5);
 
 impl Studio {
     /// Builds the studio and starts its workers (model load, library).
@@ -198,7 +194,6 @@ impl Studio {
             projects: Vec::new(),
             library_voices: Vec::new(),
             recovery: Vec::new(),
-            last_autosave: Instant::now(),
             dialogs: Dialogs::default(),
             incoming: None,
             import_rx,
@@ -478,16 +473,34 @@ impl Studio {
         }
     }
 
-    /// Autosaves unsaved edits now (the frame loop does it every few seconds).
+    /// Hands unsaved work (text and cast) to the library thread, which writes it within
+    /// [`crate::work::library::AUTOSAVE_AT_MOST`] whether or not another frame is ever drawn.
+    /// Called after every change the author makes and at the end of every frame; cheap when
+    /// nothing changed.
     pub fn autosave_now(&mut self) {
         if self.doc.unsaved_edits {
             self.library.send(LibCmd::Autosave {
                 name: self.doc.name.clone(),
                 script: self.doc.text.clone(),
+                cast: self.doc.cast_map(),
             });
             self.doc.unsaved_edits = false;
         }
-        self.last_autosave = Instant::now();
+    }
+
+    /// The window is closing (Quit chosen, or the author's answer about unsaved work given).
+    #[must_use]
+    pub fn is_quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// Quits, or asks first (Save / Discard / Cancel) when that would lose work.
+    pub(crate) fn request_quit(&mut self) {
+        if self.doc.needs_saving() {
+            self.dialogs.unsaved = Some(crate::state::dialogs::Leaving::Quit);
+        } else {
+            self.quit = true;
+        }
     }
 
     // --- the frame ---
@@ -502,9 +515,6 @@ impl Studio {
         let mut commands = Vec::new();
         crate::input::handle(&ctx, &mut commands);
         self.apply_all(&mut commands);
-        if self.last_autosave.elapsed() >= AUTOSAVE_EVERY {
-            self.autosave_now();
-        }
         ctx.set_visuals(if self.dark {
             egui::Visuals::dark()
         } else {
@@ -512,6 +522,7 @@ impl Studio {
         });
         view::layout(self, ui);
         self.history.observe(&self.doc);
+        self.autosave_now();
         self.follow_edits();
         if self.is_playing()
             || self.play.is_some()
@@ -546,6 +557,21 @@ impl Studio {
 }
 
 impl eframe::App for Studio {
+    /// Runs every pass, even while the window is minimised or hidden (when `ui` does not): the
+    /// window manager's close button is answered here, so unsaved work is never closed on.
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.autosave_now();
+        if ctx.input(|i| i.viewport().close_requested()) && !self.quit {
+            if self.doc.needs_saving() {
+                ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
+                self.request_quit();
+                ctx.request_repaint();
+            } else {
+                self.quit = true;
+            }
+        }
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         self.frame(ui);
     }

@@ -27,6 +27,7 @@ use std::path::PathBuf;
 
 use crate::app::EditorMode;
 use crate::doc::CastChoice;
+use crate::state::dialogs::UnsavedAnswer;
 use crate::state::export::ExportSettings;
 
 /// A change of state asked for by a view, a shortcut or a test; see the module docs.
@@ -49,7 +50,7 @@ pub enum Command {
     Select(usize),
 
     // --- projects ---
-    /// Start a new project from the example script (autosaves the current one).
+    /// Start a new project from the example script (asks first when that would lose work).
     NewProject,
     /// Show the Open dialog (and ask the library for its projects).
     ShowOpen,
@@ -79,8 +80,10 @@ pub enum Command {
     ReplaceScript(bool),
     /// Fetch (if needed) and load the model again after a failure.
     RetryLoad,
-    /// Autosave and close the window.
+    /// Close the window (asks Save / Discard / Cancel first when that would lose work).
     Quit,
+    /// The author's answer to "Save changes?".
+    AnswerUnsaved(UnsavedAnswer),
 
     // --- playback and previews ---
     /// Pause, resume, or play from the selected line.

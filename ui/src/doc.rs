@@ -36,7 +36,7 @@ pub struct Document {
     pub cast: BTreeMap<String, CastChoice>,
     /// Changed since the last save.
     pub dirty: bool,
-    /// Changed since the last autosave.
+    /// Changed (text or cast) since the last autosave was sent.
     pub unsaved_edits: bool,
     /// Bumped on every change (the timeline knows when its audio is stale).
     pub revision: u64,
@@ -71,21 +71,34 @@ impl Document {
     pub fn edited(&mut self) {
         self.parsed = parse(&self.name, &self.text);
         self.source = source_map(&self.parsed, &self.text);
-        self.unsaved_edits = true;
         self.changed();
     }
 
     /// Gives `speaker` a voice and speed (the cast panel, the blend editor, a line's menu, a
-    /// voice match). The cast is saved with the project but not autosaved (an autosave keeps
-    /// the script's text), so unlike [`Self::edited`] this leaves `unsaved_edits` alone.
+    /// voice match). Saved and autosaved with the text.
     pub fn set_choice(&mut self, speaker: &str, choice: CastChoice) {
         self.cast.insert(speaker.to_owned(), choice);
         self.changed();
     }
 
-    /// Any change: unsaved, and a new revision (audio rendered before it is stale).
+    /// Work recovered after a crash: unsaved until the author saves or discards it.
+    pub fn mark_recovered(&mut self) {
+        self.changed();
+    }
+
+    /// Whether closing this document would lose work the author made: a change since it was
+    /// opened or saved. A script just imported (its file is still on disk) or a project just
+    /// loaded has none.
+    #[must_use]
+    pub fn needs_saving(&self) -> bool {
+        self.dirty && self.revision > 0
+    }
+
+    /// Any change: unsaved, not yet autosaved, and a new revision (audio rendered before it is
+    /// stale).
     fn changed(&mut self) {
         self.dirty = true;
+        self.unsaved_edits = true;
         self.revision += 1;
     }
 
@@ -214,15 +227,16 @@ mod tests {
     }
 
     #[test]
-    fn a_cast_choice_is_a_change_but_not_an_autosave() {
+    fn a_cast_choice_is_a_change_to_save_and_autosave() {
         let mut doc = Document::new("t.txt", "Alice: Hi.".into(), None);
+        assert!(!doc.needs_saving());
         let choice = CastChoice {
             voice: "af_sky".into(),
             speed: 1.1,
         };
         doc.set_choice("Alice", choice.clone());
         assert_eq!(doc.cast.get("Alice"), Some(&choice));
-        assert!(doc.dirty && !doc.unsaved_edits);
+        assert!(doc.dirty && doc.unsaved_edits && doc.needs_saving());
         assert_eq!(doc.revision, 1);
     }
 }

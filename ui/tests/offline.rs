@@ -13,6 +13,7 @@ use egui_kittest::kittest::Queryable;
 use support::{step_until, Fixture, SIZE};
 use ui::audio::{AudioOutError, DeviceNews};
 use ui::doc::CastChoice;
+use ui::Command;
 
 #[test]
 fn dropping_a_script_opens_it_and_unsupported_files_are_explained() {
@@ -189,6 +190,135 @@ fn projects_save_load_and_recover_after_a_crash() {
         .expect("cast restored");
     assert_eq!(ben.voice, "bm_george");
     assert!((ben.speed - 1.25).abs() < 1e-6);
+}
+
+/// The library's autosave of project `name`, read through a connection of its own (as the next
+/// start would), polled until `done` holds or `timeout` passes.
+fn autosave_when(
+    fx: &Fixture,
+    name: &str,
+    timeout: Duration,
+    done: impl Fn(&engine::library::Autosave) -> bool,
+) -> Option<engine::library::Autosave> {
+    let lib = engine::library::Library::open(fx.path("library.sqlite")).expect("library");
+    let start = std::time::Instant::now();
+    loop {
+        let found = lib.autosave_for(name).expect("read the autosave");
+        if found.as_ref().is_some_and(&done) || start.elapsed() > timeout {
+            return found;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn edits_and_voice_choices_are_autosaved_without_another_frame_and_recovered() {
+    let fx = Fixture::new();
+    let script = "Ann: One.\nBen: Two, and three.\n";
+    let choice = CastChoice {
+        voice: "bm_george".into(),
+        speed: 1.25,
+    };
+    {
+        let mut h = fx.harness(None, SIZE);
+        h.run_steps(2);
+        h.state_mut().apply(Command::EditText(script.into()));
+        h.state_mut().apply(Command::SetCast {
+            speaker: "Ben".into(),
+            choice: choice.clone(),
+        });
+        // No frame is drawn from here on (the pointer left the window), yet the work is
+        // written: the autosave keeps its own time.
+        let saved = autosave_when(&fx, "untitled", Duration::from_secs(8), |a| {
+            a.script == script && !a.cast.is_empty()
+        })
+        .expect("an autosave was written without another frame");
+        assert_eq!(saved.script, script);
+        assert_eq!(
+            saved.cast.get("Ben").map(String::as_str),
+            Some("bm_george@1.25")
+        );
+        // A crash: the studio never shuts down.
+        std::mem::forget(h);
+    }
+    let mut h = fx.harness(None, SIZE);
+    step_until(&mut h, Duration::from_secs(10), "the recovery offer", |h| {
+        !h.state().recovery_offers().is_empty()
+    });
+    h.run_steps(2);
+    h.get_by_label("Recover").click();
+    h.run_steps(2);
+    assert_eq!(h.state().document().text, script);
+    assert_eq!(h.state().document().cast.get("Ben"), Some(&choice));
+    assert!(
+        h.state().document().needs_saving(),
+        "recovered work is unsaved"
+    );
+}
+
+#[test]
+fn quitting_with_unsaved_work_asks_to_save_discard_or_cancel() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    // Nothing changed yet: Quit closes at once.
+    h.state_mut().apply(Command::Quit);
+    assert!(h.state().is_quitting());
+
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    h.state_mut()
+        .apply(Command::EditText("Ann: Kept or not?\n".into()));
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::Q);
+    h.run_steps(2);
+    assert!(!h.state().is_quitting(), "asks before closing");
+    assert!(h
+        .query_by_label_contains("has changes that are not saved")
+        .is_some());
+    h.get_by_label("Cancel").click();
+    h.run_steps(2);
+    assert!(!h.state().is_quitting());
+    assert!(h
+        .query_by_label_contains("has changes that are not saved")
+        .is_none());
+    assert_eq!(h.state().document().text, "Ann: Kept or not?\n");
+
+    // The window manager's close button asks too, and Discard forgets the work.
+    h.input_mut()
+        .viewports
+        .entry(egui::ViewportId::ROOT)
+        .or_default()
+        .events
+        .push(egui::ViewportEvent::Close);
+    h.run_steps(2);
+    assert!(!h.state().is_quitting(), "the close was cancelled to ask");
+    h.get_by_label("Discard").click();
+    h.run_steps(2);
+    assert!(h.state().is_quitting());
+    assert!(h.state_mut().flush_library());
+    assert!(
+        autosave_when(&fx, "untitled", Duration::ZERO, |_| true).is_none(),
+        "discarded work is not offered again"
+    );
+
+    // Save keeps it as a project, with no recovery offer left behind.
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    h.state_mut()
+        .apply(Command::EditText("Ann: Keep this.\n".into()));
+    h.state_mut().apply(Command::Quit);
+    h.run_steps(2);
+    h.get_by_label("Save").click();
+    h.run_steps(2);
+    assert!(h.state().is_quitting());
+    assert!(h.state_mut().flush_library());
+    let lib = engine::library::Library::open(fx.path("library.sqlite")).expect("library");
+    let project = lib
+        .load_project("untitled")
+        .expect("read")
+        .expect("saved on quit");
+    assert_eq!(project.draft.script, "Ann: Keep this.\n");
+    assert!(lib.autosave_for("untitled").expect("read").is_none());
 }
 
 #[test]

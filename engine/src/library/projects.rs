@@ -38,11 +38,13 @@ pub struct Project {
     pub updated_at: SystemTime,
 }
 
-/// Unsaved text kept for crash recovery.
+/// Unsaved work kept for crash recovery: the script's text and the cast choices.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Autosave {
     pub project_name: String,
     pub script: String,
+    /// Speaker name to `voice@speed`, as [`ProjectDraft::cast`].
+    pub cast: BTreeMap<String, String>,
     pub saved_at: SystemTime,
 }
 
@@ -149,16 +151,25 @@ impl Library {
         Ok(())
     }
 
-    /// Keeps `script` as the unsaved text of project `name` (saved or not), replacing the
-    /// previous autosave.
-    pub fn autosave(&self, name: &str, script: &str) -> Result<(), LibraryError> {
+    /// Keeps `script` and `cast` as the unsaved work of project `name` (saved or not),
+    /// replacing the previous autosave.
+    pub fn autosave(
+        &self,
+        name: &str,
+        script: &str,
+        cast: &BTreeMap<String, String>,
+    ) -> Result<(), LibraryError> {
         let op = "autosave a project";
         let name = clean_name("project", name)?;
+        let cast = serde_json::to_string(cast).map_err(|source| LibraryError::Json {
+            what: "autosaved cast",
+            source,
+        })?;
         self.write(op, |tx| {
             tx.execute(
-                "INSERT OR REPLACE INTO autosaves (project_name, script, saved_at)
-                 VALUES (?1, ?2, ?3)",
-                params![name, script, clock::now_ms()],
+                "INSERT OR REPLACE INTO autosaves (project_name, script, cast_json, saved_at)
+                 VALUES (?1, ?2, ?3, ?4)",
+                params![name, script, cast, clock::now_ms()],
             )
             .map_err(self.sql_err(op))?;
             Ok(())
@@ -169,7 +180,8 @@ impl Library {
     pub fn autosave_for(&self, name: &str) -> Result<Option<Autosave>, LibraryError> {
         self.conn
             .query_row(
-                "SELECT project_name, script, saved_at FROM autosaves WHERE project_name = ?1",
+                "SELECT project_name, script, cast_json, saved_at FROM autosaves \
+                 WHERE project_name = ?1",
                 [name.trim()],
                 autosave_from_row,
             )
@@ -183,7 +195,8 @@ impl Library {
         let mut stmt = self
             .conn
             .prepare_cached(
-                "SELECT project_name, script, saved_at FROM autosaves ORDER BY saved_at DESC",
+                "SELECT project_name, script, cast_json, saved_at FROM autosaves \
+                 ORDER BY saved_at DESC",
             )
             .map_err(self.sql_err(op))?;
         let rows = stmt
@@ -235,9 +248,17 @@ impl Library {
 }
 
 fn autosave_from_row(r: &Row<'_>) -> rusqlite::Result<Autosave> {
+    let cast: String = r.get(2)?;
+    // A cast that does not read back is dropped, not the script with it: the text is what the
+    // author cannot make again.
+    let cast = serde_json::from_str(&cast).unwrap_or_else(|e| {
+        tracing::warn!("an autosave's cast does not read ({e}); recovering its text only");
+        BTreeMap::new()
+    });
     Ok(Autosave {
         project_name: r.get(0)?,
         script: r.get(1)?,
-        saved_at: clock::from_ms(r.get(2)?),
+        cast,
+        saved_at: clock::from_ms(r.get(3)?),
     })
 }

@@ -153,6 +153,15 @@ CREATE TABLE voice_tunings (
 );
 ",
     },
+    Migration {
+        version: 5,
+        name: "autosaved cast choices",
+        sql: r"
+-- An autosave keeps the author's voice choices with the text (speaker -> voice@speed, as a
+-- project's cast_json): recovering after a crash must not lose the casting either.
+ALTER TABLE autosaves ADD COLUMN cast_json TEXT NOT NULL DEFAULT '{}';
+",
+    },
 ];
 
 /// The schema version this Banter writes.

@@ -8,6 +8,7 @@
 use crate::app::{EditorMode, EngineState, Studio};
 use crate::command::Command;
 use crate::doc::Document;
+use crate::state::dialogs::{Leaving, UnsavedAnswer};
 use crate::work::library::LibCmd;
 
 impl Studio {
@@ -42,7 +43,13 @@ impl Studio {
             Command::Redo => self.redo(),
             Command::Select(line) => self.selected = line,
 
-            Command::NewProject => self.new_project(),
+            Command::NewProject => {
+                if self.doc.needs_saving() {
+                    self.dialogs.unsaved = Some(Leaving::NewProject);
+                } else {
+                    self.new_project();
+                }
+            }
             Command::ShowOpen => {
                 self.dialogs.open = Some(String::new());
                 self.library.send(LibCmd::ListProjects);
@@ -55,7 +62,9 @@ impl Studio {
             Command::CloseOpen => self.dialogs.open = None,
             Command::Import(path) => self.import(&path),
             Command::LoadProject(name) => self.library_load(&name),
-            Command::Save => self.save(),
+            Command::Save => {
+                self.save();
+            }
             Command::ShowSaveAs => self.dialogs.save_as = Some(self.doc.name.clone()),
             Command::SetSaveAsName(name) => {
                 if self.dialogs.save_as.is_some() {
@@ -64,7 +73,11 @@ impl Studio {
             }
             Command::CloseSaveAs => self.dialogs.save_as = None,
             Command::SaveAs(name) => {
-                name.trim().clone_into(&mut self.doc.name);
+                let old = std::mem::replace(&mut self.doc.name, name.trim().to_owned());
+                if old != self.doc.name {
+                    // The work autosaved under the old name is in the project now.
+                    self.library.send(LibCmd::ClearAutosave(old));
+                }
                 self.save();
                 self.dialogs.save_as = None;
             }
@@ -75,8 +88,8 @@ impl Studio {
                 let first = self.recovery.remove(0);
                 self.stop();
                 let mut doc = Document::new(&first.project_name, first.script, None);
-                doc.dirty = true;
-                doc.unsaved_edits = true;
+                doc.set_cast_map(&first.cast);
+                doc.mark_recovered();
                 self.doc = doc;
             }
             Command::DiscardAutosave => {
@@ -95,7 +108,8 @@ impl Studio {
                 }
             }
             Command::RetryLoad => self.retry_load(),
-            Command::Quit => self.quit = true,
+            Command::Quit => self.request_quit(),
+            Command::AnswerUnsaved(answer) => self.answer_unsaved(answer),
 
             Command::TogglePlay => self.toggle_play(),
             Command::Stop => self.stop(),
@@ -156,7 +170,9 @@ impl Studio {
             Command::SetHelp(show) => self.dialogs.help = show,
             Command::ToggleHelp => self.dialogs.help = !self.dialogs.help,
             Command::Dismiss => {
-                if self.dialogs.help {
+                if self.dialogs.unsaved.is_some() {
+                    self.dialogs.unsaved = None;
+                } else if self.dialogs.help {
                     self.dialogs.help = false;
                 } else if self.export.open && self.export_job.is_none() {
                     self.export.open = false;
@@ -178,12 +194,39 @@ impl Studio {
         }
     }
 
-    /// Changes the document through `change` and shows the result to the undo history, so the
-    /// change is one undo step however many frames pass before the next.
+    /// Changes the document through `change`, shows the result to the undo history (so the
+    /// change is one undo step however many frames pass before the next) and hands it to the
+    /// autosave at once.
     fn edit_document(&mut self, change: impl FnOnce(&mut Document)) {
         self.history.observe(&self.doc);
         change(&mut self.doc);
         self.history.observe(&self.doc);
+        self.autosave_now();
+    }
+
+    /// Carries out the author's answer to "Save changes?" and then what was asked for.
+    fn answer_unsaved(&mut self, answer: UnsavedAnswer) {
+        let Some(leaving) = self.dialogs.unsaved.take() else {
+            return;
+        };
+        match answer {
+            UnsavedAnswer::Cancel => return,
+            UnsavedAnswer::Save => {
+                if !self.save() {
+                    return;
+                }
+            }
+            UnsavedAnswer::Discard => {
+                self.doc.unsaved_edits = false;
+                self.doc.dirty = false;
+                self.library
+                    .send(LibCmd::ClearAutosave(self.doc.name.clone()));
+            }
+        }
+        match leaving {
+            Leaving::Quit => self.quit = true,
+            Leaving::NewProject => self.new_project(),
+        }
     }
 
     /// An open export dialog with no destination gets the default one.
@@ -226,7 +269,8 @@ mod tests {
         let mut s = studio(&dir);
         let revision = s.doc.revision;
         s.apply(Command::EditText("Ann: One.\nBen: Two, three.\n".into()));
-        assert!(s.doc.dirty && s.doc.unsaved_edits);
+        assert!(s.doc.dirty && s.doc.needs_saving());
+        assert!(!s.doc.unsaved_edits, "handed to the autosave at once");
         assert_eq!(s.doc.revision, revision + 1);
         assert!(s.doc.parsed.is_ok(), "reparsed");
         s.apply(Command::EditLine {
@@ -256,10 +300,10 @@ mod tests {
         });
         assert_eq!(s.doc.cast.get("Ben"), Some(&choice));
         assert_eq!(s.doc.revision, revision + 1);
-        assert!(s.doc.dirty, "a cast change is unsaved");
+        assert!(s.doc.needs_saving(), "a cast change is unsaved");
         assert!(
             !s.doc.unsaved_edits,
-            "but the autosave (the text) is unchanged"
+            "and handed to the autosave like a change of text"
         );
         let ep = s.doc.episode().expect("parses");
         assert_eq!(

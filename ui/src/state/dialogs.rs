@@ -12,4 +12,27 @@ pub struct Dialogs {
     pub save_as: Option<String>,
     /// The keyboard shortcuts overlay (F1).
     pub help: bool,
+    /// "Save changes?" (Save / Discard / Cancel) before an action that would close the
+    /// document with work the author made.
+    pub unsaved: Option<Leaving>,
+}
+
+/// What the author asked for that would close a document with unsaved work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Leaving {
+    /// Quit the studio (Ctrl+Q, the menu, the window's close button).
+    Quit,
+    /// Start a new project.
+    NewProject,
+}
+
+/// The answer to "Save changes?".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnsavedAnswer {
+    /// Save the project in the library, then go on.
+    Save,
+    /// Forget the changes (and their autosave), then go on.
+    Discard,
+    /// Stay: nothing is closed.
+    Cancel,
 }

@@ -5,6 +5,7 @@ use eframe::egui;
 
 use crate::app::{EngineState, Studio};
 use crate::command::Command;
+use crate::state::dialogs::{Leaving, UnsavedAnswer};
 
 /// Every shortcut, for the F1 overlay.
 pub const SHORTCUTS: [(&str, &str); 19] = [
@@ -25,7 +26,7 @@ pub const SHORTCUTS: [(&str, &str); 19] = [
     ("Ctrl+L", "Switch between lines and raw text"),
     ("Ctrl+Shift+T", "Dark / light theme"),
     ("F1", "This list"),
-    ("Ctrl+Q", "Quit (autosaves first)"),
+    ("Ctrl+Q", "Quit (asks about unsaved changes)"),
     ("Double-click a line", "Edit it"),
     ("Click a word heard", "Move the playhead to it"),
     (
@@ -82,6 +83,7 @@ pub fn show(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
     save_as(studio, ctx, out);
     recovery(studio, ctx, out);
     replace(studio, ctx, out);
+    unsaved(studio, ctx, out);
     if studio.dialogs().help {
         let mut open = true;
         egui::Window::new("Keyboard shortcuts")
@@ -234,6 +236,50 @@ fn recovery(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
                     .clicked()
                 {
                     out.push(Command::DiscardAutosave);
+                }
+            });
+        });
+}
+
+/// "Save changes?" before quitting or starting a new project with unsaved work.
+fn unsaved(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
+    let Some(leaving) = studio.dialogs().unsaved else {
+        return;
+    };
+    let then = match leaving {
+        Leaving::Quit => "quitting",
+        Leaving::NewProject => "starting a new project",
+    };
+    egui::Window::new("Save changes?")
+        .collapsible(false)
+        .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+        .show(ctx, |ui| {
+            ui.label(format!(
+                "\"{}\" has changes that are not saved. Save them before {then}?",
+                studio.doc.name
+            ));
+            ui.horizontal(|ui| {
+                let answers = [
+                    (
+                        "Save",
+                        "Save the project in the library, then go on",
+                        UnsavedAnswer::Save,
+                    ),
+                    (
+                        "Discard",
+                        "Forget the changes since the last save, then go on",
+                        UnsavedAnswer::Discard,
+                    ),
+                    (
+                        "Cancel",
+                        "Keep working on this project",
+                        UnsavedAnswer::Cancel,
+                    ),
+                ];
+                for (label, hover, answer) in answers {
+                    if ui.button(label).on_hover_text(hover).clicked() {
+                        out.push(Command::AnswerUnsaved(answer));
+                    }
                 }
             });
         });

@@ -146,7 +146,7 @@ fn file_menu(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     ui.separator();
     if ui
         .button("Quit  (Ctrl+Q)")
-        .on_hover_text("Autosave and close the studio")
+        .on_hover_text("Close the studio (asks first if there are unsaved changes)")
         .clicked()
     {
         out.push(Command::Quit);

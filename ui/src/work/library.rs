@@ -1,8 +1,19 @@
-//! The library (projects, autosaves, recovery, the names of library voices) on its own thread: `SQLite` is disk I/O, and the
-//! UI thread never waits on disk. Commands go in through a channel; answers come back as events.
+//! The library (projects, autosaves, recovery, the names of library voices) on its own thread:
+//! `SQLite` is disk I/O, and the UI thread never waits on disk. Commands go in through a
+//! channel; answers come back as events.
+//!
+//! Autosave is timed here, not by the frame loop: the studio sends its unsaved work the moment
+//! it changes (a cheap clone), and this thread writes the latest of it once edits pause for
+//! [`AUTOSAVE_QUIET`], or at the latest [`AUTOSAVE_AT_MOST`] after the first unwritten change.
+//! egui paints only when something asks it to (input under the pointer, an animation), so a
+//! timer kept by frames stops with the pointer outside the window; this one does not. Any other
+//! command writes the pending autosave first, so commands keep their order (a save after an
+//! autosave clears it).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::mpsc;
+use std::time::{Duration, Instant};
 
 use engine::library::{Autosave, Library, ProjectDraft, VoiceKind};
 
@@ -11,10 +22,17 @@ use super::{send, spawn, Waker};
 /// Commands (and answers) the library queue holds before the UI's sends are refused.
 const COMMANDS: usize = 64;
 
+/// An autosave is written once edits have paused this long...
+pub const AUTOSAVE_QUIET: Duration = Duration::from_millis(600);
+/// ...or this long after the first change not yet written, whichever comes first.
+pub const AUTOSAVE_AT_MOST: Duration = Duration::from_secs(2);
+
 pub enum LibCmd {
+    /// The unsaved work of project `name` as it is now (text and cast).
     Autosave {
         name: String,
         script: String,
+        cast: BTreeMap<String, String>,
     },
     Save(Box<ProjectDraft>),
     Load(String),
@@ -69,9 +87,50 @@ impl LibraryLink {
                     return;
                 }
             };
-            while let Ok(cmd) = cmd_rx.recv() {
-                let event = handle(&lib, cmd);
-                if let Some(event) = event {
+            let mut pending: Option<Pending> = None;
+            loop {
+                let cmd = match &pending {
+                    None => cmd_rx
+                        .recv()
+                        .map_err(|_| mpsc::RecvTimeoutError::Disconnected),
+                    Some(p) => {
+                        cmd_rx.recv_timeout(p.due().saturating_duration_since(Instant::now()))
+                    }
+                };
+                let cmd = match cmd {
+                    Ok(LibCmd::Autosave { name, script, cast }) => {
+                        let now = Instant::now();
+                        let first = match pending.take() {
+                            Some(p) if p.name == name => p.first,
+                            // Another project's work is written before this one's is held.
+                            Some(p) => {
+                                write_autosave(&lib, &ev_tx, &waker, p);
+                                now
+                            }
+                            None => now,
+                        };
+                        pending = Some(Pending {
+                            name,
+                            script,
+                            cast,
+                            first,
+                            last: now,
+                        });
+                        continue;
+                    }
+                    Ok(cmd) => Some(cmd),
+                    Err(mpsc::RecvTimeoutError::Timeout) => None,
+                    Err(mpsc::RecvTimeoutError::Disconnected) => {
+                        if let Some(p) = pending.take() {
+                            write_autosave(&lib, &ev_tx, &waker, p);
+                        }
+                        break;
+                    }
+                };
+                if let Some(p) = pending.take() {
+                    write_autosave(&lib, &ev_tx, &waker, p);
+                }
+                if let Some(event) = cmd.and_then(|cmd| handle(&lib, cmd)) {
                     send(&ev_tx, &waker, event);
                 }
             }
@@ -101,9 +160,37 @@ impl LibraryLink {
     }
 }
 
+/// An autosave received but not yet written.
+struct Pending {
+    name: String,
+    script: String,
+    cast: BTreeMap<String, String>,
+    /// The first change not yet written, and the latest.
+    first: Instant,
+    last: Instant,
+}
+
+impl Pending {
+    fn due(&self) -> Instant {
+        (self.last + AUTOSAVE_QUIET).min(self.first + AUTOSAVE_AT_MOST)
+    }
+}
+
+fn write_autosave(lib: &Library, events: &mpsc::SyncSender<LibEvent>, waker: &Waker, p: Pending) {
+    if let Err(e) = lib.autosave(&p.name, &p.script, &p.cast) {
+        send(
+            events,
+            waker,
+            LibEvent::Error(format!("autosave of \"{}\" failed: {e}", p.name)),
+        );
+    }
+}
+
 fn handle(lib: &Library, cmd: LibCmd) -> Option<LibEvent> {
     let result = match cmd {
-        LibCmd::Autosave { name, script } => lib.autosave(&name, &script).map(|()| None),
+        LibCmd::Autosave { name, script, cast } => {
+            lib.autosave(&name, &script, &cast).map(|()| None)
+        }
         LibCmd::Save(draft) => lib.save_project(&draft).map(|_| {
             Some(LibEvent::Saved {
                 name: draft.name.clone(),

@@ -61,7 +61,8 @@ fn assert_set_aside_unreadable(bytes: &[u8]) {
         "kept byte for byte"
     );
     // the fresh library works
-    lib.autosave("after", "recovered").unwrap();
+    lib.autosave("after", "recovered", &Default::default())
+        .unwrap();
     assert!(lib.check().unwrap().is_ok());
     drop(lib);
     assert!(Library::open(&path).unwrap().set_aside().is_none());
@@ -135,7 +136,7 @@ fn side_files_move_with_the_main_file() {
     let moved = lib.set_aside().unwrap().moved_to.clone();
     assert_eq!(std::fs::read(side(&moved, "-wal")).unwrap(), b"stale wal");
     assert_eq!(std::fs::read(side(&moved, "-shm")).unwrap(), b"stale shm");
-    lib.autosave("x", "y").unwrap();
+    lib.autosave("x", "y", &Default::default()).unwrap();
     assert!(lib.check().unwrap().is_ok());
 }
 

@@ -152,7 +152,7 @@ fn unicode_names_round_trip_everywhere() {
         let project = draft(name, &format!("script {i} — «{name}»"));
         lib.save_project(&project).unwrap();
         assert_eq!(lib.load_project(name).unwrap().unwrap().draft, project);
-        lib.autosave(name, name).unwrap();
+        lib.autosave(name, name, &Default::default()).unwrap();
         assert_eq!(lib.autosave_for(name).unwrap().unwrap().script, *name);
     }
     // composed and decomposed spellings are different names (no normalisation)
@@ -282,10 +282,12 @@ fn autosaves_recover_and_clear() {
     let (_dir, lib) = temp_library();
     assert!(lib.autosave_for("Draft").unwrap().is_none());
     // a project never saved can be autosaved
-    lib.autosave("Draft", "HOST: first words").unwrap();
-    lib.autosave("Draft", "HOST: first words, more").unwrap();
+    lib.autosave("Draft", "HOST: first words", &Default::default())
+        .unwrap();
+    lib.autosave("Draft", "HOST: first words, more", &Default::default())
+        .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(5));
-    lib.autosave("Other", "x").unwrap();
+    lib.autosave("Other", "x", &Default::default()).unwrap();
     let all = lib.list_autosaves().unwrap();
     assert_eq!(all.len(), 2);
     assert_eq!(all[0].project_name, "Other");
@@ -297,7 +299,8 @@ fn autosaves_recover_and_clear() {
     assert!(lib.autosave_for("Draft").unwrap().is_none());
     // deleting a project drops its autosave
     lib.save_project(&draft("Third", "x")).unwrap();
-    lib.autosave("Third", "unsaved").unwrap();
+    lib.autosave("Third", "unsaved", &Default::default())
+        .unwrap();
     lib.delete_project("Third").unwrap();
     assert!(lib.autosave_for("Third").unwrap().is_none());
     lib.clear_autosave("Other").unwrap();
@@ -306,12 +309,31 @@ fn autosaves_recover_and_clear() {
 }
 
 #[test]
+fn an_autosave_keeps_the_cast_choices_with_the_text() {
+    let (_dir, lib) = temp_library();
+    let cast: std::collections::BTreeMap<String, String> =
+        [("Ben".to_owned(), "bm_george@1.25".to_owned())].into();
+    lib.autosave("Draft", "Ann: One.\nBen: Two.", &cast)
+        .unwrap();
+    let saved = lib.autosave_for("Draft").unwrap().unwrap();
+    assert_eq!(saved.cast, cast);
+    assert_eq!(lib.list_autosaves().unwrap()[0].cast, cast);
+    // A cast that no longer reads (a hand-edited file) loses the cast, never the text.
+    lib.conn
+        .execute("UPDATE autosaves SET cast_json = 'not json'", [])
+        .unwrap();
+    let saved = lib.autosave_for("Draft").unwrap().unwrap();
+    assert_eq!(saved.script, "Ann: One.\nBen: Two.");
+    assert!(saved.cast.is_empty());
+}
+
+#[test]
 fn check_counts_and_vacuum() {
     let (_dir, lib) = temp_library();
     lib.seed_stock_voices(&stock()).unwrap();
     lib.add_voice(&blend("B")).unwrap();
     lib.save_project(&draft("P", "x")).unwrap();
-    lib.autosave("Q", "y").unwrap();
+    lib.autosave("Q", "y", &Default::default()).unwrap();
     let key = EmbeddingKey::for_audio(b"a", "ge2e", 1);
     lib.put_embedding(&key, &[0.25; EMBEDDING_DIM], 1.0, 16_000)
         .unwrap();
