@@ -31,7 +31,9 @@ impl Studio {
                 || self.projects.iter().any(|p| p == name)
                 || self.recovery.iter().any(|a| a.project_name == name)
         };
-        (1..)
+        // One more name than there are names taken: at least one of them is free.
+        let names = self.projects.len() + self.recovery.len() + 2;
+        (1..=names)
             .map(|n| {
                 if n == 1 {
                     "untitled".to_owned()

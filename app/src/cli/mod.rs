@@ -6,6 +6,7 @@ mod bench_parity;
 mod bench_tune;
 mod library;
 mod models;
+mod output;
 mod render;
 mod say;
 mod say_follow;

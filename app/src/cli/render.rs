@@ -4,14 +4,14 @@
 //! flag the renderer checks between sentences; it then deletes its temporaries and the command
 //! exits with status 130, leaving any earlier file at the target untouched.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context;
 use engine::audio::{OutputFormat, SampleFormat};
 use engine::render::cache::Cached;
 use engine::render::{self, CaptionFormat, FromModel, Progress, RenderError, RenderOptions};
 
+use super::output::Output;
 use super::script_input::{self, ScriptArgs};
 use super::EngineArgs;
 use crate::exit::BadInput;
@@ -108,7 +108,6 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
     for w in &episode.warnings {
         eprintln!("{}: warning: {}", episode.locate(w.position), w.message);
     }
-    let to_stdout = args.output.as_deref() == Some(Path::new("-"));
     let format_arg = args.format.or_else(|| {
         let ext = args
             .output
@@ -125,14 +124,9 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
         }
     });
     let format = output_format(format_arg.unwrap_or(AudioFormat::Wav), args)?;
-    let dest =
+    let target =
         match &args.output {
-            Some(p) if !to_stdout => p.clone(),
-            Some(_) => std::env::current_dir()?.join(format!(
-                ".banter-stdout-{}.{}",
-                std::process::id(),
-                format.extension()
-            )),
+            Some(p) => p.clone(),
             None if args.script.as_os_str() == "-" => return Err(BadInput(
                 "reading the script from standard input needs -o OUT (or -o - for standard output)"
                     .into(),
@@ -140,14 +134,35 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
             .into()),
             None => args.script.with_extension(format.extension()),
         };
+    // Before any work: never the script itself, never a rename over a device or a FIFO.
+    let output = super::output::check(&target, &[args.script.as_path()])?;
+    let to_stdout = output.is_stream();
+    if matches!(output, Output::Stream(_)) && !args.no_markers {
+        eprintln!(
+            "note: {} is not a regular file: captions, chapters and stems are not written",
+            output.describe()
+        );
+    }
+    // A stream gets the finished file from a private temporary folder (removed on every
+    // exit, error or not); a file is rendered beside its target and renamed into place.
+    let scratch = if to_stdout {
+        Some(
+            tempfile::Builder::new()
+                .prefix("banter-render-")
+                .tempdir()?,
+        )
+    } else {
+        None
+    };
+    let dest = match &scratch {
+        Some(dir) => dir.path().join(format!("episode.{}", format.extension())),
+        None => target.clone(),
+    };
     if args.check_voices && (to_stdout || args.no_markers) {
         return Err(BadInput(
             "--check-voices reads the markers file: drop --no-markers and write to a file".into(),
         )
         .into());
-    }
-    if dest.is_dir() {
-        return Err(BadInput(format!("{}: is a folder; give a file name", dest.display())).into());
     }
     let options = RenderOptions {
         format,
@@ -204,17 +219,14 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
         Ok(r) => r,
         Err(RenderError::Cancelled) => {
             eprintln!("render cancelled; nothing was written");
+            drop(scratch);
             std::process::exit(130);
         }
         Err(e) if e.is_input_error() => return Err(BadInput(e.to_string()).into()),
         Err(e) => return Err(e.into()),
     };
     if to_stdout {
-        let mut out = std::io::stdout().lock();
-        let mut file = fs_err::File::open(&dest)?;
-        std::io::copy(&mut file, &mut out).context("writing to standard output")?;
-        out.flush()?;
-        fs_err::remove_file(&dest)?;
+        output.copy_from(&dest)?;
     } else {
         for path in &report.outputs {
             eprintln!("wrote {}", path.display());

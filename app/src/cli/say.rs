@@ -10,6 +10,7 @@ use engine::audio::{SampleFormat, WavWriter};
 use engine::synth::{SpeechRequest, SAMPLE_RATE};
 use engine::{Mode, StreamEvent};
 
+use super::output::Output;
 use super::EngineArgs;
 use crate::exit::BadInput;
 
@@ -77,6 +78,16 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
         },
         None => SpeechRequest::new(&args.voice, args.speed)?,
     };
+    // Before the model loads: a folder, a missing or read-only folder is refused now, not
+    // after the synthesis; a device or a FIFO is written to, never renamed over.
+    let output = super::output::check(&args.output, &[])?;
+    if args.follow && matches!(output, Output::Stream(_)) {
+        return Err(BadInput(format!(
+            "{}: --follow writes a file or standard output (-o -), not a device or FIFO",
+            output.describe()
+        ))
+        .into());
+    }
     let engine = super::models::load_engine(&args.engine)?;
     if let Some(table) = saved.and_then(|v| v.table) {
         engine.register_voice(&request.voice, table);
@@ -94,9 +105,16 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
     let mut stream = engine.submit_text(&text, request, Mode::Offline)?;
     let mut first_audio = None;
     let mut samples = 0usize;
-    let to_stdout = args.output.as_os_str() == "-";
+    let to_stdout = output == Output::Stdout;
     let target = &args.output;
-    let part = part_path(target);
+    // A stream (FIFO, device) is written whole from a private temporary once complete.
+    let scratch = match output {
+        Output::Stream(_) => Some(tempfile::Builder::new().prefix("banter-say-").tempdir()?),
+        Output::File(_) | Output::Stdout => None,
+    };
+    let part = scratch
+        .as_ref()
+        .map_or_else(|| part_path(target), |d| d.path().join("say.wav"));
     let mut sink: Box<dyn WriteSeek> = if to_stdout {
         Box::new(SeekableStdout::default())
     } else {
@@ -125,8 +143,12 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
     }
     sink.flush()?;
     drop(sink);
-    if !to_stdout {
-        fs_err::rename(&part, target).context("moving the finished file into place")?;
+    match &output {
+        Output::File(_) => {
+            fs_err::rename(&part, target).context("moving the finished file into place")?;
+        }
+        Output::Stream(_) => output.copy_from(&part)?,
+        Output::Stdout => {}
     }
     let elapsed = started.elapsed().as_secs_f64();
     let audio_s = samples as f64 / f64::from(SAMPLE_RATE);

@@ -59,6 +59,8 @@ pub fn master(
             };
             let tmp = tempfile::Builder::new()
                 .prefix(".banter-out-")
+                // The finished file gets the user's usual permissions (0666 less the umask).
+                .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
                 .tempfile_in(dir)
                 .map_err(|e| RenderError::io(dir, e))?;
             let out = tmp.reopen().map_err(|e| RenderError::io(tmp.path(), e))?;

@@ -422,6 +422,9 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RenderError> {
     };
     let mut tmp = tempfile::Builder::new()
         .prefix(".banter-")
+        // A finished file gets the user's usual permissions (0666 less the umask), not a
+        // temporary's private 0600.
+        .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
         .tempfile_in(dir)
         .map_err(|e| RenderError::io(dir, e))?;
     tmp.write_all(bytes).map_err(|e| RenderError::io(path, e))?;

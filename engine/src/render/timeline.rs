@@ -135,9 +135,12 @@ impl<'a> Timeline<'a> {
         let keep = timing::audible_range(audio, SAMPLE_RATE, slot.cut_off);
         let at = self.position;
         self.position += keep.len() as u64;
+        let end = secs(self.position);
         let mut cue = Cue {
-            start: secs(at) + f64::from(timing::LEAD_MARGIN_SECS),
-            end: secs(self.position),
+            // An audible span shorter than the lead margin (a near-silent sentence, or none at
+            // all) still makes a cue that starts no later than it ends.
+            start: (secs(at) + f64::from(timing::LEAD_MARGIN_SECS)).min(end),
+            end,
             speaker: slot.plan.speaker.clone(),
             text: slot.sentence.caption.clone(),
             line: slot.plan.index,

@@ -291,3 +291,80 @@ fn packed_weights_cache_changes_nothing_but_the_start() {
     );
     assert!(after == none, "a damaged cache changed the audio");
 }
+
+/// `-o` never destroys what it names: the script itself (by any name) is refused before any
+/// work, a folder or a missing folder too, and a device or FIFO is written to, not replaced.
+#[test]
+fn an_output_that_would_destroy_the_script_or_a_device_is_refused_or_streamed() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let script = dir.path().join("same.txt");
+    let text = "Ann: Hello there.\nBen: Hi, Ann.\n";
+    std::fs::write(&script, text).expect("write script");
+    let s = script.to_str().expect("utf-8 path");
+    assert_bad_input(&["render", s, "-o", s], None, "is the input");
+    let link = dir.path().join("other-name.wav");
+    std::fs::hard_link(&script, &link).expect("hard link");
+    let l = link.to_str().expect("utf-8 path");
+    assert_bad_input(&["render", s, "-o", l], None, "is the input");
+    let d = dir.path().to_str().expect("utf-8 path");
+    assert_bad_input(&["render", s, "-o", d], None, "is a folder");
+    assert_bad_input(&["say", "Hello", "-o", d], None, "is a folder");
+    let missing = dir.path().join("no/such/out.wav");
+    let m = missing.to_str().expect("utf-8 path");
+    assert_bad_input(&["say", "Hello", "-o", m], None, "does not exist");
+    assert_eq!(std::fs::read_to_string(&script).expect("script"), text);
+
+    if model_store().is_none() {
+        return;
+    }
+    // A FIFO gets the audio through the pipe; it is still a FIFO afterwards.
+    let fifo = dir.path().join("pipe.wav");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::Builder::new()
+            .name("fifo-reader".into())
+            .spawn(move || std::fs::read(fifo).expect("read the fifo"))
+            .expect("spawn the fifo reader")
+    };
+    let f = fifo.to_str().expect("utf-8 path");
+    let out = banter(&["render", s, "-o", f], None);
+    if !out.status.success() {
+        // Unblock the reader (it waits for a writer) before failing.
+        let _ = std::fs::OpenOptions::new().write(true).open(&fifo);
+        panic!("{}", String::from_utf8_lossy(&out.stderr));
+    }
+    let wav = reader.join().expect("reader thread");
+    assert!(
+        wav.len() > 44 && &wav[0..4] == b"RIFF",
+        "a WAV came through"
+    );
+    assert!(std::fs::metadata(&fifo)
+        .expect("fifo")
+        .file_type()
+        .is_fifo());
+    // /dev/null stays the device.
+    let out = banter(&["say", "Hi.", "-o", "/dev/null"], None);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::metadata("/dev/null")
+        .expect("/dev/null")
+        .file_type()
+        .is_char_device());
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("list")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        names.iter().all(|n| !n.starts_with('.')),
+        "no temporaries left: {names:?}"
+    );
+}

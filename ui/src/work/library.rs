@@ -104,7 +104,7 @@ impl LibraryLink {
                             Some(p) if p.name == name => p.first,
                             // Another project's work is written before this one's is held.
                             Some(p) => {
-                                write_autosave(&lib, &ev_tx, &waker, p);
+                                write_autosave(&lib, &ev_tx, &waker, &p);
                                 now
                             }
                             None => now,
@@ -122,13 +122,13 @@ impl LibraryLink {
                     Err(mpsc::RecvTimeoutError::Timeout) => None,
                     Err(mpsc::RecvTimeoutError::Disconnected) => {
                         if let Some(p) = pending.take() {
-                            write_autosave(&lib, &ev_tx, &waker, p);
+                            write_autosave(&lib, &ev_tx, &waker, &p);
                         }
                         break;
                     }
                 };
                 if let Some(p) = pending.take() {
-                    write_autosave(&lib, &ev_tx, &waker, p);
+                    write_autosave(&lib, &ev_tx, &waker, &p);
                 }
                 if let Some(event) = cmd.and_then(|cmd| handle(&lib, cmd)) {
                     send(&ev_tx, &waker, event);
@@ -176,7 +176,7 @@ impl Pending {
     }
 }
 
-fn write_autosave(lib: &Library, events: &mpsc::SyncSender<LibEvent>, waker: &Waker, p: Pending) {
+fn write_autosave(lib: &Library, events: &mpsc::SyncSender<LibEvent>, waker: &Waker, p: &Pending) {
     if let Err(e) = lib.autosave(&p.name, &p.script, &p.cast) {
         send(
             events,

@@ -58,7 +58,11 @@ fn write_rows(
             together.map(Rendezvous::arrive);
         }
         let name = format!("{writer}-{i}");
-        lib.autosave(&name, &format!("text of {name}"), &Default::default())?;
+        lib.autosave(
+            &name,
+            &format!("text of {name}"),
+            &std::collections::BTreeMap::new(),
+        )?;
         let key = RenderKey::new(&RenderKeyParts {
             model_id: writer,
             model_version: "1",
@@ -160,7 +164,9 @@ fn a_writer_held_up_past_the_timeout_gets_a_clear_busy_error() {
     .unwrap();
     holder.conn.execute_batch("BEGIN IMMEDIATE").unwrap();
     let t = Instant::now();
-    let err = waiter.autosave("x", "y", &Default::default()).unwrap_err();
+    let err = waiter
+        .autosave("x", "y", &std::collections::BTreeMap::new())
+        .unwrap_err();
     let waited = t.elapsed();
     assert!(err.is_busy(), "{err:?}");
     assert!(err.to_string().contains("is busy"), "{err}");
@@ -171,7 +177,9 @@ fn a_writer_held_up_past_the_timeout_gets_a_clear_busy_error() {
     assert!(waiter.list_projects().unwrap().is_empty());
     holder.conn.execute_batch("COMMIT").unwrap();
     // and once the lock is gone the write succeeds
-    waiter.autosave("x", "y", &Default::default()).unwrap();
+    waiter
+        .autosave("x", "y", &std::collections::BTreeMap::new())
+        .unwrap();
 }
 
 #[test]
@@ -190,7 +198,9 @@ fn a_short_lock_is_waited_out() {
             })
             .unwrap();
         let t = Instant::now();
-        waiter.autosave("x", "y", &Default::default()).unwrap();
+        waiter
+            .autosave("x", "y", &std::collections::BTreeMap::new())
+            .unwrap();
         assert!(t.elapsed() >= Duration::from_millis(300));
         h.join().unwrap();
     });

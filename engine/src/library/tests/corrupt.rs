@@ -61,7 +61,7 @@ fn assert_set_aside_unreadable(bytes: &[u8]) {
         "kept byte for byte"
     );
     // the fresh library works
-    lib.autosave("after", "recovered", &Default::default())
+    lib.autosave("after", "recovered", &std::collections::BTreeMap::new())
         .unwrap();
     assert!(lib.check().unwrap().is_ok());
     drop(lib);
@@ -136,7 +136,8 @@ fn side_files_move_with_the_main_file() {
     let moved = lib.set_aside().unwrap().moved_to.clone();
     assert_eq!(std::fs::read(side(&moved, "-wal")).unwrap(), b"stale wal");
     assert_eq!(std::fs::read(side(&moved, "-shm")).unwrap(), b"stale shm");
-    lib.autosave("x", "y", &Default::default()).unwrap();
+    lib.autosave("x", "y", &std::collections::BTreeMap::new())
+        .unwrap();
     assert!(lib.check().unwrap().is_ok());
 }
 

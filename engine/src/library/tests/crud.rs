@@ -152,7 +152,8 @@ fn unicode_names_round_trip_everywhere() {
         let project = draft(name, &format!("script {i} — «{name}»"));
         lib.save_project(&project).unwrap();
         assert_eq!(lib.load_project(name).unwrap().unwrap().draft, project);
-        lib.autosave(name, name, &Default::default()).unwrap();
+        lib.autosave(name, name, &std::collections::BTreeMap::new())
+            .unwrap();
         assert_eq!(lib.autosave_for(name).unwrap().unwrap().script, *name);
     }
     // composed and decomposed spellings are different names (no normalisation)
@@ -282,12 +283,21 @@ fn autosaves_recover_and_clear() {
     let (_dir, lib) = temp_library();
     assert!(lib.autosave_for("Draft").unwrap().is_none());
     // a project never saved can be autosaved
-    lib.autosave("Draft", "HOST: first words", &Default::default())
-        .unwrap();
-    lib.autosave("Draft", "HOST: first words, more", &Default::default())
-        .unwrap();
+    lib.autosave(
+        "Draft",
+        "HOST: first words",
+        &std::collections::BTreeMap::new(),
+    )
+    .unwrap();
+    lib.autosave(
+        "Draft",
+        "HOST: first words, more",
+        &std::collections::BTreeMap::new(),
+    )
+    .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(5));
-    lib.autosave("Other", "x", &Default::default()).unwrap();
+    lib.autosave("Other", "x", &std::collections::BTreeMap::new())
+        .unwrap();
     let all = lib.list_autosaves().unwrap();
     assert_eq!(all.len(), 2);
     assert_eq!(all[0].project_name, "Other");
@@ -299,7 +309,7 @@ fn autosaves_recover_and_clear() {
     assert!(lib.autosave_for("Draft").unwrap().is_none());
     // deleting a project drops its autosave
     lib.save_project(&draft("Third", "x")).unwrap();
-    lib.autosave("Third", "unsaved", &Default::default())
+    lib.autosave("Third", "unsaved", &std::collections::BTreeMap::new())
         .unwrap();
     lib.delete_project("Third").unwrap();
     assert!(lib.autosave_for("Third").unwrap().is_none());
@@ -333,7 +343,8 @@ fn check_counts_and_vacuum() {
     lib.seed_stock_voices(&stock()).unwrap();
     lib.add_voice(&blend("B")).unwrap();
     lib.save_project(&draft("P", "x")).unwrap();
-    lib.autosave("Q", "y", &Default::default()).unwrap();
+    lib.autosave("Q", "y", &std::collections::BTreeMap::new())
+        .unwrap();
     let key = EmbeddingKey::for_audio(b"a", "ge2e", 1);
     lib.put_embedding(&key, &[0.25; EMBEDDING_DIM], 1.0, 16_000)
         .unwrap();

@@ -231,3 +231,40 @@ fn words_land_in_the_file_inside_their_cue_and_their_line() {
         cues[0].words
     );
 }
+
+#[test]
+fn a_sentence_with_little_or_nothing_audible_is_placed_with_its_words() {
+    let plans = [line(
+        0,
+        "Ann",
+        vec![Step::Speak(SentencePlan {
+            caption: "ab".to_owned(),
+            phonemes: "ab".to_owned(),
+            speed: 1.0,
+            words: vec![PlannedWord {
+                text: "ab".to_owned(),
+                phonemes: 0..2,
+                at: Position::new(1, 6),
+            }],
+        })],
+    )];
+    let durations: Vec<Arc<[u32]>> = vec![Arc::from(vec![8u32, 4, 4, 8])];
+    // Silence, a click of a few samples, and a 10 ms blip: each shorter than the lead margin.
+    let mut click = vec![0.0f32; 24 * 600];
+    click[12 * 600..12 * 600 + 3].fill(0.5);
+    let mut blip = vec![0.0f32; 24 * 600];
+    blip[12 * 600..12 * 600 + 240].fill(0.5);
+    for audio in [vec![0.0f32; 24 * 600], click, blip] {
+        let mut tl = Timeline::new(&plans, 0, None);
+        while let Some(p) = tl.next() {
+            if let Placement::Sentence(slot) = p {
+                let placed = tl.place(&slot, &audio, &durations);
+                let cue = &placed.cue;
+                assert!(cue.start <= cue.end, "{cue:?}");
+                for w in &cue.words {
+                    assert!(cue.start <= w.start && w.start <= w.end && w.end <= cue.end);
+                }
+            }
+        }
+    }
+}
