@@ -16,7 +16,8 @@
 //!   the one scheduler, in its priority class.
 //! - [`segments`]: text to the segments Kokoro speaks, without the model.
 //! - [`synth`]: the model as the model thread holds it; requests and errors.
-//! - [`script`]: podcast scripts in many formats, parsed into episodes (cast, lines, chapters).
+//! - [`script`]: podcast scripts in many formats, parsed into episodes (cast, lines, chapters);
+//!   the `script` crate, below this one.
 //! - [`speaker`]: GE2E speaker embeddings (resemblyzer's encoder) to match and check voices.
 //! - [`scheduler`]: one model thread serving every stream, most urgent first.
 //! - [`render`]: episodes to finished audio (loudness, captions, chapters, stems).
@@ -45,7 +46,6 @@ pub mod panic_guard;
 pub mod phonemes;
 pub mod render;
 pub mod scheduler;
-pub mod script;
 pub mod segments;
 pub mod speaker;
 pub mod synth;
@@ -63,4 +63,6 @@ pub use kokoro::model::EncodeError;
 pub use kokoro::parity;
 pub use kokoro::ModelError;
 pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamFeed, StreamHandle, TimedAudio};
+/// The script parsers (the `script` crate, which depends on nothing of the engine's).
+pub use script;
 pub use synth::{SpeechRequest, SynthError, SAMPLE_RATE};

@@ -1,14 +1,12 @@
 //! Shared checks for the script fuzz targets.
 //!
-//! The script module is compiled here straight from `engine/src/script` (it depends only on
-//! serde, serde_json and thiserror), so a fuzz build does not compile candle, gemm and espeak-ng
-//! with sanitizers. Each target feeds bytes to a parser and checks what must always hold: no
+//! The parsers are the `script` crate (`engine/script`), which depends only on serde,
+//! serde_json, thiserror and unicode-normalization, so a fuzz build does not compile candle,
+//! gemm and espeak-ng with sanitizers. Each target feeds bytes to a parser and checks what must always hold: no
 //! panic, every reported position inside the input, errors printed as `FILE:LINE:COLUMN: ...`,
 //! and a check report that serialises.
 
-#[allow(dead_code, unused_imports)]
-#[path = "../../engine/src/script/mod.rs"]
-pub mod script;
+pub use script;
 
 use script::{Episode, ParseOptions, Position, ScriptError, ScriptFormat, VoiceSource};
 

@@ -10,15 +10,17 @@
 //! cannot read is a [`ScriptError`] whose message starts with `FILE:LINE:COLUMN: ` and says what
 //! to do. Columns count characters, not bytes.
 //!
-//! This module depends on nothing else in the engine (only `serde`, `serde_json`, `thiserror` and
-//! `unicode-normalization`), so
-//! `fuzz/` can compile it on its own without building the model with sanitizers.
+//! A crate of its own below the engine: it depends on nothing of Banter's and on no model,
+//! database or audio crate (only `serde`, `serde_json`, `thiserror` and
+//! `unicode-normalization`; `scripts/check-layers.sh` holds it to that), so the parsers build
+//! and test in seconds, and `fuzz/` builds them with sanitizers without candle or espeak-ng.
+//! The engine re-exports it as `engine::script`.
 //!
 //! ```
-//! use engine::script::{Episode, ParseOptions};
+//! use script::{Episode, ParseOptions};
 //! let episode = Episode::parse("ep.txt", "Alice: Welcome back!\nBob: Glad to be here.", &ParseOptions::default())?;
 //! assert_eq!(episode.cast.get("Bob").map(|m| m.voice.as_str()), Some("am_michael"));
-//! # Ok::<(), engine::script::ScriptError>(())
+//! # Ok::<(), script::ScriptError>(())
 //! ```
 
 mod cast;
