@@ -1,9 +1,9 @@
 //! Exit statuses and how errors are shown: one line, `error: …`, then the causes.
 
 use engine::render::RenderError;
-use engine::synth::SynthError;
 use engine::voicematch::VoiceMatchError;
 use engine::SchedulerError;
+use engine::SynthError;
 
 /// The error was the user's input (bad text, voice, speed, path...), not a fault of ours.
 #[derive(Debug, thiserror::Error)]

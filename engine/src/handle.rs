@@ -26,8 +26,10 @@ use crate::scheduler::{
     Metrics, Mode, Scheduler, SchedulerConfig, SchedulerError, SegmentModel, StreamFeed,
     StreamHandle, TimedAudio,
 };
-use crate::segments::{self, Segment};
-use crate::synth::{check_speed, SpeechRequest, SynthError, Synthesizer};
+use crate::segments;
+use crate::speech::Segment;
+use crate::speech::{check_speed, SpeechRequest, SynthError};
+use crate::synth::Synthesizer;
 use crate::voice::{StockVoice, VoiceBook, VoiceSpec, VoiceTable};
 use crate::words::WordTrack;
 

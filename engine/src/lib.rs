@@ -15,7 +15,8 @@
 //! - [`Engine`]: the public entry point: load once, then every piece of audio is a stream of
 //!   the one scheduler, in its priority class.
 //! - [`segments`]: text to the segments Kokoro speaks, without the model.
-//! - [`synth`]: the model as the model thread holds it; requests and errors.
+//! - [`speech`]: the words every layer shares (request, segment, precision, rate, errors).
+//! - `synth` (private): the model as the model thread holds it.
 //! - [`script`]: podcast scripts in many formats, parsed into episodes (cast, lines, chapters);
 //!   the `script` crate, below this one.
 //! - [`speaker`]: GE2E speaker embeddings (resemblyzer's encoder) to match and check voices.
@@ -48,7 +49,9 @@ pub mod render;
 pub mod scheduler;
 pub mod segments;
 pub mod speaker;
-pub mod synth;
+pub mod speech;
+/// The model as the model thread holds it: crate-private, so only the scheduler runs Kokoro.
+mod synth;
 pub mod text;
 pub mod voice;
 pub mod voicematch;
@@ -65,4 +68,4 @@ pub use kokoro::ModelError;
 pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamFeed, StreamHandle, TimedAudio};
 /// The script parsers (the `script` crate, which depends on nothing of the engine's).
 pub use script;
-pub use synth::{SpeechRequest, SynthError, SAMPLE_RATE};
+pub use speech::{Precision, Segment, SpeechRequest, SynthError, SAMPLE_RATE, SPEED_RANGE};

@@ -9,16 +9,9 @@
 //! one segment per sentence instead ([`sentence_segments`]).
 
 use crate::phonemes::{self, Phonemizer, Vocab, MAX_PHONEMES};
-use crate::synth::{SpeechRequest, SynthError};
-use crate::text::Dialect;
+use crate::speech::{Segment, SpeechRequest, SynthError};
+use crate::text::{is_pictograph, Dialect};
 use crate::words::WordTrack;
-
-/// One Kokoro pass: a sentence or a few, as phonemes and ids.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Segment {
-    pub phonemes: String,
-    pub ids: Vec<u32>,
-}
 
 /// Later segments pack whole sentences up to this many phoneme characters (about 20 s of speech).
 pub const PACK_PHONEMES: usize = 250;
@@ -117,17 +110,6 @@ pub fn speakable_text(text: &str) -> String {
         .filter(|&c| !is_pictograph(c))
         .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
         .collect()
-}
-
-pub(crate) fn is_pictograph(c: char) -> bool {
-    matches!(u32::from(c),
-        0x1F000..=0x1FAFF   // emoticons, pictographs, transport, flags' regional indicators, symbols
-        | 0x2600..=0x27BF   // miscellaneous symbols, dingbats
-        | 0x2B00..=0x2BFF   // arrows and stars used as emoji
-        | 0xFE00..=0xFE0F   // variation selectors
-        | 0x200D            // zero-width joiner (emoji sequences)
-        | 0xE0020..=0xE007F // tag characters (flag sequences)
-    )
 }
 
 /// Splits a phoneme string into segment strings: a short first one, later ones packed sentences.

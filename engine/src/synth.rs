@@ -1,6 +1,5 @@
-//! The model as the model thread holds it, and the words every layer shares about speech:
-//! what to say ([`SpeechRequest`]), how precisely ([`Precision`]) and what can go wrong
-//! ([`SynthError`]).
+//! The model as the model thread holds it. The words it shares with every other layer (what to
+//! say, how precisely, what can go wrong) are in [`crate::speech`].
 //!
 //! [`Synthesizer`] is crate-private and neither `Send` nor `Sync`: the scheduler's model thread
 //! loads it and it never leaves that thread, so nothing else in the program can run Kokoro
@@ -14,150 +13,12 @@ use std::sync::Arc;
 use candle_core::{Device, Tensor};
 
 use crate::assets::ModelStore;
-use crate::device::{DeviceChoice, DeviceError};
+use crate::device::DeviceChoice;
 use crate::kokoro::model::{EncodeInput, Kokoro};
 use crate::kokoro::stream::{ChunkPlan, SegmentDecoder};
 use crate::kokoro::ModelError;
-use crate::phonemes::{Language, PhonemeError};
-use crate::segments::Segment;
-use crate::voice::{VoiceBook, VoiceError, VoiceSpec, VoiceTable};
-
-pub use crate::kokoro::config::SAMPLE_RATE;
-
-/// Slowest and fastest speaking rate accepted (the model's own limits).
-pub use crate::kokoro::config::SPEED_RANGE;
-
-/// Everything that can go wrong between text and audio.
-#[derive(Debug, thiserror::Error)]
-pub enum SynthError {
-    #[error("the text is empty; give some words to speak")]
-    EmptyText,
-    #[error("nothing to say: `{excerpt}` has no speakable symbols")]
-    NothingToSay { excerpt: String },
-    #[error("speed {value} is outside {}–{}; pick a value in that range", SPEED_RANGE.start(), SPEED_RANGE.end())]
-    Speed { value: f32 },
-    #[error(transparent)]
-    Voice(#[from] VoiceError),
-    #[error(transparent)]
-    Phonemes(#[from] PhonemeError),
-    #[error(transparent)]
-    Device(#[from] DeviceError),
-    #[error("model files are missing or incomplete in {dir}; run `banter models fetch`")]
-    ModelMissing { dir: String },
-    #[error("loading the model from {path}: {source}")]
-    Load {
-        path: String,
-        source: candle_core::Error,
-    },
-    #[error(transparent)]
-    Model(#[from] ModelError),
-    #[error("model inference failed: {0}")]
-    Inference(#[from] candle_core::Error),
-    #[error("starting the model thread: {0}")]
-    Start(#[source] std::io::Error),
-}
-
-impl SynthError {
-    /// True when the caller's input was at fault (exit status 2), false for internal faults.
-    #[must_use]
-    pub fn is_input_error(&self) -> bool {
-        matches!(
-            self,
-            Self::EmptyText
-                | Self::NothingToSay { .. }
-                | Self::Speed { .. }
-                | Self::Voice(_)
-                | Self::Device(_)
-        ) || matches!(self, Self::Model(e) if e.is_input_error())
-    }
-}
-
-/// What to say and how.
-#[derive(Debug, Clone)]
-pub struct SpeechRequest {
-    pub voice: VoiceSpec,
-    pub speed: f32,
-    /// Overrides the language implied by the voice name (e.g. an American voice reading French).
-    pub language: Option<Language>,
-}
-
-impl SpeechRequest {
-    pub fn new(voice: &str, speed: f32) -> Result<Self, SynthError> {
-        Ok(Self {
-            voice: VoiceSpec::parse(voice)?,
-            speed,
-            language: None,
-        })
-    }
-}
-
-/// The arithmetic of the model's big products (the decoder's convolutions, the encoders'
-/// dense layers).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Precision {
-    /// f32 throughout, as the reference computes (and as the stage goldens check).
-    F32,
-    /// bfloat16 products with f32 sums on AVX-512 BF16 vectors: about 1.8× faster decoding
-    /// than f32, 37–42 dB from the f32 audio and as close to the reference (see
-    /// `kokoro::bf16`). Elsewhere this is the same as `F32`.
-    Bf16,
-    /// The default: the same bfloat16 products on AMX tiles where the CPU has them (Intel
-    /// Xeon since Sapphire Rapids); elsewhere, where AVX-512 VNNI measures well ahead of the
-    /// vector kernels, [`Self::Int8`]; else the faster vector kernel on this CPU, bfloat16 or
-    /// f32 FMAs (each measured once per process: `kokoro::bf16::fma`, `kokoro::bf16::int8`).
-    Amx,
-    /// f32 products on the packed panels with AVX-512 FMAs: the f32 arithmetic (only the
-    /// order of the sums differs from [`Self::F32`]), faster than the bfloat16 vectors on
-    /// CPUs that issue `VDPBF16PS` at half the FMA rate. Elsewhere the same as `F32`.
-    Fma,
-    /// 8-bit products (AVX-512 VNNI) in the generator's residual blocks, with
-    /// a scale per output channel and per input frame (`kokoro::bf16::int8`), the other
-    /// layers as [`Self::Amx`] runs them: what `Amx` picks on CPUs with VNNI and no AMX where
-    /// VNNI measures faster. On CPUs without VNNI the same as `Amx`.
-    Int8,
-}
-
-impl Precision {
-    /// The variable that chooses: `f32`, `bf16` (vectors only), `fma` (f32 vectors only),
-    /// `int8` (the generator in 8 bits) or `amx` (the default).
-    pub const ENV: &'static str = "BANTER_PRECISION";
-
-    /// [`Self::Amx`] unless [`Self::ENV`] says `f32`, `bf16`, `fma` or `int8`; an unknown value is
-    /// warned about and ignored.
-    #[must_use]
-    pub fn from_env() -> Self {
-        let Ok(v) = std::env::var(Self::ENV) else {
-            return Self::Amx;
-        };
-        match v.trim().to_ascii_lowercase().as_str() {
-            "f32" => Self::F32,
-            "bf16" | "avx512" => Self::Bf16,
-            "fma" => Self::Fma,
-            "int8" => Self::Int8,
-            "amx" | "auto" | "" => Self::Amx,
-            _ => {
-                tracing::warn!(
-                    "{}={v:?} is not f32, bf16, fma, int8 or amx; using amx where the CPU has it",
-                    Self::ENV
-                );
-                Self::Amx
-            }
-        }
-    }
-
-    /// The kernel the bfloat16 products run on, or `None` for f32.
-    #[must_use]
-    pub fn bf16_kernel(self) -> Option<crate::kokoro::bf16::Bf16Kernel> {
-        use crate::kokoro::bf16::Bf16Kernel;
-        match self {
-            Self::F32 => None,
-            Self::Bf16 => Some(Bf16Kernel::Vectors),
-            Self::Amx => Some(Bf16Kernel::auto()),
-            Self::Fma => Some(Bf16Kernel::F32),
-            Self::Int8 => Some(Bf16Kernel::Int8),
-        }
-    }
-}
+use crate::speech::{check_speed, Precision, Segment, SpeechRequest, SynthError};
+use crate::voice::{VoiceBook, VoiceTable};
 
 /// Where the packed bfloat16 weights are kept between starts (`kokoro::bf16::cache`):
 /// `BANTER_CACHE_DIR` (empty: nowhere, every start packs), else `$XDG_CACHE_HOME/banter`.
@@ -317,14 +178,6 @@ impl Synthesizer {
             (1, crate::voice::STYLE_DIM),
             &self.device,
         )?)
-    }
-}
-
-pub(crate) fn check_speed(speed: f32) -> Result<(), SynthError> {
-    if speed.is_finite() && SPEED_RANGE.contains(&speed) {
-        Ok(())
-    } else {
-        Err(SynthError::Speed { value: speed })
     }
 }
 

@@ -3,8 +3,8 @@
 //! line occupies, labelled with its speaker, and the words spoken in it, on the playhead's clock
 //! (the script's word highlight and click-to-seek read them too).
 
-use engine::synth::SAMPLE_RATE;
 use engine::words::TimedWord;
+use engine::SAMPLE_RATE;
 
 /// Samples per envelope bucket (10 ms).
 pub const BUCKET: usize = SAMPLE_RATE as usize / 100;

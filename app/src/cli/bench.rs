@@ -9,8 +9,8 @@ use std::process::Command;
 use std::time::Instant;
 
 use anyhow::Context;
-use engine::synth::{SpeechRequest, SAMPLE_RATE};
 use engine::{Mode, StreamEvent};
+use engine::{SpeechRequest, SAMPLE_RATE};
 
 use super::EngineArgs;
 use crate::exit::BadInput;

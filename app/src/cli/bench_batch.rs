@@ -7,8 +7,8 @@
 //! (`Engine::time_encoder_batch`, on the model thread). Best of `--runs`; machines are noisy,
 //! so read the ratio.
 
-use engine::segments::Segment;
-use engine::synth::SpeechRequest;
+use engine::Segment;
+use engine::SpeechRequest;
 
 use super::EngineArgs;
 

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use engine::parity;
-use engine::synth::SpeechRequest;
 use engine::voice::VoiceTable;
+use engine::SpeechRequest;
 
 #[derive(Debug, clap::Args)]
 pub struct ParityBenchArgs {
@@ -61,7 +61,7 @@ pub fn run(args: &ParityBenchArgs) -> anyhow::Result<()> {
         if device.is_cpu() {
             format!(
                 "the CPU (BANTER_PRECISION={:?})",
-                engine::synth::Precision::from_env()
+                engine::Precision::from_env()
             )
         } else {
             choice.to_string()

@@ -19,10 +19,10 @@ use anyhow::Context;
 use engine::audio::{write_wav_file, SampleFormat};
 use engine::library::Library;
 use engine::script::{ENGLISH_FEMALE, ENGLISH_MALE};
-use engine::synth::SAMPLE_RATE;
 use engine::voice::VoiceSpec;
 use engine::voicematch::tune::{tune_voice, Renderer, TuneOptions};
 use engine::voicematch::VoiceMatchError;
+use engine::SAMPLE_RATE;
 
 use super::library::load_embedder;
 use super::EngineArgs;

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use anyhow::Context;
 use engine::audio::{SampleFormat, WavWriter};
-use engine::synth::{SpeechRequest, SAMPLE_RATE};
 use engine::{Mode, StreamEvent};
+use engine::{SpeechRequest, SAMPLE_RATE};
 
 use super::output::Output;
 use super::EngineArgs;

@@ -14,8 +14,8 @@ use std::time::Instant;
 use anyhow::Context;
 use engine::audio::{SampleFormat, WavWriter};
 use engine::follow::{ChunkConfig, Chunker};
-use engine::synth::{SpeechRequest, SAMPLE_RATE};
 use engine::{Engine, Mode, StreamEvent, StreamFeed};
+use engine::{SpeechRequest, SAMPLE_RATE};
 
 use super::say::{part_path, SayArgs, WavFormat};
 use crate::exit::BadInput;

@@ -10,8 +10,8 @@
 //! channel that closes without either means the backend gave the job up (the HTTP side then
 //! aborts the response instead of passing truncated audio off as complete).
 
-use engine::synth::SynthError;
 use engine::words::TimedWord;
+use engine::SynthError;
 
 pub use super::dialogue::{DialogueEvent, DialogueJob};
 use engine::voice::{StockVoice, VoiceSpec};
@@ -136,7 +136,7 @@ pub(crate) fn library_request(
     stock: &[StockVoice],
     voice: &str,
     speed: f32,
-) -> Option<engine::synth::SpeechRequest> {
+) -> Option<engine::SpeechRequest> {
     let names_stock = VoiceSpec::parse(voice).is_ok_and(|spec| {
         spec.terms
             .iter()
@@ -152,7 +152,7 @@ pub(crate) fn library_request(
     if let Some(table) = saved.table {
         engine.register_voice(&saved.spec, table);
     }
-    Some(engine::synth::SpeechRequest {
+    Some(engine::SpeechRequest {
         voice: saved.spec,
         speed,
         language: None,

@@ -128,7 +128,7 @@ impl AudioBody {
         } else if bytes.is_empty() {
             Vec::new() // the encoder holds the audio back; so do the words
         } else {
-            let end = self.samples as f64 / f64::from(engine::synth::SAMPLE_RATE);
+            let end = self.samples as f64 / f64::from(engine::SAMPLE_RATE);
             self.words.take_until(end)
         };
         if bytes.is_empty() && words.is_empty() {

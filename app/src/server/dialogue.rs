@@ -25,9 +25,9 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use engine::render::{Cue, LineMark, LinePlan, Placement, Step, Timeline};
-use engine::segments::Segment;
-use engine::synth::{SpeechRequest, SAMPLE_RATE};
+use engine::Segment;
 use engine::{Engine, Mode, SchedulerError, StreamEvent, StreamHandle, TimedAudio};
+use engine::{SpeechRequest, SAMPLE_RATE};
 use tokio::sync::mpsc;
 
 use super::backend::{library_request, synth_error, BackendError};

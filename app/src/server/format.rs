@@ -14,7 +14,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use engine::audio::{stream_encoder, AudioError, AudioSink, Metadata, OutputFormat};
-use engine::synth::SAMPLE_RATE;
+use engine::SAMPLE_RATE;
 
 use super::errors::ApiError;
 

@@ -7,10 +7,10 @@
 //! and the scheduler drops the stream's remaining segments before its next step. Dialogues
 //! (`POST /v1/dialogue`) go through the same scheduler: see [`super::dialogue`].
 
-use engine::synth::{SpeechRequest, SPEED_RANGE};
 use engine::voice::StockVoice;
 use engine::words::WordTrack;
 use engine::{Engine, Mode, SchedulerError, StreamEvent, StreamHandle};
+use engine::{SpeechRequest, SPEED_RANGE};
 use tokio::sync::mpsc;
 
 use super::backend::{check_voices, input_error, library_request, synth_error};

@@ -10,8 +10,8 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use engine::follow::{char_times, CharTime};
-use engine::synth::SpeechRequest;
 use engine::words::WordTrack;
+use engine::SpeechRequest;
 use engine::{Engine, Mode, SchedulerError, StreamEvent, StreamFeed, StreamHandle};
 use tokio::sync::mpsc;
 

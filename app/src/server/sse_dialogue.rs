@@ -106,7 +106,7 @@ impl DialogueBody {
                 duration,
             } => {
                 self.finished = true;
-                let end = self.samples as f64 / f64::from(engine::synth::SAMPLE_RATE);
+                let end = self.samples as f64 / f64::from(engine::SAMPLE_RATE);
                 let mut out = match self.encoder.finish() {
                     Ok(tail) => Self::audio(&tail, end),
                     Err(e) => return self.fail(&format!("encoding: {e}")),

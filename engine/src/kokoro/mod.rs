@@ -18,6 +18,7 @@ pub mod lstm;
 pub mod model;
 pub mod parity;
 pub mod permute;
+pub mod precision;
 pub mod predictor;
 pub mod source;
 pub mod stft;

@@ -19,9 +19,9 @@ use candle_core::{Device, Tensor};
 use super::generator::pass::GeneratorPass;
 use super::generator::to_time_major;
 use super::model::{EncodeInput, Kokoro, Prosody};
+use super::precision::Precision;
 use super::stream::{decoder_inputs, ChunkPlan, DecoderInputs, SegmentDecoder, LATER_FIRST};
 use super::ModelError;
-use crate::synth::Precision;
 
 /// One segment's agreement between the reference (CPU, f32) and the other device.
 #[derive(Debug, Clone, PartialEq)]

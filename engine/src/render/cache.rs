@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use crate::library::{CachedAudio, Library, RenderKey, RenderKeyParts};
 use crate::scheduler::Metrics;
-use crate::synth::{SpeechRequest, SAMPLE_RATE};
+use crate::speech::{SpeechRequest, SAMPLE_RATE};
 use crate::Engine;
 
 use super::{RenderError, SentenceAudio, SentenceSource};

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use tempfile::NamedTempFile;
 
 use crate::audio::LoudnessMeter;
-use crate::synth::{SpeechRequest, SAMPLE_RATE};
+use crate::speech::{SpeechRequest, SAMPLE_RATE};
 use crate::Engine;
 
 use super::captions::{Cue, LineMark};

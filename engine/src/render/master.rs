@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::audio::{
     file_encoder, LoudnessMeter, Metadata, OutputFormat, Resampler, TruePeakLimiter,
 };
-use crate::synth::SAMPLE_RATE;
+use crate::speech::SAMPLE_RATE;
 
 use super::RenderError;
 

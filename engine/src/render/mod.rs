@@ -31,7 +31,7 @@ use std::time::Duration;
 
 use crate::audio::{gain_for, AudioError, ChapterMark, Metadata, OutputFormat};
 use crate::script::Episode;
-use crate::synth::{SpeechRequest, SynthError, SAMPLE_RATE};
+use crate::speech::{SpeechRequest, SynthError, SAMPLE_RATE};
 use crate::{Engine, Mode, SchedulerError};
 
 pub use captions::{CaptionFormat, ChapterSpan, Cue, LineMark, Markers};

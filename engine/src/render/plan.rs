@@ -17,7 +17,7 @@ use std::ops::Range;
 
 use crate::phonemes::Language;
 use crate::script::{Episode, Line, Piece, Position};
-use crate::synth::SPEED_RANGE;
+use crate::speech::SPEED_RANGE;
 use crate::text;
 use crate::voice::VoiceSpec;
 use crate::words::phonemize_words;

@@ -19,7 +19,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use crate::segments::sentence_segments;
-use crate::synth::SAMPLE_RATE;
+use crate::speech::SAMPLE_RATE;
 use crate::words::{refine, word_samples, Pass, TimedWord};
 
 use super::captions::{Cue, LineMark};

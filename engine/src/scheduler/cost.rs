@@ -4,7 +4,7 @@
 //! time, which needs the cost of what stands before that audio, and of the step about to run.
 
 use crate::kokoro::stream::ChunkPlan;
-use crate::segments::Segment;
+use crate::speech::Segment;
 
 /// Running averages of what steps cost.
 ///

@@ -52,8 +52,9 @@ use tokio::sync::mpsc;
 
 use crate::kokoro::stream::{ChunkPlan, SegmentDecoder};
 
-use crate::segments::Segment;
-use crate::synth::{SpeechRequest, SynthError, Synthesizer, SAMPLE_RATE};
+use crate::speech::Segment;
+use crate::speech::{SpeechRequest, SynthError, SAMPLE_RATE};
+use crate::synth::Synthesizer;
 use cost::CostModel;
 
 pub use metrics::Metrics;

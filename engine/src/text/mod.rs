@@ -223,3 +223,16 @@ pub fn starts_with_interruption(line: &str) -> bool {
     t.strip_prefix('-')
         .is_some_and(|rest| rest.starts_with(char::is_alphabetic))
 }
+
+/// Emoji and pictographs, with the joiners and selectors that build them: never read aloud
+/// (espeak would name them), so segments and the word map both drop them.
+pub(crate) fn is_pictograph(c: char) -> bool {
+    matches!(u32::from(c),
+        0x1F000..=0x1FAFF   // emoticons, pictographs, transport, flags' regional indicators, symbols
+        | 0x2600..=0x27BF   // miscellaneous symbols, dingbats
+        | 0x2B00..=0x2BFF   // arrows and stars used as emoji
+        | 0xFE00..=0xFE0F   // variation selectors
+        | 0x200D            // zero-width joiner (emoji sequences)
+        | 0xE0020..=0xE007F // tag characters (flag sequences)
+    )
+}

@@ -140,7 +140,8 @@ pub fn score_lines(
             let reference = if let Some(e) = voices.get(&line.voice) {
                 *e
             } else {
-                let spec = VoiceSpec::parse(&line.voice).map_err(crate::synth::SynthError::from)?;
+                let spec =
+                    VoiceSpec::parse(&line.voice).map_err(crate::speech::SynthError::from)?;
                 let (e, _) = embedder.voice_embedding(library, engine, &spec)?;
                 voices.insert(line.voice.clone(), e);
                 e

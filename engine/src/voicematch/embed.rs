@@ -22,7 +22,7 @@ use crate::speaker::{
     Embedding, SpeakerEncoder, SpeakerError, EMBEDDING_DIM, ENCODER_ID, ENCODER_VERSION,
     SAMPLE_RATE as ENCODER_RATE,
 };
-use crate::synth::{SpeechRequest, SAMPLE_RATE};
+use crate::speech::{SpeechRequest, SAMPLE_RATE};
 use crate::voice::VoiceSpec;
 use crate::{Engine, Mode};
 

@@ -119,7 +119,7 @@ pub fn match_embedding(
         if cancelled() {
             return Err(VoiceMatchError::Cancelled);
         }
-        let spec = VoiceSpec::parse(name).map_err(crate::synth::SynthError::from)?;
+        let spec = VoiceSpec::parse(name).map_err(crate::speech::SynthError::from)?;
         let (embedding, cache) = embedder.voice_embedding(library, engine, &spec)?;
         renders += usize::from(cache == CacheUse::Miss);
         stock.push((name.clone(), embedding.cosine(&target.embedding)));
@@ -171,7 +171,7 @@ fn score(
     terms: &Terms,
     target: &ClipEmbedding,
 ) -> Result<(f32, CacheUse), VoiceMatchError> {
-    let spec = VoiceSpec::parse(&recipe(terms)).map_err(crate::synth::SynthError::from)?;
+    let spec = VoiceSpec::parse(&recipe(terms)).map_err(crate::speech::SynthError::from)?;
     let (embedding, cache) = embedder.voice_embedding(library, engine, &spec)?;
     Ok((embedding.cosine(&target.embedding), cache))
 }
@@ -216,7 +216,7 @@ pub fn save_match(
     clip: &Path,
     found: &VoiceMatch,
 ) -> Result<Voice, VoiceMatchError> {
-    let spec = VoiceSpec::parse(&found.recipe).map_err(crate::synth::SynthError::from)?;
+    let spec = VoiceSpec::parse(&found.recipe).map_err(crate::speech::SynthError::from)?;
     let table = engine.voice(&spec)?;
     let heaviest = spec
         .terms

@@ -34,7 +34,7 @@ use crate::audio::decode::DecodeError;
 use crate::audio::AudioError;
 use crate::library::LibraryError;
 use crate::speaker::SpeakerError;
-use crate::synth::SynthError;
+use crate::speech::SynthError;
 
 pub use cast::{close_voices, CastPair, CAST_WARN_SIMILARITY};
 pub use consistency::{flag_outliers, ConsistencyReport, LineScore};

@@ -52,7 +52,7 @@ pub fn library_voice(
                 name: voice.name.clone(),
             })
         }
-        _ => VoiceSpec::parse(&recipe).map_err(crate::synth::SynthError::from)?,
+        _ => VoiceSpec::parse(&recipe).map_err(crate::speech::SynthError::from)?,
     };
     Ok(Some(LibraryVoice {
         name: voice.name,

@@ -10,8 +10,7 @@
 use std::ops::Range;
 
 use crate::phonemes::{Language, PhonemeError, Phonemizer};
-use crate::segments::is_pictograph;
-use crate::text::{self, Dialect};
+use crate::text::{self, is_pictograph, Dialect};
 
 use super::align::{align, Matched};
 use super::WordSpan;

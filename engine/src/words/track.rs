@@ -10,8 +10,7 @@ use std::ops::Range;
 
 use super::timing::{pass_offsets, pass_word_samples, Pass};
 use super::{TimedWord, WordSpan};
-use crate::segments::Segment;
-use crate::synth::SAMPLE_RATE;
+use crate::speech::{Segment, SAMPLE_RATE};
 
 /// The words of a text and the segments that speak them.
 #[derive(Debug, Clone)]

@@ -390,7 +390,7 @@ fn parity_holds_the_default_precision_to_the_f32_port() {
     let Some(store) = crate::support::model_store() else {
         return;
     };
-    let request = engine::synth::SpeechRequest::new("af_heart", 1.0).expect("request");
+    let request = engine::SpeechRequest::new("af_heart", 1.0).expect("request");
     let text = "Welcome back, everyone. Thanks for listening today.";
     let table = engine::voice::VoiceTable::read(&store.voice_table("af_heart")).expect("voice");
     let segments: Vec<(Vec<u32>, Vec<f32>)> = engine::segments::segments(text, &request)

@@ -8,8 +8,8 @@ use candle_core::{Device, Tensor};
 use engine::device::DeviceChoice;
 use engine::kokoro::model::Kokoro;
 use engine::kokoro::stream::{ChunkPlan, SegmentDecoder};
-use engine::synth::Precision;
 use engine::voice::{VoiceSpec, VoiceTable, STYLE_DIM};
+use engine::Precision;
 use engine::{Engine, Mode, SpeechRequest, StreamEvent};
 
 use crate::support::model_store;

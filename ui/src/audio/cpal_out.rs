@@ -7,7 +7,7 @@ use std::sync::mpsc::SyncSender;
 use std::sync::Arc;
 
 use cpal::traits::{DeviceTrait, HostTrait, StreamTrait};
-use engine::synth::SAMPLE_RATE;
+use engine::SAMPLE_RATE;
 
 use super::convert::{pick_config, Linear, OutSample};
 use super::supervise::{Opener, Retry, Supervisor};

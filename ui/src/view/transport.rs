@@ -5,7 +5,7 @@
 //! second is wide enough, thin word boundaries (and the words that fit) are drawn.
 
 use eframe::egui::{self, Color32, Pos2, Rect, Sense, Stroke, Vec2};
-use engine::synth::SAMPLE_RATE;
+use engine::SAMPLE_RATE;
 
 use crate::app::Studio;
 use crate::command::Command;

@@ -145,10 +145,7 @@ impl SpeechParams {
                 ),
             ));
         }
-        let (low, high) = (
-            *engine::synth::SPEED_RANGE.start(),
-            *engine::synth::SPEED_RANGE.end(),
-        );
+        let (low, high) = (*engine::SPEED_RANGE.start(), *engine::SPEED_RANGE.end());
         let speed = requested.clamp(low, high);
         Ok(Self {
             job: SpeechJob {
@@ -250,10 +247,7 @@ pub(crate) async fn start_job(
 
 /// The `x-banter-speed` header for a speed `requested` outside Kokoro's range.
 pub(crate) fn speed_note(requested: f32) -> Option<HeaderValue> {
-    let (low, high) = (
-        *engine::synth::SPEED_RANGE.start(),
-        *engine::synth::SPEED_RANGE.end(),
-    );
+    let (low, high) = (*engine::SPEED_RANGE.start(), *engine::SPEED_RANGE.end());
     let note = format!(
         "{} (requested {requested}, Kokoro speaks {low}–{high})",
         requested.clamp(low, high)

@@ -74,7 +74,7 @@ pub async fn timed(State(state): State<AppState>, request: Request) -> Result<Re
     if params.format == AudioFormat::Wav {
         set_wav_sizes(&mut audio);
     }
-    let rate = engine::synth::SAMPLE_RATE;
+    let rate = engine::SAMPLE_RATE;
     let answer = serde_json::json!({
         "audio": sse::base64(&audio),
         "format": params.format.name(),

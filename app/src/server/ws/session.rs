@@ -340,10 +340,7 @@ impl Session {
             .as_ref()
             .and_then(|v| v.speed)
             .map_or(1.0, |s| s as f32)
-            .clamp(
-                *engine::synth::SPEED_RANGE.start(),
-                *engine::synth::SPEED_RANGE.end(),
-            );
+            .clamp(*engine::SPEED_RANGE.start(), *engine::SPEED_RANGE.end());
         let schedule: Vec<usize> = msg
             .generation_config
             .as_ref()

@@ -38,7 +38,7 @@ use super::VoiceMatchError;
 use crate::library::Library;
 use crate::phonemes::Language;
 use crate::speaker::Embedding;
-use crate::synth::{SpeechRequest, SynthError, SAMPLE_RATE};
+use crate::speech::{SpeechRequest, SynthError, SAMPLE_RATE};
 use crate::voice::{BlendTerm, StockVoice, VoiceSpec, VoiceTable};
 use crate::{Engine, Mode};
 

@@ -39,7 +39,7 @@ pub fn tuned_spec(start_recipe: &str, table: &VoiceTable) -> VoiceSpec {
 /// Saves `tuned` as the library voice `name` (kind `tuned`), with everything about how it
 /// was made, in one transaction.
 pub fn save_tuned(library: &Library, name: &str, tuned: &Tuned) -> Result<Voice, VoiceMatchError> {
-    let spec = VoiceSpec::parse(&tuned.start_recipe).map_err(crate::synth::SynthError::from)?;
+    let spec = VoiceSpec::parse(&tuned.start_recipe).map_err(crate::speech::SynthError::from)?;
     let heaviest = heaviest_stock(&spec);
     let clip_names: Vec<String> = tuned
         .target
