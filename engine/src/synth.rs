@@ -17,6 +17,7 @@ use crate::device::DeviceChoice;
 use crate::kokoro::model::{EncodeInput, Kokoro};
 use crate::kokoro::stream::{ChunkPlan, SegmentDecoder};
 use crate::kokoro::ModelError;
+use crate::scheduler::{BeginItem, SegmentJob, SegmentModel, Windowing};
 use crate::speech::{check_speed, Precision, Segment, SpeechRequest, SynthError};
 use crate::voice::{VoiceBook, VoiceTable};
 
@@ -178,6 +179,86 @@ impl Synthesizer {
             (1, crate::voice::STYLE_DIM),
             &self.device,
         )?)
+    }
+}
+
+// --- Kokoro through the one model interface (`scheduler::model`) ---
+
+impl SegmentModel for Synthesizer {
+    fn device(&self) -> candle_core::Device {
+        Synthesizer::device(self).clone()
+    }
+
+    fn begin(
+        &self,
+        segment: &Segment,
+        request: &SpeechRequest,
+        first_window: Option<usize>,
+    ) -> Result<Box<dyn SegmentJob>, SynthError> {
+        Ok(Box::new(Synthesizer::begin(
+            self,
+            segment,
+            request,
+            plan_for(first_window),
+        )?))
+    }
+
+    fn begin_batch(&self, items: &[BeginItem<'_>]) -> Vec<Result<Box<dyn SegmentJob>, SynthError>> {
+        let items: Vec<(&Segment, &SpeechRequest, ChunkPlan)> = items
+            .iter()
+            .map(|&(segment, request, first)| (segment, request, plan_for(first)))
+            .collect();
+        Synthesizer::begin_batch(self, &items)
+            .into_iter()
+            .map(|r| r.map(|job| Box::new(job) as Box<dyn SegmentJob>))
+            .collect()
+    }
+
+    fn batch_limit(&self) -> usize {
+        Synthesizer::encoder_batch(self)
+    }
+
+    fn windowing(&self) -> Windowing {
+        let plan = ChunkPlan::streaming();
+        Windowing {
+            first: plan.first_window(0),
+            later_first: plan.first_window(1),
+            context: plan.context,
+        }
+    }
+}
+
+/// The chunk plan for a first window (`None`: whole).
+fn plan_for(first_window: Option<usize>) -> ChunkPlan {
+    first_window.map_or_else(ChunkPlan::whole, |first| ChunkPlan {
+        first,
+        ..ChunkPlan::streaming()
+    })
+}
+
+impl SegmentJob for SegmentDecoder {
+    fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
+        Ok(SegmentDecoder::advance(self).map_err(ModelError::from)?)
+    }
+
+    fn is_done(&self) -> bool {
+        SegmentDecoder::is_done(self)
+    }
+
+    fn next_step_frames(&self) -> f64 {
+        SegmentDecoder::next_step_frames(self)
+    }
+
+    fn frames_to_audio(&self) -> f64 {
+        SegmentDecoder::frames_to_audio(self)
+    }
+
+    fn frames(&self) -> usize {
+        SegmentDecoder::frames(self)
+    }
+
+    fn take_durations(&mut self) -> Option<Arc<[u32]>> {
+        SegmentDecoder::take_durations(self)
     }
 }
 

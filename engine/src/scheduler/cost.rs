@@ -3,7 +3,6 @@
 //! Why: the policy admits a new stream only if every playing one still gets its next audio in
 //! time, which needs the cost of what stands before that audio, and of the step about to run.
 
-use crate::kokoro::stream::ChunkPlan;
 use crate::speech::Segment;
 
 /// Running averages of what steps cost.
@@ -33,8 +32,8 @@ impl CostModel {
         segment.ids.len() as f64 / f64::from(speed.max(0.1)) + Self::OVERHEAD_UNITS
     }
 
-    /// Compute time from the start of an unbegun segment to its first audio, decoded with
-    /// `first_window` (or whole).
+    /// Compute time from the start of an unbegun segment to its first audio, when its first
+    /// window is `first_window` decoder frames including their context (or the segment whole).
     pub(super) fn to_first_audio(
         self,
         segment: &Segment,
@@ -45,7 +44,7 @@ impl CostModel {
         let frames = self.frames_per_unit * units;
         let generator = match first_window {
             None => frames,
-            Some(first) => frames.min((first + ChunkPlan::streaming().context) as f64),
+            Some(decoded) => frames.min(decoded as f64),
         };
         units * self.encode + self.frame * generator
     }
@@ -122,8 +121,9 @@ mod tests {
         let after = cost.to_first_audio(&seg, 1.0, None);
         assert!((after - (0.5 + 1000.0 * 0.01)).abs() < 0.05, "{after}");
         assert!(after > before * 10.0);
-        // A windowed first audio costs the encoder and one short window, not the segment.
-        let windowed = cost.to_first_audio(&seg, 1.0, Some(20));
+        // A windowed first audio costs the encoder and one short window with its context
+        // (20 + 16 frames decoded), not the segment.
+        let windowed = cost.to_first_audio(&seg, 1.0, Some(36));
         assert!((windowed - (0.5 + 36.0 * 0.01)).abs() < 0.05, "{windowed}");
     }
 }

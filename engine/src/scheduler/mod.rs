@@ -22,8 +22,8 @@
 //! Granularity: a scheduling step is a *piece* of work, never a whole segment. The first step
 //! of a segment runs its encoder; each later one a piece of a generator pass (a stage's input,
 //! a residual block, or the output: about a fifth of a window, see
-//! [`crate::kokoro::generator::pass`]). An interactive stream's segments are decoded in short
-//! windows ([`ChunkPlan::streaming`]: a quarter second first, then 0.5, 1 and 1.6 s of audio),
+//! Kokoro's `generator::pass`). An interactive stream's segments are decoded in short
+//! windows (the family's [`Windowing`]; for Kokoro a quarter second first, then 0.5, 1 and 1.6 s),
 //! and the piece that finishes a window sends its audio. So a new request waits for at most one
 //! piece of someone else's work before its encoder runs, and its listener hears the first words
 //! after the encoder plus one short window. Kokoro's decoder normalises every layer over what it
@@ -41,6 +41,7 @@
 
 mod cost;
 pub mod metrics;
+mod model;
 pub mod policy;
 mod pool;
 
@@ -50,141 +51,12 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 
-use crate::kokoro::stream::{ChunkPlan, SegmentDecoder};
-
-use crate::speech::Segment;
-use crate::speech::{SpeechRequest, SynthError, SAMPLE_RATE};
-use crate::synth::Synthesizer;
+use crate::speech::{Segment, SpeechRequest, SynthError, SAMPLE_RATE};
 use cost::CostModel;
 
 pub use metrics::Metrics;
+pub(crate) use model::{BeginItem, SegmentJob, SegmentModel, Windowing};
 pub use policy::{Mode, Policy};
-
-/// What the scheduler needs from a model: a job that yields a segment's audio chunk by chunk.
-/// The model lives on the model thread alone (no `Send` bound: it is made there by the loader
-/// given to [`Scheduler::start`]); its jobs are `Send` only so the shared queue can hold them.
-pub(crate) trait SegmentModel {
-    /// The device the model runs on.
-    fn device(&self) -> candle_core::Device {
-        candle_core::Device::Cpu
-    }
-    /// Starts `segment`: runs everything before its generator (the encoder). With a
-    /// `first_window` (decoder frames) the job yields the audio in windows, that one first and
-    /// then growing ones (first audio early, approximate); without, in one chunk, exactly as
-    /// the reference computes it.
-    fn begin(
-        &self,
-        segment: &Segment,
-        request: &SpeechRequest,
-        first_window: Option<usize>,
-    ) -> Result<Box<dyn SegmentJob>, SynthError>;
-    /// [`Self::begin`] for several segments in one pass where the model can; one result per
-    /// item, in order. The default begins them one by one.
-    fn begin_batch(&self, items: &[BeginItem<'_>]) -> Vec<Result<Box<dyn SegmentJob>, SynthError>> {
-        items
-            .iter()
-            .map(|(segment, request, first)| self.begin(segment, request, *first))
-            .collect()
-    }
-    /// How many segments' encoders one pass should batch: more than 1 only where a batch
-    /// costs clearly less than its members one by one.
-    fn batch_limit(&self) -> usize {
-        1
-    }
-}
-
-/// A segment to begin, its request, and its first window (see [`SegmentModel::begin`]).
-pub(crate) type BeginItem<'a> = (&'a Segment, &'a SpeechRequest, Option<usize>);
-
-/// A segment being decoded: one scheduling step runs one piece of work, and some pieces finish
-/// a chunk of audio.
-pub(crate) trait SegmentJob: Send {
-    /// Runs the next piece of work: the 24 kHz audio of a chunk when this piece finished one,
-    /// `None` when the chunk needs more pieces.
-    fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError>;
-    /// True when every chunk has been produced.
-    fn is_done(&self) -> bool;
-    /// The work of the next piece, in decoder frames (to learn what a frame costs).
-    fn next_step_frames(&self) -> f64;
-    /// The work left before the next chunk's audio, in decoder frames (for deadlines).
-    fn frames_to_audio(&self) -> f64;
-    /// Decoder frames in the whole segment (to learn how long segments are).
-    fn frames(&self) -> usize;
-    /// The frames per token the encoder predicted (pads included), the first time it is
-    /// asked; `None` after, or for a model that does not say.
-    fn take_durations(&mut self) -> Option<Arc<[u32]>> {
-        None
-    }
-}
-
-impl SegmentModel for Synthesizer {
-    fn device(&self) -> candle_core::Device {
-        Synthesizer::device(self).clone()
-    }
-
-    fn begin(
-        &self,
-        segment: &Segment,
-        request: &SpeechRequest,
-        first_window: Option<usize>,
-    ) -> Result<Box<dyn SegmentJob>, SynthError> {
-        Ok(Box::new(Synthesizer::begin(
-            self,
-            segment,
-            request,
-            plan_for(first_window),
-        )?))
-    }
-
-    fn begin_batch(&self, items: &[BeginItem<'_>]) -> Vec<Result<Box<dyn SegmentJob>, SynthError>> {
-        let items: Vec<(&Segment, &SpeechRequest, ChunkPlan)> = items
-            .iter()
-            .map(|&(segment, request, first)| (segment, request, plan_for(first)))
-            .collect();
-        Synthesizer::begin_batch(self, &items)
-            .into_iter()
-            .map(|r| r.map(|job| Box::new(job) as Box<dyn SegmentJob>))
-            .collect()
-    }
-
-    fn batch_limit(&self) -> usize {
-        Synthesizer::encoder_batch(self)
-    }
-}
-
-/// The chunk plan for a first window (`None`: whole).
-fn plan_for(first_window: Option<usize>) -> ChunkPlan {
-    first_window.map_or_else(ChunkPlan::whole, |first| ChunkPlan {
-        first,
-        ..ChunkPlan::streaming()
-    })
-}
-
-impl SegmentJob for SegmentDecoder {
-    fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
-        Ok(SegmentDecoder::advance(self).map_err(crate::kokoro::ModelError::from)?)
-    }
-
-    fn is_done(&self) -> bool {
-        SegmentDecoder::is_done(self)
-    }
-
-    fn next_step_frames(&self) -> f64 {
-        SegmentDecoder::next_step_frames(self)
-    }
-
-    fn frames_to_audio(&self) -> f64 {
-        SegmentDecoder::frames_to_audio(self)
-    }
-
-    fn frames(&self) -> usize {
-        SegmentDecoder::frames(self)
-    }
-
-    fn take_durations(&mut self) -> Option<Arc<[u32]>> {
-        SegmentDecoder::take_durations(self)
-    }
-}
 
 /// Tuning knobs; the defaults suit a desktop.
 #[derive(Debug, Clone, Copy)]
@@ -200,7 +72,7 @@ pub struct SchedulerConfig {
     pub low_watermark: f64,
     /// Streams waiting for their first audio beyond which new ones are refused.
     pub max_queue: usize,
-    /// Decode interactive streams in windows ([`ChunkPlan::streaming`]): first audio after the
+    /// Decode interactive streams in windows (the model's [`Windowing`]): first audio after the
     /// encoder and a quarter second of generator, at the price of audio that differs slightly
     /// from one pass. Offline streams (exports) always decode whole segments, exactly. Either
     /// way a step is one piece of a pass, so a long segment never holds the model.
@@ -311,6 +183,8 @@ struct State {
     next_id: u64,
     shutdown: bool,
     cost: CostModel,
+    /// How the model streams (set by the model thread once the model is loaded).
+    windowing: Windowing,
     /// Whole-model tasks (benchmarks) waiting to run between two steps.
     tasks: std::collections::VecDeque<Task>,
 }
@@ -374,6 +248,7 @@ impl Scheduler {
                 next_id: 0,
                 shutdown: false,
                 cost: CostModel::default(),
+                windowing: Windowing::default(),
                 tasks: std::collections::VecDeque::new(),
             }),
             wake: Condvar::new(),
@@ -388,6 +263,7 @@ impl Scheduler {
                 let pool = pool::model_pool();
                 let serve = move || match load() {
                     Ok(model) => {
+                        worker.lock().windowing = model.windowing();
                         let _ = ready_tx.send(Ok(model.device()));
                         run(&worker, model.as_ref());
                     }
@@ -881,7 +757,12 @@ fn next_claims(shared: &Shared, limit: usize) -> Option<Next> {
         prune_and_throttle(&mut st, shared);
         let now = Instant::now();
         let cost = st.cost;
-        let views: Vec<policy::StreamView> = st.streams.iter().map(|e| view(e, cost)).collect();
+        let windowing = st.windowing;
+        let views: Vec<policy::StreamView> = st
+            .streams
+            .iter()
+            .map(|e| view(e, cost, windowing))
+            .collect();
         if let Some(i) = policy::pick(&views, now, cfg.margin, cfg.policy) {
             let mates = if limit > 1 && cfg.policy == Policy::Pressing {
                 policy::encoder_mates(&views, i, now, cfg.margin, limit - 1)
@@ -896,6 +777,7 @@ fn next_claims(shared: &Shared, limit: usize) -> Option<Next> {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .0;
     };
+    let windowing = st.windowing;
     let mut claims = Vec::with_capacity(1 + mates.len());
     let mut works = Vec::with_capacity(1 + mates.len());
     for i in std::iter::once(choice).chain(mates) {
@@ -907,7 +789,7 @@ fn next_claims(shared: &Shared, limit: usize) -> Option<Next> {
         works.push(if let Some(job) = e.job.take() {
             Work::Continue(job)
         } else {
-            let first = first_window(e);
+            let first = first_window(e, windowing);
             Work::Begin(e.segments[e.next].clone(), first)
         });
         claims.push(Claim {
@@ -1061,18 +943,20 @@ fn update_gauges(st: &State, metrics: &Metrics) {
 
 /// The first window for the segment `e` begins next (`None`: decode it whole). It depends on
 /// the segment's place alone, never on timing, so a request gives the same audio however
-/// busy the server is ([`ChunkPlan::first_window`]).
-fn first_window(e: &Entry) -> Option<usize> {
+/// busy the server is ([`Windowing::first_window`]).
+fn first_window(e: &Entry, windowing: Windowing) -> Option<usize> {
     e.windowed
-        .then(|| ChunkPlan::streaming().first_window(e.next - e.resumed_at))
+        .then(|| windowing.first_window(e.next - e.resumed_at))
 }
 
-fn view(e: &Entry, cost: CostModel) -> policy::StreamView {
+fn view(e: &Entry, cost: CostModel, windowing: Windowing) -> policy::StreamView {
     policy::StreamView {
         next_cost: match &e.job {
             Some(job) => cost.generator(job.frames_to_audio()),
             None => e.segments.get(e.next).map_or(0.0, |seg| {
-                cost.to_first_audio(seg, e.request.speed, first_window(e))
+                // A window is decoded with its context: that is what the first audio costs.
+                let decoded = first_window(e, windowing).map(|f| f + windowing.context);
+                cost.to_first_audio(seg, e.request.speed, decoded)
             }),
         },
         step_cost: match &e.job {

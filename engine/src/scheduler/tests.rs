@@ -1,5 +1,7 @@
-//! Scheduler behaviour with a stand-in model (a fixed cost per segment), so the tests need no
-//! weights and run in milliseconds.
+//! Scheduler behaviour with a stand-in model family (a fixed cost per segment), so the tests
+//! need no weights and run in milliseconds. It is the second implementation of the one model
+//! interface (`scheduler::model`), beside Kokoro's, and names no Kokoro type: its windows and
+//! errors are its own, which is what keeps the seam honest.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -154,9 +156,21 @@ impl SubmitText for Scheduler {
     }
 }
 
+/// The fake family's windows: numbers of its own, unlike Kokoro's, so a test that sees them
+/// knows the scheduler asked the family rather than assuming Kokoro.
+const FAKE_WINDOWING: Windowing = Windowing {
+    first: 7,
+    later_first: 33,
+    context: 2,
+};
+
 impl SegmentModel for Shared {
     fn batch_limit(&self) -> usize {
         self.0.batch
+    }
+
+    fn windowing(&self) -> Windowing {
+        FAKE_WINDOWING
     }
 
     fn begin_batch(&self, items: &[BeginItem<'_>]) -> Vec<Result<Box<dyn SegmentJob>, SynthError>> {
@@ -185,9 +199,9 @@ impl SegmentModel for Shared {
             ))));
         }
         if segment.phonemes.starts_with("toolong") {
-            return Err(SynthError::Model(crate::kokoro::ModelError::Encode(
-                crate::kokoro::model::EncodeError::TooLong { len: 600, max: 510 },
-            )));
+            return Err(SynthError::NothingToSay {
+                excerpt: segment.phonemes.clone(),
+            });
         }
         if segment.phonemes.starts_with("slow") {
             std::thread::sleep(Duration::from_millis(150));
@@ -520,9 +534,8 @@ fn first_windows_depend_on_the_segments_place_not_on_timing() {
         let mut s = sched.submit_text("a|b|c", request(), mode).expect("submit");
         while s.blocking_next().is_some() {}
     }
-    let plan = ChunkPlan::streaming();
-    let first = Some(plan.first);
-    let later = Some(crate::kokoro::stream::LATER_FIRST);
+    let first = Some(FAKE_WINDOWING.first);
+    let later = Some(FAKE_WINDOWING.later_first);
     assert_eq!(
         *model.first_windows.lock().expect("log"),
         vec![first, later, later, None, None, None]
@@ -609,7 +622,7 @@ fn without_batching_each_encoder_runs_alone() {
 }
 
 /// A model error reaches the stream's consumer as itself, not as a message: an input error
-/// (too many phonemes) stays an input error, a model fault stays a fault.
+/// (nothing to say) stays an input error, a model fault stays a fault.
 #[test]
 fn failures_keep_their_kind() {
     let model = FakeModel::new(1);
@@ -622,9 +635,7 @@ fn failures_keep_their_kind() {
     assert!(input.is_input_error(), "{input}");
     assert!(matches!(
         input,
-        SchedulerError::Synth(SynthError::Model(crate::kokoro::ModelError::Encode(
-            crate::kokoro::model::EncodeError::TooLong { .. }
-        )))
+        SchedulerError::Synth(SynthError::NothingToSay { .. })
     ));
     let fault = sched
         .submit_text("bad", request(), Mode::Offline)
@@ -712,13 +723,12 @@ fn text_after_the_listener_ran_dry_starts_with_a_short_window() {
     feed.push(segs("a2")).expect("push");
     assert_eq!(heard(&mut handle, 1), [2]);
     let firsts = model.first_windows.lock().expect("log").clone();
-    let plan = ChunkPlan::streaming();
     assert_eq!(
         firsts,
         [
-            Some(plan.first_window(0)),
-            Some(plan.first_window(1)),
-            Some(plan.first_window(0))
+            Some(FAKE_WINDOWING.first),
+            Some(FAKE_WINDOWING.later_first),
+            Some(FAKE_WINDOWING.first)
         ]
     );
     assert_eq!(sched.metrics().underruns.load(Ordering::Relaxed), 0);
