@@ -4,9 +4,11 @@
 //! `BOB` and `bob`, `José` with a composed accent and with a combining one, with a no-break
 //! space, with full-width letters from a CJK input method, or wrapped in the invisible
 //! direction marks that editors insert around Arabic and Hebrew. Those are one speaker with one
-//! voice. [`speaker_key`] is the form names are compared in; [`display_name`] is the form shown
-//! and cast. Anything else (`Ann` and `Anne`) stays two people: merging is only ever for
-//! differences a reader cannot see or would not mean.
+//! voice. So are names that differ only by a leading article: published plays write `A
+//! NEIGHBOUR` on one page and `THE NEIGHBOUR` on the next, transcripts `Host` and `The host`.
+//! [`speaker_key`] is the form names are compared in; [`display_name`] is the form shown and
+//! cast. Anything else (`Ann` and `Anne`) stays two people: merging is only ever for differences
+//! a reader cannot see or would not mean, and every merge is reported where it happens.
 
 use unicode_normalization::UnicodeNormalization;
 
@@ -62,9 +64,22 @@ pub(crate) fn display_name(name: &str) -> String {
     }
 }
 
+/// Leading articles that do not change who is speaking (English; a name that is only an
+/// article, like a speaker called `A`, keeps it).
+const ARTICLES: [&str; 3] = ["the ", "a ", "an "];
+
 /// The form names are compared in: [`display_name`], then compatibility-normalised (NFKC:
-/// full-width letters, no-break spaces) and case-folded.
+/// full-width letters, no-break spaces), case-folded, and without a leading article.
 pub(crate) fn speaker_key(name: &str) -> String {
+    let folded = folded(name);
+    ARTICLES
+        .iter()
+        .find_map(|a| folded.strip_prefix(a).filter(|rest| !rest.is_empty()))
+        .map_or_else(|| folded.clone(), str::to_owned)
+}
+
+/// [`display_name`], compatibility-normalised, single-spaced and case-folded.
+fn folded(name: &str) -> String {
     let display = display_name(name);
     let compatible: String = display.nfkc().collect();
     compatible
@@ -76,6 +91,9 @@ pub(crate) fn speaker_key(name: &str) -> String {
 
 /// Why `a` and `b` (same key, different spelling) were merged, for the notice the writer gets.
 pub(crate) fn how_they_differ(a: &str, b: &str) -> &'static str {
+    if folded(a) != folded(b) {
+        return "only by a leading article (`The`, `A`, `An`)";
+    }
     let (da, db) = (display_name(a), display_name(b));
     if da.to_lowercase() == db.to_lowercase() {
         if da == db {
@@ -115,6 +133,17 @@ mod tests {
             assert_eq!(speaker_key(variant), key, "{variant:?}");
         }
         assert_ne!(speaker_key("Ann"), speaker_key("Anne"));
+        // A leading article does not make another person; a name that is an article stays.
+        assert_eq!(speaker_key("A NEIGHBOUR"), speaker_key("THE NEIGHBOUR"));
+        assert_eq!(speaker_key("Host"), speaker_key("The host"));
+        assert_eq!(speaker_key("An Usher"), speaker_key("usher"));
+        assert_ne!(speaker_key("A"), speaker_key("B"));
+        assert_eq!(speaker_key("A"), "a");
+        assert_ne!(speaker_key("Theo"), speaker_key("o"));
+        assert_eq!(
+            how_they_differ("THE NEIGHBOUR", "A NEIGHBOUR"),
+            "only by a leading article (`The`, `A`, `An`)"
+        );
         assert_ne!(speaker_key("Ana (Annie)"), speaker_key("Ana"));
     }
 

@@ -438,3 +438,22 @@ fn json_after_front_matter_and_late_cast_blocks() {
         md.warnings
     );
 }
+
+#[test]
+fn a_name_with_and_without_its_article_is_one_speaker_with_a_notice() {
+    let ep = parse(
+        "A NEIGHBOUR: Is anyone home?\nMAYA: Just me.\nTHE NEIGHBOUR: I heard a crash.\nHost: Welcome.\nThe host: Back again.\n",
+    )
+    .expect("parses");
+    let names: Vec<&str> = ep.cast.members.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["A NEIGHBOUR", "MAYA", "Host"]);
+    assert_eq!(ep.lines[2].speaker, "A NEIGHBOUR");
+    let notices: Vec<&str> = ep
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("leading article"))
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(notices.len(), 2, "{:?}", ep.warnings);
+    assert!(notices[0].contains("`THE NEIGHBOUR` is taken as `A NEIGHBOUR`"));
+}
