@@ -15,7 +15,7 @@ use super::format::ScriptFormat;
 use super::header::Header;
 use super::model::{Chapter, Line, LineKind, Piece, Position, Skipped, StageDirection, Warning};
 use super::names::{display_name, how_they_differ};
-use super::pieces::{parse_pieces, TextStyle};
+use super::pieces::{parentheses_look_like_directions, parse_turn, TextStyle};
 use super::source::{Segment, SourceLine};
 use super::{Episode, ParseOptions};
 
@@ -260,11 +260,29 @@ pub(crate) fn assemble(
     let mut directions = Vec::new();
     let mut skipped_turn_lines = Vec::new();
     let mut marks = std::mem::take(&mut draft.marks).into_iter().peekable();
+    // Decided once for the file (a play has decided already): are its parentheses directions?
+    let directions_in_parentheses = draft.style != TextStyle::Play
+        && parentheses_look_like_directions(draft.turns.iter().map(|t| t.segments.as_slice()))
+            .map(|(position, excerpt)| {
+                warnings.push(Warning {
+                    position,
+                    message: format!(
+                        "parentheses in this script are read as stage directions, like `{excerpt}` here: one that opens a turn or stands as a sentence of its own is not spoken (--keep-stage-directions reads them)"
+                    ),
+                });
+            })
+            .is_some();
     for (index, turn) in std::mem::take(&mut draft.turns).into_iter().enumerate() {
         while let Some(mark) = marks.next_if(|m| m.before <= index) {
             place_mark(mark, keep, &mut lines, &mut chapters, &mut directions);
         }
-        let pieces = parse_pieces(file, &turn.segments, draft.style, &mut warnings)?;
+        let pieces = parse_turn(
+            file,
+            &turn.segments,
+            draft.style,
+            directions_in_parentheses,
+            &mut warnings,
+        )?;
         if pieces.is_empty() {
             return Err(ScriptError::new(
                 file,

@@ -31,36 +31,75 @@ pub(crate) enum TextStyle {
 
 const NONE: usize = usize::MAX;
 
-/// Parses the segments of one turn (joined by line breaks) into pieces.
+/// Parses the segments of one turn (joined by line breaks) into pieces, with the rules for
+/// parentheses of its layout alone.
+#[cfg(test)]
 pub(crate) fn parse_pieces(
     file: &str,
     segments: &[Segment<'_>],
     style: TextStyle,
     warnings: &mut Vec<Warning>,
 ) -> Result<Vec<Piece>, ScriptError> {
-    let mut chars: Vec<char> = Vec::new();
-    let mut starts: Vec<(usize, Position, bool)> = Vec::with_capacity(segments.len());
-    for seg in segments {
-        if !chars.is_empty() {
-            chars.push('\n');
+    parse_turn(file, segments, style, false, warnings)
+}
+
+/// One turn's text as the scanner sees it: its segments joined by line breaks, and where each
+/// segment starts in the file.
+struct TurnText {
+    chars: Vec<char>,
+    starts: Vec<(usize, Position, bool)>,
+}
+
+impl TurnText {
+    fn new(segments: &[Segment<'_>]) -> Self {
+        let mut chars: Vec<char> = Vec::new();
+        let mut starts: Vec<(usize, Position, bool)> = Vec::with_capacity(segments.len());
+        for seg in segments {
+            if !chars.is_empty() {
+                chars.push('\n');
+            }
+            starts.push((chars.len(), seg.position, seg.fixed));
+            chars.extend(seg.text.chars());
         }
-        starts.push((chars.len(), seg.position, seg.fixed));
-        chars.extend(seg.text.chars());
+        Self { chars, starts }
     }
-    let pos_of = |idx: usize| {
-        let k = starts
+
+    /// Where character `idx` of the turn is in the file.
+    fn position(&self, idx: usize) -> Position {
+        let k = self
+            .starts
             .partition_point(|(s, _, _)| *s <= idx)
             .saturating_sub(1);
-        starts.get(k).map_or(Position::START, |&(s, p, fixed)| {
-            if fixed {
-                p
-            } else {
-                // A newline joining two segments sits just past the end of the first.
-                Position::new(p.line, p.column + idx.saturating_sub(s))
-            }
-        })
-    };
-    let close = match_brackets(&chars);
+        self.starts
+            .get(k)
+            .map_or(Position::START, |&(s, p, fixed)| {
+                if fixed {
+                    p
+                } else {
+                    // A newline joining two segments sits just past the end of the first.
+                    Position::new(p.line, p.column + idx.saturating_sub(s))
+                }
+            })
+    }
+}
+
+/// Parses one turn into pieces. `directions_in_parentheses` is the file's verdict
+/// ([`parentheses_look_like_directions`]): when set, a parenthesis that opens the turn, stands
+/// as a sentence of its own or is led by a participle is a direction in any layout, as in a
+/// play. A parenthesis read aloud that is longer than [`SHORT_PARENTHESIS`] words gets a
+/// notice, so a wrong guess is never silent.
+pub(crate) fn parse_turn(
+    file: &str,
+    segments: &[Segment<'_>],
+    style: TextStyle,
+    directions_in_parentheses: bool,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<Piece>, ScriptError> {
+    let turn = TurnText::new(segments);
+    let chars = &turn.chars;
+    let pos_of = |idx: usize| turn.position(idx);
+    let play_rules = style == TextStyle::Play || directions_in_parentheses;
+    let close = match_brackets(chars);
     let n = chars.len();
     let mut out = Vec::new();
     let mut text = String::new();
@@ -84,11 +123,27 @@ pub(crate) fn parse_pieces(
         if c == '(' {
             let at_start = text.trim().is_empty()
                 && !out.iter().any(|p| !matches!(p, Piece::Direction { .. }));
-            if is_direction_parenthesis(&chars, i, j, at_start, style) {
+            if is_direction_parenthesis(chars, i, j, at_start, play_rules) {
                 push_direction(&mut out, &mut text, &chars[i + 1..j], style);
                 i = j + 1;
             } else {
-                // A clause inside a sentence: speech. Its insides are read as usual.
+                // A clause inside a sentence: speech. Its insides are read as usual; a long one
+                // is said to the writer, in case it was meant as a direction.
+                let words = chars[i + 1..j]
+                    .iter()
+                    .collect::<String>()
+                    .split_whitespace()
+                    .count();
+                if words > SHORT_PARENTHESIS {
+                    let excerpt: String = chars[i..=j].iter().take(48).collect();
+                    let more = if j + 1 - i > 48 { "…" } else { "" };
+                    warnings.push(Warning {
+                        position: pos_of(i),
+                        message: format!(
+                            "the parenthesis `{excerpt}{more}` ({words} words) is read aloud as part of the sentence; if it is a stage direction, write it in [brackets]"
+                        ),
+                    });
+                }
                 text.push(c);
                 i += 1;
             }
@@ -213,7 +268,7 @@ fn is_direction_parenthesis(
     open: usize,
     close: usize,
     at_start: bool,
-    style: TextStyle,
+    play_rules: bool,
 ) -> bool {
     let before_on_line = chars[..open]
         .iter()
@@ -267,10 +322,7 @@ fn is_direction_parenthesis(
         || (first == "to" && second_is_addressee);
     // In a play, `(throwing down the turf)` inside a sentence is business, not words.
     let participle = inner.trim().starts_with(char::is_lowercase) && first.ends_with("ing");
-    if stage_led
-        || (style == TextStyle::Play
-            && (at_start || participle || own_sentence(chars, open, close)))
-    {
+    if stage_led || (play_rules && (at_start || participle || own_sentence(chars, open, close))) {
         return true;
     }
     // At the end only if the sentence ended before it: `… the gold standard (about 1 in 3.5
@@ -285,7 +337,59 @@ fn is_direction_parenthesis(
         .iter()
         .all(|c| !c.is_alphanumeric() && !matches!(c, '[' | '('))
         && (!closes_its_sentence || sentence_ended_before(chars, open));
-    words.len() <= 6 && (at_start || at_end)
+    words.len() <= SHORT_PARENTHESIS && (at_start || at_end)
+}
+
+/// A parenthesis of at most this many words at the start or end of a turn is a direction in
+/// any layout; a longer one read aloud gets a notice.
+pub(crate) const SHORT_PARENTHESIS: usize = 6;
+
+/// Pronouns that open a direction written about a character (`(She grabs her coat.)`).
+const THIRD_PERSON: [&str; 7] = ["he", "she", "they", "his", "her", "their", "both"];
+
+/// Whether a file's parentheses are written as stage directions, decided once for the whole
+/// file from its clearest cases: a parenthesis opening a turn with a lower-case participle
+/// (`HOST: (leaning back, glancing at the clock) So…`), or one standing as a sentence of its
+/// own about a character in the present tense (`… back. (She grabs her coat.) Sorry.`). Returns
+/// where the first such parenthesis is, for the notice that says the file was read this way.
+pub(crate) fn parentheses_look_like_directions<'s, 'a: 's>(
+    turns: impl IntoIterator<Item = &'s [Segment<'a>]>,
+) -> Option<(Position, String)> {
+    for segments in turns {
+        let turn = TurnText::new(segments);
+        let chars = &turn.chars;
+        let close = match_brackets(chars);
+        for (open, &c) in chars.iter().enumerate() {
+            let end = close[open];
+            if c != '(' || end == NONE {
+                continue;
+            }
+            let inner: String = chars[open + 1..end].iter().collect();
+            let words: Vec<&str> = inner.split_whitespace().collect();
+            let Some(first) = words.first() else {
+                continue;
+            };
+            let first_lower = first
+                .trim_matches(|c: char| !c.is_alphabetic())
+                .to_lowercase();
+            let opens_turn = chars[..open].iter().all(|c| c.is_whitespace());
+            let participle_led = inner.trim_start().starts_with(char::is_lowercase)
+                && first_lower.ends_with("ing")
+                && words.len() >= 2;
+            let about_a_character = own_sentence(chars, open, end)
+                && words.len() >= 3
+                && (THIRD_PERSON.contains(&first_lower.as_str())
+                    || words.get(1).is_some_and(|w| {
+                        let w = w.trim_matches(|c: char| !c.is_alphabetic());
+                        w.starts_with(char::is_lowercase) && w.len() > 2 && w.ends_with('s')
+                    }) && first.starts_with(char::is_uppercase));
+            if (opens_turn && participle_led) || about_a_character {
+                let excerpt: String = chars[open..=end].iter().take(48).collect();
+                return Some((turn.position(open), excerpt));
+            }
+        }
+    }
+    None
 }
 
 /// Whether the text before `open` ends a sentence (or there is none).

@@ -175,6 +175,82 @@ fn scriptish() -> impl Strategy<Value = String> {
     prop::collection::vec(parts, 0..80).prop_map(|v| v.concat())
 }
 
+/// A turn's worth of text with parentheses of every length, at its start, between sentences
+/// and inside them, capitalised or not.
+fn parenthesised_turns() -> impl Strategy<Value = String> {
+    let word = prop::sample::select(vec![
+        "she", "grabs", "the", "coat", "and", "which", "means", "summer", "leaning", "back",
+        "Maya", "walks", "out", "slowly", "laughs", "to", "Bob", "about", "three", "million",
+    ]);
+    let paren = (
+        prop::collection::vec(word.clone(), 1..14),
+        any::<bool>(),
+        any::<bool>(),
+    )
+        .prop_map(|(words, capital, stop)| {
+            let mut inner = words.join(" ");
+            if capital {
+                let mut c = inner.chars();
+                inner = c
+                    .next()
+                    .map_or(String::new(), |f| f.to_uppercase().chain(c).collect());
+            }
+            if stop {
+                inner.push('.');
+            }
+            format!("({inner})")
+        });
+    let part = prop_oneof![
+        3 => prop::collection::vec(word, 1..6).prop_map(|w| w.join(" ")),
+        2 => paren,
+        1 => Just(". ".to_owned()),
+        1 => Just("? ".to_owned()),
+    ];
+    let turn = (
+        prop::sample::select(vec!["HOST", "GUEST", "Ann"]),
+        prop::collection::vec(part, 1..8),
+    )
+        .prop_map(|(name, parts)| format!("{name}: {}.", parts.join(" ")));
+    prop::collection::vec(turn, 1..6).prop_map(|turns| turns.join("\n"))
+}
+
+/// Every parenthesis of more than six words that is spoken has a notice on a line of its turn:
+/// a guess that a long parenthesis is speech is never silent.
+fn long_spoken_parentheses_are_noticed(e: &Episode) -> Result<(), String> {
+    for line in &e.lines {
+        let spoken = e.spoken_text(line);
+        let mut depth = 0usize;
+        let mut start = 0;
+        for (i, c) in spoken.char_indices() {
+            match c {
+                '(' => {
+                    if depth == 0 {
+                        start = i;
+                    }
+                    depth += 1;
+                }
+                ')' if depth > 0 => {
+                    depth -= 1;
+                    let words = spoken[start + 1..i].split_whitespace().count();
+                    let noticed = e.warnings.iter().any(|w| {
+                        line.source_lines.contains(&w.position.line)
+                            && w.message.contains("is read aloud")
+                    });
+                    if depth == 0 && words > 6 && !noticed {
+                        return Err(format!(
+                            "`{}` at line {} is spoken with no notice",
+                            &spoken[start..=i],
+                            line.position.line
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     // PROPTEST_CASES=100000 for a long run.
     #![proptest_config(ProptestConfig::with_cases(
@@ -205,6 +281,14 @@ proptest! {
                 let prefix = format!("ep.txt:{}:{}: ", e.line, e.column);
                 prop_assert!(e.to_string().starts_with(&prefix));
             }
+        }
+    }
+
+    #[test]
+    fn no_long_parenthesis_is_spoken_silently(text in parenthesised_turns()) {
+        if let Ok(e) = parse(&text, ParseOptions::default()) {
+            let noticed = long_spoken_parentheses_are_noticed(&e);
+            prop_assert!(noticed.is_ok(), "{:?}\n{text}", noticed);
         }
     }
 

@@ -457,3 +457,41 @@ fn a_name_with_and_without_its_article_is_one_speaker_with_a_notice() {
     assert_eq!(notices.len(), 2, "{:?}", ep.warnings);
     assert!(notices[0].contains("`THE NEIGHBOUR` is taken as `A NEIGHBOUR`"));
 }
+
+#[test]
+fn parentheses_written_as_directions_are_directions_in_every_layout_and_said_so() {
+    let text = include_str!("../tests/fidelity/46-parenthetical-directions.txt");
+    let ep = parse(text).expect("parses");
+    let verdict: Vec<&Warning> = ep
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("read as stage directions"))
+        .collect();
+    assert_eq!(verdict.len(), 1, "{:?}", ep.warnings);
+    assert_eq!(verdict[0].position.line, 2, "the first clear case is named");
+    let spoken: Vec<String> = ep.lines.iter().map(|l| ep.spoken_text(l)).collect();
+    assert_eq!(spoken[1], "So where were we?");
+    assert_eq!(spoken[4], "I'll be right back. Sorry.");
+    // The clause inside the council's sentence is still speech, and said to be.
+    let aloud: Vec<usize> = ep
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("is read aloud"))
+        .map(|w| w.position.line)
+        .collect();
+    assert_eq!(aloud, [8]);
+
+    // A podcast whose parentheses are asides keeps them as speech, each long one noticed.
+    let asides = "Lena: The launch slipped to spring (which, as anyone who follows these things knows, means summer).\nMarcus: (laughing) As always.\n";
+    let ep = parse(asides).expect("parses");
+    assert!(!ep
+        .warnings
+        .iter()
+        .any(|w| w.message.contains("read as stage directions")));
+    assert!(ep.spoken_text(&ep.lines[0]).contains("(which, as anyone"));
+    assert_eq!(ep.spoken_text(&ep.lines[1]), "As always.");
+    assert!(ep
+        .warnings
+        .iter()
+        .any(|w| w.position.line == 1 && w.message.contains("(10 words) is read aloud")));
+}

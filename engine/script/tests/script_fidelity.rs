@@ -19,14 +19,14 @@
 //! - phantom speakers: parsed speakers that the script does not have;
 //! - silent merges: two expected turns read as one with no warning on the lines involved.
 //!
-//! Run with `cargo test -p engine --test script_fidelity -- --nocapture` to see the table and,
+//! Run with `cargo test -p script --test script_fidelity -- --nocapture` to see the table and,
 //! for each script, what went wrong where.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use engine::script::{Episode, ParseOptions};
+use script::{Episode, ParseOptions};
 
 /// The targets, held: every turn exact, no phantom speaker, every file parsed (and, in
 /// the checks below, every line accounted for and no silent merge). Scripts 41–45 were written
@@ -303,9 +303,8 @@ fn whereabouts(
                     .chars()
                     .take(HEAD_CHARS)
                     .collect();
-                let contains = |s: &&engine::script::Skipped| {
-                    !head.is_empty() && normalise(&s.text).contains(&head)
-                };
+                let contains =
+                    |s: &&script::Skipped| !head.is_empty() && normalise(&s.text).contains(&head);
                 let skipped = episode
                     .skipped
                     .iter()
