@@ -906,6 +906,31 @@ async def limit_checks(url, token):
     ok(f"keep-alives every second kept a 2 s inactivity_timeout open for 4 s; then silence closed "
        f"it with 1008 after {waited:.1f} s ({reason[:60]!r})")
 
+    # pings are not activity: a socket that never authenticates and only pings is closed by its
+    # inactivity_timeout like a silent one
+    async with connect(multi + "&inactivity_timeout=2", compression=None,
+                       ping_interval=None) as ws:
+        t0 = time.monotonic()
+
+        async def keep_pinging():
+            while True:
+                await asyncio.sleep(0.5)
+                await ws.ping()
+
+        pinger = asyncio.create_task(keep_pinging())
+        try:
+            await expect_close(ws, 1008, "unauthenticated pings only", timeout=10)
+        finally:
+            pinger.cancel()
+        waited = time.monotonic() - t0
+    ok(f"a socket that only pinged, without a token, was closed with 1008 after {waited:.1f} s")
+
+    # a text frame that is not UTF-8: close 1007, not a dropped connection
+    async with connect(multi, additional_headers=xi, compression=None) as ws:
+        await ws.send(b'{"text": "\xff\xfe", "context_id": "u"}', text=True)
+        _, reason = await expect_close(ws, 1007, "a text frame that is not UTF-8", timeout=10)
+    ok(f"a text frame that is not UTF-8 was closed with 1007 ({reason[:60]!r})")
+
     # thousands of tiny messages while another context speaks: all taken, the other context
     # finishes, the flooded one is cancelled cleanly
     async with connect(multi, additional_headers=xi, max_size=16 << 20, compression=None) as ws:

@@ -1,6 +1,10 @@
 //! Counters for `GET /metrics`, in Prometheus' text format, written by hand: the set is small
 //! and fixed, and a metrics crate would be a dependency for a dozen lines of formatting.
 //!
+//! The names are the HTTP layer's own (`banter_http_…`): the scheduler's figures
+//! (`engine::scheduler::Metrics`, appended to the same page) count streams, not responses, and a
+//! family named twice makes Prometheus reject the whole scrape.
+//!
 //! What is measured and why: requests by route and status (is anyone hitting errors?), speech
 //! jobs waiting for their first audio (queue depth) and streams being sent (load), time to first
 //! audio (the latency a voice assistant feels), audio bytes sent, and streams the client dropped
@@ -107,7 +111,7 @@ impl Metrics {
                 self.queue_depth.get(),
             ),
             (
-                "banter_active_streams",
+                "banter_http_active_responses",
                 "Speech responses being sent.",
                 self.active_streams.get(),
             ),
@@ -124,7 +128,7 @@ impl Metrics {
                 &self.bytes_sent,
             ),
             (
-                "banter_streams_cancelled_total",
+                "banter_http_responses_cancelled_total",
                 "Speech responses the client dropped before the end.",
                 &self.cancelled_streams,
             ),
@@ -139,22 +143,22 @@ impl Metrics {
             line(format!("# TYPE {name} counter"));
             line(format!("{name} {}", value.load(Ordering::Relaxed)));
         }
-        line("# HELP banter_ttfa_seconds Time from request to first audio.".into());
-        line("# TYPE banter_ttfa_seconds histogram".into());
+        line("# HELP banter_http_ttfa_seconds Time from request to first audio.".into());
+        line("# TYPE banter_http_ttfa_seconds histogram".into());
         if let Ok(h) = self.ttfa.lock() {
             for (count, bound) in h.counts.iter().zip(TTFA_BUCKETS) {
                 line(format!(
-                    "banter_ttfa_seconds_bucket{{le=\"{bound}\"}} {count}"
+                    "banter_http_ttfa_seconds_bucket{{le=\"{bound}\"}} {count}"
                 ));
             }
             line(format!(
-                "banter_ttfa_seconds_bucket{{le=\"+Inf\"}} {}",
+                "banter_http_ttfa_seconds_bucket{{le=\"+Inf\"}} {}",
                 h.count
             ));
             let mut sum = String::new();
             let _ = write!(sum, "{}", h.sum);
-            line(format!("banter_ttfa_seconds_sum {sum}"));
-            line(format!("banter_ttfa_seconds_count {}", h.count));
+            line(format!("banter_http_ttfa_seconds_sum {sum}"));
+            line(format!("banter_http_ttfa_seconds_count {}", h.count));
         }
         out
     }
@@ -197,12 +201,12 @@ mod tests {
         let text = m.render();
         assert!(text
             .contains("banter_http_requests_total{route=\"/v1/audio/speech\",status=\"200\"} 2"));
-        assert!(text.contains("banter_active_streams 1"));
-        assert!(text.contains("banter_streams_cancelled_total 1"));
-        assert!(text.contains("banter_ttfa_seconds_bucket{le=\"0.2\"} 0"));
-        assert!(text.contains("banter_ttfa_seconds_bucket{le=\"0.35\"} 1"));
-        assert!(text.contains("banter_ttfa_seconds_count 1"));
+        assert!(text.contains("banter_http_active_responses 1"));
+        assert!(text.contains("banter_http_responses_cancelled_total 1"));
+        assert!(text.contains("banter_http_ttfa_seconds_bucket{le=\"0.2\"} 0"));
+        assert!(text.contains("banter_http_ttfa_seconds_bucket{le=\"0.35\"} 1"));
+        assert!(text.contains("banter_http_ttfa_seconds_count 1"));
         drop(guard);
-        assert!(m.render().contains("banter_active_streams 0"));
+        assert!(m.render().contains("banter_http_active_responses 0"));
     }
 }

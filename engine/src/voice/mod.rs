@@ -118,6 +118,12 @@ impl VoiceSpec {
         if trimmed.is_empty() {
             return Err(bad("it is empty"));
         }
+        let parts = trimmed.split('+').count();
+        if parts > MAX_BLEND_TERMS {
+            return Err(bad(&format!(
+                "it mixes {parts} voices; a blend mixes at most {MAX_BLEND_TERMS}"
+            )));
+        }
         let mut terms = Vec::new();
         for part in trimmed.split('+') {
             let part = part.trim();
@@ -186,6 +192,10 @@ impl VoiceSpec {
 fn round_weight(w: f32) -> f32 {
     (w * 1000.0).round() / 1000.0
 }
+
+/// The most voices one blend may mix (there are 54 stock voices; a longer recipe is a mistake
+/// or an attack on the parser, and gets a reason that says so).
+pub const MAX_BLEND_TERMS: usize = 64;
 
 fn parse_weight(s: &str) -> Option<f32> {
     let w: f32 = s.parse().ok()?;
@@ -295,6 +305,15 @@ impl VoiceTable {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_blend_of_too_many_voices_says_so() {
+        let many = vec!["af_bella:0.5"; 2000].join("+");
+        let e = VoiceSpec::parse(&many).expect_err("2000 parts");
+        assert!(e.to_string().contains("mixes 2000 voices"), "{e}");
+        let most = vec!["af_bella"; MAX_BLEND_TERMS].join("+");
+        assert!(VoiceSpec::parse(&most).is_ok());
+    }
 
     #[test]
     fn parses_plain_and_both_blend_spellings() {

@@ -249,7 +249,8 @@ pub(crate) async fn start_job(
 pub(crate) fn speed_note(requested: f32) -> Option<HeaderValue> {
     let (low, high) = (*engine::SPEED_RANGE.start(), *engine::SPEED_RANGE.end());
     let note = format!(
-        "{} (requested {requested}, Kokoro speaks {low}–{high})",
+        // Header values are visible ASCII: a dash outside it made the header vanish.
+        "{} (requested {requested}, Kokoro speaks {low} to {high})",
         requested.clamp(low, high)
     );
     HeaderValue::from_str(&note).ok()
@@ -308,6 +309,15 @@ pub(crate) fn backend_error(e: BackendError) -> ApiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_speed_note_is_a_valid_header() {
+        let note = speed_note(3.0).expect("a header value");
+        assert_eq!(
+            note.to_str().expect("visible ASCII"),
+            "2 (requested 3, Kokoro speaks 0.5 to 2)"
+        );
+    }
 
     fn parse(json: &str) -> Result<SpeechParams, ApiError> {
         SpeechParams::parse(json.as_bytes(), 20)

@@ -11,6 +11,8 @@ pub mod close {
     pub const NORMAL: u16 = 1000;
     /// A binary frame: the protocol is JSON text.
     pub const UNSUPPORTED: u16 = 1003;
+    /// A text frame that is not UTF-8.
+    pub const INVALID_DATA: u16 = 1007;
     /// Wrong or missing token, or a limit broken (contexts, buffered text, inactivity).
     pub const POLICY: u16 = 1008;
     /// A message over the size limit.

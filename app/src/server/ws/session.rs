@@ -107,19 +107,31 @@ pub async fn run(socket: WebSocket, state: AppState, setup: Setup) {
         let deadline = last_message.max(audio_at) + timeout;
         tokio::select! {
             frame = stream.next() => {
-                last_message = Instant::now();
                 let step = match frame {
                     None | Some(Ok(Message::Close(_))) => break None,
                     Some(Err(e)) => {
-                        // tungstenite refuses frames beyond its own cap before we see them.
+                        // tungstenite refuses frames beyond its own cap, and text frames that
+                        // are not UTF-8, before we see them; both get their close code.
                         let text = e.to_string();
                         if text.contains("too long") || text.contains("size") {
                             Step::Close(close::TOO_BIG, format!("message too big: {text}"))
+                        } else if text.to_ascii_lowercase().contains("utf-8")
+                            || text.to_ascii_lowercase().contains("utf8")
+                        {
+                            Step::Close(
+                                close::INVALID_DATA,
+                                "text frames must be UTF-8 JSON".into(),
+                            )
                         } else {
                             break None;
                         }
                     }
-                    Some(Ok(Message::Text(text))) => s.message(text.as_str()).await,
+                    Some(Ok(Message::Text(text))) => {
+                        // Only messages count as activity: a client that only pings (or
+                        // never authenticates) still meets its inactivity timeout.
+                        last_message = Instant::now();
+                        s.message(text.as_str()).await
+                    }
                     Some(Ok(Message::Binary(_))) => Step::Close(
                         close::UNSUPPORTED,
                         "binary frames are not accepted: send JSON messages as text frames".into(),
