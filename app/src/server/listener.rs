@@ -3,10 +3,17 @@
 //!
 //! `127.0.0.1` and `::1` are both bound on one port, because `localhost` resolves to either
 //! depending on the system and the client. axum's `serve` sets no timeouts, so every connection
-//! is wrapped in [`IdleStream`]: a connection with no request in flight and no bytes moving for
-//! the idle limit is closed (a client that opens sockets and sends nothing cannot exhaust us).
-//! "No request in flight" matters: a queued speech job may wait minutes for the model without a
-//! byte on the wire, and must not be cut off.
+//! is wrapped in [`IdleStream`]: a connection with no request in flight for the idle limit is
+//! closed. "No request in flight" matters: a queued speech job may wait minutes for the model
+//! without a byte on the wire, and must not be cut off.
+//!
+//! Nobody without the token may hold the server: bytes that arrive while no request is in
+//! flight (a request's head, trickled a byte at a time) do not keep a connection open; a new
+//! connection must bring a whole request head within [`HEADER_TIMEOUT`]; and at most
+//! [`MAX_FRESH`] connections that have not yet made a request are held at once: a new one
+//! closes the oldest of them, so trickling sockets cannot use up the file descriptors that
+//! `/health` and the owner's requests need, and a real client, which sends its request at once,
+//! is never the one turned away.
 
 use std::future::{poll_fn, Future};
 use std::io;
@@ -26,11 +33,20 @@ use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::time::{Instant, Sleep};
 
+/// A new connection has this long to bring a complete request head.
+pub const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections held at once that have not yet made a request.
+pub const MAX_FRESH: usize = 64;
+
 /// Several bound sockets accepted from as one.
 pub struct Listeners {
     sockets: Vec<TcpListener>,
     idle: Duration,
     next: usize,
+    /// Connections accepted that have not yet made a request.
+    fresh: Arc<AtomicUsize>,
+    /// Those connections, oldest first (some may have made a request or closed since).
+    waiting: std::collections::VecDeque<std::sync::Weak<Shared>>,
 }
 
 impl Listeners {
@@ -67,6 +83,8 @@ impl Listeners {
             sockets: listeners,
             idle,
             next: 0,
+            fresh: Arc::default(),
+            waiting: std::collections::VecDeque::new(),
         }
     }
 
@@ -76,6 +94,24 @@ impl Listeners {
             .iter()
             .filter_map(|l| l.local_addr().ok())
             .collect()
+    }
+
+    /// With [`MAX_FRESH`] connections still waiting for their first request, closes the oldest.
+    fn make_room(&mut self) {
+        // Forget the ones that have made a request or closed.
+        self.waiting.retain(|w| {
+            w.upgrade()
+                .is_some_and(|s| s.started.load(Ordering::Acquire) == 0)
+        });
+        while self.waiting.len() >= MAX_FRESH {
+            if let Some(oldest) = self.waiting.pop_front().and_then(|w| w.upgrade()) {
+                tracing::warn!(
+                    "{MAX_FRESH} connections have not made a request; closing the oldest"
+                );
+                oldest.evicted.store(true, Ordering::Release);
+                oldest.waker.wake();
+            }
+        }
     }
 
     fn poll_accept(&mut self, cx: &mut Context<'_>) -> Poll<io::Result<(TcpStream, SocketAddr)>> {
@@ -100,8 +136,11 @@ impl axum::serve::Listener for Listeners {
         loop {
             match poll_fn(|cx| self.poll_accept(cx)).await {
                 Ok((stream, addr)) => {
+                    self.make_room();
                     let _ = stream.set_nodelay(true);
-                    return (IdleStream::new(stream, self.idle), addr);
+                    let io = IdleStream::new(stream, self.idle, Arc::clone(&self.fresh));
+                    self.waiting.push_back(Arc::downgrade(&io.shared));
+                    return (io, addr);
                 }
                 Err(e) => {
                     // Out of file descriptors and the like: wait instead of spinning.
@@ -120,21 +159,40 @@ impl axum::serve::Listener for Listeners {
     }
 }
 
-/// A TCP connection that fails its pending read once it has been idle too long.
+/// What a connection and the requests on it share.
+#[derive(Debug, Default)]
+struct Shared {
+    /// Requests being served.
+    busy: AtomicUsize,
+    /// Requests started on the connection so far.
+    started: AtomicUsize,
+    /// Closed to make room for a newer connection (see [`Listeners::make_room`]).
+    evicted: std::sync::atomic::AtomicBool,
+    /// Wakes the connection's pending read when it is evicted.
+    waker: futures_util::task::AtomicWaker,
+}
+
+/// A TCP connection that fails its pending read once it has been idle too long, or (new) has
+/// not brought a request head in time.
 pub struct IdleStream {
     inner: TcpStream,
     idle: Duration,
     deadline: Pin<Box<Sleep>>,
-    busy: Arc<AtomicUsize>,
+    shared: Arc<Shared>,
+    /// The listener's count of connections without a request; this one is in it until its
+    /// first request starts (or it closes).
+    fresh: Option<Arc<AtomicUsize>>,
 }
 
 impl IdleStream {
-    fn new(inner: TcpStream, idle: Duration) -> Self {
+    fn new(inner: TcpStream, idle: Duration, fresh: Arc<AtomicUsize>) -> Self {
+        fresh.fetch_add(1, Ordering::AcqRel);
         Self {
             inner,
             idle,
-            deadline: Box::pin(tokio::time::sleep(idle)),
-            busy: Arc::default(),
+            deadline: Box::pin(tokio::time::sleep(idle.min(HEADER_TIMEOUT))),
+            shared: Arc::default(),
+            fresh: Some(fresh),
         }
     }
 
@@ -143,19 +201,48 @@ impl IdleStream {
         self.deadline.as_mut().reset(at);
     }
 
+    /// Leaves the listener's count of fresh connections once a request has started.
+    fn note_served(&mut self) {
+        if self.shared.started.load(Ordering::Acquire) > 0 {
+            if let Some(fresh) = self.fresh.take() {
+                fresh.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+    }
+
     /// Registers the idle timer; an error once it has run out with no request in flight.
     fn poll_idle(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
+        self.note_served();
+        self.shared.waker.register(cx.waker());
+        if self.fresh.is_some() && self.shared.evicted.load(Ordering::Acquire) {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                "closed to make room: too many connections without a request",
+            ));
+        }
         loop {
             if self.deadline.as_mut().poll(cx).is_pending() {
                 return Ok(());
             }
-            if self.busy.load(Ordering::Acquire) == 0 {
+            if self.shared.busy.load(Ordering::Acquire) == 0 {
                 return Err(io::Error::new(
                     io::ErrorKind::TimedOut,
-                    "connection idle for too long",
+                    if self.fresh.is_some() {
+                        "no request head in time"
+                    } else {
+                        "connection idle for too long"
+                    },
                 ));
             }
             self.touch(); // a request is being served: look again later
+        }
+    }
+}
+
+impl Drop for IdleStream {
+    fn drop(&mut self) {
+        if let Some(fresh) = self.fresh.take() {
+            fresh.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }
@@ -170,7 +257,10 @@ impl AsyncRead for IdleStream {
         let before = buf.filled().len();
         match Pin::new(&mut this.inner).poll_read(cx, buf) {
             Poll::Ready(result) => {
-                if buf.filled().len() > before {
+                // Bytes keep a connection open only while a request is in flight (a body
+                // being uploaded); a head trickled byte by byte does not.
+                this.note_served();
+                if buf.filled().len() > before && this.shared.busy.load(Ordering::Acquire) > 0 {
                     this.touch();
                 }
                 Poll::Ready(result)
@@ -226,31 +316,32 @@ impl AsyncWrite for IdleStream {
 /// Per-connection facts handed to handlers: the connection's in-flight counter.
 #[derive(Debug, Clone)]
 pub struct Connection {
-    busy: Arc<AtomicUsize>,
+    shared: Arc<Shared>,
 }
 
 impl Connection {
     /// Marks the connection busy (never idle-closed) until the guard is dropped.
     pub fn busy(&self) -> BusyGuard {
-        self.busy.fetch_add(1, Ordering::AcqRel);
-        BusyGuard(Arc::clone(&self.busy))
+        self.shared.busy.fetch_add(1, Ordering::AcqRel);
+        self.shared.started.fetch_add(1, Ordering::AcqRel);
+        BusyGuard(Arc::clone(&self.shared))
     }
 }
 
 impl Connected<IncomingStream<'_, Listeners>> for Connection {
     fn connect_info(stream: IncomingStream<'_, Listeners>) -> Self {
         Self {
-            busy: Arc::clone(&stream.io().busy),
+            shared: Arc::clone(&stream.io().shared),
         }
     }
 }
 
 #[derive(Debug)]
-pub struct BusyGuard(Arc<AtomicUsize>);
+pub struct BusyGuard(Arc<Shared>);
 
 impl Drop for BusyGuard {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::AcqRel);
+        self.0.busy.fetch_sub(1, Ordering::AcqRel);
     }
 }
 

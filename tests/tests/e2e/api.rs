@@ -199,6 +199,42 @@ fn api_refuses_what_it_should() {
         started.elapsed()
     );
 
+    // A head trickled a byte at a time does not hold the socket: it is closed after the idle
+    // limit like a silent one, however steadily the bytes come.
+    let trickle = TcpStream::connect(addr).expect("connect");
+    trickle
+        .set_read_timeout(Some(Duration::from_millis(50)))
+        .expect("timeout");
+    let started = Instant::now();
+    let closed_after = loop {
+        let wrote = std::io::Write::write(&mut &trickle, b"X");
+        let mut buf = [0u8; 64];
+        let read = std::io::Read::read(&mut &trickle, &mut buf);
+        if wrote.is_err() || matches!(read, Ok(0)) || started.elapsed() > Duration::from_secs(15) {
+            break started.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert!(
+        closed_after < Duration::from_secs(10),
+        "a trickling head kept its socket {closed_after:?}"
+    );
+
+    // A crowd of sockets that never send a request cannot lock the owner out: the oldest are
+    // closed to make room, and /health still answers at once.
+    let crowd: Vec<TcpStream> = (0..100)
+        .map(|_| TcpStream::connect(addr).expect("connect"))
+        .collect();
+    let started = Instant::now();
+    let health = request(addr, "GET", "/health", &[], b"");
+    assert_eq!(health.status, 200);
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "/health took {:?} beside 100 silent sockets",
+        started.elapsed()
+    );
+    drop(crowd);
+
     // The token file is private and --show-token prints the same token.
     #[cfg(unix)]
     {
