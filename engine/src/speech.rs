@@ -54,6 +54,8 @@ pub enum SynthError {
     },
     #[error(transparent)]
     Model(#[from] ModelError),
+    #[error("the model produced audio that is not a number: its weights in {path} are damaged; run `banter models fetch --force`")]
+    DamagedModel { path: String },
     #[error("model inference failed: {0}")]
     Inference(#[from] candle_core::Error),
     #[error("starting the model thread: {0}")]

@@ -34,6 +34,8 @@ fn packed_cache_dir() -> Option<std::path::PathBuf> {
 /// The loaded model, on the model thread. Not `Send`: see the module docs.
 pub(crate) struct Synthesizer {
     model: Arc<Kokoro>,
+    /// The weights file, named when the model turns out to be damaged.
+    weights: Arc<str>,
     device: Device,
     voices: Arc<VoiceBook>,
     /// Keeps the type on the thread that loaded it.
@@ -74,6 +76,7 @@ impl Synthesizer {
         };
         Ok(Self {
             model: Arc::new(model),
+            weights: Arc::from(path.display().to_string()),
             device,
             voices,
             _model_thread_only: PhantomData,
@@ -195,12 +198,8 @@ impl SegmentModel for Synthesizer {
         request: &SpeechRequest,
         first_window: Option<usize>,
     ) -> Result<Box<dyn SegmentJob>, SynthError> {
-        Ok(Box::new(Synthesizer::begin(
-            self,
-            segment,
-            request,
-            plan_for(first_window),
-        )?))
+        let decoder = Synthesizer::begin(self, segment, request, plan_for(first_window))?;
+        Ok(Box::new(Checked::new(decoder, &self.weights)))
     }
 
     fn begin_batch(&self, items: &[BeginItem<'_>]) -> Vec<Result<Box<dyn SegmentJob>, SynthError>> {
@@ -210,7 +209,7 @@ impl SegmentModel for Synthesizer {
             .collect();
         Synthesizer::begin_batch(self, &items)
             .into_iter()
-            .map(|r| r.map(|job| Box::new(job) as Box<dyn SegmentJob>))
+            .map(|r| r.map(|job| Box::new(Checked::new(job, &self.weights)) as Box<dyn SegmentJob>))
             .collect()
     }
 
@@ -236,29 +235,55 @@ fn plan_for(first_window: Option<usize>) -> ChunkPlan {
     })
 }
 
-impl SegmentJob for SegmentDecoder {
+/// A Kokoro decoder session whose audio is checked before anyone hears it: damaged weights (a
+/// few bytes of NaN in the file) make the model sing NaN, which every later stage turns into
+/// silence or a crash far from the cause. A chunk that is not finite fails the segment as an
+/// internal error naming the weights file, so the user knows what to fetch again.
+struct Checked {
+    decoder: SegmentDecoder,
+    weights: Arc<str>,
+}
+
+impl Checked {
+    fn new(decoder: SegmentDecoder, weights: &Arc<str>) -> Self {
+        Self {
+            decoder,
+            weights: Arc::clone(weights),
+        }
+    }
+}
+
+impl SegmentJob for Checked {
     fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
-        Ok(SegmentDecoder::advance(self).map_err(ModelError::from)?)
+        let chunk = self.decoder.advance().map_err(ModelError::from)?;
+        if let Some(audio) = &chunk {
+            if !audio.iter().all(|x| x.is_finite()) {
+                return Err(SynthError::DamagedModel {
+                    path: self.weights.to_string(),
+                });
+            }
+        }
+        Ok(chunk)
     }
 
     fn is_done(&self) -> bool {
-        SegmentDecoder::is_done(self)
+        self.decoder.is_done()
     }
 
     fn next_step_frames(&self) -> f64 {
-        SegmentDecoder::next_step_frames(self)
+        self.decoder.next_step_frames()
     }
 
     fn frames_to_audio(&self) -> f64 {
-        SegmentDecoder::frames_to_audio(self)
+        self.decoder.frames_to_audio()
     }
 
     fn frames(&self) -> usize {
-        SegmentDecoder::frames(self)
+        self.decoder.frames()
     }
 
     fn take_durations(&mut self) -> Option<Arc<[u32]>> {
-        SegmentDecoder::take_durations(self)
+        self.decoder.take_durations()
     }
 }
 

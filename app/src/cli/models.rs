@@ -24,7 +24,8 @@ pub enum ModelsCommand {
         #[arg(long, value_name = "DIR")]
         models: Option<PathBuf>,
     },
-    /// Print the model folder and whether it is complete.
+    /// Print the model folder and whether it is complete, then check every file against the
+    /// checksum recorded when it was fetched and every weight for damage (about a second).
     Status {
         #[arg(long, value_name = "DIR")]
         models: Option<PathBuf>,
@@ -57,8 +58,27 @@ pub fn run(cmd: &ModelsCommand) -> anyhow::Result<()> {
         ModelsCommand::Status { models } => {
             let store = open(models.as_ref())?;
             println!("{}", store.root().display());
-            println!("{}", store.status());
-            Ok(())
+            let status = store.status();
+            println!("{status}");
+            if !store.is_ready() {
+                return Ok(());
+            }
+            let report = store.verify()?;
+            if report.is_ok() {
+                println!(
+                    "checksums: all {} files match what was fetched; every weight is a finite number",
+                    report.checked
+                );
+                Ok(())
+            } else {
+                for problem in &report.problems {
+                    eprintln!("damaged: {problem}");
+                }
+                anyhow::bail!(
+                    "the model files are damaged ({} problems); run `banter models fetch --force`",
+                    report.problems.len()
+                )
+            }
         }
     }
 }

@@ -28,6 +28,7 @@ pub mod manifest;
 mod record;
 mod resemblyzer;
 mod status;
+mod verify;
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +38,7 @@ pub use fetch::{FetchEvent, FetchOptions, FetchSummary};
 pub use record::{FileRecord, SourceRecord, StoreRecord, MANIFEST_FILE};
 pub use resemblyzer::{RESEMBLYZER_WEIGHTS, SPEAKER_ENCODER_FILE};
 pub use status::{FileState, FileStatus, ManifestState, StoreStatus};
+pub use verify::VerifyReport;
 
 /// Environment variable that overrides the store location.
 pub const MODEL_DIR_ENV: &str = "BANTER_MODEL_DIR";
@@ -104,6 +106,12 @@ impl ModelStore {
         self.voices_dir().join(format!("{name}.bin"))
     }
 
+    /// Every file against the checksum recorded when it was fetched, and every weight finite:
+    /// reads the whole store (about a second); `banter models status` runs it.
+    pub fn verify(&self) -> Result<verify::VerifyReport, AssetError> {
+        verify::verify(&self.root, &self.kokoro_weights())
+    }
+
     /// What is present and missing, from file sizes and `manifest.json` (no hashing).
     #[must_use]
     pub fn status(&self) -> StoreStatus {
@@ -166,14 +174,22 @@ fn default_root(env: Option<std::ffi::OsString>, data_dir: Option<PathBuf>) -> O
     }
 }
 
-/// The real converter: the engine's own ONNX reader.
+/// The real converter: the engine's own ONNX reader. The weights it wrote are checked once
+/// here: a value that is not a finite number would make the model speak NaN.
 fn convert_with_engine(onnx: &Path, out: &Path) -> Result<(), AssetError> {
-    crate::onnx::convert_kokoro(onnx, out)
-        .map(|_report| ())
-        .map_err(|e| AssetError::Convert {
+    crate::onnx::convert_kokoro(onnx, out).map_err(|e| AssetError::Convert {
+        onnx: onnx.to_owned(),
+        source: Box::new(e),
+    })?;
+    let problems = verify::non_finite_weights(out)?;
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(AssetError::Convert {
             onnx: onnx.to_owned(),
-            source: Box::new(e),
+            source: problems.join("; ").into(),
         })
+    }
 }
 
 #[cfg(test)]

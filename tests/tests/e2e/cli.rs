@@ -368,3 +368,63 @@ fn an_output_that_would_destroy_the_script_or_a_device_is_refused_or_streamed() 
         "no temporaries left: {names:?}"
     );
 }
+
+/// Four bytes of NaN in the weights (same size, so the cheap check cannot see them): `models
+/// status` names the damaged tensor, and `say` fails as an internal error naming the weights
+/// file instead of writing silence with exit status 0.
+#[test]
+fn damaged_weights_are_found_and_never_speak_silence() {
+    let Some(store) = model_store() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let models = dir.path().join("models");
+    std::fs::create_dir(&models).expect("mkdir");
+    let weights = store.kokoro_weights();
+    for entry in std::fs::read_dir(store.root()).expect("store") {
+        let entry = entry.expect("entry");
+        let to = models.join(entry.file_name());
+        if entry.path() == weights {
+            std::fs::copy(entry.path(), &to).expect("copy the weights");
+        } else {
+            std::os::unix::fs::symlink(entry.path(), &to).expect("link");
+        }
+    }
+    let damaged = models.join(weights.file_name().expect("weights name"));
+    let mut bytes = std::fs::read(&damaged).expect("read");
+    let header_len = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")) as usize;
+    let header: serde_json::Value =
+        serde_json::from_slice(&bytes[8..8 + header_len]).expect("header");
+    let start = header["decoder.generator.conv_post.bias"]["data_offsets"][0]
+        .as_u64()
+        .expect("offset") as usize;
+    let at = 8 + header_len + start;
+    bytes[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    std::fs::write(&damaged, &bytes).expect("write");
+    drop(bytes);
+
+    let run = |args: &[&str]| {
+        crate::support::banter_command()
+            .args(args)
+            .env("BANTER_MODEL_DIR", &models)
+            .env("BANTER_CACHE_DIR", "")
+            .output()
+            .expect("run banter")
+    };
+    let status = run(&["models", "status"]);
+    let stderr = String::from_utf8_lossy(&status.stderr);
+    assert_eq!(status.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("decoder.generator.conv_post.bias") && stderr.contains("checksum"),
+        "{stderr}"
+    );
+    let wav = dir.path().join("hi.wav");
+    let say = run(&["say", "Hello there.", "-o", wav.to_str().expect("utf-8")]);
+    let stderr = String::from_utf8_lossy(&say.stderr);
+    assert_eq!(say.status.code(), Some(1), "an internal error: {stderr}");
+    assert!(
+        stderr.contains("damaged") && stderr.contains(&*damaged.to_string_lossy()),
+        "{stderr}"
+    );
+    assert!(!wav.exists(), "no file is written");
+}
