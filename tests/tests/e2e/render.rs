@@ -385,7 +385,7 @@ fn flac_mp3_resampling_stems_and_vtt() {
 }
 
 #[test]
-fn ctrl_c_leaves_the_previous_file_and_no_temporaries() {
+fn ctrl_c_or_kill_leaves_the_previous_file_and_no_temporaries() {
     if model_store().is_none() {
         return;
     }
@@ -402,32 +402,38 @@ fn ctrl_c_leaves_the_previous_file_and_no_temporaries() {
     }
     std::fs::write(&script, text).expect("script");
     let target = dir.path().join("long.wav");
-    std::fs::write(&target, b"OLD").expect("old file");
-    let mut child = crate::support::banter_command()
-        .args([
-            "render",
-            &script.to_string_lossy(),
-            "-o",
-            &target.to_string_lossy(),
-        ])
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("spawn");
-    // Wait until rendering is under way (the draft exists), then interrupt.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_mins(1);
-    while !has_temporaries(dir.path()) {
-        assert!(std::time::Instant::now() < deadline, "render never started");
-        std::thread::sleep(std::time::Duration::from_millis(50));
+    // Ctrl-C, then `kill` (SIGTERM, as `timeout` sends): the same clean stop.
+    for signal in ["-INT", "-TERM"] {
+        std::fs::write(&target, b"OLD").expect("old file");
+        let mut child = crate::support::banter_command()
+            .args([
+                "render",
+                &script.to_string_lossy(),
+                "-o",
+                &target.to_string_lossy(),
+            ])
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        // Wait until rendering is under way (the draft exists), then interrupt.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_mins(1);
+        while !has_temporaries(dir.path()) {
+            assert!(std::time::Instant::now() < deadline, "render never started");
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let status = std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let status = child.wait().expect("wait");
+        assert_eq!(status.code(), Some(130));
+        assert_eq!(std::fs::read(&target).expect("target"), b"OLD");
+        assert!(
+            !has_temporaries(dir.path()),
+            "temporaries left behind after {signal}"
+        );
     }
-    let status = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
-    let status = child.wait().expect("wait");
-    assert_eq!(status.code(), Some(130));
-    assert_eq!(std::fs::read(&target).expect("target"), b"OLD");
-    assert!(!has_temporaries(dir.path()), "temporaries left behind");
 }
 
 fn has_temporaries(dir: &Path) -> bool {
