@@ -27,6 +27,7 @@ mod phrases;
 mod ranges;
 mod roman;
 mod rules;
+mod run_ons;
 mod sentences;
 mod symbols;
 mod tokens;
@@ -165,13 +166,17 @@ fn capitalise_start(source: &str, spoken: &mut String) {
     }
 }
 
-/// Byte ranges of the sentences of `text` (without surrounding whitespace).
+pub use run_ons::MAX_SENTENCE_CHARS;
+
+/// Byte ranges of the sentences of `text` (without surrounding whitespace); a run-on longer
+/// than [`MAX_SENTENCE_CHARS`] comes back in pieces cut at clauses ([`run_ons`]).
 #[must_use]
 pub fn split_sentences(text: &str) -> Vec<Range<usize>> {
     let cleaned = clean::clean(text);
     sentences::split(&cleaned.text)
-        .iter()
-        .map(|r| cleaned.source_range(r))
+        .into_iter()
+        .flat_map(|r| run_ons::cut(&cleaned.text, r))
+        .map(|r| cleaned.source_range(&r))
         .collect()
 }
 
