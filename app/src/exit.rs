@@ -10,8 +10,28 @@ use engine::SynthError;
 #[error("{0}")]
 pub struct BadInput(pub String);
 
-/// Prints the error and returns the exit status: 2 for bad input, 1 for everything else.
+/// The user stopped the command (Ctrl-C, `kill`): not an error, but not a success either. The
+/// command returns it like an error, so every destructor on the way out runs (temporaries are
+/// removed), and [`report`] prints its message and gives status 130.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Stopped(pub String);
+
+/// Status 130 for a user who stopped the command.
+pub const STOPPED: i32 = 130;
+
+/// A second Ctrl-C while a command is stopping: leave at once, without waiting for it.
+pub fn stop_now() -> ! {
+    std::process::exit(STOPPED)
+}
+
+/// Prints the error and returns the exit status: 2 for bad input, 130 for a command the user
+/// stopped, 1 for everything else.
 pub fn report(err: &anyhow::Error) -> i32 {
+    if let Some(stopped) = err.downcast_ref::<Stopped>() {
+        eprintln!("{stopped}");
+        return STOPPED;
+    }
     let bad_input = err.chain().any(is_input_error);
     let mut message = err.to_string();
     for cause in err.chain().skip(1) {
@@ -87,6 +107,15 @@ mod input_error_tests {
     use engine::{EncodeError, ModelError};
 
     use super::*;
+
+    /// A command the user stopped (Ctrl-C, kill) leaves with 130 through the same door as
+    /// every error, so its destructors have run.
+    #[test]
+    fn a_stopped_command_is_status_130() {
+        let stopped = anyhow::Error::new(Stopped("render cancelled".into()));
+        assert_eq!(report(&stopped), STOPPED);
+        assert_eq!(report(&anyhow::anyhow!("boom")), 1);
+    }
 
     /// An input error found deep in the model (too many phonemes for one pass) still exits 2
     /// however it is wrapped on its way out, and a model fault exits 1.

@@ -90,7 +90,7 @@ pub(crate) fn cancel_on_ctrl_c(
     let flag = std::sync::Arc::clone(&cancel);
     ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
-            std::process::exit(130);
+            crate::exit::stop_now();
         }
         eprintln!("\n{stopping}");
     })

@@ -218,9 +218,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
     let report = match result {
         Ok(r) => r,
         Err(RenderError::Cancelled) => {
-            eprintln!("render cancelled; nothing was written");
-            drop(scratch);
-            std::process::exit(130);
+            return Err(crate::exit::Stopped("render cancelled; nothing was written".into()).into())
         }
         Err(e) if e.is_input_error() => return Err(BadInput(e.to_string()).into()),
         Err(e) => return Err(e.into()),

@@ -84,8 +84,7 @@ pub fn tune(args: &TuneArgs) -> anyhow::Result<()> {
     let tuned = match result {
         Ok(t) => t,
         Err(VoiceMatchError::Cancelled) => {
-            eprintln!("cancelled; nothing was saved");
-            std::process::exit(130);
+            return Err(crate::exit::Stopped("cancelled; nothing was saved".into()).into())
         }
         Err(e) => return Err(user_error(e)),
     };
