@@ -60,7 +60,7 @@ pub fn run(cmd: &ModelsCommand) -> anyhow::Result<()> {
             println!("{}", store.root().display());
             let status = store.status();
             println!("{status}");
-            if !store.is_ready() {
+            if !status.is_ready() {
                 return Ok(());
             }
             let report = store.verify()?;

@@ -47,9 +47,12 @@ impl Output {
     /// device). A reader that went away (`| head`) ends the copy quietly: what it wanted, it
     /// has. For [`Output::File`] this does nothing (the file is renamed into place instead).
     pub fn copy_from(&self, from: &Path) -> anyhow::Result<()> {
+        if let Self::File(_) = self {
+            return Ok(());
+        }
         let mut file = fs_err::File::open(from)?;
         let result = match self {
-            Self::File(_) => return Ok(()),
+            Self::File(_) => Ok(()),
             Self::Stdout => {
                 let mut out = std::io::stdout().lock();
                 std::io::copy(&mut file, &mut out).and_then(|_| out.flush())

@@ -4,12 +4,10 @@
 //! a flipped byte keeps the size: four bytes of NaN in the weights made the model speak silence
 //! with exit status 0. This reads every byte once (about a second for the 430 MB store).
 
-use std::io::Read;
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
-
 use super::error::AssetError;
+use super::fsio::sha256_file;
 use super::record::{StoreRecord, MANIFEST_FILE};
 
 /// What the deep check found.
@@ -42,9 +40,7 @@ pub fn verify(root: &Path, weights: &Path) -> Result<VerifyReport, AssetError> {
                         path.display(),
                         expected.sha256
                     )),
-                    Err(e) => report
-                        .problems
-                        .push(format!("{}: cannot be read ({e})", path.display())),
+                    Err(e) => report.problems.push(format!("cannot be read: {e}")),
                 }
             }
         }
@@ -82,20 +78,6 @@ pub fn non_finite_weights(path: &Path) -> Result<Vec<String>, AssetError> {
         }
     }
     Ok(problems)
-}
-
-fn sha256_file(path: &Path) -> std::io::Result<String> {
-    let mut file = std::fs::File::open(path)?;
-    let mut hash = Sha256::new();
-    let mut buf = vec![0u8; 1 << 20];
-    loop {
-        let n = file.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        hash.update(&buf[..n]);
-    }
-    Ok(hex::encode(hash.finalize()))
 }
 
 #[cfg(test)]
