@@ -43,9 +43,8 @@ pub struct Listeners {
     sockets: Vec<TcpListener>,
     idle: Duration,
     next: usize,
-    /// Connections accepted that have not yet made a request.
-    fresh: Arc<AtomicUsize>,
-    /// Those connections, oldest first (some may have made a request or closed since).
+    /// Connections accepted that had not yet made a request, oldest first (some may have made
+    /// one or closed since).
     waiting: std::collections::VecDeque<std::sync::Weak<Shared>>,
 }
 
@@ -83,7 +82,6 @@ impl Listeners {
             sockets: listeners,
             idle,
             next: 0,
-            fresh: Arc::default(),
             waiting: std::collections::VecDeque::new(),
         }
     }
@@ -138,7 +136,7 @@ impl axum::serve::Listener for Listeners {
                 Ok((stream, addr)) => {
                     self.make_room();
                     let _ = stream.set_nodelay(true);
-                    let io = IdleStream::new(stream, self.idle, Arc::clone(&self.fresh));
+                    let io = IdleStream::new(stream, self.idle);
                     self.waiting.push_back(Arc::downgrade(&io.shared));
                     return (io, addr);
                 }
@@ -164,7 +162,7 @@ impl axum::serve::Listener for Listeners {
 struct Shared {
     /// Requests being served.
     busy: AtomicUsize,
-    /// Requests started on the connection so far.
+    /// Requests started on the connection so far (none: the connection is still fresh).
     started: AtomicUsize,
     /// Closed to make room for a newer connection (see [`Listeners::make_room`]).
     evicted: std::sync::atomic::AtomicBool,
@@ -179,21 +177,21 @@ pub struct IdleStream {
     idle: Duration,
     deadline: Pin<Box<Sleep>>,
     shared: Arc<Shared>,
-    /// The listener's count of connections without a request; this one is in it until its
-    /// first request starts (or it closes).
-    fresh: Option<Arc<AtomicUsize>>,
 }
 
 impl IdleStream {
-    fn new(inner: TcpStream, idle: Duration, fresh: Arc<AtomicUsize>) -> Self {
-        fresh.fetch_add(1, Ordering::AcqRel);
+    fn new(inner: TcpStream, idle: Duration) -> Self {
         Self {
             inner,
             idle,
             deadline: Box::pin(tokio::time::sleep(idle.min(HEADER_TIMEOUT))),
             shared: Arc::default(),
-            fresh: Some(fresh),
         }
+    }
+
+    /// No request has reached a handler on this connection yet.
+    fn is_fresh(&self) -> bool {
+        self.shared.started.load(Ordering::Acquire) == 0
     }
 
     fn touch(&mut self) {
@@ -201,20 +199,10 @@ impl IdleStream {
         self.deadline.as_mut().reset(at);
     }
 
-    /// Leaves the listener's count of fresh connections once a request has started.
-    fn note_served(&mut self) {
-        if self.shared.started.load(Ordering::Acquire) > 0 {
-            if let Some(fresh) = self.fresh.take() {
-                fresh.fetch_sub(1, Ordering::AcqRel);
-            }
-        }
-    }
-
     /// Registers the idle timer; an error once it has run out with no request in flight.
     fn poll_idle(&mut self, cx: &mut Context<'_>) -> io::Result<()> {
-        self.note_served();
         self.shared.waker.register(cx.waker());
-        if self.fresh.is_some() && self.shared.evicted.load(Ordering::Acquire) {
+        if self.is_fresh() && self.shared.evicted.load(Ordering::Acquire) {
             return Err(io::Error::new(
                 io::ErrorKind::TimedOut,
                 "closed to make room: too many connections without a request",
@@ -227,7 +215,7 @@ impl IdleStream {
             if self.shared.busy.load(Ordering::Acquire) == 0 {
                 return Err(io::Error::new(
                     io::ErrorKind::TimedOut,
-                    if self.fresh.is_some() {
+                    if self.is_fresh() {
                         "no request head in time"
                     } else {
                         "connection idle for too long"
@@ -235,14 +223,6 @@ impl IdleStream {
                 ));
             }
             self.touch(); // a request is being served: look again later
-        }
-    }
-}
-
-impl Drop for IdleStream {
-    fn drop(&mut self) {
-        if let Some(fresh) = self.fresh.take() {
-            fresh.fetch_sub(1, Ordering::AcqRel);
         }
     }
 }
@@ -259,7 +239,6 @@ impl AsyncRead for IdleStream {
             Poll::Ready(result) => {
                 // Bytes keep a connection open only while a request is in flight (a body
                 // being uploaded); a head trickled byte by byte does not.
-                this.note_served();
                 if buf.filled().len() > before && this.shared.busy.load(Ordering::Acquire) > 0 {
                     this.touch();
                 }
