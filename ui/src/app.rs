@@ -494,12 +494,21 @@ impl Studio {
         self.quit
     }
 
-    /// Quits, or asks first (Save / Discard / Cancel) when that would lose work.
-    pub(crate) fn request_quit(&mut self) {
+    /// Closes the document as `leaving` asks (quit, or a new project), or asks first
+    /// (Save / Discard / Cancel) when that would lose work.
+    pub(crate) fn leave(&mut self, leaving: crate::state::dialogs::Leaving) {
         if self.doc.needs_saving() {
-            self.dialogs.unsaved = Some(crate::state::dialogs::Leaving::Quit);
+            self.dialogs.unsaved = Some(leaving);
         } else {
-            self.quit = true;
+            self.go_on(leaving);
+        }
+    }
+
+    /// Does what `leaving` asked for, the document's work saved or given up.
+    pub(crate) fn go_on(&mut self, leaving: crate::state::dialogs::Leaving) {
+        match leaving {
+            crate::state::dialogs::Leaving::Quit => self.quit = true,
+            crate::state::dialogs::Leaving::NewProject => self.new_project(),
         }
     }
 
@@ -560,14 +569,11 @@ impl eframe::App for Studio {
     /// Runs every pass, even while the window is minimised or hidden (when `ui` does not): the
     /// window manager's close button is answered here, so unsaved work is never closed on.
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
-        self.autosave_now();
         if ctx.input(|i| i.viewport().close_requested()) && !self.quit {
-            if self.doc.needs_saving() {
+            self.leave(crate::state::dialogs::Leaving::Quit);
+            if !self.quit {
                 ctx.send_viewport_cmd(egui::ViewportCommand::CancelClose);
-                self.request_quit();
                 ctx.request_repaint();
-            } else {
-                self.quit = true;
             }
         }
     }

@@ -135,12 +135,11 @@ pub(crate) fn parse_turn(
                     .split_whitespace()
                     .count();
                 if words > SHORT_PARENTHESIS {
-                    let excerpt: String = chars[i..=j].iter().take(48).collect();
-                    let more = if j + 1 - i > 48 { "…" } else { "" };
+                    let excerpt = excerpt(chars, i, j);
                     warnings.push(Warning {
                         position: pos_of(i),
                         message: format!(
-                            "the parenthesis `{excerpt}{more}` ({words} words) is read aloud as part of the sentence; if it is a stage direction, write it in [brackets]"
+                            "the parenthesis `{excerpt}` ({words} words) is read aloud as part of the sentence; if it is a stage direction, write it in [brackets]"
                         ),
                     });
                 }
@@ -384,8 +383,7 @@ pub(crate) fn parentheses_look_like_directions<'s, 'a: 's>(
                         w.starts_with(char::is_lowercase) && w.len() > 2 && w.ends_with('s')
                     }) && first.starts_with(char::is_uppercase));
             if (opens_turn && participle_led) || about_a_character {
-                let excerpt: String = chars[open..=end].iter().take(48).collect();
-                return Some((turn.position(open), excerpt));
+                return Some((turn.position(open), excerpt(chars, open, end)));
             }
         }
     }
@@ -414,6 +412,17 @@ fn own_sentence(chars: &[char], open: usize, close: usize) -> bool {
     inner.starts_with(char::is_uppercase)
         && (inner.ends_with(['.', '!', '?']) || next_sentence)
         && sentence_ended_before(chars, open)
+}
+
+/// The parenthesis `chars[open..=close]` as a notice quotes it: its first 48 characters, and
+/// `…` when there is more.
+fn excerpt(chars: &[char], open: usize, close: usize) -> String {
+    const SHOWN: usize = 48;
+    let mut out: String = chars[open..=close].iter().take(SHOWN).collect();
+    if close + 1 - open > SHOWN {
+        out.push('…');
+    }
+    out
 }
 
 /// For every `[` and `(`, the index of its matching closer, or `NONE`.

@@ -43,13 +43,7 @@ impl Studio {
             Command::Redo => self.redo(),
             Command::Select(line) => self.selected = line,
 
-            Command::NewProject => {
-                if self.doc.needs_saving() {
-                    self.dialogs.unsaved = Some(Leaving::NewProject);
-                } else {
-                    self.new_project();
-                }
-            }
+            Command::NewProject => self.leave(Leaving::NewProject),
             Command::ShowOpen => {
                 self.dialogs.open = Some(String::new());
                 self.library.send(LibCmd::ListProjects);
@@ -108,7 +102,7 @@ impl Studio {
                 }
             }
             Command::RetryLoad => self.retry_load(),
-            Command::Quit => self.request_quit(),
+            Command::Quit => self.leave(Leaving::Quit),
             Command::AnswerUnsaved(answer) => self.answer_unsaved(answer),
 
             Command::TogglePlay => self.toggle_play(),
@@ -223,10 +217,7 @@ impl Studio {
                     .send(LibCmd::ClearAutosave(self.doc.name.clone()));
             }
         }
-        match leaving {
-            Leaving::Quit => self.quit = true,
-            Leaving::NewProject => self.new_project(),
-        }
+        self.go_on(leaving);
     }
 
     /// An open export dialog with no destination gets the default one.
