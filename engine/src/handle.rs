@@ -252,7 +252,7 @@ impl Engine {
         for (_, request) in &items {
             self.check(request)?;
         }
-        let first = crate::kokoro::stream::ChunkPlan::streaming().first;
+        let first = kokoro::stream::ChunkPlan::streaming().first;
         self.scheduler.run_on_model(move |model| {
             let begins: Vec<crate::scheduler::BeginItem<'_>> = items
                 .iter()

@@ -5,10 +5,11 @@
 //! nothing of windows, HTTP or sound cards; the `app` crate wires it to those.
 //!
 //! Layers, from the bottom:
+//! Below it, two crates of their own: `kokoro` (the neural model, its CPU kernels and the
+//! converter from the int8 ONNX export), which only the model thread holds, and `script` (the
+//! parsers). Inside, from the bottom:
 //! - [`assets`]: fetches, verifies and converts the model files into the user's data directory.
-//! - [`onnx`]: reads the int8 ONNX export and turns it into f32 weights named like `PyTorch`.
 //! - [`phonemes`]: text to Kokoro phoneme ids, with kokoro-onnx's espeak-ng settings.
-//! - [`kokoro`]: the neural model, stage by stage.
 //! - [`voice`]: stock voice tables and blends.
 //! - [`text`]: English text in words for reading aloud (numbers, dates, abbreviations...),
 //!   split into sentences.
@@ -31,18 +32,7 @@ pub mod assets;
 pub mod audio;
 pub mod device;
 pub mod follow;
-/// The neural model, stage by stage. Public only with the `testing` feature, for the port's
-/// golden tests, which reach into its stages; everything else speaks through [`Engine`], which
-/// runs the model on its one model thread.
-#[cfg(feature = "testing")]
-pub mod kokoro;
-#[cfg(not(feature = "testing"))]
-// Stage-level entry points only the `testing` build's goldens call; `unused_self` fires only on
-// private methods, so it too belongs to the testing build (where they are public).
-#[allow(dead_code, unused_imports, clippy::unused_self)]
-mod kokoro;
 pub mod library;
-pub mod onnx;
 pub mod panic_guard;
 pub mod phonemes;
 pub mod render;

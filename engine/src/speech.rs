@@ -9,19 +9,19 @@
 //! (`engine::SAMPLE_RATE`, `engine::SpeechRequest`).
 
 use crate::device::DeviceError;
-use crate::kokoro::ModelError;
 use crate::phonemes::{Language, PhonemeError};
 use crate::voice::{VoiceError, VoiceSpec};
+use kokoro::ModelError;
 
 /// The model's output rate: 24 kHz mono.
-pub use crate::kokoro::config::SAMPLE_RATE;
+pub use kokoro::config::SAMPLE_RATE;
 
 /// Slowest and fastest speaking rate accepted (the model's own limits).
-pub use crate::kokoro::config::SPEED_RANGE;
+pub use kokoro::config::SPEED_RANGE;
 
 /// How precisely the model's big products run (the model's own setting, named here for
 /// everyone above it).
-pub use crate::kokoro::precision::Precision;
+pub use kokoro::precision::Precision;
 
 /// One Kokoro pass: a sentence or a few, as phonemes and ids.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -14,14 +14,14 @@ use candle_core::{Device, Tensor};
 
 use crate::assets::ModelStore;
 use crate::device::DeviceChoice;
-use crate::kokoro::model::{EncodeInput, Kokoro};
-use crate::kokoro::stream::{ChunkPlan, SegmentDecoder};
-use crate::kokoro::ModelError;
 use crate::scheduler::{BeginItem, SegmentJob, SegmentModel, Windowing};
 use crate::speech::{check_speed, Precision, Segment, SpeechRequest, SynthError};
 use crate::voice::{VoiceBook, VoiceTable};
+use kokoro::model::{EncodeInput, Kokoro};
+use kokoro::stream::{ChunkPlan, SegmentDecoder};
+use kokoro::ModelError;
 
-/// Where the packed bfloat16 weights are kept between starts (`kokoro::bf16::cache`):
+/// Where the packed bfloat16 weights are kept between starts (`kokoro::cpu_kernels::cache`):
 /// `BANTER_CACHE_DIR` (empty: nowhere, every start packs), else `$XDG_CACHE_HOME/banter`.
 fn packed_cache_dir() -> Option<std::path::PathBuf> {
     match std::env::var_os("BANTER_CACHE_DIR") {
@@ -128,7 +128,7 @@ impl Synthesizer {
     }
 
     /// [`Self::begin`] for several segments (of any requests) at once: their encoders run as
-    /// one padded batch ([`crate::kokoro::model::KokoroEncoder::encode_batch`]), then each
+    /// one padded batch ([`kokoro::model::KokoroEncoder::encode_batch`]), then each
     /// gets its decoder. One result per item, in order; an item's error is its own.
     pub(crate) fn begin_batch(
         &self,

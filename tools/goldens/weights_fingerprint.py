@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Write the golden fingerprint of the converted Kokoro-82M v1.0 f32 weights.
 
-The Rust converter (engine::onnx::convert_kokoro) must reproduce, from
+The Rust converter (kokoro::onnx::convert_kokoro) must reproduce, from
 kokoro-v1.0.int8.onnx, exactly the tensors that the Python reference mapper
 (docs tools/kokoro-ref/kokoro_map.py) produces. CI has no Python reference, so
 this script condenses the reference into a small JSON that the e2e test

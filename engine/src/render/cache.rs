@@ -37,7 +37,7 @@ pub fn model_version() -> String {
     format!(
         "{}+{}",
         crate::assets::manifest::KOKORO_V1.model.sha256,
-        crate::onnx::CONVERTER_VERSION
+        kokoro::onnx::CONVERTER_VERSION
     )
 }
 

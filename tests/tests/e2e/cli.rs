@@ -232,13 +232,13 @@ fn say_follow_speaks_text_while_it_arrives() {
     assert_bad_input(&["say", "--follow", "Hello", "-o", "-"], None, "--follow");
 }
 
-/// The packed-weights cache (`kokoro::bf16::cache`): the first start writes it, the next reads
+/// The packed-weights cache (`kokoro::cpu_kernels::cache`): the first start writes it, the next reads
 /// it, and the audio is the same to the bit as a start without it; a damaged file is reported,
 /// replaced and never run.
 #[test]
 fn packed_weights_cache_changes_nothing_but_the_start() {
     #[cfg(target_arch = "x86_64")]
-    let packs = engine::kokoro::bf16::kernels::supported();
+    let packs = kokoro::cpu_kernels::bf16::supported();
     #[cfg(not(target_arch = "x86_64"))]
     let packs = false;
     if model_store().is_none() || !packs {

@@ -13,7 +13,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
-use engine::onnx::convert_kokoro;
+use kokoro::onnx::convert_kokoro;
 use serde_json::Value;
 
 /// The fetched int8 model, or `None` when skipped (see `support::model_store`).

@@ -14,9 +14,9 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor};
-use engine::kokoro::bf16::{self, Bf16Kernel};
-use engine::kokoro::decoder::Decoder;
-use engine::kokoro::generator::to_time_major;
+use kokoro::cpu_kernels::{self, CpuKernel};
+use kokoro::decoder::Decoder;
+use kokoro::generator::to_time_major;
 
 /// The cases whose goldens include the decoder-side tensors (`"decoder": true` in index.json).
 const DECODER_CASES: &[&str] = &["af_heart_0", "am_michael_0", "bf_emma_0"];
@@ -251,14 +251,14 @@ fn decoder_end_to_end_sounds_like_oracle() {
 #[test]
 fn decoder_in_bf16_sounds_like_oracle() {
     let Some(dec) = load_decoder() else { return };
-    let mut kernels = vec![Bf16Kernel::Vectors, Bf16Kernel::F32];
-    if bf16::int8_available() {
-        kernels.push(Bf16Kernel::Int8);
+    let mut kernels = vec![CpuKernel::Vectors, CpuKernel::F32];
+    if cpu_kernels::int8_available() {
+        kernels.push(CpuKernel::Int8);
     } else {
         eprintln!("no AVX-512 VNNI on this CPU: the int8 kernel is not checked here");
     }
-    if bf16::tiles_available() {
-        kernels.push(Bf16Kernel::Tiles);
+    if cpu_kernels::tiles_available() {
+        kernels.push(CpuKernel::Tiles);
     } else {
         eprintln!("no AMX on this CPU: the tile kernel is not checked here");
     }
@@ -309,7 +309,7 @@ fn decoder_in_bf16_sounds_like_oracle() {
             assert!(corr > 0.98, "{case} {kernel:?}: correlation {corr}");
             assert!(snr > 30.0, "{case} {kernel:?}: {snr} dB from the f32 port");
             // The FMA kernel is the f32 arithmetic, summed in another order.
-            if *kernel == Bf16Kernel::F32 {
+            if *kernel == CpuKernel::F32 {
                 assert!(snr > 70.0, "{case} f32 FMA: {snr} dB from the f32 port");
             }
         }

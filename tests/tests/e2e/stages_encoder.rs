@@ -17,10 +17,10 @@ use std::sync::OnceLock;
 use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor};
-use engine::kokoro::bf16::Bf16Kernel;
-use engine::kokoro::config::KokoroConfig;
-use engine::kokoro::model::{BertLayout, EncodeInput, KokoroEncoder};
-use engine::kokoro::predictor;
+use kokoro::config::KokoroConfig;
+use kokoro::cpu_kernels::CpuKernel;
+use kokoro::model::{BertLayout, EncodeInput, KokoroEncoder};
+use kokoro::predictor;
 
 /// Relative tolerance of every float stage.
 const REL_TOL: f32 = 1e-4;
@@ -275,7 +275,7 @@ fn encode_in_bf16_keeps_durations_and_pitch() {
         return;
     };
     let mut fast = enc.clone();
-    if fast.use_bf16(Bf16Kernel::Tiles).expect("pack bf16") == 0 {
+    if fast.use_bf16(CpuKernel::Tiles).expect("pack bf16") == 0 {
         eprintln!("skipped: no AVX-512 BF16 on this CPU, the encoder stays in f32");
         return;
     }
@@ -363,7 +363,7 @@ fn encode_batch_equals_each_alone() {
         return;
     };
     let mut fast = enc.clone();
-    let bf16 = fast.use_bf16(Bf16Kernel::Tiles).expect("pack bf16") > 0;
+    let bf16 = fast.use_bf16(CpuKernel::Tiles).expect("pack bf16") > 0;
     let cases = cases();
     let tokens: Vec<Vec<u32>> = cases
         .iter()

@@ -1,16 +1,16 @@
 //! Streaming synthesis: chunks arrive early, and their concatenation is the whole render —
 //! through the engine as every caller gets audio, and at the model's own level for the
-//! decoder's windowing (with the `testing` feature).
+//! decoder's windowing (through the `kokoro` crate's public sessions).
 
 use std::sync::Arc;
 
 use candle_core::{Device, Tensor};
 use engine::device::DeviceChoice;
-use engine::kokoro::model::Kokoro;
-use engine::kokoro::stream::{ChunkPlan, SegmentDecoder};
 use engine::voice::{VoiceSpec, VoiceTable, STYLE_DIM};
 use engine::Precision;
 use engine::{Engine, Mode, SpeechRequest, StreamEvent};
+use kokoro::model::Kokoro;
+use kokoro::stream::{ChunkPlan, SegmentDecoder};
 
 use crate::support::model_store;
 

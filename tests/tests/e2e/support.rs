@@ -22,7 +22,7 @@ pub fn weights() -> Option<VarBuilder<'static>> {
     Some(
         WEIGHTS
             .get_or_init(|| {
-                engine::kokoro::weights::var_builder(&store.kokoro_weights(), &Device::Cpu)
+                kokoro::weights::var_builder(&store.kokoro_weights(), &Device::Cpu)
                     .expect("read the converted weights")
             })
             .clone(),

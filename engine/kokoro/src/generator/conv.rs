@@ -1,0 +1,602 @@
+//! Convolutions on time-major activations (`[T, C]`, one row per time step), written as matrix
+//! products so they spend their time in candle's GEMM and run on any device.
+//!
+//! With time-major data, the im2col matrix of an undilated convolution needs no copy: row `t`
+//! of `unfold(x)` is the contiguous run `x[t·stride .. t·stride + K]` of rows, so
+//! `Tensor::unfold` on the flattened input gives an overlapping `[T_out, K·C_in]` view that the
+//! GEMM reads directly. A dilated convolution (dilation `d`) is `d` undilated ones over the
+//! input's `d` phases (rows `ρ, ρ+d, ρ+2d…`), so it costs one copy of the input and one of the
+//! output instead of a `K`-fold unfold. Long products are split by rows over rayon's pool (the
+//! one candle's GEMM runs on), and a CPU epilogue adds bias and residual in one pass.
+//!
+//! candle 0.11's own CPU `conv1d` unfolds channel-major data with a scalar loop and its
+//! `conv_transpose1d` takes a direct loop whenever there is padding; at the generator's sizes
+//! these were about 1.5× and 4× slower (see the timing tests).
+
+// candle's convention is `new(cfg, vb: VarBuilder)` by value (see `adain.rs`).
+#![allow(clippy::needless_pass_by_value)]
+
+use candle_core::{Result, Tensor, D};
+use candle_nn::VarBuilder;
+
+use super::epilogue::finish;
+use super::unroll::Unroll;
+use crate::cpu_kernels::{CpuKernel, Product, ProductWeights, Stored};
+use crate::permute::permuted;
+
+/// Most output rows per matrix product: keeps each unfolded view's element count far below
+/// 2²⁴, where `Tensor::unfold` (which counts windows in f32) stays exact.
+const ROWS_PER_PRODUCT: usize = 16_384;
+
+/// Fewer output rows than this are computed as one product.
+const SPLIT_MIN_ROWS: usize = 1024;
+
+/// Splits `rows` output rows into equal pieces `(start, len)`: a multiple of the thread count,
+/// none longer than [`ROWS_PER_PRODUCT`], so every thread gets the same amount of work.
+fn row_pieces(rows: usize) -> Vec<(usize, usize)> {
+    // Short inputs (the decoder body's 1024-wide layers) stay whole: the GEMM parallelises
+    // over their many output columns itself, and each split would repack the weights.
+    let threads = if rows < SPLIT_MIN_ROWS {
+        1
+    } else {
+        candle_core::utils::get_num_threads().max(1)
+    };
+    let rounds = rows.div_ceil(threads * ROWS_PER_PRODUCT).max(1);
+    let pieces = (threads * rounds).min(rows.max(1));
+    let len = rows.div_ceil(pieces).max(1);
+    (0..rows)
+        .step_by(len)
+        .map(|start| (start, len.min(rows - start)))
+        .collect()
+}
+
+/// 1-D convolution (`nn.Conv1d`, groups 1) with weights `[C_out, C_in, K]` and optional bias.
+#[derive(Debug, Clone)]
+pub struct Conv1d {
+    /// `[K·C_in, C_out]`: row `k·C_in + c` holds `weight[:, c, k]` (or its bfloat16 panels,
+    /// once [`Self::use_bf16`] chose the faster products).
+    weight_tm: ProductWeights,
+    /// `[1, C_out]`.
+    bias: Option<Tensor>,
+    /// The same on the host, for the CPU epilogue.
+    bias_host: Option<Vec<f32>>,
+    c_in: usize,
+    c_out: usize,
+    kernel: usize,
+    padding: usize,
+    dilation: usize,
+    stride: usize,
+}
+
+impl Conv1d {
+    /// Loads `weight` `[C_out, C_in, K]` and `bias` `[C_out]` from `vb`.
+    pub fn new(
+        c_in: usize,
+        c_out: usize,
+        kernel: usize,
+        padding: usize,
+        dilation: usize,
+        stride: usize,
+        vb: VarBuilder,
+    ) -> Result<Self> {
+        let weight = vb.get((c_out, c_in, kernel), "weight")?;
+        let bias = vb.get(c_out, "bias")?;
+        Self::from_tensors(&weight, Some(&bias), padding, dilation, stride)
+            .map(|conv| conv.named(&vb))
+    }
+
+    /// Loads `weight` only (a bias-free convolution).
+    pub fn new_no_bias(
+        c_in: usize,
+        c_out: usize,
+        kernel: usize,
+        padding: usize,
+        vb: VarBuilder,
+    ) -> Result<Self> {
+        let weight = vb.get((c_out, c_in, kernel), "weight")?;
+        Self::from_tensors(&weight, None, padding, 1, 1).map(|conv| conv.named(&vb))
+    }
+
+    /// Names the weights `weight` under `vb`'s prefix, for the packed-weights cache.
+    fn named(mut self, vb: &VarBuilder) -> Self {
+        self.weight_tm = self.weight_tm.named(format!("{}.weight", vb.prefix()));
+        self
+    }
+
+    /// From `weight` `[C_out, C_in, K]` and an optional `bias` `[C_out]`.
+    pub fn from_tensors(
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        padding: usize,
+        dilation: usize,
+        stride: usize,
+    ) -> Result<Self> {
+        let (c_out, c_in, kernel) = weight.dims3()?;
+        if dilation > 1 && stride > 1 {
+            candle_core::bail!("conv1d: dilation and stride together are not supported");
+        }
+        let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
+        let bias_host = bias
+            .as_ref()
+            .map(|b| b.flatten_all()?.to_vec1::<f32>())
+            .transpose()?;
+        Ok(Self {
+            weight_tm: ProductWeights::stored(weight.clone(), Stored::Conv),
+            bias,
+            bias_host,
+            c_in,
+            c_out,
+            kernel,
+            padding,
+            dilation,
+            stride,
+        })
+    }
+
+    /// From now on computes its products in bfloat16 (see [`crate::bf16`]) if the
+    /// weights live on a CPU that has the instructions and `C_in` is even. Returns whether it
+    /// does.
+    pub fn use_bf16(&mut self, kernel: CpuKernel) -> Result<bool> {
+        self.weight_tm.use_bf16(self.kernel, self.c_in, kernel)
+    }
+
+    /// Multiply-adds per output step (`C_in·C_out·K`): the cost weight of a generator piece.
+    #[must_use]
+    pub fn macs_per_step(&self) -> usize {
+        self.c_in * self.c_out * self.kernel
+    }
+
+    /// The convolution's own zero padding on each side.
+    #[must_use]
+    pub fn padding(&self) -> usize {
+        self.padding
+    }
+
+    /// Output steps for an input of `t_in` steps.
+    #[must_use]
+    pub fn output_len(&self, t_in: usize) -> usize {
+        let span = self.dilation * (self.kernel - 1) + 1;
+        (t_in + 2 * self.padding).saturating_sub(span) / self.stride + 1
+    }
+
+    /// Zero rows `(before, after)` to frame an input with for [`Self::forward_tm_padded`]:
+    /// the convolution's padding on each side.
+    #[must_use]
+    pub fn frame(&self) -> (usize, usize) {
+        (self.padding, self.padding)
+    }
+
+    /// Channel-major convenience: `[B, C_in, T]` → `[B, C_out, T_out]`.
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let outs = (0..x.dim(0)?)
+            .map(|b| self.forward_tm(&x.get(b)?.t()?.contiguous()?)?.t())
+            .collect::<Result<Vec<_>>>()?;
+        Tensor::stack(&outs, 0)?.contiguous()
+    }
+
+    /// `[T, C_in]` → `[T_out, C_out]`.
+    pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
+        let t_in = x.dim(0)?;
+        let (top, bottom) = self.frame();
+        let xp = x.pad_with_zeros(0, top, bottom)?;
+        self.forward_tm_padded(&xp, t_in, true, None)
+    }
+
+    /// Like [`Self::forward_tm`] for an input of `t_in` steps already framed by the zero rows
+    /// of [`Self::frame`] (as [`crate::adain::AdaIN1d::forward_act_tm`] writes it).
+    /// With `with_bias` false the bias is left out (for a convolution feeding an instance
+    /// norm, which removes any per-channel constant anyway); `residual` `[T_out, C_out]` is
+    /// added to the result in the same pass as the bias.
+    pub fn forward_tm_padded(
+        &self,
+        xp: &Tensor,
+        t_in: usize,
+        with_bias: bool,
+        residual: Option<&Tensor>,
+    ) -> Result<Tensor> {
+        let (rows, c_in) = xp.dims2()?;
+        if c_in != self.c_in {
+            candle_core::bail!("conv1d: input has {c_in} channels, expected {}", self.c_in);
+        }
+        let span = self.dilation * (self.kernel - 1) + 1;
+        if t_in + 2 * self.padding < span || rows < t_in + 2 * self.padding {
+            candle_core::bail!(
+                "conv1d: {rows} rows for {t_in} steps with padding {} and kernel span {span}",
+                self.padding
+            );
+        }
+        let t_out = self.output_len(t_in);
+        let bias = if with_bias {
+            self.bias.as_ref().zip(self.bias_host.as_deref())
+        } else {
+            None
+        };
+        let d = self.dilation;
+        let xp = xp.contiguous()?;
+        let weight = match self.weight_tm.product()? {
+            Product::F32(w) => w,
+            Product::Bf16(w) => {
+                return finish(&w.product(&xp, t_out, self.stride, d)?, bias, residual);
+            }
+        };
+        let y = if d == 1 {
+            self.undilated(&weight, &xp, t_out)?
+        } else {
+            // Phase ρ holds rows ρ, ρ+d, ρ+2d…; on it the kernel is undilated. One copy in,
+            // one out, instead of a K-fold unfold.
+            let per_phase_out = t_out.div_ceil(d);
+            let per_phase = rows.div_ceil(d).max(per_phase_out + self.kernel - 1);
+            let phased = xp
+                .pad_with_zeros(0, 0, per_phase * d - rows)?
+                .reshape((per_phase, d, c_in))?
+                .transpose(0, 1)?
+                .contiguous()?;
+            let outs = (0..d)
+                .map(|rho| self.undilated(&weight, &phased.get(rho)?, per_phase_out))
+                .collect::<Result<Vec<_>>>()?;
+            // [per_phase_out, d, C_out]: output step t = ρ + d·w.
+            Tensor::stack(&outs, 1)?
+                .reshape((per_phase_out * d, self.c_out))?
+                .narrow(0, 0, t_out)?
+        };
+        finish(&y, bias, residual)
+    }
+
+    /// Undilated direct convolution of a contiguous `[rows, C_in]` input: `[t_out, C_out]`.
+    fn undilated(&self, weight: &Tensor, xp: &Tensor, t_out: usize) -> Result<Tensor> {
+        let (k, c, s) = (self.kernel, self.c_in, self.stride);
+        par_map(xp.device(), &row_pieces(t_out), |&(start, len)| {
+            // Input rows start·s .. (start+len−1)·s + k, flattened and viewed as overlapping
+            // windows of k rows, one every s rows.
+            let block = xp.narrow(0, start * s, (len - 1) * s + k)?.flatten_all()?;
+            let view = block.unfold(0, k * c, s * c)?;
+            matmul_any_device(&view, weight)
+        })
+        .and_then(|parts| cat_rows(&parts))
+    }
+}
+
+/// Transposed 1-D convolution (`nn.ConvTranspose1d`, groups 1), weights `[C_in, C_out, K]`.
+#[derive(Debug, Clone)]
+pub struct ConvTranspose1d {
+    /// `[C_in, Q·stride·C_out]` (kernel zero-padded to `Q·stride` taps): column
+    /// `k·C_out + o` holds `weight[:, o, k]` (or its bfloat16 panels, once
+    /// [`Self::use_bf16`] chose the faster products).
+    weight_tm: ProductWeights,
+    c_in: usize,
+    /// `Q`: the padded kernel's taps over the stride.
+    q: usize,
+    /// `[1, C_out]`, and on the host.
+    bias: Option<Tensor>,
+    bias_host: Option<Vec<f32>>,
+    c_out: usize,
+    kernel: usize,
+    stride: usize,
+    padding: usize,
+}
+
+impl ConvTranspose1d {
+    /// Loads `weight` and `bias` from `vb`.
+    pub fn new(
+        c_in: usize,
+        c_out: usize,
+        kernel: usize,
+        stride: usize,
+        padding: usize,
+        vb: VarBuilder,
+    ) -> Result<Self> {
+        let weight = vb.get((c_in, c_out, kernel), "weight")?;
+        let bias = vb.get(c_out, "bias")?;
+        Self::from_tensors(&weight, Some(&bias), stride, padding)
+    }
+
+    /// From `weight` `[C_in, C_out, K]` and an optional `bias` `[C_out]`.
+    pub fn from_tensors(
+        weight: &Tensor,
+        bias: Option<&Tensor>,
+        stride: usize,
+        padding: usize,
+    ) -> Result<Self> {
+        let (c_in, c_out, kernel) = weight.dims3()?;
+        let taps = kernel.div_ceil(stride) * stride;
+        let weight_tm = permuted(&weight.pad_with_zeros(2, 0, taps - kernel)?, &[0, 2, 1])?
+            .reshape((c_in, taps * c_out))?;
+        let bias = bias.map(|b| b.reshape((1, c_out))).transpose()?;
+        let bias_host = bias
+            .as_ref()
+            .map(|b| b.flatten_all()?.to_vec1::<f32>())
+            .transpose()?;
+        Ok(Self {
+            weight_tm: ProductWeights::F32(weight_tm),
+            c_in,
+            q: taps / stride,
+            bias,
+            bias_host,
+            c_out,
+            kernel,
+            stride,
+            padding,
+        })
+    }
+
+    /// Like [`Conv1d::use_bf16`].
+    pub fn use_bf16(&mut self, kernel: CpuKernel) -> Result<bool> {
+        self.weight_tm.use_bf16(1, self.c_in, kernel)
+    }
+
+    /// Upsampling factor.
+    #[must_use]
+    pub fn stride(&self) -> usize {
+        self.stride
+    }
+
+    /// Multiply-adds per output step (`C_in·C_out·K / stride`).
+    #[must_use]
+    pub fn macs_per_step(&self) -> usize {
+        self.c_in * self.c_out * self.kernel / self.stride
+    }
+
+    /// Channel-major convenience: `[B, C_in, T]` → `[B, C_out, T_out]`.
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let outs = (0..x.dim(0)?)
+            .map(|b| self.forward_tm(&x.get(b)?.t()?.contiguous()?)?.t())
+            .collect::<Result<Vec<_>>>()?;
+        Tensor::stack(&outs, 0)?.contiguous()
+    }
+
+    /// `[T, C_in]` → `[(T−1)·stride + K − 2·padding, C_out]`.
+    ///
+    /// One product `x·W` gives, for every input step `t`, its `Q·stride` output taps; tap
+    /// `k = q·stride + r` lands on output step `(t+q)·stride + r − padding`. So the product,
+    /// seen as `Q` slabs of `[T, stride·C_out]`, is summed with slab `q` shifted down `q` rows,
+    /// and each row of the sum unrolls into `stride` output steps.
+    pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
+        self.upsample(x, false)
+    }
+
+    /// [`Self::forward_tm`] with output row 1 also prepended (`nn.ReflectionPad1d((1, 0))`,
+    /// after the generator's last upsampler): `[len + 1, C_out]`, without a second copy of the
+    /// output.
+    pub fn forward_tm_reflect_top1(&self, x: &Tensor) -> Result<Tensor> {
+        self.upsample(x, true)
+    }
+
+    fn upsample(&self, x: &Tensor, reflect_top1: bool) -> Result<Tensor> {
+        let t = x.dim(0)?;
+        let (s, c, q) = (self.stride, self.c_out, self.q);
+        // Checked before the product, which would be wasted on a shape that cannot unroll.
+        if q == 0 || t == 0 {
+            candle_core::bail!("conv_transpose1d: {t} input steps, {q} tap groups");
+        }
+        let Some(len) = ((t - 1) * s + self.kernel).checked_sub(2 * self.padding) else {
+            candle_core::bail!(
+                "conv_transpose1d: padding {} exceeds the output",
+                self.padding
+            );
+        };
+        let x = x.contiguous()?;
+        let taps = match self.weight_tm.product()? {
+            Product::F32(w) => par_map(x.device(), &row_pieces(t), |&(start, len)| {
+                matmul_any_device(&x.narrow(0, start, len)?, &w)
+            })
+            .and_then(|parts| cat_rows(&parts))?,
+            Product::Bf16(w) => w.product(&x, t, 1, 1)?,
+        };
+        let unroll = Unroll {
+            steps: t,
+            q,
+            stride: s,
+            channels: c,
+            padding: self.padding,
+            len,
+            bias: self.bias_host.as_deref(),
+            reflect_top1,
+        };
+        if let Some(y) = unroll.run(&taps)? {
+            return Ok(y);
+        }
+        let mut sum: Option<Tensor> = None;
+        for j in 0..q {
+            let slab = taps
+                .narrow(1, j * s * c, s * c)?
+                .pad_with_zeros(0, j, q - 1 - j)?;
+            sum = Some(match sum {
+                None => slab,
+                Some(acc) => (acc + slab)?,
+            });
+        }
+        let Some(sum) = sum else {
+            candle_core::bail!("conv_transpose1d: no tap groups");
+        };
+        let y = sum
+            .reshape(((t + q - 1) * s, c))?
+            .narrow(0, self.padding, len)?;
+        let y = finish(&y, self.bias.as_ref().zip(self.bias_host.as_deref()), None)?;
+        if reflect_top1 {
+            super::reflection_pad_top1(&y)
+        } else {
+            Ok(y)
+        }
+    }
+}
+
+/// `lhs · rhs`; on devices other than the CPU an overlapping `unfold` view is first made
+/// contiguous (their GEMMs need a plain leading dimension).
+fn matmul_any_device(lhs: &Tensor, rhs: &Tensor) -> Result<Tensor> {
+    if lhs.device().is_cpu() {
+        lhs.matmul(rhs)
+    } else {
+        lhs.contiguous()?.matmul(rhs)
+    }
+}
+
+/// Concatenates row blocks (no copy for a single block).
+fn cat_rows(parts: &[Tensor]) -> Result<Tensor> {
+    match parts {
+        [one] => Ok(one.clone()),
+        _ => Tensor::cat(parts, D::Minus2),
+    }
+}
+
+/// Runs `f` over `items` on rayon's pool (the one candle's GEMM uses, so nested products
+/// share the same workers instead of oversubscribing), returning the results in order.
+///
+/// On the CPU only. On a GPU the pieces run one after another from this thread: its kernels
+/// are parallel already, and work launched from other threads is ordered only by the device's
+/// one stream (the engine's `device` module says why that matters).
+fn par_map<I: Sync>(
+    device: &candle_core::Device,
+    items: &[I],
+    f: impl Fn(&I) -> Result<Tensor> + Sync,
+) -> Result<Vec<Tensor>> {
+    use rayon::prelude::*;
+    if items.len() <= 1 || !device.is_cpu() {
+        return items.iter().map(&f).collect();
+    }
+    items.par_iter().map(&f).collect()
+}
+
+/// CPU time of this process (all threads), from `/proc/self/stat` (Linux, 10 ms ticks).
+#[cfg(test)]
+pub(crate) fn process_cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, r)| r);
+    let f: Vec<&str> = after.split_whitespace().collect();
+    // Fields 14 and 15 (utime, stime) are the 12th and 13th after the command name.
+    let tick = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0) / 100.0;
+    tick(11) + tick(12)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::Device;
+    use std::time::Instant;
+
+    fn ramp(shape: (usize, usize, usize), scale: f32) -> Tensor {
+        let n = shape.0 * shape.1 * shape.2;
+        let v: Vec<f32> = (0..n)
+            .map(|i| ((i as f32 * 0.377).sin() * scale) + (i % 5) as f32 * 0.05)
+            .collect();
+        Tensor::from_vec(v, shape, &Device::Cpu).expect("shape matches the data length")
+    }
+
+    fn max_abs_diff(a: &Tensor, b: &Tensor) -> f32 {
+        (a - b)
+            .and_then(|d| d.abs())
+            .and_then(|d| d.flatten_all())
+            .and_then(|d| d.max(0))
+            .and_then(|d| d.to_scalar::<f32>())
+            .expect("same shapes")
+    }
+
+    #[test]
+    fn conv_transpose_matches_candle() {
+        for &(c_in, c_out, k, s, p, t) in &[
+            (6, 4, 20, 10, 5, 7),
+            (5, 3, 12, 6, 3, 9),
+            (3, 2, 7, 3, 2, 5),
+            (22, 1, 20, 5, 0, 11),
+            (4, 3, 12, 6, 3, 2 * ROWS_PER_PRODUCT + 5),
+        ] {
+            let x = ramp((1, c_in, t), 1.0);
+            let w = ramp((c_in, c_out, k), 0.5);
+            let b = ramp((1, 1, c_out), 0.3).flatten_all().expect("b");
+            let want = x
+                .conv_transpose1d(&w, p, 0, s, 1, 1)
+                .and_then(|y| y.broadcast_add(&b.reshape((1, c_out, 1))?))
+                .expect("candle");
+            let conv = ConvTranspose1d::from_tensors(&w, Some(&b), s, p).expect("conv");
+            let got = conv.forward(&x).expect("ola");
+            assert_eq!(got.dims(), want.dims());
+            assert!(
+                max_abs_diff(&got, &want) < 1e-5,
+                "{c_in} {c_out} {k} {s} {p}"
+            );
+        }
+    }
+
+    #[test]
+    fn conv1d_matches_candle() {
+        for &(c_in, c_out, k, p, d, s, t) in &[
+            (4, 3, 3, 1, 1, 1, 9),
+            (5, 5, 7, 9, 3, 1, 20),
+            (6, 2, 11, 25, 5, 1, 40),
+            (3, 4, 1, 0, 1, 1, 6),
+            (2, 3, 5, 0, 2, 1, 12),
+            (22, 8, 12, 3, 1, 6, 61),
+            (3, 2, 3, 1, 1, 2, 10),
+            (3, 2, 11, 25, 5, 1, ROWS_PER_PRODUCT * 5 + 7),
+            // Many output channels (wide products).
+            (8, 64, 7, 3, 1, 1, 200),
+            (5, 64, 11, 25, 5, 1, 1301),
+        ] {
+            let x = ramp((1, c_in, t), 1.0);
+            let w = ramp((c_out, c_in, k), 0.5);
+            let b = ramp((1, 1, c_out), 0.3).flatten_all().expect("b");
+            let want = x
+                .conv1d(&w, p, s, d, 1)
+                .and_then(|y| y.broadcast_add(&b.reshape((1, c_out, 1))?))
+                .expect("candle");
+            let conv = Conv1d::from_tensors(&w, Some(&b), p, d, s).expect("conv");
+            let got = conv.forward(&x).expect("unfold");
+            assert_eq!(got.dims(), want.dims(), "{c_in} {c_out} {k} {p} {d} {s}");
+            let peak = want
+                .abs()
+                .and_then(|a| a.flatten_all()?.max(0)?.to_scalar::<f32>())
+                .expect("peak");
+            let err = max_abs_diff(&got, &want) / peak;
+            assert!(err < 2e-6, "{c_in} {c_out} {k} {p} {d} {s}: rel {err}");
+        }
+    }
+
+    /// Times candle's CPU `conv1d`/`conv_transpose1d` against these, at the generator's sizes.
+    #[test]
+    #[ignore = "timing report, run explicitly"]
+    fn conv_timing() {
+        let time = |f: &dyn Fn() -> Tensor| {
+            let _ = f();
+            let (t0, c0) = (Instant::now(), process_cpu_seconds());
+            for _ in 0..5 {
+                let _ = f();
+            }
+            (
+                t0.elapsed().as_secs_f64() / 5.0,
+                (process_cpu_seconds() - c0) / 5.0,
+            )
+        };
+        for &(c, k, d, t) in &[
+            (128usize, 11usize, 5usize, 17_401usize),
+            (128, 3, 1, 17_401),
+            (256, 7, 3, 2900),
+        ] {
+            let x = ramp((1, c, t), 1.0);
+            let w = ramp((c, c, k), 0.01);
+            let p = d * (k - 1) / 2;
+            let conv = Conv1d::from_tensors(&w, None, p, d, 1).expect("conv");
+            let xt = x.squeeze(0).and_then(|x| x.t()?.contiguous()).expect("tm");
+            let g = 2.0 * (c * c * k * t) as f64 / 1e9;
+            let (w1, c1) = time(&|| x.conv1d(&w, p, 1, d, 1).expect("candle"));
+            let (w2, c2) = time(&|| conv.forward_tm(&xt).expect("tm"));
+            eprintln!(
+                "conv C {c} K {k} d {d} T {t}: candle {:.1} ms wall / {:.1} ms cpu ({:.0} GFLOP/s per core); \
+                 time-major {:.1} ms wall / {:.1} ms cpu ({:.0} GFLOP/s per core)",
+                w1 * 1e3, c1 * 1e3, g / c1, w2 * 1e3, c2 * 1e3, g / c2
+            );
+        }
+        for &(c_in, c_out, k, s, p, t) in &[(512, 256, 20, 10, 5, 290), (256, 128, 12, 6, 3, 2900)]
+        {
+            let x = ramp((1, c_in, t), 1.0);
+            let w = ramp((c_in, c_out, k), 0.01);
+            let conv = ConvTranspose1d::from_tensors(&w, None, s, p).expect("conv");
+            let xt = x.squeeze(0).and_then(|x| x.t()?.contiguous()).expect("tm");
+            let (w1, c1) = time(&|| x.conv_transpose1d(&w, p, 0, s, 1, 1).expect("candle"));
+            let (w2, c2) = time(&|| conv.forward_tm(&xt).expect("tm"));
+            eprintln!(
+                "conv_transpose {c_in}→{c_out} K {k} s {s} T {t}: candle {:.1} ms wall / {:.1} ms cpu; \
+                 time-major {:.1} ms wall / {:.1} ms cpu",
+                w1 * 1e3, c1 * 1e3, w2 * 1e3, c2 * 1e3
+            );
+        }
+    }
+}
