@@ -8,6 +8,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::*;
+use std::sync::Mutex;
+
+use crate::speech::{Segment, SpeechRequest, SynthError, SAMPLE_RATE};
 
 /// Renders 0.5 s of a constant per chunk, in `chunks` chunks per segment when windowed (one
 /// otherwise), each chunk in `pieces` steps that sleep `cost`; logs which stream ran: `log` per

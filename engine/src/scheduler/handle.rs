@@ -1,0 +1,99 @@
+//! The consumer's end of a stream: events as they are ready, cancellation on drop.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use super::error::SchedulerError;
+use super::events::{StreamEvent, TimedAudio};
+use super::run::samples_us;
+use super::state::{Link, Shared};
+
+/// The consumer's end of a stream. Dropping it cancels the stream.
+pub struct StreamHandle {
+    pub(super) rx: mpsc::Receiver<StreamEvent>,
+    pub(super) link: Arc<Link>,
+    pub(super) shared: Arc<Shared>,
+}
+
+impl StreamHandle {
+    /// The next event, or `None` when the stream is complete.
+    pub async fn next(&mut self) -> Option<StreamEvent> {
+        let event = self.rx.recv().await;
+        self.taken(event.as_ref());
+        event
+    }
+
+    /// The same, blocking (not from inside an async runtime).
+    pub fn blocking_next(&mut self) -> Option<StreamEvent> {
+        let event = self.rx.blocking_recv();
+        self.taken(event.as_ref());
+        event
+    }
+
+    /// Every chunk, concatenated, waiting for the end (not from inside an async runtime); the
+    /// stream's own error if it failed.
+    pub fn collect(self) -> Result<Vec<f32>, SchedulerError> {
+        self.collect_timed().map(|audio| audio.samples)
+    }
+
+    /// [`Self::collect`], with the frames per token of every segment, in order (word timing).
+    pub fn collect_timed(self) -> Result<TimedAudio, SchedulerError> {
+        self.collect_timed_unless(|| false)
+    }
+
+    /// [`Self::collect_timed`], stopping early with what has come once `stop` says so (asked
+    /// as each event arrives; dropping the handle then cancels the rest).
+    pub fn collect_timed_unless(
+        mut self,
+        stop: impl Fn() -> bool,
+    ) -> Result<TimedAudio, SchedulerError> {
+        let mut out = TimedAudio::default();
+        while let Some(event) = self.blocking_next() {
+            if stop() {
+                break;
+            }
+            match event {
+                StreamEvent::Audio {
+                    samples, durations, ..
+                } => {
+                    out.samples.extend_from_slice(&samples);
+                    out.durations.extend(durations);
+                }
+                StreamEvent::Failed(e) => return Err(e.into()),
+            }
+        }
+        Ok(out)
+    }
+
+    fn taken(&self, event: Option<&StreamEvent>) {
+        if let Some(StreamEvent::Audio { samples, .. }) = event {
+            let us = samples_us(samples.len());
+            let _ = self
+                .link
+                .unread_us
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+                    Some(v.saturating_sub(us))
+                });
+            let _ = self.shared.metrics.buffered_us.fetch_update(
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+                |v| Some(v.saturating_sub(us)),
+            );
+            self.shared.wake.notify_all();
+        }
+    }
+
+    /// Stops the stream; its remaining segments are dropped before the next scheduling step.
+    pub fn cancel(&self) {
+        self.link.cancelled.store(true, Ordering::Relaxed);
+        self.shared.wake.notify_all();
+    }
+}
+
+impl Drop for StreamHandle {
+    fn drop(&mut self) {
+        self.cancel();
+    }
+}
