@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 cargo fmt --all -- --check
 scripts/check-layers.sh
+# licences and duplicate dependencies of what ships, offline (scripts/check-deps.py)
+scripts/check-deps.sh
 cargo clippy --workspace --all-targets --profile test -- -D warnings
 # Tests against the real model need the assets; fetch them once (a second run does nothing).
 cargo run -q --profile test -p app -- models fetch

@@ -1,7 +1,7 @@
 //! The model as the model thread holds it. The words it shares with every other layer (what to
 //! say, how precisely, what can go wrong) are in [`crate::speech`].
 //!
-//! [`Synthesizer`] is crate-private and neither `Send` nor `Sync`: the scheduler's model thread
+//! [`Synthesizer`](crate::synth::Synthesizer) is crate-private and neither `Send` nor `Sync`: the scheduler's model thread
 //! loads it and it never leaves that thread, so nothing else in the program can run Kokoro
 //! beside the scheduler (the type system, not a comment, keeps the rule). Everyone else asks
 //! [`crate::Engine`], which queues the work. Cutting text into segments needs no model and

@@ -3,7 +3,7 @@
 //! any open dialog. Nothing here waits: every slow thing is a job in [`crate::work`].
 //!
 //! Shortcuts and views do not write this state: they read it and emit
-//! [`Command`](crate::command::Command)s, which [`Studio::apply`] (in [`apply`]) carries out.
+//! [`Command`](crate::command::Command)s, which [`Studio::apply`] (in `app::apply`) carries out.
 //! The fields only the frame loop and `apply` touch are private; the rest are `pub(crate)` for
 //! the worker-report drain and the feature modules that extend `Studio` (`cast`, `live`,
 //! `devices`, `find`, `history`, `actions`), and views reach them through `&Studio` only.

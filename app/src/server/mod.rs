@@ -3,7 +3,7 @@
 //! Layout: [`listener`] binds and accepts (loopback only unless told otherwise, idle
 //! connections closed), [`security`] guards every request (Host, Origin, token, body size),
 //! [`routes`] answers, [`backend`] is the seam to the speech engine, [`body`] streams audio out,
-//! [`format`] and [`sse`] encode it, [`metrics`] counts, [`token`] keeps the API token and
+//! [`format`](mod@format) and [`sse`] encode it, [`metrics`] counts, [`token`] keeps the API token and
 //! [`errors`] is the one error type clients see. [`dialogue`] speaks a whole script
 //! (`POST /v1/dialogue`) over the same scheduler; [`embedded`] runs it inside the studio. Why a
 //! server at all: editors, chat tools and scripts already speak OpenAI's `/v1/audio/speech`;

@@ -1,4 +1,4 @@
-//! [`SpeechBackend::open_follow`] over the engine: text still being written becomes one open
+//! [`SpeechBackend::open_follow`](super::backend::SpeechBackend::open_follow) over the engine: text still being written becomes one open
 //! scheduler stream ([`Engine::open`]) that takes each piece's segments as it comes.
 //!
 //! Each piece is phonemized with its words mapped ([`Engine::segments_with_words`]) and noted

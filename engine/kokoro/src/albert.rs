@@ -217,7 +217,7 @@ pub struct Albert {
 
 impl Albert {
     /// Switches the shared layer's and the input mapping's products to bfloat16 where the
-    /// CPU can (see [`crate::bf16`]); returns how many layers switched.
+    /// CPU can (see [`crate::cpu_kernels`]); returns how many layers switched.
     pub fn use_bf16(&mut self, kernel: CpuKernel) -> Result<usize> {
         Ok(self.layer.use_bf16(kernel)? + usize::from(self.mapping_in.use_bf16(kernel)?))
     }

@@ -62,7 +62,7 @@ impl Dense {
         })
     }
 
-    /// From now on multiplies in bfloat16 (see [`crate::bf16`]) where the CPU can;
+    /// From now on multiplies in bfloat16 (see [`crate::cpu_kernels`]) where the CPU can;
     /// returns whether it does.
     pub fn use_bf16(&mut self, kernel: CpuKernel) -> Result<bool> {
         self.weight_t.use_bf16(1, self.in_dim, kernel)

@@ -211,7 +211,7 @@ pub struct Generator {
 
 impl Generator {
     /// Switches every convolution to bfloat16 products where possible (see
-    /// [`crate::bf16`]); returns how many switched.
+    /// [`crate::cpu_kernels`]); returns how many switched.
     pub fn use_bf16(&mut self, kernel: CpuKernel) -> Result<usize> {
         // Only the residual blocks run in int8 (`cpu_kernels::int8`): the output spectrum, the
         // harmonic source's entry and the upsampling stay off it.

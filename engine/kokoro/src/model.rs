@@ -321,7 +321,7 @@ impl Kokoro {
 
     /// Computes the big products (ALBERT, the F0/N branches, the decoder's convolutions) in
     /// bfloat16 from now on, on CPUs with AVX-512
-    /// BF16 (about twice the f32 rate; see [`super::bf16`]). Returns how many convolutions
+    /// BF16 (about twice the f32 rate; see [`crate::cpu_kernels`]). Returns how many convolutions
     /// switched: 0 where the CPU lacks the instructions or the model is not on the CPU.
     pub fn use_bf16(&mut self, kernel: CpuKernel) -> candle_core::Result<usize> {
         // Durations and pitch come from the encoder: int8 stays in the generator (see

@@ -27,7 +27,7 @@ pub fn permuted(t: &Tensor, perm: &[usize]) -> Result<Tensor> {
 ///
 /// When the input's last axis moves, the two axes that are contiguous on either side (the
 /// output axis that reads the input's last, and the output's last) are copied in tiles of
-/// [`TILE`] × [`TILE`], so every cache line read or written is used whole while it is in L1;
+/// `TILE` × `TILE`, so every cache line read or written is used whole while it is in L1;
 /// the other axes are walked around them.
 fn permute_host(data: &[f32], dims: &[usize], perm: &[usize]) -> Vec<f32> {
     const TILE: usize = 32;

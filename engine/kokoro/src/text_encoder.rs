@@ -89,7 +89,7 @@ impl TextEncoder {
     }
 
     /// Runs the convolutions' products in bfloat16 where the CPU can (see
-    /// [`crate::bf16`]); returns how many layers switched.
+    /// [`crate::cpu_kernels`]); returns how many layers switched.
     pub fn use_bf16(&mut self, kernel: CpuKernel) -> Result<usize> {
         let mut n = 0;
         for block in &mut self.cnn {

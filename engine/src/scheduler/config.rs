@@ -18,13 +18,13 @@ pub struct SchedulerConfig {
     pub low_watermark: f64,
     /// Streams waiting for their first audio beyond which new ones are refused.
     pub max_queue: usize,
-    /// Decode interactive streams in windows (the model's [`Windowing`]): first audio after the
+    /// Decode interactive streams in windows (the model's [`Windowing`](super::Windowing)): first audio after the
     /// encoder and a quarter second of generator, at the price of audio that differs slightly
     /// from one pass. Offline streams (exports) always decode whole segments, exactly. Either
     /// way a step is one piece of a pass, so a long segment never holds the model.
     pub windowed: bool,
     /// At most this many segments' encoders in one pass (streams equally urgent, see
-    /// [`policy::encoder_mates`]); the model's own [`SegmentModel::batch_limit`] caps it
+    /// [`policy::encoder_mates`](super::policy::encoder_mates)); the model's own [`SegmentModel::batch_limit`](super::SegmentModel::batch_limit) caps it
     /// further (1 on the CPU, where a batch saves little and delays its first member).
     pub max_batch: usize,
 }

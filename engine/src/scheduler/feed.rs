@@ -10,7 +10,7 @@ use super::run::update_gauges;
 use super::state::Shared;
 use crate::speech::Segment;
 
-/// The producer's end of a stream made by [`Scheduler::open`]: segments go in as their text
+/// The producer's end of a stream made by [`Scheduler::open`](super::Scheduler::open): segments go in as their text
 /// arrives. Dropping it (or [`Self::close`]) says the text is complete; the stream then ends
 /// once everything pushed has been spoken.
 pub struct StreamFeed {

@@ -16,7 +16,7 @@ use crate::speech::{Segment, SpeechRequest, SynthError};
 
 /// What the scheduler needs from a model: a job that yields a segment's audio chunk by chunk.
 /// The model lives on the model thread alone (no `Send` bound: it is made there by the loader
-/// given to [`Scheduler::start`]); its jobs are `Send` only so the shared queue can hold them.
+/// given to [`Scheduler::start`](super::Scheduler::start)); its jobs are `Send` only so the shared queue can hold them.
 pub(crate) trait SegmentModel {
     /// The device the model runs on.
     fn device(&self) -> candle_core::Device {

@@ -39,7 +39,7 @@ pub(super) struct Entry {
     pub(super) throttled: bool,
     /// Decoded in windows (interactive, and the scheduler is configured so).
     pub(super) windowed: bool,
-    /// More segments may still come ([`Scheduler::open`]): the stream ends when its feed
+    /// More segments may still come ([`Scheduler::open`](super::Scheduler::open)): the stream ends when its feed
     /// closes, not when its segments run out.
     pub(super) open: bool,
     /// The segment from which windows start small again: 0, or the first segment pushed after
@@ -61,7 +61,7 @@ pub(super) struct State {
 }
 
 /// A closure the model thread runs with the model, between two steps (see
-/// [`Scheduler::run_on_model`]).
+/// [`Scheduler::run_on_model`](super::Scheduler::run_on_model)).
 pub(super) type Task = Box<dyn FnOnce(&dyn SegmentModel) + Send>;
 
 /// What the model thread does next.
@@ -85,7 +85,7 @@ impl Shared {
     }
 }
 
-/// Stops the model thread when the last [`Scheduler`] clone is dropped.
+/// Stops the model thread when the last [`Scheduler`](super::Scheduler) clone is dropped.
 pub(super) struct Owner(pub(super) Arc<Shared>);
 
 impl Drop for Owner {

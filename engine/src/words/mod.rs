@@ -17,7 +17,7 @@
 //!    half frames as the reference pipeline does (a space between two words is split between
 //!    them; a pause at punctuation belongs to neither), three frames early as the decoder
 //!    speaks them.
-//! 3. [`refine`], where the whole audio is at hand (episodes, playback, dialogue): edges that
+//! 3. [`refine`](mod@refine), where the whole audio is at hand (episodes, playback, dialogue): edges that
 //!    meet silence move to where the sound is, since the durations are loose there. A stream
 //!    times its words before their audio exists, so it keeps the model's times.
 //!

@@ -91,7 +91,7 @@ impl CpuKernel {
     /// panels half the size of the f32 ones [`Self::without_int8`] would pack: ~66 MB less
     /// resident, for layers that are a few percent of the decoder's products. Where f32 FMAs
     /// outpace `VDPBF16PS` those panels run on the f32 kernel, widened in registers
-    /// ([`fma::conv_panel_widened`]): the weights rounded as before, the input exact, at 1.6×
+    /// (`fma::conv_panel_widened`): the weights rounded as before, the input exact, at 1.6×
     /// the bfloat16 instruction's rate. Other kernels are kept.
     #[must_use]
     pub fn for_body(self) -> Self {

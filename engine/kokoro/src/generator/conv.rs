@@ -133,7 +133,7 @@ impl Conv1d {
         })
     }
 
-    /// From now on computes its products in bfloat16 (see [`crate::bf16`]) if the
+    /// From now on computes its products in bfloat16 (see [`crate::cpu_kernels`]) if the
     /// weights live on a CPU that has the instructions and `C_in` is even. Returns whether it
     /// does.
     pub fn use_bf16(&mut self, kernel: CpuKernel) -> Result<bool> {
