@@ -191,5 +191,4 @@ impl TruePeakLimiter {
 }
 
 #[cfg(test)]
-#[path = "limiter_tests.rs"]
 mod tests;

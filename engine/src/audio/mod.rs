@@ -214,8 +214,4 @@ pub(crate) fn quantize(s: f32, bits: u8) -> i32 {
 }
 
 #[cfg(test)]
-mod opus_tests;
-#[cfg(test)]
-mod stream_tests;
-#[cfg(test)]
 mod tests;

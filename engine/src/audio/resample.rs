@@ -141,5 +141,4 @@ fn gcd(mut a: u32, mut b: u32) -> u32 {
 }
 
 #[cfg(test)]
-#[path = "resample_tests.rs"]
 mod tests;

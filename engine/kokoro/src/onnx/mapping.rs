@@ -457,5 +457,4 @@ fn add_named_constants<'g>(
 }
 
 #[cfg(test)]
-#[path = "mapping_tests.rs"]
 mod tests;

@@ -461,5 +461,4 @@ impl<'a> Field<'a> {
 }
 
 #[cfg(test)]
-#[path = "proto_tests.rs"]
 mod tests;

@@ -1,7 +1,7 @@
 //! The streaming encoders: bytes flow before `finish`, and the concatenated stream decodes.
 
-use super::tests::{decode, expected_int, signal};
-use super::*;
+use super::{decode, expected_int, signal};
+use crate::audio::*;
 use std::sync::{Arc, Mutex};
 
 /// A non-seekable writer whose bytes the test can watch while the encoder still owns it.

@@ -4,10 +4,10 @@
 
 use std::path::Path;
 
-use super::decode::{decode_bytes, DecodeError, DecodeOptions};
-use super::stream_tests::Shared;
-use super::tests::{amplitude_at, best_lag, encode_file, sine};
-use super::*;
+use super::stream::Shared;
+use super::{amplitude_at, best_lag, encode_file, sine};
+use crate::audio::decode::{decode_bytes, DecodeError, DecodeOptions};
+use crate::audio::*;
 
 fn tone(rate: u32, n: usize) -> Vec<f32> {
     // a 440 Hz tone under a slow envelope (in seconds, so any rate gives the same signal), so

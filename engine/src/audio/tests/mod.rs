@@ -391,3 +391,6 @@ fn formats_name_their_files() {
     let e = AudioError::from(std::io::Error::other("disk full")).with_path("/tmp/ep.mp3");
     assert!(e.to_string().contains("/tmp/ep.mp3") && e.to_string().contains("disk full"));
 }
+
+mod opus;
+mod stream;
