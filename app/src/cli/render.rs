@@ -7,7 +7,7 @@
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
-use engine::audio::{OutputFormat, SampleFormat};
+use engine::audio::{Codec, OutputFormat, SampleFormat, EPISODE_RATES};
 use engine::render::cache::Cached;
 use engine::render::{self, CaptionFormat, FromModel, Progress, RenderError, RenderOptions};
 
@@ -27,8 +27,8 @@ pub struct RenderArgs {
     #[arg(short, long, value_name = "OUT")]
     pub output: Option<PathBuf>,
     /// Audio format (default: from the output's extension, else wav).
-    #[arg(long, value_enum)]
-    pub format: Option<AudioFormat>,
+    #[arg(long, value_parser = codec_parser())]
+    pub format: Option<Codec>,
     /// Sample format for WAV and FLAC.
     #[arg(long, value_enum, default_value = "s16")]
     pub sample_format: SampleArg,
@@ -70,13 +70,11 @@ pub struct RenderArgs {
     pub engine: EngineArgs,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum AudioFormat {
-    Wav,
-    Flac,
-    Mp3,
-    /// Opus in Ogg (24000 or 48000 Hz).
-    Opus,
+/// `--format`: the engine's codec names (`wav`, `flac`, `mp3`, `opus`), listed in `--help`.
+fn codec_parser() -> impl clap::builder::TypedValueParser<Value = Codec> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(Codec::ALL.map(Codec::name))
+        .try_map(|name: String| Codec::from_name(&name).ok_or("not an audio format"))
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -98,8 +96,11 @@ pub enum CaptionsArg {
 
 fn parse_rate(s: &str) -> Result<u32, String> {
     match s.trim().parse::<u32>() {
-        Ok(r @ (24_000 | 44_100 | 48_000)) => Ok(r),
-        _ => Err(format!("{s}: the rate must be 24000, 44100 or 48000")),
+        Ok(r) if EPISODE_RATES.contains(&r) => Ok(r),
+        _ => Err(format!(
+            "{s}: the rate must be one of {}",
+            EPISODE_RATES.map(|r| r.to_string()).join(", ")
+        )),
     }
 }
 
@@ -108,22 +109,12 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
     for w in &episode.warnings {
         eprintln!("{}: warning: {}", episode.locate(w.position), w.message);
     }
-    let format_arg = args.format.or_else(|| {
-        let ext = args
-            .output
-            .as_deref()?
-            .extension()?
-            .to_str()?
-            .to_ascii_lowercase();
-        match ext.as_str() {
-            "flac" => Some(AudioFormat::Flac),
-            "mp3" => Some(AudioFormat::Mp3),
-            "opus" => Some(AudioFormat::Opus),
-            "wav" => Some(AudioFormat::Wav),
-            _ => None,
-        }
-    });
-    let format = output_format(format_arg.unwrap_or(AudioFormat::Wav), args)?;
+    // An explicit --format wins; else the output's extension says (`-o episode.mp3`); else WAV.
+    let codec = args
+        .format
+        .or_else(|| args.output.as_deref().and_then(Codec::from_path))
+        .unwrap_or(Codec::Wav);
+    let format = output_format(codec, args)?;
     let target =
         match &args.output {
             Some(p) => p.clone(),
@@ -321,45 +312,20 @@ fn episode_source(args: &RenderArgs) -> String {
     }
 }
 
-fn output_format(format: AudioFormat, args: &RenderArgs) -> anyhow::Result<OutputFormat> {
-    Ok(match (format, args.sample_format) {
-        (AudioFormat::Wav, SampleArg::S16) => OutputFormat::Wav(SampleFormat::Pcm16),
-        (AudioFormat::Wav, SampleArg::S24) => OutputFormat::Wav(SampleFormat::Pcm24),
-        (AudioFormat::Wav, SampleArg::F32) => OutputFormat::Wav(SampleFormat::Float32),
-        (AudioFormat::Flac, SampleArg::S16) => OutputFormat::Flac { bits: 16 },
-        (AudioFormat::Flac, SampleArg::S24) => OutputFormat::Flac { bits: 24 },
-        (AudioFormat::Flac, SampleArg::F32) => {
-            return Err(
-                BadInput("FLAC stores integers: use --sample-format s16 or s24".into()).into(),
-            )
-        }
-        (AudioFormat::Mp3, _) => {
-            if !(32..=320).contains(&args.bitrate) {
-                return Err(BadInput(format!(
-                    "--bitrate {}: MP3 bit rates run from 32 to 320 kbit/s",
-                    args.bitrate
-                ))
-                .into());
-            }
-            OutputFormat::Mp3 { kbps: args.bitrate }
-        }
-        (AudioFormat::Opus, _) => {
-            if !(6..=256).contains(&args.bitrate) {
-                return Err(BadInput(format!(
-                    "--bitrate {}: Opus bit rates run from 6 to 256 kbit/s",
-                    args.bitrate
-                ))
-                .into());
-            }
-            if args.rate == 44_100 {
-                return Err(BadInput(
-                    "Opus cannot carry 44100 Hz: use --rate 24000 or 48000".into(),
-                )
-                .into());
-            }
-            OutputFormat::Opus { kbps: args.bitrate }
-        }
-    })
+/// The engine's format for `codec` with the command's settings; the engine's rules decide
+/// (FLAC stores integers, each lossy codec's bit rates, Opus has no 44.1 kHz).
+fn output_format(codec: Codec, args: &RenderArgs) -> anyhow::Result<OutputFormat> {
+    let sample = match args.sample_format {
+        SampleArg::S16 => SampleFormat::Pcm16,
+        SampleArg::S24 => SampleFormat::Pcm24,
+        SampleArg::F32 => SampleFormat::Float32,
+    };
+    let format = OutputFormat::new(codec, sample, args.bitrate)
+        .map_err(|e| BadInput(format!("--format {}: {e}", codec.name())))?;
+    codec
+        .check_rate(args.rate)
+        .map_err(|e| BadInput(format!("--rate {}: {e}", args.rate)))?;
+    Ok(format)
 }
 
 /// The progress display: a line rewritten in place on a terminal, sparse lines otherwise.

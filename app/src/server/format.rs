@@ -13,54 +13,50 @@
 use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use engine::audio::{stream_encoder, AudioError, AudioSink, Metadata, OutputFormat};
+use engine::audio::{stream_encoder, AudioError, AudioSink, Codec, Metadata, OutputFormat};
 use engine::SAMPLE_RATE;
 
 use super::errors::ApiError;
 
+/// A `response_format`: one of the engine's codecs ([`Codec`], whose names, MIME types and
+/// rules are the engine's), or OpenAI's two names that are not files of Banter's: raw `pcm`,
+/// which the server streams itself, and `aac`, which it refuses by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AudioFormat {
-    Wav,
+    Coded(Codec),
     Pcm,
-    Flac,
-    Mp3,
-    Opus,
     Aac,
 }
 
 impl AudioFormat {
+    pub const WAV: Self = Self::Coded(Codec::Wav);
+    pub const MP3: Self = Self::Coded(Codec::Mp3);
+
     pub fn parse(name: &str) -> Result<Self, ApiError> {
         Ok(match name {
-            "wav" => Self::Wav,
             "pcm" => Self::Pcm,
-            "flac" => Self::Flac,
-            "mp3" => Self::Mp3,
-            "opus" => Self::Opus,
             "aac" => Self::Aac,
-            other => {
-                return Err(ApiError::invalid(
+            other => Self::Coded(Codec::from_name(other).ok_or_else(|| {
+                ApiError::invalid(
                     "response_format",
                     "invalid_response_format",
                     format!("unknown response_format `{other}`; use wav, pcm, flac, mp3 or opus"),
-                ))
-            }
+                )
+            })?),
         })
     }
 
     /// OpenAI's default when a request names no format.
     #[must_use]
     pub fn default_for_server() -> Self {
-        Self::Mp3
+        Self::MP3
     }
 
     #[must_use]
     pub fn content_type(self) -> &'static str {
         match self {
-            Self::Wav => "audio/wav",
+            Self::Coded(codec) => codec.mime(),
             Self::Pcm => "audio/pcm",
-            Self::Flac => "audio/flac",
-            Self::Mp3 => "audio/mpeg",
-            Self::Opus => "audio/ogg",
             Self::Aac => "audio/aac",
         }
     }
@@ -68,11 +64,8 @@ impl AudioFormat {
     #[must_use]
     pub fn name(self) -> &'static str {
         match self {
-            Self::Wav => "wav",
+            Self::Coded(codec) => codec.name(),
             Self::Pcm => "pcm",
-            Self::Flac => "flac",
-            Self::Mp3 => "mp3",
-            Self::Opus => "opus",
             Self::Aac => "aac",
         }
     }
@@ -95,10 +88,10 @@ pub trait ChunkEncoder: Send {
 pub fn encoder_for(format: AudioFormat) -> Result<Box<dyn ChunkEncoder>, ApiError> {
     let engine_format = match format {
         AudioFormat::Pcm => return Ok(Box::new(Pcm16)),
-        AudioFormat::Wav => return Ok(Box::new(StreamingWav { header_sent: false })),
-        AudioFormat::Flac => OutputFormat::Flac { bits: 16 },
-        AudioFormat::Mp3 => OutputFormat::Mp3 { kbps: MP3_KBPS },
-        AudioFormat::Opus => OutputFormat::Opus { kbps: OPUS_KBPS },
+        AudioFormat::Coded(Codec::Wav) => return Ok(Box::new(StreamingWav { header_sent: false })),
+        AudioFormat::Coded(Codec::Flac) => OutputFormat::Flac { bits: 16 },
+        AudioFormat::Coded(Codec::Mp3) => OutputFormat::Mp3 { kbps: MP3_KBPS },
+        AudioFormat::Coded(Codec::Opus) => OutputFormat::Opus { kbps: OPUS_KBPS },
         AudioFormat::Aac => {
             return Err(ApiError::invalid(
                 "response_format",
@@ -258,7 +251,7 @@ mod tests {
 
     #[test]
     fn wav_header_then_samples_once() {
-        let mut enc = encoder_for(AudioFormat::Wav).expect("wav");
+        let mut enc = encoder_for(AudioFormat::WAV).expect("wav");
         let a = enc.encode(&[0.0, 1.0]).expect("encode");
         let b = enc.encode(&[-1.0, 2.0, f32::NAN]).expect("encode");
         assert_eq!(&a[..4], b"RIFF");
@@ -272,7 +265,7 @@ mod tests {
 
     #[test]
     fn empty_wav_is_a_header() {
-        let mut enc = encoder_for(AudioFormat::Wav).expect("wav");
+        let mut enc = encoder_for(AudioFormat::WAV).expect("wav");
         assert_eq!(enc.finish().expect("finish").len(), 44);
     }
 
@@ -304,9 +297,17 @@ mod tests {
             .map(|i| 0.3 * (i as f32 * 220.0 * std::f32::consts::TAU / 24_000.0).sin())
             .collect();
         for (format, ext, magic) in [
-            (AudioFormat::Flac, "flac", &b"fLaC"[..]),
-            (AudioFormat::Mp3, "mp3", &b"ID3"[..]),
-            (AudioFormat::Opus, "opus", &b"OggS"[..]),
+            (
+                AudioFormat::Coded(engine::audio::Codec::Flac),
+                "flac",
+                &b"fLaC"[..],
+            ),
+            (AudioFormat::MP3, "mp3", &b"ID3"[..]),
+            (
+                AudioFormat::Coded(engine::audio::Codec::Opus),
+                "opus",
+                &b"OggS"[..],
+            ),
         ] {
             let mut enc = encoder_for(format).expect("encoder");
             let mut bytes = Vec::new();
@@ -340,6 +341,6 @@ mod tests {
             let secs = decoded.duration_secs();
             assert!((0.95..1.15).contains(&secs), "{ext}: {secs} s");
         }
-        assert_eq!(AudioFormat::default_for_server(), AudioFormat::Mp3);
+        assert_eq!(AudioFormat::default_for_server(), AudioFormat::MP3);
     }
 }

@@ -13,6 +13,7 @@
 //! audio hold the same sample values.
 
 pub mod decode;
+pub mod format;
 pub mod limiter;
 pub mod loudness;
 pub mod resample;
@@ -27,63 +28,11 @@ mod wav_sink;
 use std::io::{Seek, Write};
 use std::path::PathBuf;
 
+pub use format::{Codec, OutputFormat, EPISODE_RATES};
 pub use limiter::TruePeakLimiter;
 pub use loudness::{gain_for, LoudnessMeter};
 pub use resample::Resampler;
 pub use wav::{write_wav_file, SampleFormat, WavWriter};
-
-/// The container and codec of an episode file or stream.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OutputFormat {
-    /// RIFF/WAVE PCM or float.
-    Wav(SampleFormat),
-    /// Lossless FLAC at 16 or 24 bits.
-    Flac { bits: u8 },
-    /// MP3 (LAME, CBR) at a bit rate in kbit/s (128 is the usual podcast choice).
-    Mp3 { kbps: u32 },
-    /// Opus in Ogg (libopus, VBR) at a target bit rate in kbit/s (6–256; 48 is transparent for
-    /// speech).
-    Opus { kbps: u32 },
-}
-
-impl Default for OutputFormat {
-    fn default() -> Self {
-        OutputFormat::Wav(SampleFormat::Pcm16)
-    }
-}
-
-impl OutputFormat {
-    /// The file name extension, without the dot.
-    #[must_use]
-    pub fn extension(&self) -> &'static str {
-        match self {
-            OutputFormat::Wav(_) => "wav",
-            OutputFormat::Flac { .. } => "flac",
-            OutputFormat::Mp3 { .. } => "mp3",
-            OutputFormat::Opus { .. } => "opus",
-        }
-    }
-
-    /// The MIME type an HTTP response carries.
-    #[must_use]
-    pub fn mime(&self) -> &'static str {
-        match self {
-            OutputFormat::Wav(_) => "audio/wav",
-            OutputFormat::Flac { .. } => "audio/flac",
-            OutputFormat::Mp3 { .. } => "audio/mpeg",
-            OutputFormat::Opus { .. } => "audio/ogg",
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            OutputFormat::Wav(_) => "WAV",
-            OutputFormat::Flac { .. } => "FLAC",
-            OutputFormat::Mp3 { .. } => "MP3",
-            OutputFormat::Opus { .. } => "Opus",
-        }
-    }
-}
 
 /// One chapter of an episode, in seconds from the start of the audio.
 #[derive(Debug, Clone, PartialEq)]

@@ -4,27 +4,13 @@
 
 use std::path::PathBuf;
 
-use engine::audio::{OutputFormat, SampleFormat};
+use engine::audio::{Codec, OutputFormat, SampleFormat};
 use engine::render::{CaptionFormat, Progress, RenderOptions, RenderReport};
 
 use crate::doc::Document;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    Wav,
-    Flac,
-    Mp3,
-    Opus,
-}
-
 /// Opus' bit rate for exports: speech at 48 kbit/s VBR is transparent and a quarter of MP3's.
 pub const OPUS_KBPS: u32 = 48;
-
-/// Opus encodes at 8, 12, 16, 24 or 48 kHz: 44.1 kHz is not among them.
-#[must_use]
-pub fn rate_allowed(format: Format, rate: u32) -> bool {
-    format != Format::Opus || rate != 44_100
-}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Captions {
@@ -40,7 +26,8 @@ pub enum Captions {
 /// [`crate::command::Command::SetExportSettings`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExportSettings {
-    pub format: Format,
+    /// The engine's codec; its rules (which rates it has) are the engine's.
+    pub format: Codec,
     pub rate: u32,
     pub captions: Captions,
     pub markers: bool,
@@ -52,7 +39,7 @@ pub struct ExportSettings {
 impl Default for ExportSettings {
     fn default() -> Self {
         Self {
-            format: Format::Wav,
+            format: Codec::Wav,
             rate: 24_000,
             captions: Captions::Srt,
             markers: true,
@@ -65,25 +52,19 @@ impl Default for ExportSettings {
 impl ExportSettings {
     /// Moves a rate the format does not have to one it has (Opus: 44.1 kHz becomes 48 kHz).
     pub fn normalise(&mut self) {
-        if !rate_allowed(self.format, self.rate) {
-            self.rate = 48_000;
-        }
+        self.rate = self.format.nearest_rate(self.rate);
     }
 
     #[must_use]
     pub fn options(&self) -> RenderOptions {
         RenderOptions {
             format: match self.format {
-                Format::Wav => OutputFormat::Wav(SampleFormat::Pcm16),
-                Format::Flac => OutputFormat::Flac { bits: 16 },
-                Format::Mp3 => OutputFormat::Mp3 { kbps: 128 },
-                Format::Opus => OutputFormat::Opus { kbps: OPUS_KBPS },
+                Codec::Wav => OutputFormat::Wav(SampleFormat::Pcm16),
+                Codec::Flac => OutputFormat::Flac { bits: 16 },
+                Codec::Mp3 => OutputFormat::Mp3 { kbps: 128 },
+                Codec::Opus => OutputFormat::Opus { kbps: OPUS_KBPS },
             },
-            sample_rate: if rate_allowed(self.format, self.rate) {
-                self.rate
-            } else {
-                48_000
-            },
+            sample_rate: self.format.nearest_rate(self.rate),
             captions: match self.captions {
                 Captions::None => vec![],
                 Captions::Srt => vec![CaptionFormat::Srt],
@@ -99,12 +80,7 @@ impl ExportSettings {
 
     #[must_use]
     pub fn extension(&self) -> &'static str {
-        match self.format {
-            Format::Wav => "wav",
-            Format::Flac => "flac",
-            Format::Mp3 => "mp3",
-            Format::Opus => "opus",
-        }
+        self.format.name()
     }
 
     /// Where `doc` exports by default: beside its script (or in the working directory), named
@@ -141,7 +117,7 @@ mod tests {
     #[test]
     fn opus_exports_at_a_rate_opus_has() {
         let mut settings = ExportSettings {
-            format: Format::Opus,
+            format: Codec::Opus,
             rate: 44_100,
             ..ExportSettings::default()
         };
@@ -151,14 +127,14 @@ mod tests {
         assert_eq!(settings.extension(), "opus");
         settings.rate = 24_000;
         assert_eq!(settings.options().sample_rate, 24_000);
-        settings.format = Format::Mp3;
+        settings.format = Codec::Mp3;
         settings.rate = 44_100;
         assert_eq!(
             settings.options().sample_rate,
             44_100,
             "other formats keep 44.1 kHz"
         );
-        settings.format = Format::Opus;
+        settings.format = Codec::Opus;
         settings.normalise();
         assert_eq!(settings.rate, 48_000);
     }

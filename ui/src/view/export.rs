@@ -10,7 +10,9 @@ use engine::render::Progress;
 
 use crate::app::Studio;
 use crate::command::Command;
-use crate::state::export::{rate_allowed, Captions, ExportSettings, Format};
+use engine::audio::{Codec, EPISODE_RATES};
+
+use crate::state::export::{Captions, ExportSettings};
 
 fn eta(p: &Progress) -> String {
     p.eta().map_or_else(
@@ -95,23 +97,24 @@ fn settings(e: &mut ExportSettings, ui: &mut egui::Ui) {
         .show(ui, |ui| {
             ui.label("Format");
             ui.horizontal(|ui| {
-                ui.selectable_value(&mut e.format, Format::Wav, "WAV")
-                    .on_hover_text("16-bit PCM, uncompressed");
-                ui.selectable_value(&mut e.format, Format::Flac, "FLAC")
-                    .on_hover_text("Lossless, about half the size of WAV");
-                ui.selectable_value(&mut e.format, Format::Mp3, "MP3")
-                    .on_hover_text("128 kbit/s with ID3 chapters, for podcast hosts");
-                ui.selectable_value(&mut e.format, Format::Opus, "Opus")
-                    .on_hover_text(
-                        "Ogg Opus at 48 kbit/s with chapter comments: small, for the web",
-                    );
+                for codec in Codec::ALL {
+                    ui.selectable_value(&mut e.format, codec, codec.label())
+                        .on_hover_text(match codec {
+                            Codec::Wav => "16-bit PCM, uncompressed",
+                            Codec::Flac => "Lossless, about half the size of WAV",
+                            Codec::Mp3 => "128 kbit/s with ID3 chapters, for podcast hosts",
+                            Codec::Opus => {
+                                "Ogg Opus at 48 kbit/s with chapter comments: small, for the web"
+                            }
+                        });
+                }
             });
             e.normalise();
             ui.end_row();
             ui.label("Sample rate");
             ui.horizontal(|ui| {
-                for rate in [24_000, 44_100, 48_000] {
-                    let allowed = rate_allowed(e.format, rate);
+                for rate in EPISODE_RATES {
+                    let allowed = e.format.allows_rate(rate);
                     ui.add_enabled_ui(allowed, |ui| {
                         ui.selectable_value(
                             &mut e.rate,
@@ -119,7 +122,12 @@ fn settings(e: &mut ExportSettings, ui: &mut egui::Ui) {
                             format!("{} kHz", f64::from(rate) / 1000.0),
                         )
                         .on_hover_text("24 kHz is the model's own rate; others are resampled")
-                        .on_disabled_hover_text("Opus has no 44.1 kHz: it plays at 48 kHz");
+                        .on_disabled_hover_text(format!(
+                            "{} has no {} kHz: it plays at {} kHz",
+                            e.format.label(),
+                            f64::from(rate) / 1000.0,
+                            f64::from(e.format.nearest_rate(rate)) / 1000.0
+                        ));
                     });
                 }
             });

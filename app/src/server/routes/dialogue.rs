@@ -251,7 +251,7 @@ mod tests {
         let p = parse(&serde_json::json!({"script": turns, "response_format": "mp3"}))
             .expect("turns in script");
         assert_eq!(p.episode.format, ScriptFormat::Json);
-        assert_eq!(p.format, AudioFormat::Mp3);
+        assert_eq!(p.format, AudioFormat::MP3);
     }
 
     #[test]

@@ -71,7 +71,7 @@ pub async fn timed(State(state): State<AppState>, request: Request) -> Result<Re
         }
     }
     audio.extend(params.encoder.finish().map_err(encoding)?);
-    if params.format == AudioFormat::Wav {
+    if params.format == AudioFormat::WAV {
         set_wav_sizes(&mut audio);
     }
     let rate = engine::SAMPLE_RATE;
@@ -117,7 +117,7 @@ mod tests {
 
     #[test]
     fn a_whole_wav_says_its_sizes() {
-        let mut encoder = encoder_for(AudioFormat::Wav).expect("wav");
+        let mut encoder = encoder_for(AudioFormat::WAV).expect("wav");
         let mut wav = encoder.encode(&[0.5; 10]).expect("encode");
         wav.extend(encoder.finish().expect("finish"));
         assert_eq!(wav[..44], streaming_wav_header());

@@ -20,7 +20,7 @@ use tokio::task::JoinHandle;
 use super::super::backend::{BackendError, FollowEvent, FollowInput};
 use super::super::sse::base64;
 use super::align::Aligner;
-use super::output::{Encoder, Format};
+use super::output::{ElevenLabsFormat, Encoder};
 use super::protocol;
 
 /// Segments the feeder lets wait in the engine ahead of the model.
@@ -65,7 +65,7 @@ pub struct Start {
     pub input: Box<dyn FollowInput>,
     pub events: mpsc::Receiver<FollowEvent>,
     pub config: ChunkConfig,
-    pub format: Format,
+    pub format: ElevenLabsFormat,
     pub out: mpsc::Sender<Outgoing>,
     pub finished: mpsc::UnboundedSender<Finished>,
     /// Milliseconds since `epoch` of the last audio sent (the inactivity timer's).

@@ -114,7 +114,7 @@ async fn prepare(
         .unwrap_or_default();
     let query = protocol::Query::parse(&pairs)
         .map_err(|m| ApiError::invalid("query", "invalid_query", m))?;
-    let format = output::Format::parse(&query.output_format)
+    let format = output::ElevenLabsFormat::parse(&query.output_format)
         .map_err(|m| ApiError::invalid("output_format", "invalid_output_format", m))?;
     let ws = WebSocketUpgrade::from_request_parts(&mut parts, state)
         .await

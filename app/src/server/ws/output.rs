@@ -7,9 +7,11 @@ use engine::SAMPLE_RATE;
 
 use super::super::format::{engine_encoder, s16le, ChunkEncoder};
 
-/// One of the formats the endpoints stream.
+/// An ElevenLabs `output_format`, as the endpoints stream it: their vocabulary, mapped here onto
+/// the engine's formats (MP3 through [`OutputFormat`], checked by the engine) and the raw and
+/// G.711 telephony encodings, which are bytes without a container and exist only at this edge.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub enum ElevenLabsFormat {
     Pcm(u32),
     Ulaw,
     Alaw,
@@ -26,7 +28,7 @@ const MP3: [(u32, u32); 6] = [
     (44_100, 192),
 ];
 
-impl Format {
+impl ElevenLabsFormat {
     /// `pcm_16000`, `ulaw_8000`, `mp3_44100_128`, …; the error lists what is accepted.
     pub fn parse(name: &str) -> Result<Self, String> {
         let parts: Vec<&str> = name.split('_').collect();
@@ -62,20 +64,20 @@ impl Format {
 
 /// Turns 24 kHz chunks into one format's bytes, chunk by chunk.
 pub struct Encoder {
-    format: Format,
+    format: ElevenLabsFormat,
     resampler: Option<Resampler>,
     mp3: Option<Box<dyn ChunkEncoder>>,
     scratch: Vec<f32>,
 }
 
 impl Encoder {
-    pub fn new(format: Format) -> Result<Self, String> {
+    pub fn new(format: ElevenLabsFormat) -> Result<Self, String> {
         let resampler = (format.rate() != SAMPLE_RATE)
             .then(|| Resampler::new(SAMPLE_RATE, format.rate()))
             .transpose()
             .map_err(|e| e.to_string())?;
         let mp3 = match format {
-            Format::Mp3 { rate, kbps } => Some(
+            ElevenLabsFormat::Mp3 { rate, kbps } => Some(
                 engine_encoder(OutputFormat::Mp3 { kbps }, rate, "mp3").map_err(|e| e.message)?,
             ),
             _ => None,
@@ -119,10 +121,10 @@ impl Encoder {
 
     fn bytes(&mut self, samples: &[f32]) -> Result<Vec<u8>, String> {
         Ok(match self.format {
-            Format::Pcm(_) => s16le(samples),
-            Format::Ulaw => samples.iter().map(|&s| ulaw(pcm16(s))).collect(),
-            Format::Alaw => samples.iter().map(|&s| alaw(pcm16(s))).collect(),
-            Format::Mp3 { .. } => match &mut self.mp3 {
+            ElevenLabsFormat::Pcm(_) => s16le(samples),
+            ElevenLabsFormat::Ulaw => samples.iter().map(|&s| ulaw(pcm16(s))).collect(),
+            ElevenLabsFormat::Alaw => samples.iter().map(|&s| alaw(pcm16(s))).collect(),
+            ElevenLabsFormat::Mp3 { .. } => match &mut self.mp3 {
                 Some(mp3) => mp3.encode(samples).map_err(|e| e.to_string())?,
                 None => Vec::new(),
             },
@@ -227,17 +229,23 @@ mod tests {
 
     #[test]
     fn formats_parse_and_lengths_follow_the_rate() {
-        assert_eq!(Format::parse("pcm_16000"), Ok(Format::Pcm(16_000)));
-        assert_eq!(Format::parse("ulaw_8000"), Ok(Format::Ulaw));
         assert_eq!(
-            Format::parse("mp3_44100_128"),
-            Ok(Format::Mp3 {
+            ElevenLabsFormat::parse("pcm_16000"),
+            Ok(ElevenLabsFormat::Pcm(16_000))
+        );
+        assert_eq!(
+            ElevenLabsFormat::parse("ulaw_8000"),
+            Ok(ElevenLabsFormat::Ulaw)
+        );
+        assert_eq!(
+            ElevenLabsFormat::parse("mp3_44100_128"),
+            Ok(ElevenLabsFormat::Mp3 {
                 rate: 44_100,
                 kbps: 128
             })
         );
         for bad in ["pcm_12345", "mp3_44100_100", "opus", "ulaw_16000", ""] {
-            assert!(Format::parse(bad).is_err(), "{bad}");
+            assert!(ElevenLabsFormat::parse(bad).is_err(), "{bad}");
         }
         // A second at 24 kHz in 0.1 s chunks is a second at the output rate, exactly.
         let tone: Vec<f32> = (0..24_000).map(|i| (i as f32 * 0.05).sin() * 0.3).collect();
@@ -247,7 +255,8 @@ mod tests {
             ("ulaw_8000", 8000),
             ("pcm_44100", 88_200),
         ] {
-            let mut enc = Encoder::new(Format::parse(name).expect("format")).expect("encoder");
+            let mut enc =
+                Encoder::new(ElevenLabsFormat::parse(name).expect("format")).expect("encoder");
             let mut n = 0;
             for chunk in tone.chunks(2400) {
                 n += enc.encode(chunk).expect("encode").len();
@@ -255,7 +264,8 @@ mod tests {
             n += enc.finish().expect("finish").len();
             assert_eq!(n, bytes_per_second, "{name}");
         }
-        let mut mp3 = Encoder::new(Format::parse("mp3_44100_128").expect("mp3")).expect("mp3");
+        let mut mp3 =
+            Encoder::new(ElevenLabsFormat::parse("mp3_44100_128").expect("mp3")).expect("mp3");
         let mut bytes = Vec::new();
         for chunk in tone.chunks(2400) {
             bytes.extend(mp3.encode(chunk).expect("encode"));

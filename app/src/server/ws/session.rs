@@ -21,7 +21,7 @@ use super::super::listener::BusyGuard;
 use super::super::token::constant_time_eq;
 use super::super::AppState;
 use super::context::{Context, Finished, Outgoing, Start};
-use super::output::Format;
+use super::output::ElevenLabsFormat;
 use super::protocol::{self, close, ClientMessage};
 use super::{MAX_CONTEXTS, MAX_MESSAGE_BYTES, MAX_WAITING_CHARS};
 
@@ -34,7 +34,7 @@ const REMEMBERED: usize = 256;
 pub struct Setup {
     pub voice: String,
     pub multi: bool,
-    pub format: Format,
+    pub format: ElevenLabsFormat,
     pub query: protocol::Query,
     /// The token came with the upgrade request (header); otherwise the first message must
     /// carry it.
