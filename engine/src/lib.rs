@@ -26,6 +26,8 @@
 //! - [`audio`]: output containers and the DSP around them (resampling, loudness, limiting).
 //! - [`library`]: the user's `SQLite` library: saved voices, speaker embeddings, projects and the
 //!   render cache.
+//! - [`scratch`]: temporaries named for the process that owns them, and sweeping those of
+//!   killed processes.
 //! - [`panic_guard`]: the one way to catch a panic (a decoder's on malformed input) as an error.
 
 pub mod assets;
@@ -37,6 +39,7 @@ pub mod panic_guard;
 pub mod phonemes;
 pub mod render;
 pub mod scheduler;
+pub mod scratch;
 pub mod segments;
 pub mod speaker;
 pub mod speech;

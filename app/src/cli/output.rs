@@ -70,6 +70,21 @@ impl Output {
     }
 }
 
+/// Removes what killed Banter processes left in the folder `output` goes to (and in the
+/// system's temporary folder): a render's raw draft, a half-written file. Says so when it
+/// removes anything ([`engine::scratch`] says which files qualify).
+pub fn sweep_leftovers(output: &Path) {
+    let folder = output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    if output.as_os_str() == "-" {
+        engine::scratch::sweep_and_report(&[]);
+    } else {
+        engine::scratch::sweep_and_report(&[folder]);
+    }
+}
+
 /// Decides where `output` goes, refusing it when writing there would replace one of `inputs`
 /// (files the command reads; `-` and names that do not exist are skipped) or cannot work.
 pub fn check(output: &Path, inputs: &[&Path]) -> Result<Output, BadInput> {
@@ -131,7 +146,7 @@ fn writable_folder(output: &Path) -> Result<(), BadInput> {
         )));
     }
     tempfile::Builder::new()
-        .prefix(".banter-check-")
+        .prefix(&engine::scratch::prefix("check"))
         .tempfile_in(&folder)
         .map(drop)
         .map_err(|e| {

@@ -127,6 +127,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
         };
     // Before any work: never the script itself, never a rename over a device or a FIFO.
     let output = super::output::check(&target, &[args.script.as_path()])?;
+    super::output::sweep_leftovers(&target);
     let to_stdout = output.is_stream();
     if matches!(output, Output::Stream(_)) && !args.no_markers {
         eprintln!(
@@ -139,7 +140,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
     let scratch = if to_stdout {
         Some(
             tempfile::Builder::new()
-                .prefix("banter-render-")
+                .prefix(&engine::scratch::prefix("render"))
                 .tempdir()?,
         )
     } else {

@@ -81,6 +81,7 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
     // Before the model loads: a folder, a missing or read-only folder is refused now, not
     // after the synthesis; a device or a FIFO is written to, never renamed over.
     let output = super::output::check(&args.output, &[])?;
+    super::output::sweep_leftovers(&args.output);
     if args.follow && matches!(output, Output::Stream(_)) {
         return Err(BadInput(format!(
             "{}: --follow writes a file or standard output (-o -), not a device or FIFO",
@@ -109,7 +110,11 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
     let target = &args.output;
     // A stream (FIFO, device) is written whole from a private temporary once complete.
     let scratch = match output {
-        Output::Stream(_) => Some(tempfile::Builder::new().prefix("banter-say-").tempdir()?),
+        Output::Stream(_) => Some(
+            tempfile::Builder::new()
+                .prefix(&engine::scratch::prefix("say"))
+                .tempdir()?,
+        ),
         Output::File(_) | Output::Stdout => None,
     };
     let part = scratch
@@ -165,7 +170,7 @@ pub(super) fn part_path(target: &std::path::Path) -> PathBuf {
     let name = target
         .file_name()
         .map_or_else(|| "out.wav".into(), |n| n.to_string_lossy().into_owned());
-    target.with_file_name(format!(".{name}.part"))
+    target.with_file_name(format!("{}{name}.part", engine::scratch::prefix("say")))
 }
 
 trait WriteSeek: Write + std::io::Seek {}

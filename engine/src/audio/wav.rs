@@ -147,7 +147,7 @@ fn part_path(dir: &Path, target: &Path) -> std::path::PathBuf {
     let name = target
         .file_name()
         .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());
-    dir.join(format!(".{name}.{}.part", std::process::id()))
+    dir.join(format!("{}{name}.part", crate::scratch::prefix("wav")))
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! The `banter` CLI as a user runs it: good input makes a WAV, bad input exits 2 with one line.
 
+use std::time::Duration;
+
 use crate::support::{banter, model_store, read_wav};
 
 fn assert_bad_input(args: &[&str], stdin: Option<&[u8]>, needle: &str) {
@@ -80,6 +82,18 @@ fn say_writes_a_24khz_wav_that_is_not_silent() {
     }
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("hello.wav");
+    // What a SIGKILLed render left an hour ago (PID above the kernel's limit: surely gone), and
+    // a file of the user's that only looks hidden: the first is swept, the second kept.
+    let leftover = dir.path().join(".banter-4194305-render-x1.raw");
+    let notes = dir.path().join(".notes");
+    for f in [&leftover, &notes] {
+        std::fs::write(f, b"x").expect("write");
+        std::fs::File::options()
+            .write(true)
+            .open(f)
+            .and_then(|h| h.set_modified(std::time::SystemTime::now() - Duration::from_hours(1)))
+            .expect("age");
+    }
     let out = banter(
         &[
             "say",
@@ -105,10 +119,20 @@ fn say_writes_a_24khz_wav_that_is_not_silent() {
     );
     let rms = (samples.iter().map(|s| s * s).sum::<f32>() / samples.len() as f32).sqrt();
     assert!(rms > 0.01, "rms {rms}: audio is (nearly) silent");
+    assert!(!leftover.exists(), "a killed process's draft is swept");
+    assert!(
+        notes.exists(),
+        "a file not named like Banter's temporaries is kept"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("removed 1 temporary file"),
+        "the sweep says so: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(
         std::fs::read_dir(dir.path()).expect("read dir").count(),
-        1,
-        "only the wav, no temp file"
+        2,
+        "the wav and the user's file, no temp file"
     );
 }
 
