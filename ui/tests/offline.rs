@@ -112,6 +112,89 @@ fn choosing_a_voice_in_the_cast_panel_changes_the_episode() {
 }
 
 #[test]
+fn clicking_the_voice_search_keeps_the_list_open() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    let (_, before) = h.state().document().speakers()[1].clone();
+    h.get_by_value(&before.voice).click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("bm_lewis (male)").is_some(),
+        "the list is open"
+    );
+    // A click (not only keyboard focus) in the search field, as a user does.
+    h.get_by_role_and_label(Role::TextInput, "Search").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("bm_lewis (male)").is_some(),
+        "the list stays open for the search"
+    );
+    h.get_by_role_and_label(Role::TextInput, "Search")
+        .type_text("lewis");
+    h.run_steps(2);
+    h.get_by_label("bm_lewis (male)").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("bm_george (male)").is_none(),
+        "choosing a voice closes the list"
+    );
+}
+
+#[test]
+fn automatic_casting_guesses_from_names_and_says_so_per_speaker() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    // Three men and a host nobody can place from the name.
+    h.state_mut().apply(Command::EditText(
+        "TOM: Where were we?\nHAROLD: The station.\nPETER: And the train?\nHOST: Gone.\n".into(),
+    ));
+    h.run_steps(2);
+    let ep = h.state().document().episode().expect("parses");
+    for man in ["TOM", "HAROLD", "PETER"] {
+        let voice = ep
+            .cast
+            .get(man)
+            .map(|m| m.voice.clone())
+            .unwrap_or_default();
+        assert!(
+            voice.starts_with("am_") || voice.starts_with("bm_"),
+            "{man}: {voice}"
+        );
+    }
+    assert!(
+        ep.cast
+            .get("HOST")
+            .is_some_and(|m| m.voice.starts_with("af_")),
+        "the balance gives the unknown name a woman's voice after three men"
+    );
+    assert_eq!(
+        h.query_all_by_label_contains("guessed from the given name")
+            .count(),
+        3,
+        "one notice per guessed speaker"
+    );
+    assert!(h
+        .query_by_label_contains("A male voice, guessed from the given name \"HAROLD\"")
+        .is_some());
+    // Choosing a voice is the author's decision, no longer a guess.
+    h.state_mut().apply(Command::SetCast {
+        speaker: "TOM".into(),
+        choice: CastChoice {
+            voice: "bm_lewis".into(),
+            speed: 1.0,
+        },
+    });
+    h.run_steps(2);
+    assert_eq!(
+        h.query_all_by_label_contains("guessed from the given name")
+            .count(),
+        2
+    );
+}
+
+#[test]
 fn shortcuts_open_help_export_and_toggle_the_editor() {
     let fx = Fixture::new();
     let mut h = fx.harness(None, SIZE);
