@@ -424,9 +424,28 @@ impl Studio {
             self.config.library.clone(),
             self.waker.clone(),
         ));
-        self.buffer.set_playing(true);
-        if let Some(e) = &self.audio_error {
-            self.say(format!("rendering, but cannot play: {e}"));
+        self.sound_on();
+    }
+
+    /// Whether there is an audio output to hear playback on. Without one, Play and "Play from
+    /// here" still render to the timeline (and export works), but nothing is set playing: a
+    /// playhead that cannot move is never shown as moving, and the transport says why once,
+    /// beside the Play button.
+    #[must_use]
+    pub fn can_sound(&self) -> bool {
+        self.audio_error.is_none()
+    }
+
+    /// Why nothing can be heard, while that is so (the transport shows it).
+    #[must_use]
+    pub fn audio_problem(&self) -> Option<&str> {
+        self.audio_error.as_deref()
+    }
+
+    /// Sets the rendered audio playing, if there is an output to hear it on.
+    pub(crate) fn sound_on(&self) {
+        if self.can_sound() {
+            self.buffer.set_playing(true);
         }
     }
 
@@ -440,14 +459,20 @@ impl Studio {
                 .timeline
                 .region_at(position)
                 .is_some_and(|r| r.line == self.selected);
-        if self.pending_word.take().is_some() || self.buffer.is_playing() {
+        if !self.can_sound() {
+            // Nothing to pause or resume: render (again, from the cache, if the timeline is
+            // stale) unless a render is already under way.
+            if self.play.is_none() {
+                self.play();
+            }
+        } else if self.pending_word.take().is_some() || self.buffer.is_playing() {
             self.buffer.set_playing(false);
         } else if !self.buffer.is_empty()
             && self.timeline.revision == self.doc.revision
             && at_selected
             && position < self.buffer.len()
         {
-            self.buffer.set_playing(true);
+            self.sound_on();
         } else {
             self.play();
         }

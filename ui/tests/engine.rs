@@ -398,3 +398,44 @@ fn the_api_switch_serves_the_studio_engine_and_copies_the_token() {
     assert_eq!(log.len(), 2, "{log:?}");
     assert!(log[0].starts_with("start") && log[1] == "stop", "{log:?}");
 }
+
+#[test]
+fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
+    let Some(store) = model_store() else {
+        return;
+    };
+    let fx = Fixture::new();
+    let mut h = fx.harness_without_sound(Some(store.root()), SIZE);
+    h.state_mut().document_mut().text = DUO.into();
+    h.state_mut().document_mut().edited();
+    wait_for_model(&mut h);
+    h.get_by_label("Play").click();
+    step_until(&mut h, Duration::from_mins(2), "the whole render", |h| {
+        assert!(
+            h.query_by_label("Pause").is_none() && !h.state().is_playing(),
+            "Pause shown while nothing can move"
+        );
+        h.state().timeline().complete
+    });
+    let samples = h.state().timeline().samples;
+    assert!(samples > 0);
+    assert_eq!(h.state().playhead(), 0, "nothing moved");
+    // A preview cannot be heard: it says so, and the rendered timeline stays.
+    h.get_by_label("Preview Ann").click();
+    h.run_steps(3);
+    assert!(h.state().previewing().is_none());
+    assert_eq!(h.state().timeline().samples, samples);
+    assert!(h.state().timeline().complete);
+    let said = h.state().message().unwrap_or_default().to_owned();
+    assert!(said.contains("cannot preview Ann"), "{said}");
+    // Export still works.
+    h.state_mut().apply(ui::Command::ShowExport);
+    let dest = fx.path("no-sound.wav");
+    h.state_mut().export_dialog_mut().settings.path = dest.display().to_string();
+    h.state_mut().apply(ui::Command::StartExport);
+    step_until(&mut h, Duration::from_mins(3), "the export", |h| {
+        h.state().export_dialog().finished.is_some()
+    });
+    assert!(matches!(h.state().export_dialog().finished, Some(Ok(_))));
+    assert!(dest.is_file());
+}

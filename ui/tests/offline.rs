@@ -452,3 +452,33 @@ fn a_device_that_goes_away_is_shown_in_the_status_bar() {
     assert!(h.query_by_label("audio: cannot play").is_some());
     assert!(!h.state().is_playing());
 }
+
+#[test]
+fn without_sound_the_transport_says_so_and_keeps_saying_it() {
+    let fx = Fixture::new();
+    let mut h = fx.harness_without_sound(None, SIZE);
+    h.run_steps(3);
+    let play = h.get_by_label("Play").rect();
+    let notice = h
+        .get_by_label_contains("No sound: no audio output device")
+        .rect();
+    // Beside the transport: just under the Play button, not in a tooltip or the status bar.
+    assert!(
+        notice.top() >= play.bottom() - 1.0 && notice.top() < play.bottom() + 40.0,
+        "{notice:?} under {play:?}"
+    );
+    assert!(h.query_by_label_contains("export works").is_some());
+    h.state_mut().apply(Command::TogglePlay);
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("Pause").is_none(),
+        "nothing moves, so no Pause"
+    );
+    // Not a message that expires: it does not depend on the status bar's message at all.
+    h.state_mut()
+        .apply(Command::Say("something else happened".into()));
+    h.run_steps(2);
+    assert!(h
+        .query_by_label_contains("No sound: no audio output device")
+        .is_some());
+}

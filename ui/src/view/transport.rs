@@ -1,4 +1,5 @@
-//! Transport (play from the selected line, stop) and the timeline: the waveform growing as the
+//! Transport (play from the selected line, stop; without an audio output, why nothing can be
+//! heard) and the timeline: the waveform growing as the
 //! scheduler delivers audio, the rendered-ahead region, per-line regions labelled with their
 //! speaker, and the playhead. Clicking the timeline seeks. Ctrl+scroll (or a pinch) zooms about
 //! the pointer, scrolling moves along, and a zoomed view pages along with the playhead; once a
@@ -70,6 +71,17 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             .on_hover_text("The audio was rendered before the last edit");
         }
     });
+    if let Some(problem) = studio.audio_problem() {
+        // Said here, where Play is, for as long as it is true: the Play button renders but
+        // cannot sound, and a status message or a tooltip is gone or hidden when it is needed.
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!(
+                "No sound: {problem}. Play renders the episode to the timeline below; \
+                 export works."
+            ),
+        );
+    }
     ui.add_space(4.0);
     timeline(studio, ui, out);
 }
