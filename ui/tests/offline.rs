@@ -482,3 +482,99 @@ fn without_sound_the_transport_says_so_and_keeps_saying_it() {
         .query_by_label_contains("No sound: no audio output device")
         .is_some());
 }
+
+/// A turn long enough to wrap in the script panel at any window size.
+const LONG: &str = "We took the night train north through the mountains, past the lakes and \
+    the sleeping towns, and nobody on board could say when we would arrive, or whether the \
+    dining car would open again before the border, or where the conductor had gone with the \
+    timetable we had all been promised at the station.";
+
+/// Clicks at `pos` (press and release, then moves the pointer away).
+fn click_at(h: &mut egui_kittest::Harness<'_, ui::Studio>, pos: egui::Pos2) {
+    h.hover_at(pos);
+    h.run_steps(1);
+    h.drag_at(pos);
+    h.run_steps(1);
+    h.drop_at(pos);
+    h.run_steps(2);
+}
+
+#[test]
+fn long_lines_wrap_before_their_edit_button_and_the_line_editor_stays_on_the_panel() {
+    for size in [SIZE, egui::Vec2::new(900.0, 600.0)] {
+        let fx = Fixture::new();
+        let mut h = fx.harness(None, size);
+        h.run_steps(2);
+        h.state_mut()
+            .apply(Command::EditText(format!("Ann: {LONG}\nBen: Short.\n")));
+        h.run_steps(3);
+        let words = h.get_by_label(LONG).rect();
+        let edit = h
+            .get_all_by_label("Edit")
+            .map(|n| n.rect())
+            .find(|r| r.center().y > words.top() && r.center().y < words.bottom())
+            .expect("the long line's Edit button");
+        assert!(
+            !words.intersects(edit),
+            "at {size:?} the Edit button {edit:?} covers the words {words:?}"
+        );
+        // The line's editor: its buttons stay inside the window.
+        click_at(&mut h, edit.center());
+        let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, size);
+        for button in ["Apply", "Cancel"] {
+            let r = h.get_by_label(button).rect();
+            assert!(
+                screen.contains_rect(r),
+                "at {size:?}, {button} at {r:?} is off the panel"
+            );
+        }
+        h.get_by_label("Cancel").click();
+        h.run_steps(2);
+        assert!(
+            h.query_by_label("Apply").is_none(),
+            "Cancel closes the editor"
+        );
+    }
+}
+
+#[test]
+fn a_click_anywhere_on_a_row_selects_its_line() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    h.state_mut().apply(Command::EditText(
+        "Ann: One.\nBen: Two.\nAnn: Three.\n".into(),
+    ));
+    h.run_steps(2);
+    assert!(h.query_by_label("from line 1").is_some());
+    // Right of the short words "Two." and left of the row's Edit button: the row, not its text.
+    let words = h.get_by_label("Two.").rect();
+    let spot = egui::pos2(words.right() + 80.0, words.center().y);
+    click_at(&mut h, spot);
+    assert!(
+        h.query_by_label("from line 2").is_some(),
+        "a click beside the words selects the line"
+    );
+}
+
+#[test]
+fn at_900x600_the_status_bar_is_on_screen() {
+    let size = egui::Vec2::new(900.0, 600.0);
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, size);
+    h.run_steps(2);
+    let said = "not opened: /home/author/Downloads/a-rather-long-folder-name/episode-cover.png: \
+                not a script or a voice clip (scripts: txt, md, markdown, json, xml, text, \
+                script, fountain; clips: wav, flac, mp3, ogg, oga, opus)";
+    h.state_mut().apply(Command::Say(said.into()));
+    h.run_steps(3);
+    let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, size);
+    let message = h.get_by_label(said).rect();
+    assert!(screen.contains_rect(message), "the message at {message:?}");
+    let audio = h.get_by_label_contains("audio:").rect();
+    assert!(screen.contains_rect(audio), "the audio output at {audio:?}");
+    for label in ["Play", "Stop", "Cast", "Script"] {
+        let r = h.get_by_label(label).rect();
+        assert!(screen.contains_rect(r), "{label} at {r:?}");
+    }
+}

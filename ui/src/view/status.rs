@@ -10,7 +10,8 @@ use crate::app::{EngineState, Studio};
 use crate::command::Command;
 
 pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
-    ui.horizontal(|ui| {
+    // Wrapped: on a narrow window (900 px) the bar grows a row instead of running off the edge.
+    ui.horizontal_wrapped(|ui| {
         let mut ready = false;
         match &studio.engine {
             EngineState::Ready(engine) => {
