@@ -388,8 +388,27 @@ fn the_api_switch_serves_the_studio_engine_and_copies_the_token() {
         Some("http://127.0.0.1:8717")
     );
     h.get_by_label("http://127.0.0.1:8717");
-    h.get_by_label("Copy token").click();
+    assert!(
+        h.query_by_label("secret-token").is_none(),
+        "hidden until asked"
+    );
+    h.get_by_label("Show token").click();
     h.run_steps(2);
+    h.get_by_label("secret-token");
+    h.get_by_label("Hide token").click();
+    h.run_steps(2);
+    assert!(h.query_by_label("secret-token").is_none());
+    h.get_by_label("Copy token").click();
+    h.step();
+    assert!(
+        h.output()
+            .platform_output
+            .commands
+            .iter()
+            .any(|c| matches!(c, egui::OutputCommand::CopyText(t) if t == "secret-token")),
+        "the token goes to the clipboard (eframe's `clipboard` feature carries it out)"
+    );
+    h.run_steps(1);
     assert_eq!(h.state().message(), Some("API token copied"));
     h.get_by_label("API").click();
     h.run_steps(2);
@@ -437,5 +456,20 @@ fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
         h.state().export_dialog().finished.is_some()
     });
     assert!(matches!(h.state().export_dialog().finished, Some(Ok(_))));
-    assert!(dest.is_file());
+    // Exported files get the author's usual permissions (0666 less the umask), like any
+    // program's, not 0600.
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|m| u32::from_str_radix(m.trim(), 8).ok())
+        })
+        .expect("the umask");
+    for file in [dest.clone(), dest.with_extension("srt")] {
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&file).expect("exported").permissions(),
+        ) & 0o777;
+        assert_eq!(mode, 0o666 & !umask, "{} is {mode:o}", file.display());
+    }
 }

@@ -578,3 +578,167 @@ fn at_900x600_the_status_bar_is_on_screen() {
         assert!(screen.contains_rect(r), "{label} at {r:?}");
     }
 }
+
+/// A file dialog that answers `chosen` after `delay`, counting how often it was shown.
+struct FakeChooser {
+    chosen: Option<std::path::PathBuf>,
+    delay: Duration,
+    shown: std::sync::atomic::AtomicUsize,
+}
+
+impl ui::files::ScriptChooser for FakeChooser {
+    fn available(&self) -> Result<(), ui::files::NoDialog> {
+        Ok(())
+    }
+
+    fn choose(&self, _start: Option<&std::path::Path>) -> Option<std::path::PathBuf> {
+        self.shown
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::thread::sleep(self.delay);
+        self.chosen.clone()
+    }
+}
+
+fn chooser(chosen: Option<std::path::PathBuf>, delay: Duration) -> std::sync::Arc<FakeChooser> {
+    std::sync::Arc::new(FakeChooser {
+        chosen,
+        delay,
+        shown: std::sync::atomic::AtomicUsize::new(0),
+    })
+}
+
+#[test]
+fn file_open_uses_the_desktop_dialog_and_the_typed_path_without_one() {
+    let fx = Fixture::new();
+    let script = fx.write("pilot.txt", "Ann: Chosen in the dialog.\n");
+    // The desktop's dialog: the file chosen opens, and no typed-path window appears.
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    let dialog = chooser(Some(script.clone()), Duration::ZERO);
+    h.state_mut().set_script_chooser(dialog.clone());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    step_until(&mut h, Duration::from_secs(10), "the chosen script", |h| {
+        h.state().document().name == "pilot"
+    });
+    assert_eq!(dialog.shown.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert!(h.state().dialogs().open.is_none(), "no typed path");
+    // Cancelled (after a human's while): nothing happens.
+    let cancelled = chooser(None, Duration::from_millis(500));
+    h.state_mut().set_script_chooser(cancelled);
+    h.state_mut().apply(Command::ShowOpen);
+    std::thread::sleep(Duration::from_millis(700));
+    h.run_steps(3);
+    assert!(h.state().dialogs().open.is_none());
+    // A dialog that gives nothing back at once never showed: the typed path appears.
+    let broken = chooser(None, Duration::ZERO);
+    h.state_mut().set_script_chooser(broken);
+    h.state_mut().apply(Command::ShowOpen);
+    step_until(&mut h, Duration::from_secs(5), "the typed path", |h| {
+        h.state().dialogs().open.is_some()
+    });
+    h.run_steps(2);
+    assert!(h
+        .query_by_label_contains("No file dialog: the file dialog did not open")
+        .is_some());
+
+    // A desktop with no dialog at all (this headless machine, unless it has a portal or zenity):
+    // File → Open is the typed path, saying why.
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    let env = |name: &str| std::env::var_os(name);
+    let exists = |p: &std::path::Path| p.exists();
+    if ui::files::desktop_has_dialog(&env, &exists).is_ok() {
+        eprintln!("this machine has a file dialog: the headless fallback is not tried here");
+        return;
+    }
+    h.state_mut()
+        .set_script_chooser(std::sync::Arc::new(ui::files::DesktopChooser));
+    h.state_mut().apply(Command::ShowOpen);
+    h.run_steps(2);
+    assert!(h.state().dialogs().open.is_some());
+    assert!(h
+        .query_by_label_contains("No file dialog: this desktop has no file dialog")
+        .is_some());
+    let other = fx.write("typed.txt", "Ben: Typed by hand.\n");
+    h.state_mut()
+        .apply(Command::SetOpenPath(other.display().to_string()));
+    h.run_steps(1);
+    h.get_by_label("Import").click();
+    step_until(&mut h, Duration::from_secs(10), "the typed script", |h| {
+        h.state().document().name == "typed"
+    });
+}
+
+#[test]
+fn opening_a_non_script_says_what_is_accepted_until_dismissed() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    let mp3 = fx.path("interview.mp3");
+    std::fs::write(&mp3, b"ID3\x04\0\0\0\0\0\x21\xff\xfb\x90\x64").expect("write");
+    h.state_mut().apply(Command::Import(mp3));
+    step_until(&mut h, Duration::from_secs(10), "the refusal", |h| {
+        h.state().dialogs().open_error.is_some()
+    });
+    h.run_steps(2);
+    assert!(h.query_by_label("Cannot open this file").is_some());
+    assert!(h
+        .query_by_label_contains("interview.mp3 is audio, not a script")
+        .is_some());
+    assert!(
+        h.query_by_label_contains(".txt, .md").is_some(),
+        "says what is accepted"
+    );
+    // It stays: other news does not push it away.
+    h.state_mut().apply(Command::Say("something else".into()));
+    h.run_steps(3);
+    assert!(h.query_by_label("Cannot open this file").is_some());
+    h.get_by_label("OK").click();
+    h.run_steps(2);
+    assert!(h.query_by_label("Cannot open this file").is_none());
+    assert_eq!(h.state().document().name, "untitled", "nothing was opened");
+
+    let binary = fx.path("notes.txt");
+    std::fs::write(&binary, [0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0xff, 0xfe, 0]).expect("write");
+    h.state_mut().apply(Command::Import(binary));
+    step_until(&mut h, Duration::from_secs(10), "the refusal", |h| {
+        h.state().dialogs().open_error.is_some()
+    });
+    h.run_steps(2);
+    assert!(h
+        .query_by_label_contains("notes.txt is not a script")
+        .is_some());
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(h.query_by_label("Cannot open this file").is_none());
+}
+
+#[test]
+fn plain_banter_reopens_the_project_saved_last() {
+    let fx = Fixture::new();
+    {
+        let mut h = fx.harness(None, SIZE);
+        h.run_steps(2);
+        h.state_mut()
+            .apply(Command::EditText("Ann: Older.\n".into()));
+        h.state_mut().apply(Command::SaveAs("older".into()));
+        assert!(h.state_mut().flush_library());
+        h.state_mut()
+            .apply(Command::EditText("Ann: Where we left off.\n".into()));
+        h.state_mut().apply(Command::SaveAs("pilot".into()));
+        assert!(h.state_mut().flush_library());
+        h.state_mut().shutdown();
+    }
+    let mut h = fx.harness_reopening(SIZE);
+    step_until(&mut h, Duration::from_secs(10), "the last project", |h| {
+        h.state().document().name == "pilot"
+    });
+    assert_eq!(h.state().document().text, "Ann: Where we left off.\n");
+    assert!(!h.state().document().needs_saving());
+    // A studio started with a script (or by a test) does not.
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(5);
+    assert!(h.state_mut().flush_library());
+    h.run_steps(2);
+    assert_eq!(h.state().document().name, "untitled");
+}

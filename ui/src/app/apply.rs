@@ -44,16 +44,18 @@ impl Studio {
             Command::Select(line) => self.selected = line,
 
             Command::NewProject => self.leave(Leaving::NewProject),
-            Command::ShowOpen => {
-                self.dialogs.open = Some(String::new());
-                self.library.send(LibCmd::ListProjects);
-            }
+            Command::ShowOpen => self.show_open(),
+            Command::ShowOpenPath => self.show_open_path(None),
+            Command::DismissOpenError => self.dialogs.open_error = None,
             Command::SetOpenPath(path) => {
                 if self.dialogs.open.is_some() {
                     self.dialogs.open = Some(path);
                 }
             }
-            Command::CloseOpen => self.dialogs.open = None,
+            Command::CloseOpen => {
+                self.dialogs.open = None;
+                self.dialogs.no_dialog = None;
+            }
             Command::Import(path) => self.import(&path),
             Command::LoadProject(name) => self.library_load(&name),
             Command::Save => {
@@ -164,7 +166,9 @@ impl Studio {
             Command::SetHelp(show) => self.dialogs.help = show,
             Command::ToggleHelp => self.dialogs.help = !self.dialogs.help,
             Command::Dismiss => {
-                if self.dialogs.unsaved.is_some() {
+                if self.dialogs.open_error.is_some() {
+                    self.dialogs.open_error = None;
+                } else if self.dialogs.unsaved.is_some() {
                     self.dialogs.unsaved = None;
                 } else if self.dialogs.help {
                     self.dialogs.help = false;

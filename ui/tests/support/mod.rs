@@ -70,6 +70,18 @@ impl Fixture {
         })
     }
 
+    /// A studio started as a plain `banter` is (no script: it reopens the latest project).
+    pub fn harness_reopening(&self, size: egui::Vec2) -> Harness<'static, Studio> {
+        let config = StudioConfig {
+            reopen_last: true,
+            ..self.config(None)
+        };
+        let mock = self.mock.clone();
+        Harness::builder()
+            .with_size(size)
+            .build_eframe(move |cc| Studio::new(&cc.egui_ctx, config, Box::new(mock)))
+    }
+
     fn config(&self, models: Option<&Path>) -> StudioConfig {
         StudioConfig {
             models: Some(
