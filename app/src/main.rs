@@ -99,6 +99,8 @@ fn script_argument() -> Option<std::path::PathBuf> {
 /// Opens the studio window (with a script imported, if given) and waits until it closes.
 pub fn open_studio(script: Option<std::path::PathBuf>) -> anyhow::Result<()> {
     let config = ui::StudioConfig {
+        // `banter` alone carries on with the project saved last.
+        reopen_last: script.is_none(),
         script,
         // BANTER_NO_FETCH=1: never download the model from the studio (tests, offline use).
         fetch_models: std::env::var_os("BANTER_NO_FETCH").is_none(),

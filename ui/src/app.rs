@@ -9,8 +9,9 @@
 //! `devices`, `find`, `history`, `actions`), and views reach them through `&Studio` only.
 
 mod apply;
+mod open;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
@@ -47,6 +48,9 @@ pub struct StudioConfig {
     pub library: Option<PathBuf>,
     /// Fetch missing model assets on start (the first-run view); tests switch it off.
     pub fetch_models: bool,
+    /// Reopen the project saved last when the studio starts without a script (`banter` alone);
+    /// crash recovery, when it has something to offer, asks first instead.
+    pub reopen_last: bool,
 }
 
 /// Where the engine stands.
@@ -111,8 +115,14 @@ pub struct Studio {
     /// Open, Save as and the shortcuts overlay.
     dialogs: Dialogs,
     pub(crate) incoming: Option<Incoming>,
-    pub(crate) import_rx: mpsc::Receiver<Result<Incoming, String>>,
-    import_tx: mpsc::SyncSender<Result<Incoming, String>>,
+    pub(crate) import_rx: mpsc::Receiver<Result<Incoming, crate::files::OpenError>>,
+    import_tx: mpsc::SyncSender<Result<Incoming, crate::files::OpenError>>,
+    /// The desktop's file dialog (or none: the Open window's typed path).
+    chooser: Arc<dyn crate::files::ScriptChooser>,
+    /// A file dialog is open on a worker thread; its answer comes back here.
+    pub(crate) choosing: Option<mpsc::Receiver<open::Chosen>>,
+    /// Reopen the library's latest project once its list arrives (a plain `banter`).
+    reopen_last: bool,
     pub(crate) history: crate::history::History,
     pub(crate) find: crate::find::FindBar,
     dark: bool,
@@ -198,6 +208,9 @@ impl Studio {
             incoming: None,
             import_rx,
             import_tx,
+            chooser: Arc::new(crate::files::NoChooser),
+            choosing: None,
+            reopen_last: config.reopen_last && config.script.is_none(),
             history: crate::history::History::default(),
             find: crate::find::FindBar::default(),
             dark: true,
@@ -365,43 +378,6 @@ impl Studio {
 
     // --- actions ---
 
-    /// Reads a script file on a worker thread; it opens when read (or asks to replace).
-    pub fn import(&mut self, path: &Path) {
-        let tx = self.import_tx.clone();
-        let waker = self.waker.clone();
-        let path = path.to_path_buf();
-        if let Err(e) = crate::work::spawn("banter-import", move || {
-            let name = path.file_name().map_or_else(
-                || path.display().to_string(),
-                |n| n.to_string_lossy().into_owned(),
-            );
-            let result = fs_err::read(&path)
-                .map_err(|e| e.to_string())
-                .and_then(|bytes| {
-                    engine::script::decode_script_bytes(&name, &bytes).map_err(|e| e.to_string())
-                })
-                .map(|text| Incoming { name, path, text });
-            crate::work::send(&tx, &waker, result);
-        }) {
-            self.say(e);
-        }
-    }
-
-    pub(crate) fn replace_document(&mut self, incoming: Incoming) {
-        self.stop();
-        let stem = Path::new(&incoming.name).file_stem().map_or_else(
-            || incoming.name.clone(),
-            |s| s.to_string_lossy().into_owned(),
-        );
-        self.doc = Document::new(&stem, incoming.text, Some(incoming.path));
-        // A freshly imported script is a new project that has not been saved yet.
-        self.doc.dirty = true;
-        self.selected = 0;
-        self.timeline = Timeline::default();
-        self.buffer.clear();
-        self.say(format!("opened {}", incoming.name));
-    }
-
     /// Plays from the selected line: renders through the scheduler and plays as audio arrives.
     pub fn play(&mut self) {
         let EngineState::Ready(engine) = &self.engine else {
@@ -424,9 +400,28 @@ impl Studio {
             self.config.library.clone(),
             self.waker.clone(),
         ));
-        self.buffer.set_playing(true);
-        if let Some(e) = &self.audio_error {
-            self.say(format!("rendering, but cannot play: {e}"));
+        self.sound_on();
+    }
+
+    /// Whether there is an audio output to hear playback on. Without one, Play and "Play from
+    /// here" still render to the timeline (and export works), but nothing is set playing: a
+    /// playhead that cannot move is never shown as moving, and the transport says why once,
+    /// beside the Play button.
+    #[must_use]
+    pub fn can_sound(&self) -> bool {
+        self.audio_error.is_none()
+    }
+
+    /// Why nothing can be heard, while that is so (the transport shows it).
+    #[must_use]
+    pub fn audio_problem(&self) -> Option<&str> {
+        self.audio_error.as_deref()
+    }
+
+    /// Sets the rendered audio playing, if there is an output to hear it on.
+    pub(crate) fn sound_on(&self) {
+        if self.can_sound() {
+            self.buffer.set_playing(true);
         }
     }
 
@@ -440,14 +435,20 @@ impl Studio {
                 .timeline
                 .region_at(position)
                 .is_some_and(|r| r.line == self.selected);
-        if self.pending_word.take().is_some() || self.buffer.is_playing() {
+        if !self.can_sound() {
+            // Nothing to pause or resume: render (again, from the cache, if the timeline is
+            // stale) unless a render is already under way.
+            if self.play.is_none() {
+                self.play();
+            }
+        } else if self.pending_word.take().is_some() || self.buffer.is_playing() {
             self.buffer.set_playing(false);
         } else if !self.buffer.is_empty()
             && self.timeline.revision == self.doc.revision
             && at_selected
             && position < self.buffer.len()
         {
-            self.buffer.set_playing(true);
+            self.sound_on();
         } else {
             self.play();
         }

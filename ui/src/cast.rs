@@ -171,6 +171,13 @@ impl Studio {
 
     /// Speaks a sample sentence for `speaker` as `voice` (a stock voice or blend) at `speed`.
     pub fn preview_voice(&mut self, speaker: &str, voice: &str, speed: f32) {
+        if let Some(e) = &self.audio_error {
+            // A preview is only for hearing: without an output it would render into the play
+            // buffer unheard and throw the rendered timeline away for nothing.
+            let text = format!("cannot preview {speaker}: nothing can be heard ({e})");
+            self.say(text);
+            return;
+        }
         let EngineState::Ready(engine) = &self.engine else {
             self.say("the model is not loaded yet: previews need it");
             return;
@@ -189,7 +196,7 @@ impl Studio {
             crate::work::preview::SAMPLE,
             self.waker.clone(),
         ));
-        self.buffer.set_playing(true);
+        self.sound_on();
         self.say(format!("previewing {speaker}: {voice} at {speed:.2}×"));
     }
 

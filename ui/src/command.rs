@@ -52,8 +52,13 @@ pub enum Command {
     // --- projects ---
     /// Start a new project from the example script (asks first when that would lose work).
     NewProject,
-    /// Show the Open dialog (and ask the library for its projects).
+    /// File → Open: the desktop's file dialog, or the Open dialog's typed path where the
+    /// desktop has none (and ask the library for its projects).
     ShowOpen,
+    /// Show the Open dialog: a typed path and the library's projects.
+    ShowOpenPath,
+    /// Close the window saying why a file could not be opened.
+    DismissOpenError,
     /// What the Open dialog's path field holds now.
     SetOpenPath(String),
     /// Close the Open dialog.

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use engine::script::{Episode, ParseOptions, ScriptError};
+use engine::script::{Episode, GenderGuess, ParseOptions, ScriptError};
 
 mod source;
 mod turns;
@@ -127,6 +127,22 @@ impl Document {
             .collect()
     }
 
+    /// How automatic casting guessed `speaker`'s voice from the name, while that voice is still
+    /// the one it chose (a voice picked in the cast panel is the author's, not a guess).
+    #[must_use]
+    pub fn guess(&self, speaker: &str) -> Option<&GenderGuess> {
+        if self.cast.contains_key(speaker) {
+            return None;
+        }
+        let ep = self.parsed.as_ref().ok()?;
+        ep.cast
+            .members
+            .iter()
+            .find(|m| m.name == speaker)?
+            .guess
+            .as_ref()
+    }
+
     /// The episode to render: the parse with the cast panel's choices applied.
     #[must_use]
     pub fn episode(&self) -> Option<Episode> {
@@ -213,6 +229,25 @@ mod tests {
         let mut other = Document::new("t.txt", doc.text.clone(), None);
         other.set_cast_map(&map);
         assert_eq!(other.cast, doc.cast);
+    }
+
+    #[test]
+    fn a_guessed_voice_is_a_guess_until_the_author_chooses() {
+        let mut doc = Document::new("t.txt", "Tom: Hi.\nHost: Hello.".into(), None);
+        let tom = doc.guess("Tom").map(GenderGuess::describe);
+        assert_eq!(
+            tom.as_deref(),
+            Some("a male voice, guessed from the given name \"Tom\"")
+        );
+        assert_eq!(doc.guess("Host"), None, "nothing in the name: not a guess");
+        doc.set_choice(
+            "Tom",
+            CastChoice {
+                voice: "am_adam".into(),
+                speed: 1.0,
+            },
+        );
+        assert_eq!(doc.guess("Tom"), None);
     }
 
     #[test]

@@ -74,16 +74,7 @@ impl Studio {
             }
             self.resolve_pending_word();
         }
-        let imports: Vec<_> = self.import_rx.try_iter().collect();
-        for result in imports {
-            match result {
-                Ok(incoming) if self.doc.dirty && self.doc.revision > 0 => {
-                    self.incoming = Some(incoming);
-                }
-                Ok(incoming) => self.replace_document(incoming),
-                Err(e) => self.say(format!("cannot open: {e}")),
-            }
-        }
+        self.drain_open();
         self.drain_voice_tools();
         self.drain_outputs();
         self.drain_library();
@@ -112,7 +103,10 @@ impl Studio {
                     self.buffer.clear();
                     self.say(format!("opened project \"{}\"", draft.name));
                 }
-                LibEvent::Projects(p) => self.projects = p,
+                LibEvent::Projects(p) => {
+                    self.reopen_latest(&p);
+                    self.projects = p;
+                }
                 LibEvent::Voices(v) => self.library_voices = v,
                 LibEvent::Autosaves(a) => self.recovery = a,
                 LibEvent::Error(e) => self.say(e),

@@ -16,7 +16,7 @@
 //! open script, [`timeline`] the waveform envelope, [`input`] shortcuts and dropped files,
 //! [`history`] undo/redo, [`find`] finding in the script, [`devices`] the output picker, `cast`
 //! (voice matching, cast check, previews) and `live` (edits while playing) the studio's cast and
-//! playback work, [`words`] word timing (highlight, click-to-seek, Play from here), [`frames`]
+//! playback work, [`files`] the file dialog and what is refused as not a script, [`words`] word timing (highlight, click-to-seek, Play from here), [`frames`]
 //! the frame-time statistics.
 
 pub mod actions;
@@ -28,6 +28,7 @@ pub mod command;
 pub mod devices;
 pub mod doc;
 mod drain;
+pub mod files;
 pub mod find;
 pub mod frames;
 pub mod history;
@@ -85,6 +86,7 @@ pub fn run(config: StudioConfig, api: Option<Box<dyn api::LoopbackApi>>) -> Resu
             };
             let mut studio = Studio::new(&cc.egui_ctx, config, audio);
             studio.set_output_catalog(std::sync::Arc::new(devices::CpalCatalog));
+            studio.set_script_chooser(std::sync::Arc::new(files::DesktopChooser));
             if let Some(api) = api {
                 studio.set_api(api);
             }

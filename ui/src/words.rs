@@ -189,7 +189,7 @@ impl Studio {
         if self.timeline.revision == self.doc.revision {
             if let Some(sample) = self.word_start(line, at).filter(|&s| s < self.buffer.len()) {
                 self.seek(sample);
-                self.buffer.set_playing(true);
+                self.sound_on();
                 return;
             }
         }
@@ -225,7 +225,7 @@ impl Studio {
             }
         }
         self.pending_word = None;
-        self.buffer.set_playing(true);
+        self.sound_on();
     }
 }
 

@@ -388,8 +388,27 @@ fn the_api_switch_serves_the_studio_engine_and_copies_the_token() {
         Some("http://127.0.0.1:8717")
     );
     h.get_by_label("http://127.0.0.1:8717");
-    h.get_by_label("Copy token").click();
+    assert!(
+        h.query_by_label("secret-token").is_none(),
+        "hidden until asked"
+    );
+    h.get_by_label("Show token").click();
     h.run_steps(2);
+    h.get_by_label("secret-token");
+    h.get_by_label("Hide token").click();
+    h.run_steps(2);
+    assert!(h.query_by_label("secret-token").is_none());
+    h.get_by_label("Copy token").click();
+    h.step();
+    assert!(
+        h.output()
+            .platform_output
+            .commands
+            .iter()
+            .any(|c| matches!(c, egui::OutputCommand::CopyText(t) if t == "secret-token")),
+        "the token goes to the clipboard (eframe's `clipboard` feature carries it out)"
+    );
+    h.run_steps(1);
     assert_eq!(h.state().message(), Some("API token copied"));
     h.get_by_label("API").click();
     h.run_steps(2);
@@ -397,4 +416,60 @@ fn the_api_switch_serves_the_studio_engine_and_copies_the_token() {
     let log = api.0.lock().expect("log").clone();
     assert_eq!(log.len(), 2, "{log:?}");
     assert!(log[0].starts_with("start") && log[1] == "stop", "{log:?}");
+}
+
+#[test]
+fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
+    let Some(store) = model_store() else {
+        return;
+    };
+    let fx = Fixture::new();
+    let mut h = fx.harness_without_sound(Some(store.root()), SIZE);
+    h.state_mut().document_mut().text = DUO.into();
+    h.state_mut().document_mut().edited();
+    wait_for_model(&mut h);
+    h.get_by_label("Play").click();
+    step_until(&mut h, Duration::from_mins(2), "the whole render", |h| {
+        assert!(
+            h.query_by_label("Pause").is_none() && !h.state().is_playing(),
+            "Pause shown while nothing can move"
+        );
+        h.state().timeline().complete
+    });
+    let samples = h.state().timeline().samples;
+    assert!(samples > 0);
+    assert_eq!(h.state().playhead(), 0, "nothing moved");
+    // A preview cannot be heard: it says so, and the rendered timeline stays.
+    h.get_by_label("Preview Ann").click();
+    h.run_steps(3);
+    assert!(h.state().previewing().is_none());
+    assert_eq!(h.state().timeline().samples, samples);
+    assert!(h.state().timeline().complete);
+    let said = h.state().message().unwrap_or_default().to_owned();
+    assert!(said.contains("cannot preview Ann"), "{said}");
+    // Export still works.
+    h.state_mut().apply(ui::Command::ShowExport);
+    let dest = fx.path("no-sound.wav");
+    h.state_mut().export_dialog_mut().settings.path = dest.display().to_string();
+    h.state_mut().apply(ui::Command::StartExport);
+    step_until(&mut h, Duration::from_mins(3), "the export", |h| {
+        h.state().export_dialog().finished.is_some()
+    });
+    assert!(matches!(h.state().export_dialog().finished, Some(Ok(_))));
+    // Exported files get the author's usual permissions (0666 less the umask), like any
+    // program's, not 0600.
+    let umask = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|m| u32::from_str_radix(m.trim(), 8).ok())
+        })
+        .expect("the umask");
+    for file in [dest.clone(), dest.with_extension("srt")] {
+        let mode = std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(&file).expect("exported").permissions(),
+        ) & 0o777;
+        assert_eq!(mode, 0o666 & !umask, "{} is {mode:o}", file.display());
+    }
 }

@@ -112,6 +112,89 @@ fn choosing_a_voice_in_the_cast_panel_changes_the_episode() {
 }
 
 #[test]
+fn clicking_the_voice_search_keeps_the_list_open() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    let (_, before) = h.state().document().speakers()[1].clone();
+    h.get_by_value(&before.voice).click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("bm_lewis (male)").is_some(),
+        "the list is open"
+    );
+    // A click (not only keyboard focus) in the search field, as a user does.
+    h.get_by_role_and_label(Role::TextInput, "Search").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("bm_lewis (male)").is_some(),
+        "the list stays open for the search"
+    );
+    h.get_by_role_and_label(Role::TextInput, "Search")
+        .type_text("lewis");
+    h.run_steps(2);
+    h.get_by_label("bm_lewis (male)").click();
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("bm_george (male)").is_none(),
+        "choosing a voice closes the list"
+    );
+}
+
+#[test]
+fn automatic_casting_guesses_from_names_and_says_so_per_speaker() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    // Three men and a host nobody can place from the name.
+    h.state_mut().apply(Command::EditText(
+        "TOM: Where were we?\nHAROLD: The station.\nPETER: And the train?\nHOST: Gone.\n".into(),
+    ));
+    h.run_steps(2);
+    let ep = h.state().document().episode().expect("parses");
+    for man in ["TOM", "HAROLD", "PETER"] {
+        let voice = ep
+            .cast
+            .get(man)
+            .map(|m| m.voice.clone())
+            .unwrap_or_default();
+        assert!(
+            voice.starts_with("am_") || voice.starts_with("bm_"),
+            "{man}: {voice}"
+        );
+    }
+    assert!(
+        ep.cast
+            .get("HOST")
+            .is_some_and(|m| m.voice.starts_with("af_")),
+        "the balance gives the unknown name a woman's voice after three men"
+    );
+    assert_eq!(
+        h.query_all_by_label_contains("guessed from the given name")
+            .count(),
+        3,
+        "one notice per guessed speaker"
+    );
+    assert!(h
+        .query_by_label_contains("A male voice, guessed from the given name \"HAROLD\"")
+        .is_some());
+    // Choosing a voice is the author's decision, no longer a guess.
+    h.state_mut().apply(Command::SetCast {
+        speaker: "TOM".into(),
+        choice: CastChoice {
+            voice: "bm_lewis".into(),
+            speed: 1.0,
+        },
+    });
+    h.run_steps(2);
+    assert_eq!(
+        h.query_all_by_label_contains("guessed from the given name")
+            .count(),
+        2
+    );
+}
+
+#[test]
 fn shortcuts_open_help_export_and_toggle_the_editor() {
     let fx = Fixture::new();
     let mut h = fx.harness(None, SIZE);
@@ -368,4 +451,294 @@ fn a_device_that_goes_away_is_shown_in_the_status_bar() {
     h.run_steps(2);
     assert!(h.query_by_label("audio: cannot play").is_some());
     assert!(!h.state().is_playing());
+}
+
+#[test]
+fn without_sound_the_transport_says_so_and_keeps_saying_it() {
+    let fx = Fixture::new();
+    let mut h = fx.harness_without_sound(None, SIZE);
+    h.run_steps(3);
+    let play = h.get_by_label("Play").rect();
+    let notice = h
+        .get_by_label_contains("No sound: no audio output device")
+        .rect();
+    // Beside the transport: just under the Play button, not in a tooltip or the status bar.
+    assert!(
+        notice.top() >= play.bottom() - 1.0 && notice.top() < play.bottom() + 40.0,
+        "{notice:?} under {play:?}"
+    );
+    assert!(h.query_by_label_contains("export works").is_some());
+    h.state_mut().apply(Command::TogglePlay);
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("Pause").is_none(),
+        "nothing moves, so no Pause"
+    );
+    // Not a message that expires: it does not depend on the status bar's message at all.
+    h.state_mut()
+        .apply(Command::Say("something else happened".into()));
+    h.run_steps(2);
+    assert!(h
+        .query_by_label_contains("No sound: no audio output device")
+        .is_some());
+}
+
+/// A turn long enough to wrap in the script panel at any window size.
+const LONG: &str = "We took the night train north through the mountains, past the lakes and \
+    the sleeping towns, and nobody on board could say when we would arrive, or whether the \
+    dining car would open again before the border, or where the conductor had gone with the \
+    timetable we had all been promised at the station.";
+
+/// Clicks at `pos` (press and release, then moves the pointer away).
+fn click_at(h: &mut egui_kittest::Harness<'_, ui::Studio>, pos: egui::Pos2) {
+    h.hover_at(pos);
+    h.run_steps(1);
+    h.drag_at(pos);
+    h.run_steps(1);
+    h.drop_at(pos);
+    h.run_steps(2);
+}
+
+#[test]
+fn long_lines_wrap_before_their_edit_button_and_the_line_editor_stays_on_the_panel() {
+    for size in [SIZE, egui::Vec2::new(900.0, 600.0)] {
+        let fx = Fixture::new();
+        let mut h = fx.harness(None, size);
+        h.run_steps(2);
+        h.state_mut()
+            .apply(Command::EditText(format!("Ann: {LONG}\nBen: Short.\n")));
+        h.run_steps(3);
+        let words = h.get_by_label(LONG).rect();
+        let edit = h
+            .get_all_by_label("Edit")
+            .map(|n| n.rect())
+            .find(|r| r.center().y > words.top() && r.center().y < words.bottom())
+            .expect("the long line's Edit button");
+        assert!(
+            !words.intersects(edit),
+            "at {size:?} the Edit button {edit:?} covers the words {words:?}"
+        );
+        // The line's editor: its buttons stay inside the window.
+        click_at(&mut h, edit.center());
+        let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, size);
+        for button in ["Apply", "Cancel"] {
+            let r = h.get_by_label(button).rect();
+            assert!(
+                screen.contains_rect(r),
+                "at {size:?}, {button} at {r:?} is off the panel"
+            );
+        }
+        h.get_by_label("Cancel").click();
+        h.run_steps(2);
+        assert!(
+            h.query_by_label("Apply").is_none(),
+            "Cancel closes the editor"
+        );
+    }
+}
+
+#[test]
+fn a_click_anywhere_on_a_row_selects_its_line() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    h.state_mut().apply(Command::EditText(
+        "Ann: One.\nBen: Two.\nAnn: Three.\n".into(),
+    ));
+    h.run_steps(2);
+    assert!(h.query_by_label("from line 1").is_some());
+    // Right of the short words "Two." and left of the row's Edit button: the row, not its text.
+    let words = h.get_by_label("Two.").rect();
+    let spot = egui::pos2(words.right() + 80.0, words.center().y);
+    click_at(&mut h, spot);
+    assert!(
+        h.query_by_label("from line 2").is_some(),
+        "a click beside the words selects the line"
+    );
+}
+
+#[test]
+fn at_900x600_the_status_bar_is_on_screen() {
+    let size = egui::Vec2::new(900.0, 600.0);
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, size);
+    h.run_steps(2);
+    let said = "not opened: /home/author/Downloads/a-rather-long-folder-name/episode-cover.png: \
+                not a script or a voice clip (scripts: txt, md, markdown, json, xml, text, \
+                script, fountain; clips: wav, flac, mp3, ogg, oga, opus)";
+    h.state_mut().apply(Command::Say(said.into()));
+    h.run_steps(3);
+    let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, size);
+    let message = h.get_by_label(said).rect();
+    assert!(screen.contains_rect(message), "the message at {message:?}");
+    let audio = h.get_by_label_contains("audio:").rect();
+    assert!(screen.contains_rect(audio), "the audio output at {audio:?}");
+    for label in ["Play", "Stop", "Cast", "Script"] {
+        let r = h.get_by_label(label).rect();
+        assert!(screen.contains_rect(r), "{label} at {r:?}");
+    }
+}
+
+/// A file dialog that answers `chosen` after `delay`, counting how often it was shown.
+struct FakeChooser {
+    chosen: Option<std::path::PathBuf>,
+    delay: Duration,
+    shown: std::sync::atomic::AtomicUsize,
+}
+
+impl ui::files::ScriptChooser for FakeChooser {
+    fn available(&self) -> Result<(), ui::files::NoDialog> {
+        Ok(())
+    }
+
+    fn choose(&self, _start: Option<&std::path::Path>) -> Option<std::path::PathBuf> {
+        self.shown
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::thread::sleep(self.delay);
+        self.chosen.clone()
+    }
+}
+
+fn chooser(chosen: Option<std::path::PathBuf>, delay: Duration) -> std::sync::Arc<FakeChooser> {
+    std::sync::Arc::new(FakeChooser {
+        chosen,
+        delay,
+        shown: std::sync::atomic::AtomicUsize::new(0),
+    })
+}
+
+#[test]
+fn file_open_uses_the_desktop_dialog_and_the_typed_path_without_one() {
+    let fx = Fixture::new();
+    let script = fx.write("pilot.txt", "Ann: Chosen in the dialog.\n");
+    // The desktop's dialog: the file chosen opens, and no typed-path window appears.
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    let dialog = chooser(Some(script.clone()), Duration::ZERO);
+    h.state_mut().set_script_chooser(dialog.clone());
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::O);
+    step_until(&mut h, Duration::from_secs(10), "the chosen script", |h| {
+        h.state().document().name == "pilot"
+    });
+    assert_eq!(dialog.shown.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert!(h.state().dialogs().open.is_none(), "no typed path");
+    // Cancelled (after a human's while): nothing happens.
+    let cancelled = chooser(None, Duration::from_millis(500));
+    h.state_mut().set_script_chooser(cancelled);
+    h.state_mut().apply(Command::ShowOpen);
+    std::thread::sleep(Duration::from_millis(700));
+    h.run_steps(3);
+    assert!(h.state().dialogs().open.is_none());
+    // A dialog that gives nothing back at once never showed: the typed path appears.
+    let broken = chooser(None, Duration::ZERO);
+    h.state_mut().set_script_chooser(broken);
+    h.state_mut().apply(Command::ShowOpen);
+    step_until(&mut h, Duration::from_secs(5), "the typed path", |h| {
+        h.state().dialogs().open.is_some()
+    });
+    h.run_steps(2);
+    assert!(h
+        .query_by_label_contains("No file dialog: the file dialog did not open")
+        .is_some());
+
+    // A desktop with no dialog at all (this headless machine, unless it has a portal or zenity):
+    // File → Open is the typed path, saying why.
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    let env = |name: &str| std::env::var_os(name);
+    let exists = |p: &std::path::Path| p.exists();
+    if ui::files::desktop_has_dialog(&env, &exists).is_ok() {
+        eprintln!("this machine has a file dialog: the headless fallback is not tried here");
+        return;
+    }
+    h.state_mut()
+        .set_script_chooser(std::sync::Arc::new(ui::files::DesktopChooser));
+    h.state_mut().apply(Command::ShowOpen);
+    h.run_steps(2);
+    assert!(h.state().dialogs().open.is_some());
+    assert!(h
+        .query_by_label_contains("No file dialog: this desktop has no file dialog")
+        .is_some());
+    let other = fx.write("typed.txt", "Ben: Typed by hand.\n");
+    h.state_mut()
+        .apply(Command::SetOpenPath(other.display().to_string()));
+    h.run_steps(1);
+    h.get_by_label("Import").click();
+    step_until(&mut h, Duration::from_secs(10), "the typed script", |h| {
+        h.state().document().name == "typed"
+    });
+}
+
+#[test]
+fn opening_a_non_script_says_what_is_accepted_until_dismissed() {
+    let fx = Fixture::new();
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(2);
+    let mp3 = fx.path("interview.mp3");
+    std::fs::write(&mp3, b"ID3\x04\0\0\0\0\0\x21\xff\xfb\x90\x64").expect("write");
+    h.state_mut().apply(Command::Import(mp3));
+    step_until(&mut h, Duration::from_secs(10), "the refusal", |h| {
+        h.state().dialogs().open_error.is_some()
+    });
+    h.run_steps(2);
+    assert!(h.query_by_label("Cannot open this file").is_some());
+    assert!(h
+        .query_by_label_contains("interview.mp3 is audio, not a script")
+        .is_some());
+    assert!(
+        h.query_by_label_contains(".txt, .md").is_some(),
+        "says what is accepted"
+    );
+    // It stays: other news does not push it away.
+    h.state_mut().apply(Command::Say("something else".into()));
+    h.run_steps(3);
+    assert!(h.query_by_label("Cannot open this file").is_some());
+    h.get_by_label("OK").click();
+    h.run_steps(2);
+    assert!(h.query_by_label("Cannot open this file").is_none());
+    assert_eq!(h.state().document().name, "untitled", "nothing was opened");
+
+    let binary = fx.path("notes.txt");
+    std::fs::write(&binary, [0x7f, b'E', b'L', b'F', 2, 1, 1, 0, 0xff, 0xfe, 0]).expect("write");
+    h.state_mut().apply(Command::Import(binary));
+    step_until(&mut h, Duration::from_secs(10), "the refusal", |h| {
+        h.state().dialogs().open_error.is_some()
+    });
+    h.run_steps(2);
+    assert!(h
+        .query_by_label_contains("notes.txt is not a script")
+        .is_some());
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert!(h.query_by_label("Cannot open this file").is_none());
+}
+
+#[test]
+fn plain_banter_reopens_the_project_saved_last() {
+    let fx = Fixture::new();
+    {
+        let mut h = fx.harness(None, SIZE);
+        h.run_steps(2);
+        h.state_mut()
+            .apply(Command::EditText("Ann: Older.\n".into()));
+        h.state_mut().apply(Command::SaveAs("older".into()));
+        assert!(h.state_mut().flush_library());
+        h.state_mut()
+            .apply(Command::EditText("Ann: Where we left off.\n".into()));
+        h.state_mut().apply(Command::SaveAs("pilot".into()));
+        assert!(h.state_mut().flush_library());
+        h.state_mut().shutdown();
+    }
+    let mut h = fx.harness_reopening(SIZE);
+    step_until(&mut h, Duration::from_secs(10), "the last project", |h| {
+        h.state().document().name == "pilot"
+    });
+    assert_eq!(h.state().document().text, "Ann: Where we left off.\n");
+    assert!(!h.state().document().needs_saving());
+    // A studio started with a script (or by a test) does not.
+    let mut h = fx.harness(None, SIZE);
+    h.run_steps(5);
+    assert!(h.state_mut().flush_library());
+    h.run_steps(2);
+    assert_eq!(h.state().document().name, "untitled");
 }

@@ -151,6 +151,7 @@ fn recast(episode: &mut Episode, entry: &str, saved: &[String]) -> anyhow::Resul
         if member.name == found {
             voice.clone_into(&mut member.voice);
             member.source = VoiceSource::Automatic;
+            member.guess = None;
         }
     }
     Ok(())

@@ -1,10 +1,14 @@
 //! Who speaks with which voice: the cast, and automatic casting of everyone not listed.
 //!
 //! Writers should not have to cast anybody to hear a draft, so every unlisted speaker gets a
-//! stock voice of their own, best-rated voices first, alternating female and male in order of
-//! appearance (a title such as "Mrs" or "Sir" in the name picks the gender instead). Two speakers
-//! never share a voice by accident: when the distinct voices run out the parse fails and says
-//! which setting allows sharing, because a listener cannot follow a dialogue of identical voices.
+//! stock voice of their own, best-rated voices first. A title or role word in the name ("Mrs",
+//! "Sir", "Mother") or a common given name ("Tom", "Mary"; [`super::given_names`]) picks a
+//! female or male voice; that is a guess about a person from a name, so the member carries it
+//! ([`CastMember::guess`]) and the studio says it beside the speaker. Anyone else is cast by the
+//! cast's balance: the gender fewer voices have so far, alternating on a tie, in order of
+//! appearance. Two speakers never share a voice by accident: when the distinct voices run out the
+//! parse fails and says which setting allows sharing, because a listener cannot follow a
+//! dialogue of identical voices.
 //!
 //! This module checks only the spelling of a voice (`af_bella:0.7+af_sky:0.3 @1.1`); whether the
 //! voice is installed is the caller's question, asked through [`super::Episode::validate_voices`].
@@ -13,6 +17,7 @@ use std::collections::{HashMap, HashSet};
 
 use serde::Serialize;
 
+use super::gender::{guess_gender, Gender, GenderGuess};
 use super::model::Position;
 pub(crate) use super::names::speaker_key;
 use super::pieces::parse_rate;
@@ -102,6 +107,11 @@ pub struct CastMember {
     /// This speaker's speed, if the cast gave one (`@1.1`).
     pub speed: Option<f32>,
     pub source: VoiceSource,
+    /// For a speaker cast automatically, the gender their voice was chosen for when the name
+    /// suggested one: a guess, to be shown as one. `None` when the cast named the voice or
+    /// nothing in the name did (the cast's balance chose).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub guess: Option<GenderGuess>,
 }
 
 /// Every speaker of an episode, in order of first appearance (then cast-only entries).
@@ -199,7 +209,17 @@ pub(crate) struct OutOfVoices {
     pub available: usize,
 }
 
-/// Gives each of `speakers` (in order of appearance) a voice: the listed one, else a free one.
+/// One speaker's voice as [`assign_voices`] chose it.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Assigned {
+    pub voice: String,
+    pub speed: Option<f32>,
+    pub source: VoiceSource,
+    pub guess: Option<GenderGuess>,
+}
+
+/// Gives each of `speakers` (in order of appearance) a voice: the listed one, else a free one of
+/// the gender the name suggests, else of the gender the cast has fewer of.
 ///
 /// Returns the chosen voice per speaker, in the same order.
 pub(crate) fn assign_voices(
@@ -207,7 +227,7 @@ pub(crate) fn assign_voices(
     listed: &HashMap<String, &CastEntry>,
     reserved: &[&CastEntry],
     rules: CastingRules,
-) -> Result<Vec<(String, Option<f32>, VoiceSource)>, OutOfVoices> {
+) -> Result<Vec<Assigned>, OutOfVoices> {
     let mut used: HashMap<&str, usize> = HashMap::new();
     for entry in reserved {
         for name in check_voice_spelling(&entry.voice).unwrap_or_default() {
@@ -223,20 +243,24 @@ pub(crate) fn assign_voices(
         .flat_map(|(f, m)| f.iter().chain(m.iter()).copied())
         .collect();
     let mut out = Vec::with_capacity(speakers.len());
-    let mut previous_female: Option<bool> = None;
+    let mut balance = Balance::default();
     for (index, name) in speakers.iter().enumerate() {
         if let Some(entry) = listed.get(&speaker_key(name)) {
-            previous_female = gender_of_voice(&entry.voice).or(previous_female);
-            out.push((
-                entry.voice.clone(),
-                entry.speed,
-                VoiceSource::Cast {
+            balance.count(gender_of_voice(&entry.voice));
+            out.push(Assigned {
+                voice: entry.voice.clone(),
+                speed: entry.speed,
+                source: VoiceSource::Cast {
                     position: entry.position,
                 },
-            ));
+                guess: None,
+            });
             continue;
         }
-        let female = gender_hint(name).unwrap_or(previous_female.is_none_or(|f| !f));
+        let guess = guess_gender(name);
+        let female = guess
+            .as_ref()
+            .map_or_else(|| balance.wants_female(), |g| g.gender == Gender::Female);
         let voice = pick(&pools, &used, female, false)
             .or_else(|| {
                 rules
@@ -248,10 +272,46 @@ pub(crate) fn assign_voices(
                 available: available.len(),
             })?;
         *used.entry(voice).or_default() += 1;
-        previous_female = Some(voice.as_bytes().get(1) == Some(&b'f'));
-        out.push((voice.to_owned(), None, VoiceSource::Automatic));
+        balance.count(gender_of_voice(voice));
+        // When that gender's voices ran out, the voice given is not the one guessed: say nothing
+        // of a guess the voice does not follow.
+        let guess = guess.filter(|g| gender_of_voice(voice) == Some(g.gender == Gender::Female));
+        out.push(Assigned {
+            voice: voice.to_owned(),
+            speed: None,
+            source: VoiceSource::Automatic,
+            guess,
+        });
     }
     Ok(out)
+}
+
+/// How many female and male voices the cast has so far, and the last one given.
+#[derive(Default)]
+struct Balance {
+    female: usize,
+    male: usize,
+    last_female: Option<bool>,
+}
+
+impl Balance {
+    fn count(&mut self, female: Option<bool>) {
+        match female {
+            Some(true) => self.female += 1,
+            Some(false) => self.male += 1,
+            None => return,
+        }
+        self.last_female = female;
+    }
+
+    /// The gender fewer voices have; on a tie, the other one than the last (female first).
+    fn wants_female(&self) -> bool {
+        match self.female.cmp(&self.male) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Greater => false,
+            std::cmp::Ordering::Equal => self.last_female.is_none_or(|f| !f),
+        }
+    }
 }
 
 /// The first free voice of the wanted gender (then of the other), pool by pool; with
@@ -290,44 +350,6 @@ fn gender_of_voice(spec: &str) -> Option<bool> {
         Some(b'm') => Some(false),
         _ => None,
     }
-}
-
-/// `Some(true)` for names with a female title or role word, `Some(false)` for male ones.
-fn gender_hint(name: &str) -> Option<bool> {
-    const FEMALE: [&str; 20] = [
-        "mrs", "miss", "ms", "lady", "queen", "princess", "duchess", "mother", "sister", "aunt",
-        "woman", "girl", "madam", "madame", "wife", "daughter", "dame", "mme", "señora", "frau",
-    ];
-    const MALE: [&str; 18] = [
-        "mr",
-        "sir",
-        "lord",
-        "king",
-        "prince",
-        "duke",
-        "father",
-        "brother",
-        "uncle",
-        "man",
-        "boy",
-        "gentleman",
-        "husband",
-        "son",
-        "monsieur",
-        "señor",
-        "herr",
-        "mister",
-    ];
-    for word in name.split(|c: char| !c.is_alphanumeric()) {
-        let w = word.to_lowercase();
-        if FEMALE.contains(&w.as_str()) {
-            return Some(true);
-        }
-        if MALE.contains(&w.as_str()) {
-            return Some(false);
-        }
-    }
-    None
 }
 
 #[cfg(test)]
@@ -379,7 +401,7 @@ mod tests {
     #[test]
     fn automatic_voices_alternate_and_are_distinct() {
         let got = assign_voices(&names(28), &HashMap::new(), &[], CastingRules::default()).unwrap();
-        let voices: Vec<&str> = got.iter().map(|(v, _, _)| v.as_str()).collect();
+        let voices: Vec<&str> = got.iter().map(|a| a.voice.as_str()).collect();
         assert_eq!(
             &voices[..4],
             ["af_heart", "am_michael", "af_bella", "am_fenrir"]
@@ -394,17 +416,79 @@ mod tests {
         let listed = HashMap::from([(speaker_key("ALICE."), &alice)]);
         let speakers = [
             "Alice".to_owned(),
-            "Bob".to_owned(),
+            "Sam".to_owned(),
             "Lady Bracknell".into(),
         ];
         let got = assign_voices(&speakers, &listed, &[&alice], CastingRules::default()).unwrap();
-        assert_eq!(got[0].0, "am_michael");
+        assert_eq!(got[0].voice, "am_michael");
+        assert_eq!(got[0].guess, None, "a listed voice is not a guess");
         assert_eq!(
-            got[1].0, "af_heart",
+            got[1].voice, "af_heart",
             "after a male voice comes a female one"
         );
-        assert_eq!(got[2].0, "af_bella", "a Lady is cast female");
-        assert!(matches!(got[0].2, VoiceSource::Cast { .. }));
+        assert_eq!(got[1].guess, None, "Sam is anybody: the balance chose");
+        assert_eq!(got[2].voice, "af_bella", "a Lady is cast female");
+        assert_eq!(
+            got[2].guess.as_ref().map(GenderGuess::describe).as_deref(),
+            Some("a female voice, guessed from the title \"Lady\"")
+        );
+        assert!(matches!(got[0].source, VoiceSource::Cast { .. }));
+    }
+
+    #[test]
+    fn men_s_names_get_men_s_voices_as_a_labelled_guess_and_others_balance() {
+        // A play's three men and a woman, and two nobody can tell from the name.
+        let speakers: Vec<String> = ["Tom", "Harold", "Mary", "Peter Walker", "Host", "Guest"]
+            .map(String::from)
+            .into();
+        let got = assign_voices(&speakers, &HashMap::new(), &[], CastingRules::default()).unwrap();
+        let voices: Vec<&str> = got.iter().map(|a| a.voice.as_str()).collect();
+        assert_eq!(
+            voices,
+            [
+                "am_michael",
+                "am_fenrir",
+                "af_heart",
+                "am_puck",
+                "af_bella",
+                "af_nicole"
+            ],
+            "men from their names; Host and Guest balance three men and one woman"
+        );
+        let said: Vec<Option<String>> = got
+            .iter()
+            .map(|a| a.guess.as_ref().map(GenderGuess::describe))
+            .collect();
+        assert_eq!(
+            said[0].as_deref(),
+            Some("a male voice, guessed from the given name \"Tom\"")
+        );
+        assert_eq!(
+            said[2].as_deref(),
+            Some("a female voice, guessed from the given name \"Mary\"")
+        );
+        assert_eq!(
+            said[3].as_deref(),
+            Some("a male voice, guessed from the given name \"Peter\"")
+        );
+        assert_eq!(said[4], None, "an unknown name is not guessed");
+        assert_eq!(said[5], None);
+    }
+
+    #[test]
+    fn a_guess_the_voices_cannot_follow_is_not_claimed() {
+        // Fourteen men: the thirteen male English voices run out, the fourteenth man gets a
+        // female voice, and nothing says it was guessed male.
+        let men: Vec<String> = [
+            "Tom", "Harold", "Peter", "John", "Paul", "George", "Mark", "Luke", "James", "Simon",
+            "Andrew", "Philip", "Thomas", "Henry",
+        ]
+        .map(String::from)
+        .into();
+        let got = assign_voices(&men, &HashMap::new(), &[], CastingRules::default()).unwrap();
+        let last = got.last().unwrap();
+        assert_eq!(last.voice, "af_heart");
+        assert_eq!(last.guess, None);
     }
 
     #[test]
@@ -432,7 +516,10 @@ mod tests {
             any_language_voices: true,
         };
         let got = assign_voices(&names(54), &HashMap::new(), &[], any).unwrap();
-        assert_eq!(got.iter().map(|g| &g.0).collect::<HashSet<_>>().len(), 54);
+        assert_eq!(
+            got.iter().map(|g| &g.voice).collect::<HashSet<_>>().len(),
+            54
+        );
         assert!(assign_voices(&names(55), &HashMap::new(), &[], any).is_err());
     }
 

@@ -562,11 +562,12 @@ fn cast_speakers(
     let mut members: Vec<CastMember> = speakers
         .into_iter()
         .zip(voices)
-        .map(|(name, (voice, speed, source))| CastMember {
+        .map(|(name, a)| CastMember {
             name,
-            voice,
-            speed,
-            source,
+            voice: a.voice,
+            speed: a.speed,
+            source: a.source,
+            guess: a.guess,
         })
         .collect();
     for entry in entries {
@@ -582,6 +583,7 @@ fn cast_speakers(
                 source: VoiceSource::Cast {
                     position: entry.position,
                 },
+                guess: None,
             });
         }
     }

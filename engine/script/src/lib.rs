@@ -30,6 +30,7 @@ mod dia;
 mod draft;
 mod error;
 mod format;
+mod gender;
 mod header;
 mod json;
 mod labelled;
@@ -57,6 +58,7 @@ pub use cast::{
 pub use draft::NARRATOR;
 pub use error::{ScriptError, ScriptErrorKind};
 pub use format::{ScriptFormat, UnknownFormatName};
+pub use gender::{Gender, GenderGuess, GuessBasis};
 pub use lexicon::{Lexicon, Pronunciation};
 pub use model::{
     Chapter, Line, LineKind, Piece, Position, Settings, Skipped, StageDirection, Warning,

@@ -44,16 +44,18 @@ impl Studio {
             Command::Select(line) => self.selected = line,
 
             Command::NewProject => self.leave(Leaving::NewProject),
-            Command::ShowOpen => {
-                self.dialogs.open = Some(String::new());
-                self.library.send(LibCmd::ListProjects);
-            }
+            Command::ShowOpen => self.show_open(),
+            Command::ShowOpenPath => self.show_open_path(None),
+            Command::DismissOpenError => self.dialogs.open_error = None,
             Command::SetOpenPath(path) => {
                 if self.dialogs.open.is_some() {
                     self.dialogs.open = Some(path);
                 }
             }
-            Command::CloseOpen => self.dialogs.open = None,
+            Command::CloseOpen => {
+                self.dialogs.open = None;
+                self.dialogs.no_dialog = None;
+            }
             Command::Import(path) => self.import(&path),
             Command::LoadProject(name) => self.library_load(&name),
             Command::Save => {
@@ -164,7 +166,9 @@ impl Studio {
             Command::SetHelp(show) => self.dialogs.help = show,
             Command::ToggleHelp => self.dialogs.help = !self.dialogs.help,
             Command::Dismiss => {
-                if self.dialogs.unsaved.is_some() {
+                if self.dialogs.open_error.is_some() {
+                    self.dialogs.open_error = None;
+                } else if self.dialogs.unsaved.is_some() {
                     self.dialogs.unsaved = None;
                 } else if self.dialogs.help {
                     self.dialogs.help = false;
@@ -243,13 +247,21 @@ mod tests {
 
     /// A studio with no model and a private library (the model load fails at once).
     fn studio(dir: &tempfile::TempDir) -> Studio {
+        studio_playing_on(dir, Box::new(MockOut::new()))
+    }
+
+    /// [`studio`] with `audio` as its output.
+    fn studio_playing_on(
+        dir: &tempfile::TempDir,
+        audio: Box<dyn crate::audio::AudioOut>,
+    ) -> Studio {
         let config = StudioConfig {
             models: Some(dir.path().join("no-models")),
             library: Some(dir.path().join("library.sqlite")),
             fetch_models: false,
             ..StudioConfig::default()
         };
-        let mut studio = Studio::new(&egui::Context::default(), config, Box::new(MockOut::new()));
+        let mut studio = Studio::new(&egui::Context::default(), config, audio);
         studio.apply(Command::EditText("Ann: One.\nBen: Two.\n".into()));
         studio
     }
@@ -326,7 +338,11 @@ mod tests {
     /// A studio whose timeline holds a rendered first line, "Good morning, Ann!", with its words
     /// at 0.1 s, 0.4 s and 1.0 s (0.3 s each), as playback would have left it (no model needed).
     fn heard(dir: &tempfile::TempDir) -> Studio {
-        let mut s = studio(dir);
+        rendered(studio(dir))
+    }
+
+    /// `s` with [`heard`]'s rendered first line.
+    fn rendered(mut s: Studio) -> Studio {
         s.apply(Command::EditText(
             "Ann: Good morning, Ann!\nBen: Two trains.\n".into(),
         ));
@@ -395,5 +411,40 @@ mod tests {
         s.pending_word = Some(crate::words::PendingWord { line: 1, at: 0 });
         s.resolve_pending_word();
         assert!(s.pending_word.is_none() && s.is_playing());
+    }
+
+    #[test]
+    fn without_an_audio_output_nothing_claims_to_play_and_a_preview_keeps_the_timeline() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let none = crate::audio::NoAudio(crate::audio::AudioOutError::NoDevice {
+            host: "ALSA".into(),
+        });
+        let mut s = rendered(studio_playing_on(&dir, Box::new(none)));
+        assert!(!s.can_sound());
+        assert!(s
+            .audio_problem()
+            .is_some_and(|p| p.contains("no audio output device")));
+        s.apply(Command::TogglePlay);
+        assert!(
+            !s.is_playing(),
+            "Play must not turn into Pause with nothing to hear"
+        );
+        s.apply(Command::PlayFromWord { line: 0, at: 7 });
+        assert!(!s.is_playing());
+        assert_eq!(
+            s.buffer.position(),
+            engine::SAMPLE_RATE as usize * 4 / 10,
+            "the playhead still moves to the word"
+        );
+        let samples = s.timeline.samples;
+        s.apply(Command::PreviewSpeaker("Ann".into()));
+        assert!(s.preview.is_none() && !s.is_playing());
+        assert_eq!(s.timeline.samples, samples, "the rendered timeline is kept");
+        assert_eq!(s.buffer.len(), samples);
+        let said = s.message().unwrap_or_default().to_owned();
+        assert!(
+            said.contains("cannot preview Ann") && said.contains("no audio output device"),
+            "{said}"
+        );
     }
 }

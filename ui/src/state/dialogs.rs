@@ -8,6 +8,10 @@
 pub struct Dialogs {
     /// The Open dialog's path field.
     pub open: Option<String>,
+    /// Why the Open dialog's typed path stands in for the desktop's file dialog.
+    pub no_dialog: Option<crate::files::NoDialog>,
+    /// A file that could not be opened as a script, shown until dismissed.
+    pub open_error: Option<crate::files::OpenError>,
     /// The Save as dialog's name field.
     pub save_as: Option<String>,
     /// The keyboard shortcuts overlay (F1).

@@ -1,5 +1,5 @@
 //! The cast: every speaker with a voice (stock voices grouped by language, searchable) and a
-//! speed. Each row is also a drop target: an audio clip dropped on it asks the voice matcher for
+//! speed; a voice automatic casting guessed from the name says so under the speaker. Each row is also a drop target: an audio clip dropped on it asks the voice matcher for
 //! the closest voice (see [`crate::work::voicematch`]).
 
 use eframe::egui;
@@ -79,12 +79,18 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
                     }
                     preview_button(studio, ui, out, &name);
                 });
+                if let Some(guess) = studio.doc.guess(&name) {
+                    guess_notice(ui, guess);
+                }
                 ui.horizontal(|ui| {
                     ui.label("Voice");
                     egui::ComboBox::from_id_salt(("voice", &name))
                         .selected_text(&new.voice)
                         .width(170.0)
                         .height(400.0)
+                        // A click in the search field must not close the list; picking a voice
+                        // closes it (below).
+                        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside)
                         .show_ui(ui, |ui| {
                             ui.horizontal(|ui| {
                                 let label = ui.label("Search");
@@ -109,11 +115,16 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
                                     ui.label(egui::RichText::new(&lang).small().weak());
                                     language = Some(lang);
                                 }
-                                ui.selectable_value(
-                                    &mut new.voice,
-                                    v.name.clone(),
-                                    format!("{} ({})", v.name, v.gender),
-                                );
+                                if ui
+                                    .selectable_value(
+                                        &mut new.voice,
+                                        v.name.clone(),
+                                        format!("{} ({})", v.name, v.gender),
+                                    )
+                                    .clicked()
+                                {
+                                    ui.close();
+                                }
                             }
                             let mut heading = false;
                             for v in library_voices {
@@ -127,11 +138,16 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
                                             .weak(),
                                     );
                                 }
-                                ui.selectable_value(
-                                    &mut new.voice,
-                                    v.clone(),
-                                    format!("{v} (library)"),
-                                );
+                                if ui
+                                    .selectable_value(
+                                        &mut new.voice,
+                                        v.clone(),
+                                        format!("{v} (library)"),
+                                    )
+                                    .clicked()
+                                {
+                                    ui.close();
+                                }
                             }
                         })
                         .response
@@ -165,6 +181,25 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         d.insert_temp(filter_id, filter);
         d.insert_temp(rows_key(), rows);
     });
+}
+
+/// Says that a speaker's voice was guessed from the name, and how to change it.
+fn guess_notice(ui: &mut egui::Ui, guess: &engine::script::GenderGuess) {
+    let said = guess.describe();
+    let mut chars = said.chars();
+    let capital: String = chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default();
+    ui.label(
+        egui::RichText::new(format!("{capital}: choose another voice if that is wrong."))
+            .small()
+            .color(ui.visuals().warn_fg_color),
+    )
+    .on_hover_text(
+        "Automatic casting reads a likely gender from a title or a common given name; \
+         a name is only a hint, so this is a guess",
+    );
 }
 
 /// Preview (or stop previewing) `speaker`'s voice.

@@ -1,5 +1,5 @@
-//! Small dialogs: first run (model fetch), open, save as, crash recovery, replace the script,
-//! and the keyboard shortcuts overlay.
+//! Small dialogs: first run (model fetch), open (by path), a file refused as not a script, save
+//! as, crash recovery, replace the script, and the keyboard shortcuts overlay.
 
 use eframe::egui;
 
@@ -80,6 +80,7 @@ pub fn first_run(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
 
 pub fn show(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
     open_dialog(studio, ctx, out);
+    open_error(studio, ctx, out);
     save_as(studio, ctx, out);
     recovery(studio, ctx, out);
     replace(studio, ctx, out);
@@ -116,6 +117,9 @@ fn open_dialog(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
         .collapsible(false)
         .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
         .show(ctx, |ui| {
+            if let Some(why) = &studio.dialogs().no_dialog {
+                ui.label(egui::RichText::new(format!("No file dialog: {why}.")).weak());
+            }
             ui.label("Import a script file (any supported format), or drop one on the window:");
             ui.horizontal(|ui| {
                 let r = ui
@@ -164,6 +168,28 @@ fn open_dialog(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
     } else if path != *typed {
         out.push(Command::SetOpenPath(path));
     }
+}
+
+/// A file that could not be opened as a script, and what the studio opens: until dismissed.
+fn open_error(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
+    let Some(error) = &studio.dialogs().open_error else {
+        return;
+    };
+    egui::Window::new("Cannot open this file")
+        .collapsible(false)
+        .resizable(false)
+        .default_width(460.0)
+        .anchor(egui::Align2::CENTER_CENTER, egui::Vec2::ZERO)
+        .show(ctx, |ui| {
+            ui.colored_label(ui.visuals().error_fg_color, error.to_string());
+            if ui
+                .button("OK")
+                .on_hover_text("Close this message (Esc)")
+                .clicked()
+            {
+                out.push(Command::DismissOpenError);
+            }
+        });
 }
 
 fn save_as(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {

@@ -137,114 +137,36 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
                     .inner_margin(egui::Margin::symmetric(6, 3))
                     .corner_radius(4.0)
                     .show(ui, |ui| {
-                        ui.horizontal(|ui| {
-                            ui.add_sized(
-                                [110.0, 18.0],
-                                egui::Label::new(
-                                    egui::RichText::new(&speaker)
-                                        .strong()
-                                        .color(speaker_colour(colour)),
-                                )
-                                .truncate(),
-                            )
-                            .on_hover_text(format!("Speaker: {speaker}"));
-                            if edit.line == Some(i) {
-                                let r = ui.add(
-                                    egui::TextEdit::multiline(&mut edit.text)
-                                        .id_salt(("line-text", i))
-                                        .desired_rows(1)
-                                        .desired_width(ui.available_width() - 40.0),
-                                );
-                                r.request_focus();
-                                let enter = ui.input(|inp| {
-                                    inp.key_pressed(egui::Key::Enter) && !inp.modifiers.shift
-                                });
-                                if ui
-                                    .button("Apply")
-                                    .on_hover_text("Apply the edit (Enter)")
-                                    .clicked()
-                                    || enter
-                                {
-                                    commit = Some((i, edit.text.trim_end().to_owned()));
-                                }
-                                if ui.input(|inp| inp.key_pressed(egui::Key::Escape)) {
-                                    edit.line = None;
-                                }
-                            } else {
-                                let galley = line_galley(ui, &text, word_span(studio, i, &text));
-                                let label = ui
-                                    .add(
-                                        egui::Label::new(Arc::clone(&galley))
-                                            .sense(egui::Sense::click()),
-                                    )
-                                    .on_hover_ui(|ui| {
-                                        ui.label(reads_as::hover_text(ui.ctx(), &studio.doc, i));
-                                        ui.weak(
-                                            "Click to select (play starts here), or once heard \
-                                             to move the playhead to that word; right-click to \
-                                             play from a word or re-render the line with \
-                                             another speed or voice",
-                                        );
-                                    });
-                                let at = |pos: egui::Pos2| {
-                                    let cursor = galley.cursor_from_pos(pos - label.rect.min);
-                                    crate::words::byte_of_char(&text, cursor.index.0)
-                                };
-                                if label.clicked() {
-                                    let at = label.interact_pointer_pos().map_or(0, at);
-                                    out.push(Command::SeekWord { line: i, at });
-                                }
-                                if label.secondary_clicked() {
-                                    let at = label.interact_pointer_pos().map_or(0, at);
-                                    ui.data_mut(|d| d.insert_temp(menu_word_id(), at));
-                                }
-                                label.context_menu(|ui| {
-                                    let at = ui.data(|d| d.get_temp(menu_word_id()));
-                                    if ui
-                                        .add_enabled(
-                                            studio.is_ready(),
-                                            egui::Button::new("Play from here"),
-                                        )
-                                        .on_hover_text(
-                                            "Play from the word you right-clicked (rendering \
-                                             this line first if it is not yet)",
-                                        )
-                                        .on_disabled_hover_text("Playback needs the model loaded")
-                                        .clicked()
-                                    {
-                                        out.push(Command::PlayFromWord {
-                                            line: i,
-                                            at: at.unwrap_or(0),
-                                        });
-                                        ui.close();
+                        // The whole row answers a click, not only its words: the row's own
+                        // response is registered before the widgets in it, which keep theirs.
+                        let whole = ui.scope_builder(
+                            egui::UiBuilder::new()
+                                .id_salt(("line-row", i))
+                                .sense(egui::Sense::click()),
+                            |ui| {
+                                ui.set_width(ui.available_width());
+                                ui.horizontal(|ui| {
+                                    speaker_label(ui, &speaker, colour);
+                                    if edit.line == Some(i) {
+                                        line_editor(ui, i, &mut edit, &mut commit);
+                                    } else {
+                                        turn_text(studio, ui, out, i, &speaker, &text, &mut edit);
                                     }
-                                    ui.separator();
-                                    crate::view::line_menu::show(studio, ui, out, i, &speaker);
                                 });
-                                if label.double_clicked() {
-                                    edit = LineEdit {
-                                        line: Some(i),
-                                        text: studio.doc.turn_source(i).unwrap_or_default(),
-                                    };
-                                }
-                                ui.with_layout(
-                                    egui::Layout::right_to_left(egui::Align::Center),
-                                    |ui| {
-                                        if ui
-                                            .small_button("Edit")
-                                            .on_hover_text(format!("Edit line {}", i + 1))
-                                            .clicked()
-                                        {
-                                            out.push(Command::Select(i));
-                                            edit = LineEdit {
-                                                line: Some(i),
-                                                text: studio.doc.turn_source(i).unwrap_or_default(),
-                                            };
-                                        }
-                                    },
-                                );
+                            },
+                        );
+                        if edit.line != Some(i) {
+                            let whole = whole.response;
+                            if whole.clicked() {
+                                out.push(Command::Select(i));
                             }
-                        });
+                            if whole.double_clicked() {
+                                edit = LineEdit {
+                                    line: Some(i),
+                                    text: studio.doc.turn_source(i).unwrap_or_default(),
+                                };
+                            }
+                        }
                     });
                 if scroll_to == Some(i) {
                     row.response.scroll_to_me(Some(egui::Align::Center));
@@ -259,6 +181,146 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         edit = LineEdit::default();
     }
     ui.data_mut(|d| d.insert_temp(id, edit));
+}
+
+/// The speaker's name at the start of a row, in their colour, cut to a fixed width.
+fn speaker_label(ui: &mut egui::Ui, speaker: &str, colour: usize) {
+    ui.add_sized(
+        [110.0, 18.0],
+        egui::Label::new(
+            egui::RichText::new(speaker)
+                .strong()
+                .color(speaker_colour(colour)),
+        )
+        .truncate(),
+    )
+    .on_hover_text(format!("Speaker: {speaker}"));
+}
+
+/// The turn's source being edited in place: the field takes the row's width and the buttons go
+/// under it, so a long turn never pushes Apply off the panel.
+fn line_editor(
+    ui: &mut egui::Ui,
+    i: usize,
+    edit: &mut LineEdit,
+    commit: &mut Option<(usize, String)>,
+) {
+    ui.vertical(|ui| {
+        let r = ui.add(
+            egui::TextEdit::multiline(&mut edit.text)
+                .id_salt(("line-text", i))
+                .desired_rows(1)
+                .desired_width(ui.available_width()),
+        );
+        r.request_focus();
+        let enter = ui.input(|inp| inp.key_pressed(egui::Key::Enter) && !inp.modifiers.shift);
+        ui.horizontal(|ui| {
+            if ui
+                .button("Apply")
+                .on_hover_text("Apply the edit (Enter)")
+                .clicked()
+                || enter
+            {
+                *commit = Some((i, edit.text.trim_end().to_owned()));
+            }
+            if ui
+                .button("Cancel")
+                .on_hover_text("Leave the line as it was (Esc)")
+                .clicked()
+                || ui.input(|inp| inp.key_pressed(egui::Key::Escape))
+            {
+                edit.line = None;
+            }
+        });
+    });
+}
+
+/// The room the Edit button takes at the end of a row: the words wrap before it, so it never
+/// covers the end of a long line (where the spoken-word highlight lands).
+fn edit_button_room(ui: &egui::Ui) -> f32 {
+    let text = egui::WidgetText::from("Edit").into_galley(
+        ui,
+        Some(egui::TextWrapMode::Extend),
+        f32::INFINITY,
+        egui::TextStyle::Button,
+    );
+    text.size().x + 2.0 * ui.spacing().button_padding.x + 2.0 * ui.spacing().item_spacing.x
+}
+
+/// A turn's words (click to select or seek, right-click for its menu, double-click to edit) and
+/// its Edit button.
+fn turn_text(
+    studio: &Studio,
+    ui: &mut egui::Ui,
+    out: &mut Vec<Command>,
+    i: usize,
+    speaker: &str,
+    text: &str,
+    edit: &mut LineEdit,
+) {
+    let room = edit_button_room(ui);
+    let galley = line_galley(ui, text, word_span(studio, i, text), room);
+    let label = ui
+        .add(egui::Label::new(Arc::clone(&galley)).sense(egui::Sense::click()))
+        .on_hover_ui(|ui| {
+            ui.label(reads_as::hover_text(ui.ctx(), &studio.doc, i));
+            ui.weak(
+                "Click to select (play starts here), or once heard to move the playhead to \
+                 that word; right-click to play from a word or re-render the line with another \
+                 speed or voice",
+            );
+        });
+    let at = |pos: egui::Pos2| {
+        let cursor = galley.cursor_from_pos(pos - label.rect.min);
+        crate::words::byte_of_char(text, cursor.index.0)
+    };
+    if label.clicked() {
+        let at = label.interact_pointer_pos().map_or(0, at);
+        out.push(Command::SeekWord { line: i, at });
+    }
+    if label.secondary_clicked() {
+        let at = label.interact_pointer_pos().map_or(0, at);
+        ui.data_mut(|d| d.insert_temp(menu_word_id(), at));
+    }
+    label.context_menu(|ui| {
+        let at = ui.data(|d| d.get_temp(menu_word_id()));
+        if ui
+            .add_enabled(studio.is_ready(), egui::Button::new("Play from here"))
+            .on_hover_text(
+                "Play from the word you right-clicked (rendering this line first if it is not \
+                 yet)",
+            )
+            .on_disabled_hover_text("Playback needs the model loaded")
+            .clicked()
+        {
+            out.push(Command::PlayFromWord {
+                line: i,
+                at: at.unwrap_or(0),
+            });
+            ui.close();
+        }
+        ui.separator();
+        crate::view::line_menu::show(studio, ui, out, i, speaker);
+    });
+    if label.double_clicked() {
+        *edit = LineEdit {
+            line: Some(i),
+            text: studio.doc.turn_source(i).unwrap_or_default(),
+        };
+    }
+    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+        if ui
+            .small_button("Edit")
+            .on_hover_text(format!("Edit line {}", i + 1))
+            .clicked()
+        {
+            out.push(Command::Select(i));
+            *edit = LineEdit {
+                line: Some(i),
+                text: studio.doc.turn_source(i).unwrap_or_default(),
+            };
+        }
+    });
 }
 
 /// Where the right-clicked byte of a line's text is kept while its menu is open (egui's memory:
@@ -282,8 +344,9 @@ fn word_span(studio: &Studio, line: usize, text: &str) -> Option<Range<usize>> {
 }
 
 /// A turn's text laid out as `egui::Label` lays out a wrapped label in a row, with `word`
-/// highlighted: laid out here so that a click can be mapped back to a character of the text.
-fn line_galley(ui: &egui::Ui, text: &str, word: Option<Range<usize>>) -> Arc<Galley> {
+/// highlighted, wrapping `room` short of the row's end: laid out here so that a click can be
+/// mapped back to a character of the text.
+fn line_galley(ui: &egui::Ui, text: &str, word: Option<Range<usize>>, room: f32) -> Arc<Galley> {
     let plain = TextFormat {
         font_id: egui::FontSelection::Default.resolve(ui.style()),
         color: Color32::PLACEHOLDER,
@@ -296,7 +359,7 @@ fn line_galley(ui: &egui::Ui, text: &str, word: Option<Range<usize>>) -> Arc<Gal
         justify: ui.layout().horizontal_justify(),
         ..LayoutJob::default()
     };
-    job.wrap.max_width = ui.available_width();
+    job.wrap.max_width = (ui.available_width() - room).max(40.0);
     match word.filter(|r| text.get(r.clone()).is_some()) {
         Some(r) => {
             job.append(&text[..r.start], 0.0, plain.clone());

@@ -96,10 +96,18 @@ fn file_menu(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     }
     if ui
         .button("Open…  (Ctrl+O)")
-        .on_hover_text("Import a script file, or open a project from the library")
+        .on_hover_text("Choose a script file to open as a new project")
         .clicked()
     {
         out.push(Command::ShowOpen);
+        ui.close();
+    }
+    if ui
+        .button("Open a path or a project…")
+        .on_hover_text("Type a script's path, or open a project from the library")
+        .clicked()
+    {
+        out.push(Command::ShowOpenPath);
         ui.close();
     }
     ui.menu_button("Recent projects", |ui| {

@@ -1,5 +1,5 @@
 //! The status bar: model device, xRT of the last render, the scheduler's figures, the loopback
-//! API switch (its URL and a copy-token button), the playback device (with the output picker),
+//! API switch (its URL, the token shown on request and a copy-token button), the playback device (with the output picker),
 //! and the latest message.
 
 use std::sync::atomic::Ordering;
@@ -10,7 +10,8 @@ use crate::app::{EngineState, Studio};
 use crate::command::Command;
 
 pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
-    ui.horizontal(|ui| {
+    // Wrapped: on a narrow window (900 px) the bar grows a row instead of running off the edge.
+    ui.horizontal_wrapped(|ui| {
         let mut ready = false;
         match &studio.engine {
             EngineState::Ready(engine) => {
@@ -125,6 +126,22 @@ fn api_switch(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     if let Some(info) = api.running() {
         ui.add(egui::Label::new(egui::RichText::new(&info.url).monospace()).selectable(true))
             .on_hover_text("Where programs reach the API");
+        // Shown on request (UI-only, in egui's memory): a clipboard that does not work, or a
+        // token to read into another machine's config, still leaves a way to get it.
+        let shown_id = egui::Id::unique("banter-api-token-shown");
+        let mut shown = ui.data(|d| d.get_temp::<bool>(shown_id)).unwrap_or(false);
+        if ui
+            .small_button(if shown { "Hide token" } else { "Show token" })
+            .on_hover_text("Show the API token here, to read or select")
+            .clicked()
+        {
+            shown = !shown;
+        }
+        if shown {
+            ui.add(egui::Label::new(egui::RichText::new(&info.token).monospace()).selectable(true))
+                .on_hover_text("The API token (send it as `Authorization: Bearer TOKEN`)");
+        }
+        ui.data_mut(|d| d.insert_temp(shown_id, shown));
         if ui
             .small_button("Copy token")
             .on_hover_text("Copy the API token (send it as `Authorization: Bearer TOKEN`)")

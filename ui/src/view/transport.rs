@@ -1,4 +1,5 @@
-//! Transport (play from the selected line, stop) and the timeline: the waveform growing as the
+//! Transport (play from the selected line, stop; without an audio output, why nothing can be
+//! heard) and the timeline: the waveform growing as the
 //! scheduler delivers audio, the rendered-ahead region, per-line regions labelled with their
 //! speaker, and the playhead. Clicking the timeline seeks. Ctrl+scroll (or a pinch) zooms about
 //! the pointer, scrolling moves along, and a zoomed view pages along with the playhead; once a
@@ -70,6 +71,17 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             .on_hover_text("The audio was rendered before the last edit");
         }
     });
+    if let Some(problem) = studio.audio_problem() {
+        // Said here, where Play is, for as long as it is true: the Play button renders but
+        // cannot sound, and a status message or a tooltip is gone or hidden when it is needed.
+        ui.colored_label(
+            ui.visuals().warn_fg_color,
+            format!(
+                "No sound: {problem}. Play renders the episode to the timeline below; \
+                 export works."
+            ),
+        );
+    }
     ui.add_space(4.0);
     timeline(studio, ui, out);
 }
@@ -170,7 +182,9 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         Pos2::new(x_of(tl.samples).min(rect.right()), rect.bottom()),
     );
     painter.rect_filled(rendered, 4.0, visuals.faint_bg_color);
-    // Line regions with speaker labels.
+    // Line regions with speaker labels. A label is drawn only where it fits inside its line's
+    // band (zoomed out, lines are narrower than names), so no two labels ever overlap.
+    let mut free_from = f32::NEG_INFINITY;
     for r in &tl.regions {
         let colour = speaker_colour(speaker_index(&studio.doc, &r.speaker));
         let band = Rect::from_min_max(
@@ -185,14 +199,13 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             [band.left_top(), band.left_bottom()],
             Stroke::new(1.0, colour.gamma_multiply(0.7)),
         );
-        if band.width() > 30.0 {
-            painter.text(
-                Pos2::new(band.left().max(rect.left()), band.top()) + Vec2::new(4.0, 2.0),
-                egui::Align2::LEFT_TOP,
-                &r.speaker,
-                egui::FontId::proportional(12.0),
-                colour,
-            );
+        let at = Pos2::new(band.left().max(rect.left()), band.top()) + Vec2::new(4.0, 2.0);
+        let name =
+            painter.layout_no_wrap(r.speaker.clone(), egui::FontId::proportional(12.0), colour);
+        let end = at.x + name.size().x;
+        if at.x >= free_from && end + 2.0 <= band.right().min(rect.right()) {
+            painter.galley(at, name, colour);
+            free_from = end + 4.0;
         }
     }
     if per_sample * f64::from(SAMPLE_RATE) >= WORD_PX_PER_SEC {
@@ -298,6 +311,66 @@ fn words(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::audio::MockOut;
+    use crate::StudioConfig;
+    use egui_kittest::Harness;
+
+    /// Every speaker label drawn on the timeline (text shapes whose text is a speaker's name),
+    /// with where it was drawn.
+    fn drawn_labels(h: &Harness<'_, Studio>, names: &[&str]) -> Vec<(String, Rect)> {
+        h.output()
+            .shapes
+            .iter()
+            .filter_map(|clipped| match &clipped.shape {
+                egui::Shape::Text(t) if names.contains(&t.galley.text()) => Some((
+                    t.galley.text().to_owned(),
+                    Rect::from_min_size(t.pos, t.galley.size()),
+                )),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn speaker_labels_never_overlap_on_a_zoomed_out_timeline() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let config = StudioConfig {
+            models: Some(dir.path().join("no-models")),
+            library: Some(dir.path().join("library.sqlite")),
+            fetch_models: false,
+            ..StudioConfig::default()
+        };
+        let mut h = Harness::builder()
+            .with_size(egui::vec2(1280.0, 800.0))
+            .build_eframe(move |cc| Studio::new(&cc.egui_ctx, config, Box::new(MockOut::new())));
+        h.run_steps(2);
+        // Sixteen lines of 1.5 s (about 45 px each across the timeline), then one long line: two
+        // long names take turns, so a label drawn wider than its line lands on the next one.
+        let names = ["Professor Higgins", "Colonel Pickering"];
+        let sr = SAMPLE_RATE as usize;
+        let mut tl = crate::timeline::Timeline::new(0, 0);
+        let mut at = 0;
+        for line in 0..17 {
+            let len = if line == 16 { 8 * sr } else { sr * 3 / 2 };
+            tl.line_start(line, names[line % 2].to_owned(), at);
+            tl.push(&vec![0.1; len]);
+            at += len;
+            tl.regions[line].end = at;
+        }
+        tl.complete = true;
+        h.state_mut().timeline = tl;
+        h.run_steps(2);
+        let drawn = drawn_labels(&h, &names);
+        assert!(
+            drawn.iter().any(|(name, _)| name == names[0]),
+            "the long last line has room for its label: {drawn:?}"
+        );
+        for (k, (a, ra)) in drawn.iter().enumerate() {
+            for (b, rb) in &drawn[k + 1..] {
+                assert!(!ra.intersects(*rb), "{a} at {ra:?} overlaps {b} at {rb:?}");
+            }
+        }
+    }
 
     const SR: f64 = SAMPLE_RATE as f64;
 

@@ -55,20 +55,51 @@ impl Fixture {
         self.harness_with(models, Harness::builder().with_size(size))
     }
 
-    /// [`Self::harness`] from a given builder (size, renderer, options).
-    pub fn harness_with(
+    /// A studio over `models` on a machine with no audio output at all.
+    pub fn harness_without_sound(
         &self,
         models: Option<&Path>,
-        builder: HarnessBuilder<Studio>,
+        size: egui::Vec2,
     ) -> Harness<'static, Studio> {
+        let config = self.config(models);
+        Harness::builder().with_size(size).build_eframe(move |cc| {
+            let none = ui::audio::NoAudio(ui::audio::AudioOutError::NoDevice {
+                host: "ALSA".into(),
+            });
+            Studio::new(&cc.egui_ctx, config, Box::new(none))
+        })
+    }
+
+    /// A studio started as a plain `banter` is (no script: it reopens the latest project).
+    pub fn harness_reopening(&self, size: egui::Vec2) -> Harness<'static, Studio> {
         let config = StudioConfig {
+            reopen_last: true,
+            ..self.config(None)
+        };
+        let mock = self.mock.clone();
+        Harness::builder()
+            .with_size(size)
+            .build_eframe(move |cc| Studio::new(&cc.egui_ctx, config, Box::new(mock)))
+    }
+
+    fn config(&self, models: Option<&Path>) -> StudioConfig {
+        StudioConfig {
             models: Some(
                 models.map_or_else(|| self.dir.path().join("no-models"), Path::to_path_buf),
             ),
             library: Some(self.dir.path().join("library.sqlite")),
             fetch_models: false,
             ..StudioConfig::default()
-        };
+        }
+    }
+
+    /// [`Self::harness`] from a given builder (size, renderer, options).
+    pub fn harness_with(
+        &self,
+        models: Option<&Path>,
+        builder: HarnessBuilder<Studio>,
+    ) -> Harness<'static, Studio> {
+        let config = self.config(models);
         let mock = self.mock.clone();
         builder.build_eframe(move |cc| Studio::new(&cc.egui_ctx, config, Box::new(mock)))
     }

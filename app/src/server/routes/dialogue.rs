@@ -144,6 +144,7 @@ fn recast(episode: &mut Episode, speaker: &str, voice: &str) -> Result<(), ApiEr
         if member.name == found {
             voice.clone_into(&mut member.voice);
             member.source = VoiceSource::Automatic;
+            member.guess = None;
         }
     }
     Ok(())
