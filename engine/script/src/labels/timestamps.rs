@@ -1,0 +1,63 @@
+//! Timestamps transcripts put before or after a name (`[00:01:02] Priya:`, `Priya (0:09):`),
+//! which are neither the name nor speech.
+
+/// Byte length of a timestamp and the spaces after it at the start of `s` (`[00:01:02] `,
+/// `(1:02) `, `00:01:02.5 `, `0:07 `), or 0. Transcripts put one before or after each name.
+pub(crate) fn timestamp_len(s: &str) -> usize {
+    let (open, inner) = match s.chars().next() {
+        Some(c @ ('[' | '(')) => (Some(c), &s[1..]),
+        _ => (None, s),
+    };
+    let digits = |t: &str| t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    let mut at = 0;
+    let mut groups = 0;
+    loop {
+        let n = digits(&inner[at..]);
+        if n == 0 || n > 2 && groups > 0 || n > 3 {
+            return 0;
+        }
+        at += n;
+        groups += 1;
+        if groups < 3 && inner[at..].starts_with(':') && digits(&inner[at + 1..]) == 2 {
+            at += 1;
+        } else {
+            break;
+        }
+    }
+    if groups < 2 {
+        return 0;
+    }
+    if inner[at..].starts_with(['.', ',']) && digits(&inner[at + 1..]) > 0 {
+        at += 1 + digits(&inner[at + 1..]);
+    }
+    let mut len = at + usize::from(open.is_some());
+    if let Some(open) = open {
+        let close = if open == '[' { ']' } else { ')' };
+        if !inner[at..].starts_with(close) {
+            return 0;
+        }
+        len += 1;
+    }
+    let rest = &s[len..];
+    let spaces = rest.len() - rest.trim_start().len();
+    if rest.is_empty() || spaces > 0 || rest.starts_with(':') {
+        len + spaces
+    } else {
+        0
+    }
+}
+
+/// `name` without a timestamp after it (`Sarah Chen  0:07`, `Ana (00:01:02)`, `Bo [1:02]`).
+pub(crate) fn without_timestamp(name: &str) -> &str {
+    let trimmed = name.trim_end();
+    let words: Vec<(usize, &str)> = trimmed
+        .split_whitespace()
+        .map(|w| (w.as_ptr() as usize - trimmed.as_ptr() as usize, w))
+        .collect();
+    match words.as_slice() {
+        [.., (at, last)] if words.len() > 1 && timestamp_len(last) == last.len() => {
+            trimmed[..*at].trim_end()
+        }
+        _ => trimmed,
+    }
+}
