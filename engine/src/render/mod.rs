@@ -35,9 +35,9 @@ use crate::speech::{SpeechRequest, SynthError, SAMPLE_RATE};
 use crate::{Engine, Mode, SchedulerError};
 
 pub use captions::{CaptionFormat, ChapterSpan, Cue, LineMark, Markers};
-pub use plan::{plan_episode, LinePlan, PlannedWord, SentencePlan, Step};
+pub use plan::{plan_episode, InlineSound, LinePlan, PlannedWord, SentencePlan, SoundStep, Step};
 pub use reads_as::reads_as;
-pub use timeline::{Placed, Placement, SentenceSlot, Timeline};
+pub use timeline::{Placed, Placement, SentenceSlot, SoundMark, Timeline};
 
 /// Loudness target for spoken-word podcasts (EBU R128 / AES streaming recommendation).
 pub const TARGET_LUFS: f64 = -16.0;
