@@ -98,11 +98,16 @@ impl ClipStream {
         let n = (self.ready.len() - self.taken).min(max);
         out.extend_from_slice(&self.ready[self.taken..self.taken + n]);
         self.taken += n;
-        if self.taken == self.ready.len() {
-            self.ready.clear();
-            self.taken = 0;
-        }
+        // What is left (less than a packet) moves to the front, so the buffer never grows.
+        self.ready.drain(..self.taken);
+        self.taken = 0;
         Ok(n)
+    }
+
+    /// Samples decoded and not yet read: at most a read and a packet.
+    #[must_use]
+    pub fn buffered(&self) -> usize {
+        self.ready.len() - self.taken
     }
 
     /// Decodes one more packet (or ends the pass) into `ready`.
@@ -352,6 +357,30 @@ mod tests {
         assert_eq!(out.len(), 36_000, "1.5 s at 24 kHz");
         assert!(reads >= 36, "{reads} reads");
         assert!(clip.damaged().is_none());
+    }
+
+    #[test]
+    fn memory_stays_a_block_and_a_packet_however_long_it_plays() {
+        let dir = tempfile::tempdir().expect("dir");
+        let path = dir.path().join("loop.wav");
+        write_wav_file(&path, &tone(0.5, 44_100), 44_100, SampleFormat::Pcm16).expect("wav");
+        let mut clip = ClipStream::open(&path, 24_000)
+            .expect("opens")
+            .looping(true);
+        let mut out = Vec::with_capacity(16_384);
+        let mut most = 0;
+        // Ten minutes, as a mix reads a bed: a block at a time.
+        for _ in 0..(600 * 24_000 / 16_384) {
+            out.clear();
+            assert_eq!(clip.read(&mut out, 16_384).expect("reads"), 16_384);
+            assert!(
+                clip.buffered() < 16_384 + 4096,
+                "{} waiting",
+                clip.buffered()
+            );
+            most = most.max(clip.ready.capacity());
+        }
+        assert!(most < 3 * 16_384, "{most} samples of room held");
     }
 
     #[test]
