@@ -42,7 +42,9 @@ pub struct RenderArgs {
     /// vtt and phrase srt) or none.
     #[arg(long, value_enum, default_value = "srt")]
     pub captions: CaptionsArg,
-    /// Also write one file per speaker (`OUT-STEM.SPEAKER.EXT`).
+    /// Also write one file per speaker (`OUT-STEM.SPEAKER.EXT`), and the music beds and
+    /// sound effects (`OUT-STEM.music.EXT`, `OUT-STEM.sfx.EXT`) when the script has sound
+    /// cues; at the mix's gain, so the stems add up to the episode.
     #[arg(long)]
     pub stems: bool,
     /// Do not write `OUT-STEM.chapters.json`.
@@ -173,6 +175,8 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
         },
         markers: !args.no_markers && !to_stdout,
         stems: args.stems && !to_stdout,
+        // Sound cues name files relative to the script (standard input: the current folder).
+        sounds_dir: Some(sounds_dir(&args.script)),
         title: args.title.clone(),
         artist: args.artist.clone(),
         ..RenderOptions::default()
@@ -215,6 +219,9 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
         Err(e) if e.is_input_error() => return Err(BadInput(e.to_string()).into()),
         Err(e) => return Err(e.into()),
     };
+    for notice in &report.notices {
+        eprintln!("warning: {notice}");
+    }
     if to_stdout {
         output.copy_from(&dest)?;
     } else {
@@ -303,6 +310,15 @@ fn check_voices(
         );
     }
     Ok(())
+}
+
+/// The folder a script's sound cues are named from: the script's own, or the current one for
+/// standard input.
+fn sounds_dir(script: &Path) -> PathBuf {
+    match script.parent() {
+        Some(p) if script.as_os_str() != "-" && !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
 }
 
 fn episode_source(args: &RenderArgs) -> String {

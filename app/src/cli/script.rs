@@ -7,7 +7,7 @@ use engine::assets::ModelStore;
 use engine::device::DeviceChoice;
 use engine::library::Library;
 use engine::render::reads_as;
-use engine::script::Episode;
+use engine::script::{CueAction, Episode};
 use engine::voicematch::cast::check_cast;
 use engine::voicematch::{CastPair, VoiceEmbedder, CAST_WARN_SIMILARITY};
 use engine::Engine;
@@ -27,7 +27,7 @@ pub struct CheckArgs {
     /// Read the script as this format instead of detecting it.
     #[arg(long)]
     pub format: Option<String>,
-    /// Print `{"format", "cast", "lines", "warnings", "skipped"}` as JSON.
+    /// Print `{"format", "cast", "lines", "warnings", "skipped", "sounds"}` as JSON.
     #[arg(long)]
     pub json: bool,
     /// Also show each turn as it will be read: after normalisation (numbers, money, dates,
@@ -92,6 +92,38 @@ fn check(args: &CheckArgs) -> anyhow::Result<()> {
     }
     for c in &episode.chapters {
         println!("chapter at line {}: {}", c.position.line, c.title);
+    }
+    let mut sounds = episode.sounds().peekable();
+    if sounds.peek().is_some() {
+        println!("sounds:");
+    }
+    for (_, cue) in sounds {
+        let at = cue.position.line;
+        let waits = if cue.alone { " (speech waits)" } else { "" };
+        match &cue.action {
+            CueAction::Sound {
+                file,
+                volume_db,
+                overlap_secs,
+                ..
+            } => println!(
+                "  {at:>5}  sound {file}, {volume_db:+} dB{waits}{}",
+                if *overlap_secs > 0.0 && cue.alone {
+                    format!(", overlap {overlap_secs} s")
+                } else {
+                    String::new()
+                }
+            ),
+            CueAction::Bed {
+                file,
+                volume_db,
+                fade_secs,
+                duck_db,
+            } => println!(
+                "  {at:>5}  bed {file}, {volume_db:+} dB, fade {fade_secs} s, ducked {duck_db} dB under speech"
+            ),
+            CueAction::BedOff { fade_secs } => println!("  {at:>5}  bed off, fade {fade_secs} s"),
+        }
     }
     for w in &episode.warnings {
         eprintln!("{}: warning: {}", episode.locate(w.position), w.message);

@@ -8,8 +8,13 @@
 //! {"format": "name", "cast": {"Alice": "af_heart"},
 //!  "lines": [{"speaker": "Alice", "text": "Hi.", "source_line": 3}],
 //!  "warnings": [{"line": 1, "message": "..."}],
-//!  "skipped": [{"source_line": 1, "kind": "narration", "text": "..."}]}
+//!  "skipped": [{"source_line": 1, "kind": "narration", "text": "..."}],
+//!  "sounds": [{"source_line": 2, "column": 1, "kind": "bed", "file": "theme.mp3", "alone": true,
+//!              "volume_db": -15.0, "fade_secs": 2.0, "duck_db": 12.0}]}
 //! ```
+//!
+//! `sounds` lists every cue with the options it will play with (defaults filled in); a
+//! `[bed: off]` has `kind` `bed_off` and no file.
 
 use serde_json::{json, Map, Value};
 
@@ -43,12 +48,25 @@ pub(crate) fn report(episode: &Episode) -> Value {
         .iter()
         .map(|s| json!({"source_line": s.position.line, "kind": s.kind.as_str(), "text": s.text}))
         .collect();
+    let sounds: Vec<Value> = episode
+        .sounds()
+        .map(|(_, cue)| {
+            let mut v = serde_json::to_value(&cue.action).unwrap_or(Value::Null);
+            if let Value::Object(o) = &mut v {
+                o.insert("source_line".into(), cue.position.line.into());
+                o.insert("column".into(), cue.position.column.into());
+                o.insert("alone".into(), cue.alone.into());
+            }
+            v
+        })
+        .collect();
     json!({
         "format": episode.format.as_str(),
         "cast": cast,
         "lines": lines,
         "warnings": warnings,
         "skipped": skipped,
+        "sounds": sounds,
     })
 }
 
@@ -81,6 +99,7 @@ mod tests {
                     {"source_line": 2, "kind": "metadata", "text": "Alice: af_bella:0.7+af_sky:0.3 @1.1"},
                     {"source_line": 4, "kind": "narration", "text": "notes"},
                 ],
+                "sounds": [],
             })
         );
     }

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::cast::{
     assign_voices, speaker_key, Cast, CastEntry, CastMember, CastingRules, VoiceSource,
 };
+use super::cues::{parse_cue, SoundCue};
 use super::error::{ScriptError, ScriptErrorKind};
 use super::format::ScriptFormat;
 use super::header::Header;
@@ -36,6 +37,12 @@ pub(crate) struct Turn<'a> {
 pub(crate) enum Mark {
     Chapter(String),
     Direction(String),
+    /// A sound cue alone on its line with no turn open: the inside of its bracket, and where
+    /// that inside starts when it was written verbatim (so an option's column can be named).
+    Sound {
+        inner: String,
+        inner_at: Option<Position>,
+    },
 }
 
 /// A chapter or stand-alone direction, placed before the turn with index `before`.
@@ -157,6 +164,35 @@ impl<'a> Draft<'a> {
         self.unspoken(text, position);
     }
 
+    /// A sound cue alone on its line (`[sound: sting.wav]`, its bracket at `segment`): inside
+    /// the open turn when `in_turn` (speech waits for it there), else before the next turn.
+    pub fn sound_line(&mut self, segment: Segment<'a>, in_turn: bool) {
+        if in_turn && self.open {
+            self.push(segment);
+            return;
+        }
+        let text = segment.text.trim();
+        let inner = text
+            .strip_prefix('[')
+            .and_then(|t| t.strip_suffix(']'))
+            .unwrap_or(text);
+        let at = segment.position;
+        self.sound_mark(inner, at, Some(Position::new(at.line, at.column + 1)));
+    }
+
+    /// A sound cue between turns: `inner` as a bracket's inside, reported at `position`.
+    pub fn sound_mark(&mut self, inner: &str, position: Position, inner_at: Option<Position>) {
+        self.marks.push(Placed {
+            before: self.turns.len(),
+            position,
+            mark: Mark::Sound {
+                inner: inner.to_owned(),
+                inner_at,
+            },
+            lines: vec![position.line],
+        });
+    }
+
     /// A scene description or other prose between turns: kept like a stand-alone direction, but
     /// classified as narration.
     pub fn narration(&mut self, text: &str, position: Position) {
@@ -272,15 +308,22 @@ pub(crate) fn assemble(
                 });
             })
             .is_some();
+    // Cues alone on their lines between turns, waiting for the next turn to lead.
+    let mut waiting: Vec<(Piece, usize)> = Vec::new();
     for (index, turn) in std::mem::take(&mut draft.turns).into_iter().enumerate() {
         while let Some(mark) = marks.next_if(|m| m.before <= index) {
-            place_mark(mark, keep, &mut lines, &mut chapters, &mut directions);
+            if let Some(sound) = standalone_sound(file, &mark)? {
+                waiting.push(sound);
+            } else {
+                place_mark(mark, keep, &mut lines, &mut chapters, &mut directions);
+            }
         }
-        let pieces = parse_turn(
+        let mut pieces = parse_turn(
             file,
             &turn.segments,
             draft.style,
             directions_in_parentheses,
+            turn.position.line,
             &mut warnings,
         )?;
         if pieces.is_empty() {
@@ -292,11 +335,18 @@ pub(crate) fn assemble(
                 },
             ));
         }
+        let mut source_lines = turn.lines;
+        if !pieces.is_empty() {
+            for (piece, at) in waiting.drain(..).rev() {
+                pieces.insert(0, piece);
+                cover(&mut source_lines, at);
+            }
+        }
         let line = Line {
             speaker: turn.speaker,
             pieces,
             position: turn.position,
-            source_lines: turn.lines,
+            source_lines,
         };
         if line.is_audible(keep) {
             lines.push(line);
@@ -314,7 +364,18 @@ pub(crate) fn assemble(
         }
     }
     for mark in marks {
-        place_mark(mark, keep, &mut lines, &mut chapters, &mut directions);
+        if let Some(sound) = standalone_sound(file, &mark)? {
+            waiting.push(sound);
+        } else {
+            place_mark(mark, keep, &mut lines, &mut chapters, &mut directions);
+        }
+    }
+    // Cues after the last turn (the outro) close it.
+    if let Some(last) = lines.last_mut() {
+        for (piece, at) in waiting.drain(..) {
+            last.pieces.push(piece);
+            cover(&mut last.source_lines, at);
+        }
     }
     if lines.is_empty() {
         return Err(ScriptError::new(
@@ -434,6 +495,35 @@ fn looks_like_a_turn(text: &str, speakers: &HashSet<String>) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// The cue a stand-alone sound mark holds (`None` for any other mark), with its line.
+fn standalone_sound(file: &str, mark: &Placed) -> Result<Option<(Piece, usize)>, ScriptError> {
+    let Mark::Sound { inner, inner_at } = &mark.mark else {
+        return Ok(None);
+    };
+    let Some(parsed) = parse_cue(inner) else {
+        return Ok(None);
+    };
+    let action = parsed.map_err(|e| {
+        let at = inner_at.map_or(mark.position, |p| {
+            Position::new(p.line, p.column + e.offset)
+        });
+        ScriptError::new(
+            file,
+            at,
+            ScriptErrorKind::BadCue {
+                cue: inner.trim().to_owned(),
+                reason: e.reason,
+            },
+        )
+    })?;
+    let cue = SoundCue {
+        action,
+        position: mark.position,
+        alone: true,
+    };
+    Ok(Some((Piece::Sound { cue }, mark.position.line)))
+}
+
 fn place_mark(
     Placed {
         position,
@@ -463,6 +553,8 @@ fn place_mark(
             position,
             before_line: lines.len(),
         }),
+        // Taken by `standalone_sound` before a mark is placed.
+        Mark::Sound { .. } => {}
     }
 }
 

@@ -77,6 +77,8 @@ pub enum ScriptErrorKind {
     UnclosedFrontMatter,
     #[error("`[{directive}]` is not a valid directive: {reason}")]
     BadDirective { directive: String, reason: String },
+    #[error("`[{cue}]` is not a sound cue Banter can play: {reason}")]
+    BadCue { cue: String, reason: String },
     #[error("invalid JSON: {message}")]
     Json { message: String },
     #[error("this JSON does not describe an episode: {message}; write an array of {{\"speaker\": ..., \"text\": ...}} objects, or an object with \"cast\" and \"lines\"")]

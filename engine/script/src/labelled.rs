@@ -5,6 +5,7 @@
 //! labels, headings as chapter markers (a heading also ends the turn: text right under a heading
 //! is not anyone's), and ignores rules, comments and quote markers.
 
+use super::cues::whole_line_cue;
 use super::draft::Draft;
 use super::header::is_cast_heading;
 use super::labels::{is_title_line, markdown_heading, scene_heading, KnownNames};
@@ -80,6 +81,10 @@ pub(crate) fn parse<'a>(
                 at += text[at..].len() - text[at..].trim_start().len();
             }
         }
+        if whole_line_cue(trimmed).is_some() {
+            draft.sound_line(Segment::rest_of(line, at), true);
+            continue;
+        }
         if let Some(inner) = whole_line_direction(trimmed) {
             draft.direction(inner, position(line, at));
             continue;
@@ -134,7 +139,7 @@ pub(crate) fn whole_line_direction(trimmed: &str) -> Option<&str> {
                         k.trim().to_ascii_lowercase().as_str(),
                         "pause" | "break" | "rate" | "speed"
                     )
-                });
+                }) || super::cues::parse_cue(inner).is_some();
                 let is_dia = super::labels::dia_tag(trimmed, 0).is_some();
                 return (is_last && !directive && !is_dia).then_some(inner);
             }

@@ -25,6 +25,9 @@
 
 mod cast;
 mod check;
+#[cfg(test)]
+mod cue_tests;
+mod cues;
 mod detect;
 mod dia;
 mod draft;
@@ -54,6 +57,10 @@ mod writing_systems;
 pub use cast::{
     Cast, CastMember, VoiceSource, ENGLISH_FEMALE, ENGLISH_MALE, OTHER_LANGUAGE_FEMALE,
     OTHER_LANGUAGE_MALE,
+};
+pub use cues::{
+    CueAction, SoundCue, BED_DUCK_DB, BED_FADE_SECS, BED_VOLUME_DB, MAX_DUCK_DB, MAX_FADE_SECS,
+    MAX_OVERLAP_SECS, SOUND_FADE_SECS, VOLUME_RANGE_DB,
 };
 pub use draft::NARRATOR;
 pub use error::{ScriptError, ScriptErrorKind};
@@ -224,6 +231,16 @@ impl Episode {
             }
         }
         Ok(())
+    }
+
+    /// Every sound cue, in order, with the index of the line that holds it.
+    pub fn sounds(&self) -> impl Iterator<Item = (usize, &SoundCue)> {
+        self.lines.iter().enumerate().flat_map(|(i, line)| {
+            line.pieces.iter().filter_map(move |p| match p {
+                Piece::Sound { cue } => Some((i, cue)),
+                _ => None,
+            })
+        })
     }
 
     /// What `line` will say, honouring the episode's stage-direction setting.

@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use super::cues::{parse_cue, whole_line_cue};
 use super::draft::Draft;
 use super::labels::{
     bold_label, bracket_candidate, dash_candidate, is_numbered_heading, is_sound_cue,
@@ -202,9 +203,28 @@ pub(crate) fn start_turn<'a>(
         } => {
             let at = Position::new(line.number, column_of(text, name_at));
             if is_sound_cue(name) {
-                census.cue(name, at);
                 draft.end_turn();
-                draft.direction(text[rest_at..].trim(), at);
+                let rest = text[rest_at..].trim();
+                let rest_col = column_of(
+                    text,
+                    rest_at + (text[rest_at..].len() - text[rest_at..].trim_start().len()),
+                );
+                if let Some(inner) = whole_line_cue(rest) {
+                    // `SFX: [sound: door.wav]`: the cue, as written.
+                    let bracket = Position::new(line.number, rest_col);
+                    draft.sound_mark(
+                        inner,
+                        bracket,
+                        Some(Position::new(line.number, rest_col + 1)),
+                    );
+                } else if let Some(inner) = label_cue(name, rest) {
+                    // `SFX: door.wav`: the line names a file, so it plays it (with a notice).
+                    census.played(name, at, &inner);
+                    draft.sound_mark(&inner, at, None);
+                } else {
+                    census.cue(name, at);
+                    draft.direction(rest, at);
+                }
                 return;
             }
             census.record(layout, at);
@@ -228,6 +248,22 @@ pub(crate) fn start_turn<'a>(
     }
 }
 
+/// The cue an audio-drama label that names a file stands for: `SFX: door.wav` plays a sound,
+/// `MUSIC: theme.mp3` (and ambience) starts a bed. `None` when `rest` is not one file name.
+fn label_cue(name: &str, rest: &str) -> Option<String> {
+    let key = match name.trim().to_lowercase().as_str() {
+        "music" | "music cue" | "music in" | "ambience" | "ambiance" | "atmos" | "atmosphere" => {
+            "bed"
+        }
+        "music out" => return None,
+        _ => "sound",
+    };
+    let inner = format!("{key}: {}", rest.trim_end_matches('.'));
+    let file = rest.trim_end_matches('.');
+    (!file.contains(char::is_whitespace) && matches!(parse_cue(&inner), Some(Ok(_))))
+        .then_some(inner)
+}
+
 /// `line(s) 4, 14, …`: up to twelve line numbers.
 fn line_list(at: &[Position]) -> String {
     let lines: Vec<String> = at.iter().take(12).map(|p| p.line.to_string()).collect();
@@ -241,6 +277,8 @@ pub(crate) struct LayoutCensus {
     seen: BTreeMap<Layout, Vec<Position>>,
     /// Sound cues written as labels (`SFX:`), by name as first written.
     cues: BTreeMap<String, Vec<Position>>,
+    /// Cue labels that name a file (`SFX: door.wav`), and the cue each was read as.
+    played: BTreeMap<String, Vec<(Position, String)>>,
 }
 
 impl LayoutCensus {
@@ -259,9 +297,30 @@ impl LayoutCensus {
         self.cues.entry(key).or_default().push(position);
     }
 
+    /// A cue label that names a file was read as the cue `inner` (`sound: door.wav`).
+    pub fn played(&mut self, name: &str, position: Position, inner: &str) {
+        let key = name.trim().to_uppercase();
+        self.played
+            .entry(key)
+            .or_default()
+            .push((position, inner.to_owned()));
+    }
+
     /// One warning per layout other than the most used, at its first line, listing the rest;
     /// one notice per sound cue label.
     pub fn warn(self, warnings: &mut Vec<Warning>) {
+        for (name, played) in &self.played {
+            let at: Vec<Position> = played.iter().map(|(p, _)| *p).collect();
+            let (_, first) = &played[0];
+            warnings.push(Warning {
+                position: at[0],
+                message: format!(
+                    "`{name}:` lines ({}) name a file, so they play it: line {} reads as `[{first}]`; write the cue in brackets to choose `[sound: …]` or `[bed: …]` yourself",
+                    line_list(&at),
+                    at[0].line,
+                ),
+            });
+        }
         for (name, at) in &self.cues {
             warnings.push(Warning {
                 position: at[0],

@@ -49,6 +49,8 @@ pub enum Piece {
     Respelled { text: String, said: String },
     /// `(laughs)`, `[Enter Lane.]`: not spoken unless the episode keeps stage directions.
     Direction { text: String },
+    /// `[sound: FILE]`, `[bed: FILE]`, `[bed: off]`: a sound cue (see [`super::SoundCue`]).
+    Sound { cue: super::SoundCue },
 }
 
 impl Piece {
@@ -104,19 +106,23 @@ impl Line {
                     push(&mut out, text, &mut gap);
                     gap = true;
                 }
-                Piece::Direction { .. } | Piece::Pause { .. } | Piece::Rate { .. } => gap = true,
+                Piece::Direction { .. }
+                | Piece::Pause { .. }
+                | Piece::Rate { .. }
+                | Piece::Sound { .. } => gap = true,
             }
         }
         collapse_whitespace(&out)
     }
 
-    /// Whether anything would be heard: words, or a pause.
+    /// Whether anything would be heard: words, a pause, or a sound cue.
     #[must_use]
     pub fn is_audible(&self, keep_directions: bool) -> bool {
+        // A turn that holds only a cue (`Host: [sound: intro.wav]`) still plays it.
         self.pieces.iter().any(|p| match p {
             Piece::Text { text } | Piece::Phonemes { text, .. } => !text.trim().is_empty(),
             Piece::Respelled { said, .. } => !said.trim().is_empty(),
-            Piece::Pause { .. } => true,
+            Piece::Pause { .. } | Piece::Sound { .. } => true,
             Piece::Direction { text } => keep_directions && !text.trim().is_empty(),
             Piece::Rate { .. } => false,
         })

@@ -6,6 +6,7 @@
 //! any length parses in linear time, and an unmatched bracket is just a character (with a
 //! warning), never an error: a stray `(` must not stop an episode.
 
+use super::cues::{parse_cue, SoundCue};
 use super::error::{ScriptError, ScriptErrorKind};
 use super::model::{collapse_whitespace, Piece, Position, Warning};
 use super::source::Segment;
@@ -40,7 +41,7 @@ pub(crate) fn parse_pieces(
     style: TextStyle,
     warnings: &mut Vec<Warning>,
 ) -> Result<Vec<Piece>, ScriptError> {
-    parse_turn(file, segments, style, false, warnings)
+    parse_turn(file, segments, style, false, 0, warnings)
 }
 
 /// One turn's text as the scanner sees it: its segments joined by line breaks, and where each
@@ -87,12 +88,14 @@ impl TurnText {
 /// ([`parentheses_look_like_directions`]): when set, a parenthesis that opens the turn, stands
 /// as a sentence of its own or is led by a participle is a direction in any layout, as in a
 /// play. A parenthesis read aloud that is longer than [`SHORT_PARENTHESIS`] words gets a
-/// notice, so a wrong guess is never silent.
+/// notice, so a wrong guess is never silent. `label_line` is the line of the turn's label: a
+/// sound cue alone on any other line of the turn stands alone (speech waits for it).
 pub(crate) fn parse_turn(
     file: &str,
     segments: &[Segment<'_>],
     style: TextStyle,
     directions_in_parentheses: bool,
+    label_line: usize,
     warnings: &mut Vec<Warning>,
 ) -> Result<Vec<Piece>, ScriptError> {
     let turn = TurnText::new(segments);
@@ -173,6 +176,31 @@ pub(crate) fn parse_turn(
             i = k + 1;
             continue;
         }
+        if let Some(cue) = parse_cue(&inner) {
+            let action = cue.map_err(|e| {
+                ScriptError::new(
+                    file,
+                    pos_of(i + 1 + e.offset),
+                    ScriptErrorKind::BadCue {
+                        cue: inner.trim().to_owned(),
+                        reason: e.reason,
+                    },
+                )
+            })?;
+            let position = pos_of(i);
+            let alone = position.line != label_line && alone_on_its_line(chars, i, j);
+            flush(&mut out, &mut text, style);
+            out.push(Piece::Sound {
+                cue: SoundCue {
+                    action,
+                    position,
+                    alone,
+                },
+            });
+            text.push(' ');
+            i = j + 1;
+            continue;
+        }
         match directive(&inner) {
             Some(Ok(piece)) => {
                 flush(&mut out, &mut text, style);
@@ -194,6 +222,20 @@ pub(crate) fn parse_turn(
     }
     flush(&mut out, &mut text, style);
     Ok(tidy(out))
+}
+
+/// Whether `chars[open..=close]` has nothing but blanks beside it up to the line breaks.
+fn alone_on_its_line(chars: &[char], open: usize, close: usize) -> bool {
+    let blank = |c: &&char| **c != '\n';
+    chars[..open]
+        .iter()
+        .rev()
+        .take_while(blank)
+        .all(|c| c.is_whitespace())
+        && chars[close + 1..]
+            .iter()
+            .take_while(blank)
+            .all(|c| c.is_whitespace())
 }
 
 /// Words that open a stage direction in parentheses: `(laughs)`, `(quietly)`, `(to Bob)`.

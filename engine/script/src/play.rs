@@ -7,6 +7,7 @@
 //! paragraphs, which are not spoken. Gutenberg's `LANE. Yes, sir.` (name and speech on one line)
 //! is read too. A speech may be interrupted by a bracketed direction spanning several lines.
 
+use super::cues::whole_line_cue;
 use super::draft::Draft;
 use super::labelled::whole_line_direction;
 use super::labels::{
@@ -144,6 +145,11 @@ pub(crate) fn parse<'a>(
                     depth,
                     in_speech,
                 });
+                continue;
+            }
+            if whole_line_cue(trimmed).is_some() {
+                draft.sound_line(Segment::rest_of(line, lead), in_speech);
+                after_blank = false;
                 continue;
             }
             if let Some(inner) = whole_line_direction(trimmed) {

@@ -353,6 +353,9 @@ fn resample(mut clip: DecodedAudio, to: u32, name: &Path) -> Result<DecodedAudio
 }
 
 mod ogg_opus;
+pub mod stream;
+
+pub use stream::ClipStream;
 
 #[cfg(test)]
 mod tests;

@@ -95,16 +95,54 @@ impl TruePeakLimiter {
         out.reserve(input.len());
         for &x in input {
             let x = if x.is_finite() { x } else { 0.0 };
-            self.step(x, out);
+            if let Some((s, _)) = self.step(x) {
+                out.push(s);
+            }
+        }
+    }
+
+    /// As [`Self::process`], also appending to `gains` the gain each output sample got, so
+    /// other signals (a mix's stems) can follow the same gain and still add up to the output.
+    pub fn process_gains(&mut self, input: &[f32], out: &mut Vec<f32>, gains: &mut Vec<f64>) {
+        for &x in input {
+            let x = if x.is_finite() { x } else { 0.0 };
+            if let Some((s, g)) = self.step(x) {
+                out.push(s);
+                gains.push(g);
+            }
         }
     }
 
     /// Emits the last `latency()` samples and resets, ready for a new stream.
     pub fn flush(&mut self, out: &mut Vec<f32>) {
         for _ in 0..self.latency() {
-            self.step(0.0, out);
+            if let Some((s, _)) = self.step(0.0) {
+                out.push(s);
+            }
         }
         self.reset();
+    }
+
+    /// As [`Self::flush`], with the gains (see [`Self::process_gains`]).
+    pub fn flush_gains(&mut self, out: &mut Vec<f32>, gains: &mut Vec<f64>) {
+        for _ in 0..self.latency() {
+            if let Some((s, g)) = self.step(0.0) {
+                out.push(s);
+                gains.push(g);
+            }
+        }
+        self.reset();
+    }
+
+    /// Scales a signal that follows the limited one sample for sample by the gain the limiter
+    /// gave that sample (exactly as the limiter scales its own).
+    #[must_use]
+    pub fn apply(sample: f32, gain: f64) -> f32 {
+        if gain >= 1.0 {
+            sample
+        } else {
+            (f64::from(sample) * gain) as f32
+        }
     }
 
     fn reset(&mut self) {
@@ -135,7 +173,8 @@ impl TruePeakLimiter {
         peak
     }
 
-    fn step(&mut self, x: f32, out: &mut Vec<f32>) {
+    /// Takes one input; gives the delayed sample whose gain is now known, and that gain.
+    fn step(&mut self, x: f32) -> Option<(f32, f64)> {
         self.hist.pop_front();
         self.hist.push_back(x);
         self.delay.push_back(x);
@@ -179,14 +218,10 @@ impl TruePeakLimiter {
 
         // 4: the delayed sample this gain belongs to.
         if self.delay.len() > self.latency() {
-            if let Some(s) = self.delay.pop_front() {
-                out.push(if gain >= 1.0 {
-                    s
-                } else {
-                    (f64::from(s) * gain) as f32
-                });
-            }
+            let gain = gain.min(1.0);
+            return self.delay.pop_front().map(|s| (Self::apply(s, gain), gain));
         }
+        None
     }
 }
 

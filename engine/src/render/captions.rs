@@ -246,13 +246,15 @@ fn phrase_srt(cues: &[Cue]) -> String {
     out
 }
 
-/// The markers JSON: title, duration, chapters and every line's span.
+/// The markers JSON: title, duration, chapters, every line's span, and every sound cue's
+/// (a sound is never a caption, so it is listed here and only here).
 #[derive(Debug, Serialize)]
 pub struct Markers<'a> {
     pub title: &'a str,
     pub duration: f64,
     pub chapters: &'a [ChapterSpan],
     pub lines: &'a [LineMark],
+    pub sounds: &'a [super::mix::SoundSpan],
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use crate::Engine;
 
 use super::captions::{Cue, LineMark};
 use super::plan::LinePlan;
-use super::timeline::{Placement, Timeline};
+use super::timeline::{Placement, SoundMark, Timeline};
 use super::{Progress, RenderError, SentenceSource};
 
 /// The rendered timeline, waiting to be mastered.
@@ -33,6 +33,10 @@ pub struct Draft {
     pub lines: Vec<LineMark>,
     /// Sample ranges each line occupies (gaps excluded), for stems.
     pub spans: Vec<(String, Range<u64>)>,
+    /// Sample ranges where a voice sounds, one per sentence, in order: what ducks a bed.
+    pub speech: Vec<Range<u64>>,
+    /// Where every sound cue starts.
+    pub sounds: Vec<SoundMark>,
     /// Integrated loudness of the unscaled mix; `None` when it is silent.
     pub loudness: Option<f64>,
     pub compute: Duration,
@@ -93,6 +97,8 @@ pub fn render_draft(
     let mut cues = Vec::new();
     let mut lines = Vec::new();
     let mut spans = Vec::new();
+    let mut speech = Vec::new();
+    let mut speaking = false;
     let file = raw.as_file();
     let mut tl = RawFile {
         out: BufWriter::with_capacity(1 << 16, file),
@@ -108,11 +114,15 @@ pub fn render_draft(
         }
         match placement {
             Placement::Silence(n) => tl.silence(n, &raw_path)?,
-            Placement::LineStart { at, .. } => line_start = at,
+            Placement::LineStart { at, plan } => {
+                line_start = at;
+                speaking = plan.speaks();
+            }
             Placement::Sentence(slot) => {
                 let request = SpeechRequest::new(&slot.plan.voice, slot.sentence.speed)?;
                 let audio = source.sentence(engine, &slot.sentence.phonemes, &request)?;
                 let placed = walk.place(&slot, &audio.samples, &audio.durations);
+                speech.push(placed.at..placed.at + placed.keep.len() as u64);
                 tl.push(&audio.samples[placed.keep], &raw_path)?;
                 cues.push(placed.cue);
                 done += slot.sentence.phonemes.chars().count();
@@ -125,10 +135,12 @@ pub fn render_draft(
                     lines: plans.len(),
                 });
             }
-            Placement::LineEnd(mark) => {
+            // A line that only plays sound cues is no one's speech (no caption, no line mark).
+            Placement::LineEnd(mark) if speaking => {
                 spans.push((mark.speaker.clone(), line_start..walk.position()));
                 lines.push(mark);
             }
+            Placement::LineEnd(_) => {}
         }
     }
     debug_assert_eq!(
@@ -146,6 +158,8 @@ pub fn render_draft(
         cues,
         lines,
         spans,
+        speech,
+        sounds: walk.take_sounds(),
         loudness,
         compute: started.elapsed(),
     })

@@ -5,10 +5,14 @@
 //!
 //! 1. [`plan`]: every line to sentences of phonemes (normalised text, lexicon and IPA applied)
 //!    and silences, before any audio is made, so script errors surface first;
+//!    the files its sound cues name are found and measured ([`mix::resolve`]);
 //! 2. [`draft`]: one Kokoro pass per sentence, trimmed and placed with natural gaps
 //!    ([`timing`]), streamed to a raw file on disk while the loudness is measured;
-//! 3. [`master`]: gain to the loudness target (EBU R128, −16 LUFS), resampling, a true-peak
-//!    limiter (−1 dBTP) and the encoder, block by block.
+//! 3. [`mix`]: the music beds (looped, crossfaded, ducked under the voices) and sound effects
+//!    the cues ask for, as two more raw tracks beside the draft;
+//! 4. [`master`]: the tracks mixed, gain to the loudness target (EBU R128, −16 LUFS),
+//!    resampling, a true-peak limiter (−1 dBTP) and the encoder, block by block, with the stems
+//!    in the same pass.
 //!
 //! Memory is bounded by a block plus the timeline, whatever the length. Every output is written
 //! to a temporary file beside its target and renamed into place when complete, so a crash or
@@ -19,6 +23,7 @@ pub mod cache;
 pub mod captions;
 pub mod draft;
 pub mod master;
+pub mod mix;
 pub mod plan;
 mod reads_as;
 pub mod timeline;
@@ -29,15 +34,17 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use tempfile::NamedTempFile;
+
 use crate::audio::{gain_for, AudioError, ChapterMark, Metadata, OutputFormat};
 use crate::script::Episode;
 use crate::speech::{SpeechRequest, SynthError, SAMPLE_RATE};
 use crate::{Engine, Mode, SchedulerError};
 
 pub use captions::{CaptionFormat, ChapterSpan, Cue, LineMark, Markers};
-pub use plan::{plan_episode, LinePlan, PlannedWord, SentencePlan, Step};
+pub use plan::{plan_episode, InlineSound, LinePlan, PlannedWord, SentencePlan, SoundStep, Step};
 pub use reads_as::reads_as;
-pub use timeline::{Placed, Placement, SentenceSlot, Timeline};
+pub use timeline::{Placed, Placement, SentenceSlot, SoundMark, Timeline};
 
 /// Loudness target for spoken-word podcasts (EBU R128 / AES streaming recommendation).
 pub const TARGET_LUFS: f64 = -16.0;
@@ -67,6 +74,9 @@ pub enum RenderError {
     Scheduler(Box<SchedulerError>),
     #[error("render cancelled; no output was written")]
     Cancelled,
+    /// A sound file that could be read when the script was checked and no longer can.
+    #[error(transparent)]
+    Decode(#[from] crate::audio::decode::DecodeError),
 }
 
 impl From<SchedulerError> for RenderError {
@@ -91,7 +101,7 @@ impl RenderError {
     #[must_use]
     pub fn is_input_error(&self) -> bool {
         match self {
-            Self::Script { .. } | Self::NothingToSay => true,
+            Self::Script { .. } | Self::NothingToSay | Self::Decode(_) => true,
             Self::Synth(e) => e.is_input_error(),
             _ => false,
         }
@@ -173,8 +183,12 @@ pub struct RenderOptions {
     pub captions: Vec<CaptionFormat>,
     /// Write `STEM.chapters.json` beside the output.
     pub markers: bool,
-    /// One file per speaker beside the output (`STEM.SPEAKER.EXT`).
+    /// One file per speaker beside the output (`STEM.SPEAKER.EXT`), and the music and effects
+    /// tracks (`STEM.music.EXT`, `STEM.sfx.EXT`) when the script has sound cues.
     pub stems: bool,
+    /// Where the files the script's sound cues name are found (the script's folder); `None`:
+    /// the folder of the episode's `source` when that names a file, else the current folder.
+    pub sounds_dir: Option<PathBuf>,
     /// Tag title (defaults to the script's title, then the file stem).
     pub title: Option<String>,
     /// Tag artist (defaults to the speakers' names).
@@ -191,6 +205,7 @@ impl Default for RenderOptions {
             captions: vec![CaptionFormat::Srt],
             markers: true,
             stems: false,
+            sounds_dir: None,
             title: None,
             artist: None,
         }
@@ -209,6 +224,9 @@ pub struct RenderReport {
     /// Model and placement time (pass one) and the whole render.
     pub compute: Duration,
     pub total: Duration,
+    /// Things worth knowing that did not stop the render (a damaged sound file, an overlap
+    /// longer than its sound), each a sentence.
+    pub notices: Vec<String>,
 }
 
 impl RenderReport {
@@ -231,10 +249,16 @@ pub fn render_episode(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<RenderReport, RenderError> {
     let started = std::time::Instant::now();
-    let plans = plan_episode(episode)?;
-    if plans.iter().all(LinePlan::is_silent) {
+    let mut plans = plan_episode(episode)?;
+    if !plans.iter().any(LinePlan::speaks) {
         return Err(RenderError::NothingToSay);
     }
+    let mut notices = Vec::new();
+    let sounds_dir = options
+        .sounds_dir
+        .clone()
+        .unwrap_or_else(|| sounds_dir_of(episode));
+    let files = mix::resolve(&mut plans, episode, &sounds_dir, &mut notices)?;
     let dir = match dest.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -248,7 +272,33 @@ pub fn render_episode(
         cancel,
         progress,
     )?;
-    let duration = draft.samples as f64 / f64::from(SAMPLE_RATE);
+    let tracks = if draft.sounds.is_empty() {
+        None
+    } else {
+        Some(mix::mix_tracks(
+            &draft.sounds,
+            &files,
+            &draft.speech,
+            draft.samples,
+            episode,
+            &dir,
+            &mix::open_file,
+            cancel,
+        )?)
+    };
+    let samples = tracks.as_ref().map_or(draft.samples, |t| t.samples);
+    let duration = samples as f64 / f64::from(SAMPLE_RATE);
+    let raw = master::Tracks {
+        speech: draft.raw.path(),
+        music: tracks
+            .as_ref()
+            .and_then(|t| t.music.as_ref())
+            .map(NamedTempFile::path),
+        sfx: tracks
+            .as_ref()
+            .and_then(|t| t.sfx.as_ref())
+            .map(NamedTempFile::path),
+    };
     let mut gain = draft
         .loudness
         .map_or(1.0, |l| gain_for(l, options.target_lufs));
@@ -285,7 +335,7 @@ pub fn render_episode(
     // minute of audio, and land the file within a few tenths of a LU of the target.
     let mut spec = spec;
     for _ in 0..4 {
-        let probe = master::master(draft.raw.path(), &spec, None, None, cancel)?;
+        let probe = master::master(raw, &spec, None, &[], cancel)?;
         let Some(lufs) = probe.loudness_lufs else {
             break;
         };
@@ -302,24 +352,26 @@ pub fn render_episode(
         gain *= 10f32.powf(error as f32 / 20.0);
         spec.gain = gain;
     }
-    let measured = master::master(draft.raw.path(), &spec, None, Some(dest), cancel)?;
     let mut outputs = vec![dest.to_path_buf()];
+    let mut stems = Vec::new();
     if options.stems {
-        for member in &episode.cast.members {
-            let keep: Vec<_> = draft
-                .spans
-                .iter()
-                .filter(|(s, _)| *s == member.name)
-                .map(|(_, r)| r.clone())
-                .collect();
-            if keep.is_empty() {
-                continue;
-            }
-            let path = beside(dest, &slug(&member.name), options.format.extension());
-            master::master(draft.raw.path(), &spec, Some(&keep), Some(&path), cancel)?;
-            outputs.push(path);
-        }
+        stems = stem_files(
+            episode,
+            &draft.spans,
+            &raw,
+            dest,
+            options.format.extension(),
+        );
     }
+    let stem_list: Vec<master::Stem<'_>> = stems
+        .iter()
+        .map(|(part, path)| master::Stem {
+            part: part.clone(),
+            dest: path,
+        })
+        .collect();
+    let measured = master::master(raw, &spec, Some(dest), &stem_list, cancel)?;
+    outputs.extend(stems.into_iter().map(|(_, path)| path));
     for format in &options.captions {
         let path = dest.with_extension(format.extension());
         write_atomic(&path, captions::captions(&draft.cues, *format).as_bytes())?;
@@ -333,6 +385,7 @@ pub fn render_episode(
             duration,
             chapters: &chapters,
             lines: &draft.lines,
+            sounds: tracks.as_ref().map_or(&[], |t| &t.spans),
         };
         let json = serde_json::to_vec_pretty(&markers).map_err(|e| RenderError::Io {
             path: path.clone(),
@@ -350,7 +403,51 @@ pub fn render_episode(
         true_peak_dbtp: measured.true_peak_dbtp,
         compute: draft.compute,
         total: started.elapsed(),
+        notices,
     })
+}
+
+/// The folder an episode's sound files are named from: its script's.
+fn sounds_dir_of(episode: &Episode) -> PathBuf {
+    let source = Path::new(&episode.source);
+    match source.parent() {
+        Some(p) if !p.as_os_str().is_empty() && !episode.source.starts_with('<') => p.into(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// The stems `--stems` writes: each speaker's lines, then the music and effects tracks when
+/// there are any (a speaker whose name would take `music` or `sfx` gets `-voice` after it).
+fn stem_files(
+    episode: &Episode,
+    spans: &[(String, std::ops::Range<u64>)],
+    raw: &master::Tracks<'_>,
+    dest: &Path,
+    ext: &str,
+) -> Vec<(master::Part, PathBuf)> {
+    let mut stems = Vec::new();
+    for member in &episode.cast.members {
+        let keep: Vec<_> = spans
+            .iter()
+            .filter(|(s, _)| *s == member.name)
+            .map(|(_, r)| r.clone())
+            .collect();
+        if keep.is_empty() {
+            continue;
+        }
+        let mut tag = slug(&member.name);
+        if tag == "music" || tag == "sfx" {
+            tag.push_str("-voice");
+        }
+        stems.push((master::Part::Speech(keep), beside(dest, &tag, ext)));
+    }
+    if raw.music.is_some() {
+        stems.push((master::Part::Music, beside(dest, "music", ext)));
+    }
+    if raw.sfx.is_some() {
+        stems.push((master::Part::Sfx, beside(dest, "sfx", ext)));
+    }
+    stems
 }
 
 fn title_of(episode: &Episode, options: &RenderOptions, dest: &Path) -> String {

@@ -16,13 +16,15 @@
 use std::ops::Range;
 
 use crate::phonemes::Language;
-use crate::script::{Episode, Line, Piece, Position};
+use crate::script::{Episode, Line, Piece, Position, SoundCue};
 use crate::speech::SPEED_RANGE;
 use crate::text;
 use crate::voice::VoiceSpec;
 use crate::words::phonemize_words;
 
 use super::RenderError;
+
+mod sounds;
 
 /// One sentence to speak.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,6 +36,27 @@ pub struct SentencePlan {
     pub speed: f32,
     /// Its words, in order.
     pub words: Vec<PlannedWord>,
+    /// Cues written among its words: each plays when its word starts.
+    pub sounds: Vec<InlineSound>,
+}
+
+/// A cue written among a sentence's words (`the door [sound: creak.wav] opened`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct InlineSound {
+    /// Index into [`SentencePlan::words`] of the word it plays at: the first written after it.
+    pub word: usize,
+    pub cue: SoundCue,
+}
+
+/// A cue between a line's sentences: alone on its line (speech waits for a sound), or written
+/// after the last word of a stretch of speech (it plays there and speech goes on).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SoundStep {
+    pub cue: SoundCue,
+    /// Seconds speech waits once a sound alone on its line starts: its length less its
+    /// overlap, known once the file is found and measured ([`super::mix::resolve`]); `None`
+    /// before then and for beds (the studio's playback and the API place no sound).
+    pub wait: Option<f32>,
 }
 
 /// A word of a sentence, as planned: see [`crate::words`].
@@ -53,6 +76,8 @@ pub enum Step {
     Speak(SentencePlan),
     /// Seconds of silence from a `[pause:]` directive.
     Silence(f32),
+    /// A sound cue.
+    Sound(SoundStep),
 }
 
 /// A line ready to render.
@@ -81,14 +106,24 @@ impl LinePlan {
             .iter()
             .map(|s| match s {
                 Step::Speak(p) => p.phonemes.chars().count(),
-                Step::Silence(_) => 0,
+                Step::Silence(_) | Step::Sound(_) => 0,
             })
             .sum()
     }
 
+    /// Nothing to place: no words and no sound (a line of stage directions).
     #[must_use]
     pub fn is_silent(&self) -> bool {
-        !self.steps.iter().any(|s| matches!(s, Step::Speak(_)))
+        !self
+            .steps
+            .iter()
+            .any(|s| matches!(s, Step::Speak(_) | Step::Sound(_)))
+    }
+
+    /// Whether the line says anything (a line may only hold sound cues).
+    #[must_use]
+    pub fn speaks(&self) -> bool {
+        self.steps.iter().any(|s| matches!(s, Step::Speak(_)))
     }
 }
 
@@ -145,9 +180,15 @@ fn plan_line(
     let mut speed = base_speed;
     let mut run = Run::default();
     let mut finder = WordFinder::new(source, line);
-    let mut flush = |run: &mut Run, speed: f32, steps: &mut Vec<Step>| {
-        flush(run, speed, language, steps, episode, line, &mut finder)
-    };
+    // Cues among the words, waiting for the sentence that holds the word after them.
+    let mut inline: Vec<SoundCue> = Vec::new();
+    let mut flush =
+        |run: &mut Run, speed: f32, steps: &mut Vec<Step>, inline: &mut Vec<SoundCue>| {
+            let from = steps.len();
+            flush(run, speed, language, steps, episode, line, &mut finder)?;
+            sounds::attach_inline(steps, from, inline);
+            Ok::<(), RenderError>(())
+        };
     for piece in &line.pieces {
         match piece {
             Piece::Text { text } => run.push_text(text),
@@ -156,7 +197,7 @@ fn plan_line(
             Piece::Phonemes { text, ipa } => run.push_ipa(text, ipa),
             Piece::Respelled { text, said } => run.push_respelled(text, said),
             Piece::Pause { secs } => {
-                flush(&mut run, speed, &mut steps)?;
+                flush(&mut run, speed, &mut steps, &mut inline)?;
                 if steps.is_empty() {
                     *lead_pause.get_or_insert(0.0) += secs.max(0.0);
                 } else {
@@ -164,12 +205,20 @@ fn plan_line(
                 }
             }
             Piece::Rate { rate } => {
-                flush(&mut run, speed, &mut steps)?;
+                flush(&mut run, speed, &mut steps, &mut inline)?;
                 speed = *rate;
             }
+            Piece::Sound { cue } if cue.alone => {
+                flush(&mut run, speed, &mut steps, &mut inline)?;
+                steps.push(Step::Sound(SoundStep {
+                    cue: cue.clone(),
+                    wait: None,
+                }));
+            }
+            Piece::Sound { cue } => inline.push(cue.clone()),
         }
     }
-    flush(&mut run, speed, &mut steps)?;
+    flush(&mut run, speed, &mut steps, &mut inline)?;
     // A pause at the end of a line lengthens the gap after it: keep it as silence.
     let spoken = episode.spoken_text(line);
     Ok(LinePlan {
@@ -258,6 +307,7 @@ fn flush(
                 phonemes,
                 speed,
                 words,
+                sounds: Vec::new(),
             }));
         }
     }
@@ -442,133 +492,4 @@ fn excerpt(s: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::phonemes::Phonemizer;
-
-    #[test]
-    fn captions_restore_pronounced_and_respelled_words() {
-        let mut run = Run::default();
-        run.push_text("I love ");
-        run.push_ipa("Kokoro", "kˈOkəɹO");
-        run.push_text("  and ");
-        run.push_respelled("Nguyen", "win");
-        run.push_text(" a lot.");
-        assert_eq!(
-            caption_of(&run, 0..run.text.len()),
-            "I love Kokoro and Nguyen a lot."
-        );
-    }
-
-    fn plan(script: &str) -> Vec<LinePlan> {
-        let e = Episode::parse("t.txt", script, &crate::script::ParseOptions::default())
-            .expect("parse");
-        plan_episode(&e).expect("plan")
-    }
-
-    fn speaks(p: &LinePlan) -> Vec<&SentencePlan> {
-        p.steps
-            .iter()
-            .filter_map(|s| match s {
-                Step::Speak(x) => Some(x),
-                Step::Silence(_) => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn lines_become_sentences_pauses_and_rates() {
-        let p = plan(
-            "# cast\nAnn: af_heart @1.1\n\nAnn: [pause:0.8s] Hello Dr. Smith. It costs $5 (sighs) today. [pause:1s] [rate:1.5] Bye [Kokoro](/kˈOkəɹO/)!\nBen: I think—\nAnn: —sorry.\n",
-        );
-        assert_eq!(p.len(), 3);
-        let ann = &p[0];
-        assert_eq!(ann.lead_pause, Some(0.8));
-        let s = speaks(ann);
-        let captions: Vec<&str> = s.iter().map(|x| x.caption.as_str()).collect();
-        assert_eq!(
-            captions,
-            ["Hello Dr. Smith.", "It costs $5 today.", "Bye Kokoro!"]
-        );
-        assert!((s[0].speed - 1.1).abs() < 1e-6 && (s[2].speed - 1.5).abs() < 1e-6);
-        assert!(matches!(ann.steps[2], Step::Silence(x) if (x - 1.0).abs() < 1e-6));
-        // "$5" is read as words, and the IPA is spliced in as given.
-        let plain = Phonemizer::global()
-            .expect("espeak")
-            .phonemize("It costs $5 today.", Language::EnUs)
-            .expect("phonemize");
-        assert_ne!(s[1].phonemes, plain);
-        assert!(
-            s[1].phonemes.contains("dˈɑːlɚz") || s[1].phonemes.contains("dˈɑlɚz"),
-            "{}",
-            s[1].phonemes
-        );
-        assert!(s[2].phonemes.contains("kˈOkəɹO"), "{}", s[2].phonemes);
-        assert!(!s.iter().any(|x| x.caption.contains("sighs")));
-        assert!(p[1].cut_off && p[2].barges_in);
-    }
-
-    #[test]
-    fn words_keep_the_authors_spelling_and_place() {
-        let mut e = Episode::parse(
-            "t.txt",
-            "Ann: Ask Nguyen about\n  [Kokoro](/kˈOkəɹO/) and $4.1 billion.\n",
-            &crate::script::ParseOptions::default(),
-        )
-        .expect("parse");
-        e.apply_lexicon(&crate::script::Lexicon::parse("lex", "Nguyen: win").expect("lexicon"));
-        let p = plan_episode(&e).expect("plan");
-        let s = speaks(&p[0]);
-        let words: Vec<(&str, usize, usize)> = s[0]
-            .words
-            .iter()
-            .map(|w| (w.text.as_str(), w.at.line, w.at.column))
-            .collect();
-        assert_eq!(
-            words,
-            [
-                ("Ask", 1, 6),
-                ("Nguyen", 1, 10),
-                ("about", 1, 17),
-                ("Kokoro", 2, 4),
-                ("and", 2, 23),
-                ("$4.1 billion", 2, 27)
-            ]
-        );
-        // Each word's phonemes are its own, in order.
-        let chars: Vec<char> = s[0].phonemes.chars().collect();
-        let said = |k: usize| {
-            chars[s[0].words[k].phonemes.clone()]
-                .iter()
-                .collect::<String>()
-        };
-        assert_eq!(said(3), "kˈOkəɹO");
-        assert!(said(1).starts_with('w'), "{}", said(1));
-        assert!(s[0]
-            .words
-            .windows(2)
-            .all(|w| w[0].phonemes.end <= w[1].phonemes.start));
-    }
-
-    #[test]
-    fn a_respelling_said_as_two_words_is_one_word_and_two_of_them_are_two() {
-        let mut run = Run::default();
-        run.push_text("Ask ");
-        run.push_respelled("Siobhan", "shiv awn");
-        run.push_text(" ");
-        run.push_respelled("Siobhan", "shiv awn");
-        run.push_text(".");
-        let (_, words) = phonemize_sentence(&run, 0..run.text.len(), Language::EnUs).unwrap();
-        let written: Vec<&str> = words.iter().map(|(w, _)| w.as_str()).collect();
-        assert_eq!(written, ["Ask", "Siobhan", "Siobhan"]);
-        assert!(words.windows(2).all(|w| w[0].1.end <= w[1].1.start));
-    }
-
-    #[test]
-    fn placeholders_round_trip() {
-        for k in [0, 1, 77, 5000] {
-            assert_eq!(placeholder_index(placeholder(k)), Some(k));
-        }
-        assert_eq!(placeholder_index('a'), None);
-    }
-}
+mod tests;

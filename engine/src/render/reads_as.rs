@@ -6,7 +6,7 @@
 //! language picks the normaliser's dialect, the lexicon's pronunciations and the directives are
 //! shown where they act) but stops before phonemes, so it needs no model and costs microseconds.
 
-use crate::script::{Episode, Line, Piece};
+use crate::script::{CueAction, Episode, Line, Piece};
 use crate::segments::speakable_text;
 use crate::text::{self, Dialect};
 use crate::voice::VoiceSpec;
@@ -57,6 +57,16 @@ pub fn reads_as(episode: &Episode, line: &Line) -> Option<String> {
             Piece::Rate { rate } => {
                 say(&mut run, &mut out);
                 out.push(format!("[rate {rate}]"));
+            }
+            // Among the words a cue does not cut the sentence, so it is not shown there.
+            Piece::Sound { cue } if !cue.alone => run.push(' '),
+            Piece::Sound { cue } => {
+                say(&mut run, &mut out);
+                out.push(match &cue.action {
+                    CueAction::Sound { file, .. } => format!("[sound {file}]"),
+                    CueAction::Bed { file, .. } => format!("[bed {file}]"),
+                    CueAction::BedOff { .. } => "[bed off]".to_owned(),
+                });
             }
         }
     }

@@ -25,6 +25,7 @@ use crate::words::{refine, word_samples, Pass, TimedWord};
 use super::captions::{Cue, LineMark};
 use super::plan::{LinePlan, SentencePlan, Step};
 use super::timing;
+use crate::script::SoundCue;
 
 /// Room after the last word, as every episode ends.
 pub const TAIL_SECS: f32 = 0.5;
@@ -50,6 +51,16 @@ pub struct SentenceSlot<'a> {
     /// The last sentence of a line cut off by a dash: it stops dead, the next speaker talks
     /// over its decay.
     pub cut_off: bool,
+}
+
+/// Where a sound cue starts on the timeline (the mix plays it there; the markers list it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SoundMark {
+    pub cue: SoundCue,
+    /// Its first sample (samples from the start of the walk).
+    pub at: u64,
+    /// Index of the script line that holds it.
+    pub line: usize,
 }
 
 /// Where a rendered sentence landed.
@@ -78,6 +89,8 @@ pub struct Timeline<'a> {
     line_start: u64,
     /// The timed words of the line being walked, for its [`LineMark`].
     line_words: Vec<TimedWord>,
+    /// The sound cues placed so far, in order of their lines (see [`Timeline::take_sounds`]).
+    sounds: Vec<SoundMark>,
     tail_done: bool,
 }
 
@@ -107,6 +120,7 @@ impl<'a> Timeline<'a> {
             position: 0,
             line_start: 0,
             line_words: Vec::new(),
+            sounds: Vec::new(),
             tail_done: false,
         }
     }
@@ -121,6 +135,13 @@ impl<'a> Timeline<'a> {
     #[must_use]
     pub fn secs(&self) -> f64 {
         secs(self.position)
+    }
+
+    /// The sound cues placed since the last call: a cue alone on its line where the walk
+    /// reached it (the silence that follows is its wait), a cue among a sentence's words when
+    /// that word starts (the sentence's start when the audio came without word timing).
+    pub fn take_sounds(&mut self) -> Vec<SoundMark> {
+        std::mem::take(&mut self.sounds)
     }
 
     /// Places the audio rendered for `slot`: trims it to its audible range and advances.
@@ -148,6 +169,14 @@ impl<'a> Timeline<'a> {
             words: Vec::new(),
         };
         cue.words = timed_words(slot, audio, durations, &keep, at, &cue);
+        for inline in &slot.sentence.sounds {
+            let start = cue.words.get(inline.word).map_or(cue.start, |w| w.start);
+            self.sounds.push(SoundMark {
+                cue: inline.cue.clone(),
+                at: (start * f64::from(SAMPLE_RATE)).round() as u64,
+                line: slot.plan.index,
+            });
+        }
         self.line_words.extend(cue.words.iter().cloned());
         Placed { keep, cue, at }
     }
@@ -183,9 +212,28 @@ impl<'a> Timeline<'a> {
                         return p;
                     }
                 }
+                Step::Sound(sound) => {
+                    self.step += 1;
+                    self.sounds.push(SoundMark {
+                        cue: sound.cue.clone(),
+                        at: self.position,
+                        line: plan.index,
+                    });
+                    // Speech waits for a sound alone on its line (less its overlap).
+                    if let Some(wait) = sound.wait.filter(|_| sound.cue.alone) {
+                        if let Some(p) = self.silence(wait) {
+                            return p;
+                        }
+                    }
+                }
                 Step::Speak(sentence) => {
-                    // Between two sentences of a line; a `[pause:]` between them replaces it.
-                    let follows_speech = k > 0 && matches!(plan.steps[k - 1], Step::Speak(_));
+                    // Between two sentences of a line; a `[pause:]` or a sound alone on its
+                    // line between them replaces it (a cue at the end of the words does not).
+                    let before = plan.steps[..k]
+                        .iter()
+                        .rev()
+                        .find(|s| !matches!(s, Step::Sound(x) if !x.cue.alone));
+                    let follows_speech = matches!(before, Some(Step::Speak(_)));
                     if follows_speech && !self.gap_out {
                         self.gap_out = true;
                         if let Some(p) = self.silence(timing::sentence_gap(sentence.speed)) {

@@ -77,7 +77,7 @@ pub fn sentence_gap(speed: f32) -> f32 {
 fn ends_with_question(line: &LinePlan) -> bool {
     line.steps.iter().rev().find_map(|s| match s {
         super::plan::Step::Speak(p) => Some(p.caption.trim_end().ends_with('?')),
-        super::plan::Step::Silence(_) => None,
+        super::plan::Step::Silence(_) | super::plan::Step::Sound(_) => None,
     }) == Some(true)
 }
 
@@ -105,6 +105,7 @@ mod tests {
                 phonemes: "a".into(),
                 speed: 1.0,
                 words: Vec::new(),
+                sounds: Vec::new(),
             })],
             position: Position::START,
             lead_pause: None,

@@ -9,6 +9,7 @@ mod cli;
 mod convert;
 mod phonemes;
 mod render;
+mod sound;
 mod speaker;
 mod stages_decoder;
 mod stages_encoder;

@@ -106,6 +106,18 @@ impl DialogueParams {
         let name = request.name.as_deref().unwrap_or("script");
         let mut episode = Episode::parse_bytes(name, text.as_bytes(), &options)
             .map_err(|e| ApiError::invalid("script", "invalid_script", e.to_string()))?;
+        // A cue names a file on this machine: the API never reads a path a request names, so
+        // a script with cues is refused rather than voiced without its sound.
+        if let Some((_, cue)) = episode.sounds().next() {
+            return Err(ApiError::invalid(
+                "script",
+                "sound_cues_not_accepted",
+                format!(
+                    "{}: sound cues ([sound: …], [bed: …]) are not played over the API, which never opens files a request names; remove them, or render the episode with `banter render`",
+                    episode.locate(cue.position)
+                ),
+            ));
+        }
         for (speaker, voice) in &request.cast {
             recast(&mut episode, speaker, voice)?;
         }
@@ -271,6 +283,11 @@ mod tests {
             code(serde_json::json!({"script": "A: hi", "response_format": "aac"})),
             "unsupported_response_format"
         );
+        let cue = parse(&serde_json::json!({"script": "A: hi\n[sound: /etc/passwd.wav]\n"}))
+            .err()
+            .expect("a cue");
+        assert_eq!(cue.code, "sound_cues_not_accepted");
+        assert!(cue.message.starts_with("script:2:1:"), "{}", cue.message);
         let bad = parse(&serde_json::json!({
             "script": "# cast\nA: zz_nobody\n\nA: hello",
             "name": "ep.txt",

@@ -10,6 +10,7 @@ fn sentence(caption: &str) -> Step {
         phonemes: "ə".to_owned(),
         speed: 1.0,
         words: Vec::new(),
+        sounds: Vec::new(),
     })
 }
 
@@ -180,6 +181,7 @@ fn words_land_in_the_file_inside_their_cue_and_their_line() {
                         at: Position::new(index + 1, 9),
                     },
                 ],
+                sounds: Vec::new(),
             })],
         );
         l.lead_pause = Some(0.5);
@@ -246,6 +248,7 @@ fn a_sentence_with_little_or_nothing_audible_is_placed_with_its_words() {
                 phonemes: 0..2,
                 at: Position::new(1, 6),
             }],
+            sounds: Vec::new(),
         })],
     )];
     let durations: Vec<Arc<[u32]>> = vec![Arc::from(vec![8u32, 4, 4, 8])];
@@ -267,4 +270,80 @@ fn a_sentence_with_little_or_nothing_audible_is_placed_with_its_words() {
             }
         }
     }
+}
+
+fn cue(file: &str, alone: bool) -> crate::script::SoundCue {
+    crate::script::SoundCue {
+        action: crate::script::CueAction::Sound {
+            file: file.to_owned(),
+            volume_db: 0.0,
+            fade_secs: 0.01,
+            overlap_secs: 0.0,
+        },
+        position: Position::new(1, 1),
+        alone,
+    }
+}
+
+#[test]
+fn speech_waits_for_a_sound_alone_on_its_line_and_a_cue_among_words_plays_at_its_word() {
+    use crate::render::{InlineSound, SoundStep};
+    let said = Step::Speak(SentencePlan {
+        caption: "ab cd".to_owned(),
+        phonemes: "ab cd".to_owned(),
+        speed: 1.0,
+        words: vec![
+            PlannedWord {
+                text: "ab".to_owned(),
+                phonemes: 0..2,
+                at: Position::new(2, 6),
+            },
+            PlannedWord {
+                text: "cd".to_owned(),
+                phonemes: 3..5,
+                at: Position::new(2, 9),
+            },
+        ],
+        sounds: vec![InlineSound {
+            word: 1,
+            cue: cue("click.wav", false),
+        }],
+    });
+    let waits = |wait: Option<f32>, alone: bool| {
+        Step::Sound(SoundStep {
+            cue: cue("sting.wav", alone),
+            wait,
+        })
+    };
+    let plans = [line(
+        0,
+        "Ann",
+        vec![waits(Some(1.5), true), said, waits(Some(9.0), false)],
+    )];
+    let durations: Vec<Arc<[u32]>> = vec![Arc::from(vec![8u32, 4, 4, 4, 4, 4, 8])];
+    let mut audio = vec![0.0f32; 36 * 600];
+    audio[8 * 600..28 * 600].fill(0.5);
+    let mut tl = Timeline::new(&plans, 0, None);
+    let mut placed = Vec::new();
+    let mut cues = Vec::new();
+    while let Some(p) = tl.next() {
+        match p {
+            Placement::Silence(n) => placed.push(n),
+            Placement::Sentence(slot) => cues.push(tl.place(&slot, &audio, &durations)),
+            _ => {}
+        }
+    }
+    let sounds = tl.take_sounds();
+    // The sting at 0, then 1.5 s of waiting, then the sentence.
+    assert_eq!(placed[0], samples(1.5));
+    assert_eq!(cues[0].at, samples(1.5) as u64);
+    assert_eq!(sounds[0].at, 0);
+    // The click at "cd", to the sample of its timed start.
+    let cd = cues[0].cue.words[1].start;
+    assert_eq!(sounds[1].at, (cd * f64::from(SAMPLE_RATE)).round() as u64);
+    // A cue after the last word plays there and nothing waits for it, whatever its wait.
+    let end = cues[0].at + cues[0].keep.len() as u64;
+    assert_eq!(sounds[2].at, end);
+    assert_eq!(placed[1..], [samples(TAIL_SECS)]);
+    assert!(tl.take_sounds().is_empty(), "taken once");
 }
