@@ -86,7 +86,7 @@ pub fn render_draft(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<Draft, RenderError> {
     let raw = tempfile::Builder::new()
-        .prefix(".banter-render-")
+        .prefix(&crate::scratch::prefix("render"))
         .suffix(".raw")
         .tempfile_in(dir)
         .map_err(|e| RenderError::io(dir, e))?;

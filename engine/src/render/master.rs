@@ -83,7 +83,7 @@ impl<'a> Output<'a> {
             _ => Path::new("."),
         };
         let tmp = tempfile::Builder::new()
-            .prefix(".banter-out-")
+            .prefix(&crate::scratch::prefix("out"))
             // The finished file gets the user's usual permissions (0666 less the umask).
             .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))
             .tempfile_in(dir)

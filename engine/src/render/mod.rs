@@ -22,6 +22,7 @@
 pub mod cache;
 pub mod captions;
 pub mod draft;
+pub mod listening;
 pub mod master;
 pub mod mix;
 pub mod plan;
@@ -263,6 +264,16 @@ pub fn render_episode(
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
+    // What a killed render left in this folder goes before this one adds its own.
+    let swept = crate::scratch::sweep(&dir);
+    if !swept.is_empty() {
+        notices.push(format!(
+            "removed {} temporary file{} left in {} by a Banter process that was killed",
+            swept.len(),
+            if swept.len() == 1 { "" } else { "s" },
+            dir.display()
+        ));
+    }
     let draft = draft::render_draft(
         engine,
         source,
@@ -518,7 +529,7 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), RenderError> {
         _ => Path::new("."),
     };
     let mut tmp = tempfile::Builder::new()
-        .prefix(".banter-")
+        .prefix(&crate::scratch::prefix("side"))
         // A finished file gets the user's usual permissions (0666 less the umask), not a
         // temporary's private 0600.
         .permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666))

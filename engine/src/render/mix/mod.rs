@@ -191,7 +191,7 @@ fn write_track(
     mut fill: impl FnMut(u64, &mut [f32]) -> Result<(), RenderError>,
 ) -> Result<NamedTempFile, RenderError> {
     let raw = tempfile::Builder::new()
-        .prefix(".banter-render-")
+        .prefix(&crate::scratch::prefix("render"))
         .suffix(&format!(".{name}.raw"))
         .tempfile_in(dir)
         .map_err(|e| RenderError::io(dir, e))?;
