@@ -62,10 +62,12 @@ pub fn resolve(
     notices: &mut Vec<String>,
 ) -> Result<SoundFiles, RenderError> {
     let mut found = SoundFiles::default();
+    let mut bed_on = false;
     for plan in plans.iter_mut() {
         for step in &mut plan.steps {
             match step {
                 Step::Sound(SoundStep { cue, wait }) => {
+                    note_ignored(cue, &mut bed_on, episode, notices);
                     let samples = found.check(cue, episode, dir, notices)?;
                     if let (Some(samples), CueAction::Sound { overlap_secs, .. }) =
                         (samples, &cue.action)
@@ -82,6 +84,7 @@ pub fn resolve(
                 }
                 Step::Speak(sentence) => {
                     for inline in &sentence.sounds {
+                        note_ignored(&inline.cue, &mut bed_on, episode, notices);
                         found.check(&inline.cue, episode, dir, notices)?;
                     }
                 }
@@ -90,6 +93,28 @@ pub fn resolve(
         }
     }
     Ok(found)
+}
+
+/// Says when a cue asks for something that will not happen: `[bed: off]` with no bed playing,
+/// an `overlap` on a sound among the words (speech does not wait for it anyway). `bed_on`
+/// follows the cues in order.
+fn note_ignored(cue: &SoundCue, bed_on: &mut bool, episode: &Episode, notices: &mut Vec<String>) {
+    let at = || episode.locate(cue.position);
+    match &cue.action {
+        CueAction::Bed { .. } => *bed_on = true,
+        CueAction::BedOff { .. } if !*bed_on => notices.push(format!(
+            "{}: `[bed: off]` but no bed is playing here, so it does nothing",
+            at()
+        )),
+        CueAction::BedOff { .. } => *bed_on = false,
+        CueAction::Sound { overlap_secs, .. } if *overlap_secs > 0.0 && !cue.alone => {
+            notices.push(format!(
+                "{}: overlap={overlap_secs}s does nothing here: speech waits only for a sound alone on its line",
+                at()
+            ));
+        }
+        CueAction::Sound { .. } => {}
+    }
 }
 
 impl SoundFiles {
@@ -240,6 +265,20 @@ mod tests {
             notices[0].starts_with("ep.txt:4:1: overlap=3s"),
             "{}",
             notices[0]
+        );
+        // Cues that would do nothing are said too.
+        let e = episode("[bed: off]\nAnn: Hi [sound: sfx/sting.wav overlap=1s] there.\n");
+        let mut plans = plan_episode(&e).expect("plans");
+        let mut notices = Vec::new();
+        resolve(&mut plans, &e, dir.path(), &mut notices).expect("resolves");
+        assert_eq!(notices.len(), 2, "{notices:?}");
+        assert!(
+            notices[0].starts_with("ep.txt:1:1: `[bed: off]` but no bed"),
+            "{notices:?}"
+        );
+        assert!(
+            notices[1].contains("speech waits only for a sound alone"),
+            "{notices:?}"
         );
     }
 
