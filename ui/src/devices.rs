@@ -1,6 +1,6 @@
 //! Choosing the audio output device (the status bar's Output picker), and hearing when the one
 //! in use goes away (the backend reopens the default device off the UI thread and reports
-//! [`DeviceNews`]; the status bar shows a device that could not be replaced as `audio_error`).
+//! [`DeviceNews`](crate::audio::DeviceNews); the status bar shows a device that could not be replaced as `audio_error`).
 //!
 //! Listing devices and opening one probe the sound system, which can take a while on some
 //! hosts, so both run on a worker thread through an [`OutputCatalog`]; the UI thread only
@@ -9,8 +9,7 @@
 
 use std::sync::{mpsc, Arc};
 
-use crate::app::Studio;
-use crate::audio::{AudioOut, AudioOutError, CpalOut, DeviceNews, MockOut};
+use crate::audio::{AudioOut, AudioOutError, CpalOut, MockOut};
 use crate::work::{send, spawn, Waker};
 
 /// The output devices there are, and how to open one.
@@ -87,8 +86,8 @@ pub struct Outputs {
     pub error: Option<String>,
     /// A device is being opened.
     pub opening: Option<String>,
-    tx: mpsc::SyncSender<DeviceEvent>,
-    rx: mpsc::Receiver<DeviceEvent>,
+    pub(crate) tx: mpsc::SyncSender<DeviceEvent>,
+    pub(crate) rx: mpsc::Receiver<DeviceEvent>,
 }
 
 impl Default for Outputs {
@@ -113,91 +112,6 @@ impl Outputs {
             send(&tx, &waker, DeviceEvent::Names(catalog.names()));
         }) {
             let _ = self.tx.try_send(DeviceEvent::Names(Err(e)));
-        }
-    }
-}
-
-impl Studio {
-    /// Sets where output devices are listed from and lists them (the window: cpal; tests: mocks).
-    pub fn set_output_catalog(&mut self, catalog: Arc<dyn OutputCatalog>) {
-        self.outputs.catalog = catalog;
-        self.outputs.refresh(&self.waker);
-    }
-
-    /// The output devices listed, the default first.
-    #[must_use]
-    pub fn output_names(&self) -> &[String] {
-        &self.outputs.names
-    }
-
-    /// The device playback goes to, in words.
-    #[must_use]
-    pub fn output_device(&self) -> String {
-        self.audio.describe()
-    }
-
-    /// Opens output `name` on a worker thread; playback moves there when it is open.
-    pub fn choose_output(&mut self, name: &str) {
-        let catalog = Arc::clone(&self.outputs.catalog);
-        let (tx, waker) = (self.outputs.tx.clone(), self.waker.clone());
-        let name = name.to_owned();
-        self.outputs.opening = Some(name.clone());
-        if let Err(e) = spawn("banter-output-open", move || {
-            let out = catalog.open(&name);
-            send(&tx, &waker, DeviceEvent::Opened { name, out });
-        }) {
-            self.outputs.opening = None;
-            self.say(e);
-        }
-    }
-
-    pub(crate) fn drain_outputs(&mut self) {
-        self.drain_device_news();
-        let events: Vec<_> = self.outputs.rx.try_iter().collect();
-        for event in events {
-            match event {
-                DeviceEvent::Names(Ok(names)) => {
-                    self.outputs.names = names;
-                    self.outputs.error = None;
-                }
-                DeviceEvent::Names(Err(e)) => self.outputs.error = Some(e),
-                DeviceEvent::Opened { name, out } => {
-                    self.outputs.opening = None;
-                    match out {
-                        Ok(mut out) => {
-                            self.buffer.set_playing(false);
-                            match out.attach(Arc::clone(&self.buffer)) {
-                                Ok(()) => {
-                                    self.audio = out;
-                                    self.audio_error = None;
-                                    self.say(format!("playing through {name}"));
-                                }
-                                Err(e) => self.say(format!("cannot play through {name}: {e}")),
-                            }
-                        }
-                        Err(e) => self.say(format!("cannot open {name}: {e}")),
-                    }
-                }
-            }
-        }
-    }
-
-    /// The device went away: say where playback went, or that it stopped (the status bar shows
-    /// `audio_error`), and list the devices again, since the list changed.
-    fn drain_device_news(&mut self) {
-        while let Some(news) = self.audio.news() {
-            match news {
-                DeviceNews::Moved { from, to } => {
-                    self.audio_error = None;
-                    self.say(format!("{from} went away: playing through {to}"));
-                }
-                DeviceNews::Lost(e) => {
-                    self.buffer.set_playing(false);
-                    self.say(format!("playback stopped: {e}"));
-                    self.audio_error = Some(e.to_string());
-                }
-            }
-            self.outputs.refresh(&self.waker);
         }
     }
 }

@@ -5,10 +5,11 @@
 //! previews, exports and the model. Script and cast changes are shown to the undo history as
 //! soon as they are made.
 
-use crate::app::{EditorMode, EngineState, Studio};
+use crate::app::{EngineState, Studio};
 use crate::command::Command;
 use crate::doc::Document;
 use crate::state::dialogs::{Leaving, UnsavedAnswer};
+use crate::state::EditorMode;
 use crate::work::library::LibCmd;
 
 impl Studio {

@@ -17,9 +17,10 @@ use std::sync::Arc;
 use eframe::egui::text::{LayoutJob, TextFormat};
 use eframe::egui::{self, Color32, Galley};
 
-use crate::app::{EditorMode, Studio};
+use crate::app::Studio;
 use crate::command::Command;
 use crate::doc::speaker_index;
+use crate::state::EditorMode;
 use crate::view::speaker_colour;
 
 /// The line being edited and its text, before Apply: UI-only, so it lives in egui's memory.
@@ -101,7 +102,7 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             )
         })
         .collect();
-    let found = crate::find::matching_lines(&studio.doc, &studio.find);
+    let found = crate::state::find::matching_lines(&studio.doc, &studio.find);
     let scroll_to = studio.find.scroll_to;
     if scroll_to.is_some() {
         out.push(Command::FindScrolled);

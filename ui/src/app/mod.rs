@@ -4,12 +4,22 @@
 //!
 //! Shortcuts and views do not write this state: they read it and emit
 //! [`Command`](crate::command::Command)s, which [`Studio::apply`] (in `app::apply`) carries out.
-//! The fields only the frame loop and `apply` touch are private; the rest are `pub(crate)` for
-//! the worker-report drain and the feature modules that extend `Studio` (`cast`, `live`,
-//! `devices`, `find`, `history`, `actions`), and views reach them through `&Studio` only.
+//! Every `impl Studio` lives in this module's files, one per concern (`apply`, `drain`,
+//! `playback`, `words`, `live`, `cast`, `outputs`, `find`, `undo`, `project`, `open`), so the
+//! fields only they touch are private to `app`; the rest are `pub(crate)` for the views, which
+//! reach them through `&Studio` only.
 
 mod apply;
+mod cast;
+mod drain;
+mod find;
+mod live;
 mod open;
+mod outputs;
+mod playback;
+mod project;
+mod undo;
+mod words;
 
 use std::path::PathBuf;
 use std::sync::{mpsc, Arc};
@@ -25,12 +35,13 @@ use crate::doc::{Document, EXAMPLE};
 use crate::frames::FrameStats;
 use crate::state::dialogs::Dialogs;
 use crate::state::export::ExportDialog;
+use crate::state::EditorMode;
 use crate::timeline::Timeline;
 use crate::view;
 use crate::work::export::ExportJob;
 use crate::work::library::{LibCmd, LibraryLink};
 use crate::work::load::{self, LoadEvent, Loaded};
-use crate::work::play::{self, PlayJob};
+use crate::work::play::PlayJob;
 use crate::work::voicematch::{
     CastCheckState, CastChecked, MatchReport, MatchState, ToolsOrigin, Unavailable, VoiceTools,
 };
@@ -66,12 +77,6 @@ pub enum EngineState {
     },
     Failed(String),
     Ready(Box<Loaded>),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EditorMode {
-    Lines,
-    Raw,
 }
 
 /// A script read from disk, waiting to replace the current one.
@@ -124,7 +129,7 @@ pub struct Studio {
     /// Reopen the library's latest project once its list arrives (a plain `banter`).
     reopen_last: bool,
     pub(crate) history: crate::history::History,
-    pub(crate) find: crate::find::FindBar,
+    pub(crate) find: crate::state::find::FindBar,
     dark: bool,
     pub(crate) message: Option<(String, Instant)>,
     pub(crate) matcher: Arc<dyn VoiceTools>,
@@ -212,7 +217,7 @@ impl Studio {
             choosing: None,
             reopen_last: config.reopen_last && config.script.is_none(),
             history: crate::history::History::default(),
-            find: crate::find::FindBar::default(),
+            find: crate::state::find::FindBar::default(),
             dark: true,
             message: None,
             matcher: Arc::new(Unavailable),
@@ -374,143 +379,6 @@ impl Studio {
         let text = text.into();
         tracing::info!("studio: {text}");
         self.message = Some((text, Instant::now()));
-    }
-
-    // --- actions ---
-
-    /// Plays from the selected line: renders through the scheduler and plays as audio arrives.
-    pub fn play(&mut self) {
-        let EngineState::Ready(engine) = &self.engine else {
-            self.say("the model is not loaded yet");
-            return;
-        };
-        let handle = engine.engine.clone();
-        let Some(episode) = self.doc.episode() else {
-            self.say("fix the script's error first");
-            return;
-        };
-        self.stop();
-        self.buffer.clear();
-        self.timeline = Timeline::new(self.doc.revision, self.selected);
-        self.play = Some(play::start(
-            handle,
-            episode,
-            self.selected,
-            Arc::clone(&self.sentences),
-            self.config.library.clone(),
-            self.waker.clone(),
-        ));
-        self.sound_on();
-    }
-
-    /// Whether there is an audio output to hear playback on. Without one, Play and "Play from
-    /// here" still render to the timeline (and export works), but nothing is set playing: a
-    /// playhead that cannot move is never shown as moving, and the transport says why once,
-    /// beside the Play button.
-    #[must_use]
-    pub fn can_sound(&self) -> bool {
-        self.audio_error.is_none()
-    }
-
-    /// Why nothing can be heard, while that is so (the transport shows it).
-    #[must_use]
-    pub fn audio_problem(&self) -> Option<&str> {
-        self.audio_error.as_deref()
-    }
-
-    /// Sets the rendered audio playing, if there is an output to hear it on.
-    pub(crate) fn sound_on(&self) {
-        if self.can_sound() {
-            self.buffer.set_playing(true);
-        }
-    }
-
-    /// Pauses playback if it is running (or about to start at a word); resumes (or starts) it
-    /// otherwise. It resumes where the playhead is when the selected line is the one playback
-    /// started from or the one under the playhead (a word clicked while paused).
-    pub fn toggle_play(&mut self) {
-        let position = self.buffer.position();
-        let at_selected = self.timeline.start_line == self.selected
-            || self
-                .timeline
-                .region_at(position)
-                .is_some_and(|r| r.line == self.selected);
-        if !self.can_sound() {
-            // Nothing to pause or resume: render (again, from the cache, if the timeline is
-            // stale) unless a render is already under way.
-            if self.play.is_none() {
-                self.play();
-            }
-        } else if self.pending_word.take().is_some() || self.buffer.is_playing() {
-            self.buffer.set_playing(false);
-        } else if !self.buffer.is_empty()
-            && self.timeline.revision == self.doc.revision
-            && at_selected
-            && position < self.buffer.len()
-        {
-            self.sound_on();
-        } else {
-            self.play();
-        }
-    }
-
-    /// Stops playback and its render.
-    pub fn stop(&mut self) {
-        self.buffer.set_playing(false);
-        self.pending_word = None;
-        if let Some(job) = self.play.take() {
-            job.stop();
-        }
-        if let Some(job) = self.preview.take() {
-            job.stop();
-        }
-    }
-
-    /// Moves the playhead to `sample` of the rendered audio.
-    pub fn seek(&mut self, sample: usize) {
-        self.buffer.seek(sample);
-        if let Some(r) = self.timeline.region_at(sample) {
-            self.selected = r.line;
-        }
-    }
-
-    /// Hands unsaved work (text and cast) to the library thread, which writes it within
-    /// [`crate::work::library::AUTOSAVE_AT_MOST`] whether or not another frame is ever drawn.
-    /// Called after every change the author makes and at the end of every frame; cheap when
-    /// nothing changed.
-    pub fn autosave_now(&mut self) {
-        if self.doc.unsaved_edits {
-            self.library.send(LibCmd::Autosave {
-                name: self.doc.name.clone(),
-                script: self.doc.text.clone(),
-                cast: self.doc.cast_map(),
-            });
-            self.doc.unsaved_edits = false;
-        }
-    }
-
-    /// The window is closing (Quit chosen, or the author's answer about unsaved work given).
-    #[must_use]
-    pub fn is_quitting(&self) -> bool {
-        self.quit
-    }
-
-    /// Closes the document as `leaving` asks (quit, or a new project), or asks first
-    /// (Save / Discard / Cancel) when that would lose work.
-    pub(crate) fn leave(&mut self, leaving: crate::state::dialogs::Leaving) {
-        if self.doc.needs_saving() {
-            self.dialogs.unsaved = Some(leaving);
-        } else {
-            self.go_on(leaving);
-        }
-    }
-
-    /// Does what `leaving` asked for, the document's work saved or given up.
-    pub(crate) fn go_on(&mut self, leaving: crate::state::dialogs::Leaving) {
-        match leaving {
-            crate::state::dialogs::Leaving::Quit => self.quit = true,
-            crate::state::dialogs::Leaving::NewProject => self.new_project(),
-        }
     }
 
     // --- the frame ---

@@ -1,6 +1,6 @@
 //! The studio's cast work that goes beyond picking a voice: matching a voice to a dropped clip,
 //! the "these two sound alike" check, and previews. The state lives in [`Studio`]; this file
-//! starts the workers and folds their reports in, so `app.rs` stays about the frame loop.
+//! starts the workers and folds their reports in, so `app/mod.rs` stays about the frame loop.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;

@@ -1,4 +1,5 @@
-//! Project actions: new, save (to the library), export, and retrying the model load.
+//! Project actions: new, save (to the library), autosave, leaving a document (quit, new) with
+//! the question about unsaved work, export, and retrying the model load.
 
 use engine::assets::ModelStore;
 use engine::library::ProjectDraft;
@@ -124,6 +125,45 @@ impl Studio {
                 ));
             }
             Err(e) => self.engine = EngineState::Failed(e),
+        }
+    }
+
+    /// Hands unsaved work (text and cast) to the library thread, which writes it within
+    /// [`crate::work::library::AUTOSAVE_AT_MOST`] whether or not another frame is ever drawn.
+    /// Called after every change the author makes and at the end of every frame; cheap when
+    /// nothing changed.
+    pub fn autosave_now(&mut self) {
+        if self.doc.unsaved_edits {
+            self.library.send(LibCmd::Autosave {
+                name: self.doc.name.clone(),
+                script: self.doc.text.clone(),
+                cast: self.doc.cast_map(),
+            });
+            self.doc.unsaved_edits = false;
+        }
+    }
+
+    /// The window is closing (Quit chosen, or the author's answer about unsaved work given).
+    #[must_use]
+    pub fn is_quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// Closes the document as `leaving` asks (quit, or a new project), or asks first
+    /// (Save / Discard / Cancel) when that would lose work.
+    pub(crate) fn leave(&mut self, leaving: crate::state::dialogs::Leaving) {
+        if self.doc.needs_saving() {
+            self.dialogs.unsaved = Some(leaving);
+        } else {
+            self.go_on(leaving);
+        }
+    }
+
+    /// Does what `leaving` asked for, the document's work saved or given up.
+    pub(crate) fn go_on(&mut self, leaving: crate::state::dialogs::Leaving) {
+        match leaving {
+            crate::state::dialogs::Leaving::Quit => self.quit = true,
+            crate::state::dialogs::Leaving::NewProject => self.new_project(),
         }
     }
 }
