@@ -7,10 +7,9 @@
 //! attaches the opened device to the play buffer. [`CpalCatalog`] lists cpal's output devices;
 //! [`MockCatalog`] stands in for tests with two named mock outputs.
 
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 
 use crate::audio::{AudioOut, AudioOutError, CpalOut, MockOut};
-use crate::work::{send, spawn, Waker};
 
 /// The output devices there are, and how to open one.
 pub trait OutputCatalog: Send + Sync {
@@ -71,6 +70,7 @@ impl OutputCatalog for MockCatalog {
     }
 }
 
+/// What the device workers report (on the studio's background channel for outputs).
 pub enum DeviceEvent {
     Names(Result<Vec<String>, String>),
     Opened {
@@ -86,32 +86,15 @@ pub struct Outputs {
     pub error: Option<String>,
     /// A device is being opened.
     pub opening: Option<String>,
-    pub(crate) tx: mpsc::SyncSender<DeviceEvent>,
-    pub(crate) rx: mpsc::Receiver<DeviceEvent>,
 }
 
 impl Default for Outputs {
     fn default() -> Self {
-        let (tx, rx) = mpsc::sync_channel(4);
         Self {
             catalog: Arc::new(NoCatalog),
             names: Vec::new(),
             error: None,
             opening: None,
-            tx,
-            rx,
-        }
-    }
-}
-
-impl Outputs {
-    /// Lists the devices on a worker thread.
-    pub fn refresh(&self, waker: &Waker) {
-        let (catalog, tx, waker) = (Arc::clone(&self.catalog), self.tx.clone(), waker.clone());
-        if let Err(e) = spawn("banter-outputs", move || {
-            send(&tx, &waker, DeviceEvent::Names(catalog.names()));
-        }) {
-            let _ = self.tx.try_send(DeviceEvent::Names(Err(e)));
         }
     }
 }

@@ -132,7 +132,7 @@ impl Studio {
             }
             Command::StartExport => self.start_export(),
             Command::CancelExport => {
-                if let Some(job) = &self.export_job {
+                if let Some(job) = &self.tasks.export {
                     job.cancel();
                 }
             }
@@ -173,7 +173,7 @@ impl Studio {
                     self.dialogs.unsaved = None;
                 } else if self.dialogs.help {
                     self.dialogs.help = false;
-                } else if self.export.open && self.export_job.is_none() {
+                } else if self.export.open && self.tasks.export.is_none() {
                     self.export.open = false;
                 } else {
                     self.stop();
@@ -181,7 +181,7 @@ impl Studio {
             }
             Command::Say(text) => self.say(text),
 
-            Command::RefreshOutputs => self.outputs.refresh(&self.waker),
+            Command::RefreshOutputs => self.refresh_outputs(),
             Command::ChooseOutput(name) => self.choose_output(&name),
             Command::SwitchApi(on) => {
                 if !on {
@@ -439,7 +439,7 @@ mod tests {
         );
         let samples = s.timeline.samples;
         s.apply(Command::PreviewSpeaker("Ann".into()));
-        assert!(s.preview.is_none() && !s.is_playing());
+        assert!(s.tasks.preview.is_none() && !s.is_playing());
         assert_eq!(s.timeline.samples, samples, "the rendered timeline is kept");
         assert_eq!(s.buffer.len(), samples);
         let said = s.message().unwrap_or_default().to_owned();

@@ -13,7 +13,7 @@ use crate::work::play::PlayEvent;
 
 impl Studio {
     pub(crate) fn drain_all(&mut self) {
-        if let Some(rx) = &self.load_rx {
+        if let Some(rx) = &self.tasks.load {
             let events: Vec<_> = rx.try_iter().collect();
             let mut loaded = false;
             for event in events {
@@ -45,7 +45,7 @@ impl Studio {
                 self.install_voice_tools();
             }
         }
-        if let Some(job) = &self.play {
+        if let Some(job) = &self.tasks.play {
             let mut finished = false;
             for event in job.rx.try_iter() {
                 match event {
@@ -70,7 +70,7 @@ impl Studio {
                 }
             }
             if finished {
-                self.play = None;
+                self.tasks.play = None;
             }
             self.resolve_pending_word();
         }
@@ -115,7 +115,7 @@ impl Studio {
     }
 
     fn drain_export(&mut self) {
-        let Some(job) = &self.export_job else {
+        let Some(job) = &self.tasks.export else {
             return;
         };
         let mut done = None;
@@ -131,7 +131,7 @@ impl Studio {
                 Err(e) => tracing::warn!("export: {e}"),
             }
             self.export.finished = Some(result);
-            self.export_job = None;
+            self.tasks.export = None;
         }
     }
 }

@@ -19,7 +19,7 @@ impl Studio {
         }
         // Only while audible: a paused playback waits for Play, which renders the edit then.
         if !self.buffer.is_playing()
-            || self.preview.is_some()
+            || self.tasks.preview.is_some()
             || self.timeline.revision == revision
             || self.timeline.revision == u64::MAX
             || self.edit_seen.1.elapsed() < SETTLE

@@ -18,11 +18,12 @@ mod open;
 mod outputs;
 mod playback;
 mod project;
+mod tasks;
 mod undo;
 mod words;
 
 use std::path::PathBuf;
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use eframe::egui;
@@ -38,14 +39,12 @@ use crate::state::export::ExportDialog;
 use crate::state::EditorMode;
 use crate::timeline::Timeline;
 use crate::view;
-use crate::work::export::ExportJob;
 use crate::work::library::{LibCmd, LibraryLink};
-use crate::work::load::{self, LoadEvent, Loaded};
-use crate::work::play::PlayJob;
-use crate::work::voicematch::{
-    CastCheckState, CastChecked, MatchReport, MatchState, ToolsOrigin, Unavailable, VoiceTools,
-};
+use crate::work::load::{self, Loaded};
+use crate::work::voicematch::{CastCheckState, MatchState, ToolsOrigin, Unavailable, VoiceTools};
 use crate::work::Waker;
+
+use tasks::BackgroundTasks;
 
 /// How the studio starts.
 #[derive(Debug, Clone, Default)]
@@ -94,23 +93,20 @@ pub struct Studio {
     /// Episode index of the selected line (play starts there).
     pub(crate) selected: usize,
     pub(crate) engine: EngineState,
-    pub(crate) load_rx: Option<mpsc::Receiver<LoadEvent>>,
+    /// Every job on a worker thread and every channel a worker reports on.
+    pub(crate) tasks: BackgroundTasks,
     pub(crate) audio: Box<dyn AudioOut>,
     pub(crate) audio_error: Option<String>,
     pub(crate) outputs: crate::devices::Outputs,
     pub(crate) buffer: Arc<PlayBuffer>,
-    pub(crate) play: Option<PlayJob>,
     /// "Play from here" waiting for its word to be rendered ([`crate::words`]).
     pub(crate) pending_word: Option<crate::words::PendingWord>,
     /// Sentences already rendered for playback (replays and edits reuse them).
     pub(crate) sentences: Arc<crate::work::sentences::SentenceCache>,
     /// The document revision last seen and when it changed (edits during playback settle).
     pub(crate) edit_seen: (u64, Instant),
-    /// A cast preview being spoken (it uses the play buffer; playback stops for it).
-    pub(crate) preview: Option<crate::work::preview::PreviewJob>,
     pub(crate) timeline: Timeline,
     pub(crate) export: ExportDialog,
-    pub(crate) export_job: Option<ExportJob>,
     pub(crate) library: LibraryLink,
     pub(crate) library_error: Option<String>,
     pub(crate) projects: Vec<String>,
@@ -120,12 +116,8 @@ pub struct Studio {
     /// Open, Save as and the shortcuts overlay.
     dialogs: Dialogs,
     pub(crate) incoming: Option<Incoming>,
-    pub(crate) import_rx: mpsc::Receiver<Result<Incoming, crate::files::OpenError>>,
-    import_tx: mpsc::SyncSender<Result<Incoming, crate::files::OpenError>>,
     /// The desktop's file dialog (or none: the Open window's typed path).
     chooser: Arc<dyn crate::files::ScriptChooser>,
-    /// A file dialog is open on a worker thread; its answer comes back here.
-    pub(crate) choosing: Option<mpsc::Receiver<open::Chosen>>,
     /// Reopen the library's latest project once its list arrives (a plain `banter`).
     reopen_last: bool,
     pub(crate) history: crate::history::History,
@@ -135,13 +127,9 @@ pub struct Studio {
     pub(crate) matcher: Arc<dyn VoiceTools>,
     pub(crate) tools_origin: ToolsOrigin,
     pub(crate) match_options: engine::voicematch::MatchOptions,
-    pub(crate) match_tx: mpsc::SyncSender<MatchReport>,
-    pub(crate) match_rx: mpsc::Receiver<MatchReport>,
     /// Each speaker's latest voice match (running, found, failed).
     pub(crate) matching: std::collections::BTreeMap<String, MatchState>,
     pub(crate) cast_check: CastCheckState,
-    pub(crate) check_tx: mpsc::SyncSender<CastChecked>,
-    pub(crate) check_rx: mpsc::Receiver<CastChecked>,
     pub(crate) last_xrt: Option<f64>,
     /// The loopback API switch in the status bar.
     api: crate::api::ApiSwitch,
@@ -182,28 +170,22 @@ impl Studio {
         library.send(LibCmd::ListAutosaves);
         library.send(LibCmd::ListProjects);
         library.send(LibCmd::ListVoices);
-        let (import_tx, import_rx) = mpsc::sync_channel(16);
-        let (match_tx, match_rx) = mpsc::sync_channel(crate::work::EVENTS);
-        let (check_tx, check_rx) = mpsc::sync_channel(4);
         let mut studio = Self {
             waker,
             doc: Document::new("untitled", EXAMPLE.to_owned(), None),
             mode: EditorMode::Lines,
             selected: 0,
             engine,
-            load_rx,
+            tasks: BackgroundTasks::new(load_rx),
             audio,
             audio_error,
             outputs: crate::devices::Outputs::default(),
             buffer,
-            play: None,
             pending_word: None,
             sentences: Arc::default(),
             edit_seen: (0, Instant::now()),
-            preview: None,
             timeline: Timeline::default(),
             export: ExportDialog::default(),
-            export_job: None,
             library,
             library_error: None,
             projects: Vec::new(),
@@ -211,10 +193,7 @@ impl Studio {
             recovery: Vec::new(),
             dialogs: Dialogs::default(),
             incoming: None,
-            import_rx,
-            import_tx,
             chooser: Arc::new(crate::files::NoChooser),
-            choosing: None,
             reopen_last: config.reopen_last && config.script.is_none(),
             history: crate::history::History::default(),
             find: crate::state::find::FindBar::default(),
@@ -223,12 +202,8 @@ impl Studio {
             matcher: Arc::new(Unavailable),
             tools_origin: ToolsOrigin::StandIn,
             match_options: engine::voicematch::MatchOptions::default(),
-            match_tx,
-            match_rx,
             matching: std::collections::BTreeMap::new(),
             cast_check: CastCheckState::default(),
-            check_tx,
-            check_rx,
             last_xrt: None,
             api: crate::api::ApiSwitch::default(),
             frames: FrameStats::from_env(),
@@ -239,10 +214,6 @@ impl Studio {
             studio.import(&path);
         }
         studio
-    }
-
-    pub(crate) fn set_load_rx(&mut self, rx: mpsc::Receiver<LoadEvent>) {
-        self.load_rx = Some(rx);
     }
 
     /// Gives the studio a loopback API server to switch on from the status bar.
@@ -324,7 +295,7 @@ impl Studio {
     /// Rendering for playback is under way.
     #[must_use]
     pub fn is_rendering(&self) -> bool {
-        self.play.is_some()
+        self.tasks.play.is_some()
     }
 
     #[must_use]
@@ -402,11 +373,7 @@ impl Studio {
         self.history.observe(&self.doc);
         self.autosave_now();
         self.follow_edits();
-        if self.is_playing()
-            || self.play.is_some()
-            || self.preview.is_some()
-            || self.export_job.is_some()
-        {
+        if self.is_playing() || self.tasks.busy() {
             // Keep the playhead moving at the display rate while anything is under way.
             ctx.request_repaint_after(Duration::from_millis(16));
         }

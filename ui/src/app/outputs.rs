@@ -14,7 +14,18 @@ impl Studio {
     /// Sets where output devices are listed from and lists them (the window: cpal; tests: mocks).
     pub fn set_output_catalog(&mut self, catalog: Arc<dyn OutputCatalog>) {
         self.outputs.catalog = catalog;
-        self.outputs.refresh(&self.waker);
+        self.refresh_outputs();
+    }
+
+    /// Lists the output devices on a worker thread.
+    pub(crate) fn refresh_outputs(&self) {
+        let catalog = Arc::clone(&self.outputs.catalog);
+        let (tx, waker) = (self.tasks.outputs.tx.clone(), self.waker.clone());
+        if let Err(e) = spawn("banter-outputs", move || {
+            send(&tx, &waker, DeviceEvent::Names(catalog.names()));
+        }) {
+            let _ = self.tasks.outputs.tx.try_send(DeviceEvent::Names(Err(e)));
+        }
     }
 
     /// The output devices listed, the default first.
@@ -32,7 +43,7 @@ impl Studio {
     /// Opens output `name` on a worker thread; playback moves there when it is open.
     pub fn choose_output(&mut self, name: &str) {
         let catalog = Arc::clone(&self.outputs.catalog);
-        let (tx, waker) = (self.outputs.tx.clone(), self.waker.clone());
+        let (tx, waker) = (self.tasks.outputs.tx.clone(), self.waker.clone());
         let name = name.to_owned();
         self.outputs.opening = Some(name.clone());
         if let Err(e) = spawn("banter-output-open", move || {
@@ -46,7 +57,7 @@ impl Studio {
 
     pub(crate) fn drain_outputs(&mut self) {
         self.drain_device_news();
-        let events: Vec<_> = self.outputs.rx.try_iter().collect();
+        let events: Vec<_> = self.tasks.outputs.rx.try_iter().collect();
         for event in events {
             match event {
                 DeviceEvent::Names(Ok(names)) => {
@@ -90,7 +101,7 @@ impl Studio {
                     self.audio_error = Some(e.to_string());
                 }
             }
-            self.outputs.refresh(&self.waker);
+            self.refresh_outputs();
         }
     }
 }

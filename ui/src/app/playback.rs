@@ -24,7 +24,7 @@ impl Studio {
         self.stop();
         self.buffer.clear();
         self.timeline = Timeline::new(self.doc.revision, self.selected);
-        self.play = Some(play::start(
+        self.tasks.play = Some(play::start(
             handle,
             episode,
             self.selected,
@@ -70,7 +70,7 @@ impl Studio {
         if !self.can_sound() {
             // Nothing to pause or resume: render (again, from the cache, if the timeline is
             // stale) unless a render is already under way.
-            if self.play.is_none() {
+            if self.tasks.play.is_none() {
                 self.play();
             }
         } else if self.pending_word.take().is_some() || self.buffer.is_playing() {
@@ -90,10 +90,10 @@ impl Studio {
     pub fn stop(&mut self) {
         self.buffer.set_playing(false);
         self.pending_word = None;
-        if let Some(job) = self.play.take() {
+        if let Some(job) = self.tasks.play.take() {
             job.stop();
         }
-        if let Some(job) = self.preview.take() {
+        if let Some(job) = self.tasks.preview.take() {
             job.stop();
         }
     }

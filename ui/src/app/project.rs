@@ -95,7 +95,7 @@ impl Studio {
         settings.path = dest.display().to_string();
         self.export.progress = None;
         self.export.finished = None;
-        self.export_job = Some(export::start(
+        self.tasks.export = Some(export::start(
             engine.engine.clone(),
             episode,
             dest,
@@ -117,7 +117,7 @@ impl Studio {
                     text: "starting…".into(),
                     fraction: None,
                 };
-                self.set_load_rx(load::start(
+                self.tasks.load = Some(load::start(
                     store,
                     self.config.device,
                     true,

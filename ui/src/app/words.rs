@@ -58,7 +58,7 @@ impl Studio {
         }
         self.selected = line;
         self.play();
-        if self.play.is_some() {
+        if self.tasks.play.is_some() {
             self.buffer.set_playing(false);
             self.pending_word = Some(PendingWord { line, at });
         }
@@ -76,7 +76,7 @@ impl Studio {
         {
             self.seek(sample);
         } else {
-            let line_over = self.play.is_none()
+            let line_over = self.tasks.play.is_none()
                 || self.timeline.complete
                 || self
                     .timeline
