@@ -21,8 +21,7 @@ fn studio_with(
     text: &str,
 ) -> egui_kittest::Harness<'static, ui::Studio> {
     let mut h = fx.harness(Some(store.root()), SIZE);
-    h.state_mut().document_mut().text = text.into();
-    h.state_mut().document_mut().edited();
+    h.state_mut().apply(ui::Command::EditText(text.into()));
     wait_for_model(&mut h);
     h
 }
@@ -124,7 +123,7 @@ fn import_cast_play_edit_and_export() {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
     h.run_steps(2);
     let dest = fx.path("duo-episode.wav");
-    h.state_mut().export_dialog_mut().settings.path = dest.display().to_string();
+    set_export_path(&mut h, &dest.display().to_string());
     h.get_by_label("Export").click();
     step_until(&mut h, Duration::from_mins(3), "the export", |h| {
         h.state().export_dialog().finished.is_some()
@@ -159,9 +158,9 @@ fn a_dropped_clip_matches_a_voice_the_cast_check_warns_and_preview_speaks() {
             max_renders: 1,
             listed: 3,
         });
-    h.state_mut().document_mut().text =
-        "---\ncast:\n  Ann: af_heart\n  Ben: af_heart\n---\nAnn: Hello.\nBen: Hi.\n".into();
-    h.state_mut().document_mut().edited();
+    h.state_mut().apply(ui::Command::EditText(
+        "---\ncast:\n  Ann: af_heart\n  Ben: af_heart\n---\nAnn: Hello.\nBen: Hi.\n".into(),
+    ));
     wait_for_model(&mut h);
 
     // Both speakers share a voice: the cast check (off the UI thread) says so.
@@ -425,8 +424,7 @@ fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
     };
     let fx = Fixture::new();
     let mut h = fx.harness_without_sound(Some(store.root()), SIZE);
-    h.state_mut().document_mut().text = DUO.into();
-    h.state_mut().document_mut().edited();
+    h.state_mut().apply(ui::Command::EditText(DUO.into()));
     wait_for_model(&mut h);
     h.get_by_label("Play").click();
     step_until(&mut h, Duration::from_mins(2), "the whole render", |h| {
@@ -450,7 +448,7 @@ fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
     // Export still works.
     h.state_mut().apply(ui::Command::ShowExport);
     let dest = fx.path("no-sound.wav");
-    h.state_mut().export_dialog_mut().settings.path = dest.display().to_string();
+    set_export_path(&mut h, &dest.display().to_string());
     h.state_mut().apply(ui::Command::StartExport);
     step_until(&mut h, Duration::from_mins(3), "the export", |h| {
         h.state().export_dialog().finished.is_some()
@@ -472,4 +470,12 @@ fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
         ) & 0o777;
         assert_eq!(mode, 0o666 & !umask, "{} is {mode:o}", file.display());
     }
+}
+
+/// Sets the export dialog's destination as the author would type it.
+fn set_export_path(h: &mut egui_kittest::Harness<'static, ui::Studio>, path: &str) {
+    let mut settings = h.state().export_dialog().settings.clone();
+    settings.path = path.to_owned();
+    h.state_mut()
+        .apply(ui::Command::SetExportSettings(settings));
 }

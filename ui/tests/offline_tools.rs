@@ -105,8 +105,7 @@ impl VoiceTools for Scripted {
 fn with_tools(fx: &Fixture, script: &str) -> Harness<'static, Studio> {
     let mut h = fx.harness(None, SIZE);
     h.state_mut().set_voice_tools(Arc::new(Scripted));
-    h.state_mut().document_mut().text = script.into();
-    h.state_mut().document_mut().edited();
+    h.state_mut().apply(ui::Command::EditText(script.into()));
     h.run_steps(3);
     h
 }

@@ -246,14 +246,8 @@ impl Studio {
         &self.doc
     }
 
-    /// The open document, to change it as an edit in a widget would (tests, automation); call
-    /// [`Document::edited`] after changing the text.
-    pub fn document_mut(&mut self) -> &mut Document {
-        &mut self.doc
-    }
-
     /// Opens project `name` from the library (as the Open dialog does).
-    pub fn library_load(&mut self, name: &str) {
+    pub(crate) fn library_load(&mut self, name: &str) {
         self.library.send(LibCmd::Load(name.to_owned()));
     }
 
@@ -301,11 +295,6 @@ impl Studio {
     #[must_use]
     pub fn export_dialog(&self) -> &ExportDialog {
         &self.export
-    }
-
-    /// The export dialog, to set its settings as a user would type them (tests).
-    pub fn export_dialog_mut(&mut self) -> &mut ExportDialog {
-        &mut self.export
     }
 
     /// Whether the script shows as parsed lines or raw text.
