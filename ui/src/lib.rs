@@ -15,7 +15,7 @@
 //! playback, words, cast, outputs, find, undo, projects, opening files); [`view`] one file per
 //! panel or dialog (they draw and emit [`command::Command`]s; `Studio::apply`, in
 //! `app/apply.rs`, is the one place that carries them out), [`state`] the panels' and dialogs'
-//! state, [`doc`] the open script, [`timeline`] the waveform envelope, [`input`] shortcuts and
+//! state, [`doc`] the open script, [`waveform`] the waveform envelope, [`input`] shortcuts and
 //! dropped files, [`history`] the undo history, [`devices`] the output-device catalogs,
 //! [`files`] the file dialog and what is refused as not a script, [`words`] where timed words
 //! are in the shown text, [`frames`] the frame-time statistics.
@@ -31,8 +31,8 @@ pub mod frames;
 pub mod history;
 pub mod input;
 pub mod state;
-pub mod timeline;
 pub mod view;
+pub mod waveform;
 pub mod words;
 pub mod work;
 

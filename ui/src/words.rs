@@ -3,7 +3,7 @@
 //! `app::words`).
 //!
 //! The words come from playback ([`crate::work::play::PlayEvent::Words`]) and live in the
-//! timeline's regions ([`crate::timeline::Word`]). The lines view shows each turn's spoken
+//! timeline's regions ([`crate::waveform::Word`]). The lines view shows each turn's spoken
 //! text ([`engine::script::Episode::spoken_text`]: directions removed, whitespace collapsed,
 //! turns over several source lines joined), so a word's `source_line`/`source_column` in the
 //! script file does not point into what is drawn. What does hold is the author's spelling, in
@@ -16,7 +16,7 @@
 
 use std::ops::Range;
 
-use crate::timeline::Word;
+use crate::waveform::Word;
 
 /// The byte range of each word in `shown`, in order: `None` for a word not found there.
 pub struct Spans<'a, I> {

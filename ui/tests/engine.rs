@@ -71,15 +71,15 @@ fn import_cast_play_edit_and_export() {
     h.get_by_label("Play").click();
     let mut sizes = Vec::new();
     step_until(&mut h, Duration::from_mins(2), "the whole render", |h| {
-        let n = h.state().timeline().samples;
+        let n = h.state().waveform().samples;
         if sizes.last() != Some(&n) {
             sizes.push(n);
         }
         fx.mock.pull(2400);
-        h.state().timeline().complete
+        h.state().waveform().complete
     });
     assert!(sizes.len() >= 3, "the waveform grew in steps: {sizes:?}");
-    let tl = h.state().timeline();
+    let tl = h.state().waveform();
     assert_eq!(tl.regions.len(), 2, "one region per line");
     assert_eq!(tl.regions[1].speaker, "Ben");
     assert!(tl.secs() > 2.0, "{} s", tl.secs());
@@ -272,7 +272,7 @@ fn editing_a_line_while_playing_re_renders_only_that_line() {
     // Wait until Ann's line is rendered and Ben's has started (the device is not pulling, so
     // the playhead stays in Ann's line).
     step_until(&mut h, Duration::from_mins(2), "Ben's line to start", |h| {
-        h.state().timeline().regions.len() == 2 && h.state().sentence_stats().1 == 2
+        h.state().waveform().regions.len() == 2 && h.state().sentence_stats().1 == 2
     });
     let (hits, misses) = h.state().sentence_stats();
     assert!(h.state().is_playing());
@@ -282,14 +282,14 @@ fn editing_a_line_while_playing_re_renders_only_that_line() {
     });
     let revision = h.state().document().revision;
     step_until(&mut h, Duration::from_mins(2), "the re-render", |h| {
-        let tl = h.state().timeline();
+        let tl = h.state().waveform();
         tl.revision == revision && tl.complete
     });
     let (hits2, misses2) = h.state().sentence_stats();
     assert_eq!(hits2 - hits, 1, "Ann's unchanged line came from the cache");
     assert_eq!(misses2 - misses, 1, "only Ben's edited line was rendered");
     assert!(h.state().is_playing(), "playback went on by itself");
-    let tl = h.state().timeline();
+    let tl = h.state().waveform();
     assert_eq!(tl.start_line, 0, "from the line being heard");
     assert_eq!(tl.regions.len(), 2);
     let words: Vec<&str> = tl.regions[0]
@@ -322,7 +322,7 @@ fn play_from_a_word_then_click_another() {
         "playing from the word",
         |h| h.state().is_playing(),
     );
-    let tl = h.state().timeline();
+    let tl = h.state().waveform();
     assert_eq!((tl.start_line, tl.regions[0].line), (1, 1));
     let words = &tl.regions[0].words;
     let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
@@ -330,7 +330,7 @@ fn play_from_a_word_then_click_another() {
     assert!(words
         .windows(2)
         .all(|w| w[0].start <= w[1].start && w[0].end <= w[1].start + 1));
-    assert_eq!(h.state().timeline().word_at(words[2].start), Some((1, 2)));
+    assert_eq!(h.state().waveform().word_at(words[2].start), Some((1, 2)));
     let good = words[2].start;
     assert!(good > 0);
     assert_eq!(h.state().playhead(), good);
@@ -432,17 +432,17 @@ fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
             h.query_by_label("Pause").is_none() && !h.state().is_playing(),
             "Pause shown while nothing can move"
         );
-        h.state().timeline().complete
+        h.state().waveform().complete
     });
-    let samples = h.state().timeline().samples;
+    let samples = h.state().waveform().samples;
     assert!(samples > 0);
     assert_eq!(h.state().playhead(), 0, "nothing moved");
     // A preview cannot be heard: it says so, and the rendered timeline stays.
     h.get_by_label("Preview Ann").click();
     h.run_steps(3);
     assert!(h.state().previewing().is_none());
-    assert_eq!(h.state().timeline().samples, samples);
-    assert!(h.state().timeline().complete);
+    assert_eq!(h.state().waveform().samples, samples);
+    assert!(h.state().waveform().complete);
     let said = h.state().message().unwrap_or_default().to_owned();
     assert!(said.contains("cannot preview Ann"), "{said}");
     // Export still works.
@@ -475,7 +475,7 @@ fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
 /// Sets the export dialog's destination as the author would type it.
 fn set_export_path(h: &mut egui_kittest::Harness<'static, ui::Studio>, path: &str) {
     let mut settings = h.state().export_dialog().settings.clone();
-    settings.path = path.to_owned();
+    path.clone_into(&mut settings.path);
     h.state_mut()
         .apply(ui::Command::SetExportSettings(settings));
 }

@@ -348,11 +348,11 @@ mod tests {
             "Ann: Good morning, Ann!\nBen: Two trains.\n".into(),
         ));
         let sr = engine::SAMPLE_RATE as usize;
-        s.timeline = crate::timeline::Timeline::new(s.doc.revision, 0);
-        s.timeline.line_start(0, "Ann".into(), 0);
+        s.waveform = crate::waveform::Waveform::new(s.doc.revision, 0);
+        s.waveform.line_start(0, "Ann".into(), 0);
         let audio = vec![0.0; 2 * sr];
         s.buffer.append(&audio);
-        s.timeline.push(&audio);
+        s.waveform.push(&audio);
         let word = |w: &str, start: f64| engine::words::TimedWord {
             word: w.into(),
             start,
@@ -360,7 +360,7 @@ mod tests {
             source_line: 1,
             source_column: 1,
         };
-        s.timeline.add_words(
+        s.waveform.add_words(
             0,
             &[word("Good", 0.1), word("morning", 0.5), word("Ann", 1.0)],
         );
@@ -437,10 +437,10 @@ mod tests {
             engine::SAMPLE_RATE as usize * 4 / 10,
             "the playhead still moves to the word"
         );
-        let samples = s.timeline.samples;
+        let samples = s.waveform.samples;
         s.apply(Command::PreviewSpeaker("Ann".into()));
         assert!(s.tasks.preview.is_none() && !s.is_playing());
-        assert_eq!(s.timeline.samples, samples, "the rendered timeline is kept");
+        assert_eq!(s.waveform.samples, samples, "the rendered timeline is kept");
         assert_eq!(s.buffer.len(), samples);
         let said = s.message().unwrap_or_default().to_owned();
         assert!(

@@ -186,7 +186,7 @@ impl Studio {
         self.stop();
         self.buffer.clear();
         // Matches no document revision, so Play afterwards renders the episode afresh.
-        self.timeline = crate::timeline::Timeline::new(u64::MAX, usize::MAX);
+        self.waveform = crate::waveform::Waveform::new(u64::MAX, usize::MAX);
         self.tasks.preview = Some(crate::work::preview::start(
             handle,
             self.config.library.clone(),

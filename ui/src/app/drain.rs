@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::app::{EngineState, Studio};
 use crate::doc::Document;
-use crate::timeline::Timeline;
+use crate::waveform::Waveform;
 use crate::work::library::{LibCmd, LibEvent};
 use crate::work::load::LoadEvent;
 use crate::work::play::PlayEvent;
@@ -50,16 +50,16 @@ impl Studio {
             for event in job.rx.try_iter() {
                 match event {
                     PlayEvent::LineStart { line, speaker, at } => {
-                        self.timeline.line_start(line, speaker, at);
+                        self.waveform.line_start(line, speaker, at);
                     }
                     PlayEvent::Audio(samples) => {
                         self.buffer.append(&samples);
-                        self.timeline.push(&samples);
+                        self.waveform.push(&samples);
                     }
-                    PlayEvent::Words { line, words } => self.timeline.add_words(line, &words),
+                    PlayEvent::Words { line, words } => self.waveform.add_words(line, &words),
                     PlayEvent::Done => {
                         self.buffer.set_complete(true);
-                        self.timeline.complete = true;
+                        self.waveform.complete = true;
                         finished = true;
                     }
                     PlayEvent::Failed(e) => {
@@ -99,7 +99,7 @@ impl Studio {
                     doc.set_cast_map(&draft.cast);
                     self.doc = doc;
                     self.selected = 0;
-                    self.timeline = Timeline::default();
+                    self.waveform = Waveform::default();
                     self.buffer.clear();
                     self.say(format!("opened project \"{}\"", draft.name));
                 }

@@ -37,8 +37,8 @@ use crate::frames::FrameStats;
 use crate::state::dialogs::Dialogs;
 use crate::state::export::ExportDialog;
 use crate::state::EditorMode;
-use crate::timeline::Timeline;
 use crate::view;
+use crate::waveform::Waveform;
 use crate::work::library::{LibCmd, LibraryLink};
 use crate::work::load::{self, Loaded};
 use crate::work::voicematch::{CastCheckState, MatchState, ToolsOrigin, Unavailable, VoiceTools};
@@ -105,7 +105,7 @@ pub struct Studio {
     pub(crate) sentences: Arc<crate::work::sentences::SentenceCache>,
     /// The document revision last seen and when it changed (edits during playback settle).
     pub(crate) edit_seen: (u64, Instant),
-    pub(crate) timeline: Timeline,
+    pub(crate) waveform: Waveform,
     pub(crate) export: ExportDialog,
     pub(crate) library: LibraryLink,
     pub(crate) library_error: Option<String>,
@@ -184,7 +184,7 @@ impl Studio {
             pending_word: None,
             sentences: Arc::default(),
             edit_seen: (0, Instant::now()),
-            timeline: Timeline::default(),
+            waveform: Waveform::default(),
             export: ExportDialog::default(),
             library,
             library_error: None,
@@ -271,8 +271,8 @@ impl Studio {
     }
 
     #[must_use]
-    pub fn timeline(&self) -> &Timeline {
-        &self.timeline
+    pub fn waveform(&self) -> &Waveform {
+        &self.waveform
     }
 
     #[must_use]

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::app::{Incoming, Studio};
 use crate::doc::Document;
 use crate::files::{NoDialog, ScriptChooser, NO_DIALOG_WITHIN};
-use crate::timeline::Timeline;
+use crate::waveform::Waveform;
 use crate::work::library::LibCmd;
 
 /// What the file dialog's worker reports.
@@ -99,7 +99,7 @@ impl Studio {
         // A freshly imported script is a new project that has not been saved yet.
         self.doc.dirty = true;
         self.selected = 0;
-        self.timeline = Timeline::default();
+        self.waveform = Waveform::default();
         self.buffer.clear();
         self.say(format!("opened {}", incoming.name));
     }

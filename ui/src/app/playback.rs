@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use crate::timeline::Timeline;
+use crate::waveform::Waveform;
 use crate::work::play;
 
 use super::{EngineState, Studio};
@@ -23,7 +23,7 @@ impl Studio {
         };
         self.stop();
         self.buffer.clear();
-        self.timeline = Timeline::new(self.doc.revision, self.selected);
+        self.waveform = Waveform::new(self.doc.revision, self.selected);
         self.tasks.play = Some(play::start(
             handle,
             episode,
@@ -62,9 +62,9 @@ impl Studio {
     /// started from or the one under the playhead (a word clicked while paused).
     pub fn toggle_play(&mut self) {
         let position = self.buffer.position();
-        let at_selected = self.timeline.start_line == self.selected
+        let at_selected = self.waveform.start_line == self.selected
             || self
-                .timeline
+                .waveform
                 .region_at(position)
                 .is_some_and(|r| r.line == self.selected);
         if !self.can_sound() {
@@ -76,7 +76,7 @@ impl Studio {
         } else if self.pending_word.take().is_some() || self.buffer.is_playing() {
             self.buffer.set_playing(false);
         } else if !self.buffer.is_empty()
-            && self.timeline.revision == self.doc.revision
+            && self.waveform.revision == self.doc.revision
             && at_selected
             && position < self.buffer.len()
         {
@@ -101,7 +101,7 @@ impl Studio {
     /// Moves the playhead to `sample` of the rendered audio.
     pub fn seek(&mut self, sample: usize) {
         self.buffer.seek(sample);
-        if let Some(r) = self.timeline.region_at(sample) {
+        if let Some(r) = self.waveform.region_at(sample) {
             self.selected = r.line;
         }
     }

@@ -6,7 +6,7 @@ use engine::library::ProjectDraft;
 
 use crate::app::{EngineState, Studio};
 use crate::doc::{Document, EXAMPLE};
-use crate::timeline::Timeline;
+use crate::waveform::Waveform;
 use crate::work::export;
 use crate::work::library::LibCmd;
 use crate::work::load;
@@ -20,7 +20,7 @@ impl Studio {
         let name = self.unused_project_name();
         self.doc = Document::new(&name, EXAMPLE.to_owned(), None);
         self.selected = 0;
-        self.timeline = Timeline::default();
+        self.waveform = Waveform::default();
         self.buffer.clear();
     }
 

@@ -19,7 +19,7 @@ impl Studio {
     #[must_use]
     pub fn word_start(&self, line: usize, at: usize) -> Option<usize> {
         let region = self
-            .timeline
+            .waveform
             .regions
             .iter()
             .rev()
@@ -49,7 +49,7 @@ impl Studio {
     /// more than the line's first sentences, which playback renders first anyway. If no words
     /// come (a line the model gave no durations for), it plays from the line's start.
     pub(crate) fn play_from_word(&mut self, line: usize, at: usize) {
-        if self.timeline.revision == self.doc.revision {
+        if self.waveform.revision == self.doc.revision {
             if let Some(sample) = self.word_start(line, at).filter(|&s| s < self.buffer.len()) {
                 self.seek(sample);
                 self.sound_on();
@@ -77,9 +77,9 @@ impl Studio {
             self.seek(sample);
         } else {
             let line_over = self.tasks.play.is_none()
-                || self.timeline.complete
+                || self.waveform.complete
                 || self
-                    .timeline
+                    .waveform
                     .regions
                     .last()
                     .is_some_and(|r| r.line != p.line);

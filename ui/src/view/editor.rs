@@ -85,7 +85,7 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let id = ui.scope_id().with("line-edit");
     let mut edit: LineEdit = ui.data_mut(|d| d.get_temp(id)).unwrap_or_default();
     let current = studio
-        .timeline
+        .waveform
         .region_at(studio.buffer.position())
         .filter(|_| studio.buffer.is_playing())
         .map(|r| r.line);
@@ -335,12 +335,12 @@ fn menu_word_id() -> egui::Id {
 fn word_span(studio: &Studio, line: usize, text: &str) -> Option<Range<usize>> {
     let position = studio.buffer.position();
     let shown = studio.buffer.is_playing()
-        || (studio.timeline.revision == studio.doc.revision && position > 0);
-    let (l, k) = studio.timeline.word_at(position).filter(|_| shown)?;
+        || (studio.waveform.revision == studio.doc.revision && position > 0);
+    let (l, k) = studio.waveform.word_at(position).filter(|_| shown)?;
     if l != line {
         return None;
     }
-    let words = studio.timeline.line_words(line);
+    let words = studio.waveform.line_words(line);
     crate::words::span_of(text, words.iter().map(|w| w.text.as_str()), k)
 }
 
