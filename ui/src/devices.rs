@@ -10,11 +10,23 @@
 use std::sync::Arc;
 
 use crate::audio::{AudioOut, AudioOutError, CpalOut, MockOut};
+use crate::work::SpawnError;
+
+/// Why the output devices could not be listed.
+#[derive(Debug, thiserror::Error)]
+pub enum ListError {
+    #[error("choosing an output device is not available here")]
+    NotAvailable,
+    #[error(transparent)]
+    Audio(#[from] AudioOutError),
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+}
 
 /// The output devices there are, and how to open one.
 pub trait OutputCatalog: Send + Sync {
     /// Device names, the default first.
-    fn names(&self) -> Result<Vec<String>, String>;
+    fn names(&self) -> Result<Vec<String>, ListError>;
     /// Opens the device called `name` (not yet playing: the studio attaches its buffer).
     fn open(&self, name: &str) -> Result<Box<dyn AudioOut + Send>, AudioOutError>;
 }
@@ -23,8 +35,8 @@ pub trait OutputCatalog: Send + Sync {
 pub struct NoCatalog;
 
 impl OutputCatalog for NoCatalog {
-    fn names(&self) -> Result<Vec<String>, String> {
-        Err("choosing an output device is not available here".into())
+    fn names(&self) -> Result<Vec<String>, ListError> {
+        Err(ListError::NotAvailable)
     }
 
     fn open(&self, name: &str) -> Result<Box<dyn AudioOut + Send>, AudioOutError> {
@@ -39,8 +51,8 @@ impl OutputCatalog for NoCatalog {
 pub struct CpalCatalog;
 
 impl OutputCatalog for CpalCatalog {
-    fn names(&self) -> Result<Vec<String>, String> {
-        CpalOut::output_names().map_err(|e| e.to_string())
+    fn names(&self) -> Result<Vec<String>, ListError> {
+        Ok(CpalOut::output_names()?)
     }
 
     fn open(&self, name: &str) -> Result<Box<dyn AudioOut + Send>, AudioOutError> {
@@ -55,7 +67,7 @@ pub struct MockCatalog(pub MockOut);
 pub const MOCK_OUTPUTS: [&str; 2] = ["Mock speakers", "Mock headphones"];
 
 impl OutputCatalog for MockCatalog {
-    fn names(&self) -> Result<Vec<String>, String> {
+    fn names(&self) -> Result<Vec<String>, ListError> {
         Ok(MOCK_OUTPUTS.iter().map(|s| (*s).to_owned()).collect())
     }
 
@@ -72,7 +84,7 @@ impl OutputCatalog for MockCatalog {
 
 /// What the device workers report (on the studio's background channel for outputs).
 pub enum DeviceEvent {
-    Names(Result<Vec<String>, String>),
+    Names(Result<Vec<String>, ListError>),
     Opened {
         name: String,
         out: Result<Box<dyn AudioOut + Send>, AudioOutError>,
@@ -83,7 +95,7 @@ pub enum DeviceEvent {
 pub struct Outputs {
     pub catalog: Arc<dyn OutputCatalog>,
     pub names: Vec<String>,
-    pub error: Option<String>,
+    pub error: Option<ListError>,
     /// A device is being opened.
     pub opening: Option<String>,
 }

@@ -346,7 +346,7 @@ fn play_from_a_word_then_click_another() {
 struct FakeApi(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
 impl ui::api::LoopbackApi for FakeApi {
-    fn start(&mut self, engine: engine::Engine) -> Result<ui::api::ApiInfo, String> {
+    fn start(&mut self, engine: engine::Engine) -> Result<ui::api::ApiInfo, ui::api::ApiError> {
         // It is handed the studio's own engine: the scheduler it gets is the one playing.
         self.0.lock().expect("log").push(format!(
             "start segments={}",

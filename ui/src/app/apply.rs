@@ -34,7 +34,7 @@ impl Studio {
                 let mut result = Ok(());
                 self.edit_document(|doc| result = doc.set_turn_rate(line, speed));
                 if let Err(e) = result {
-                    self.say(e);
+                    self.say(e.to_string());
                 }
             }
             Command::SetCast { speaker, choice } => {

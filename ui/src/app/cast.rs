@@ -298,7 +298,8 @@ impl Studio {
                         "no voice matched for {speaker} from {}: {e}",
                         clip.display()
                     ));
-                    self.matching.insert(speaker, MatchState::Failed(e));
+                    self.matching
+                        .insert(speaker, MatchState::Failed(e.to_string()));
                 }
             }
         }
@@ -313,7 +314,7 @@ impl Studio {
                 }
                 Err(e) => {
                     tracing::warn!("cast check: {e}");
-                    self.cast_check.error = Some(e);
+                    self.cast_check.error = Some(e.to_string());
                 }
             }
         }

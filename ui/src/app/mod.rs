@@ -27,7 +27,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use eframe::egui;
-use engine::assets::ModelStore;
 use engine::device::DeviceChoice;
 use engine::library::Autosave;
 
@@ -40,7 +39,7 @@ use crate::state::EditorMode;
 use crate::view;
 use crate::waveform::Waveform;
 use crate::work::library::{LibCmd, LibraryLink};
-use crate::work::load::{self, Loaded};
+use crate::work::load::{self, LoadError, Loaded};
 use crate::work::voicematch::{CastCheckState, MatchState, ToolsOrigin, Unavailable, VoiceTools};
 use crate::work::Waker;
 
@@ -74,7 +73,7 @@ pub enum EngineState {
         text: String,
         fraction: Option<f32>,
     },
-    Failed(String),
+    Failed(LoadError),
     Ready(Box<Loaded>),
 }
 
@@ -142,10 +141,7 @@ impl Studio {
     #[must_use]
     pub fn new(ctx: &egui::Context, config: StudioConfig, mut audio: Box<dyn AudioOut>) -> Self {
         let waker = Waker(ctx.clone());
-        let store = config.models.clone().map_or_else(
-            || ModelStore::open_default().map_err(|e| e.to_string()),
-            |p| Ok(ModelStore::at(p)),
-        );
+        let store = load::store(config.models.clone());
         let (engine, load_rx) = match store {
             Ok(store) => (
                 EngineState::Loading {
@@ -263,7 +259,7 @@ impl Studio {
     }
 
     #[must_use]
-    pub fn engine_error(&self) -> Option<&str> {
+    pub fn engine_error(&self) -> Option<&LoadError> {
         match &self.engine {
             EngineState::Failed(e) => Some(e),
             _ => None,

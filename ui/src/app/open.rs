@@ -85,7 +85,7 @@ impl Studio {
                 crate::files::read_script(&path).map(|(name, text)| Incoming { name, path, text });
             crate::work::send(&tx, &waker, result);
         }) {
-            self.say(e);
+            self.say(e.to_string());
         }
     }
 

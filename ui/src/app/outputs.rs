@@ -24,7 +24,11 @@ impl Studio {
         if let Err(e) = spawn("banter-outputs", move || {
             send(&tx, &waker, DeviceEvent::Names(catalog.names()));
         }) {
-            let _ = self.tasks.outputs.tx.try_send(DeviceEvent::Names(Err(e)));
+            let _ = self
+                .tasks
+                .outputs
+                .tx
+                .try_send(DeviceEvent::Names(Err(e.into())));
         }
     }
 
@@ -51,7 +55,7 @@ impl Studio {
             send(&tx, &waker, DeviceEvent::Opened { name, out });
         }) {
             self.outputs.opening = None;
-            self.say(e);
+            self.say(e.to_string());
         }
     }
 

@@ -1,13 +1,12 @@
 //! Project actions: new, save (to the library), autosave, leaving a document (quit, new) with
 //! the question about unsaved work, export, and retrying the model load.
 
-use engine::assets::ModelStore;
 use engine::library::ProjectDraft;
 
 use crate::app::{EngineState, Studio};
 use crate::doc::{Document, EXAMPLE};
 use crate::waveform::Waveform;
-use crate::work::export;
+use crate::work::export::{self, ExportError};
 use crate::work::library::LibCmd;
 use crate::work::load;
 
@@ -79,11 +78,11 @@ impl Studio {
     /// Starts the export with the dialog's settings.
     pub fn start_export(&mut self) {
         let EngineState::Ready(engine) = &self.engine else {
-            self.export.finished = Some(Err("the model is not loaded yet".into()));
+            self.export.finished = Some(Err(ExportError::NotLoaded));
             return;
         };
         let Some(episode) = self.doc.episode() else {
-            self.export.finished = Some(Err("the script does not parse".into()));
+            self.export.finished = Some(Err(ExportError::DoesNotParse));
             return;
         };
         let settings = &mut self.export.settings;
@@ -107,10 +106,7 @@ impl Studio {
 
     /// Fetches (if needed) and loads the model again after a failure.
     pub fn retry_load(&mut self) {
-        let store = self.config.models.clone().map_or_else(
-            || ModelStore::open_default().map_err(|e| e.to_string()),
-            |p| Ok(ModelStore::at(p)),
-        );
+        let store = load::store(self.config.models.clone());
         match store {
             Ok(store) => {
                 self.engine = EngineState::Loading {
