@@ -7,6 +7,36 @@
 
 use engine::Engine;
 
+/// Why the API could not start, as the app's server said it. The ui cannot name the server's
+/// error types (it knows nothing of HTTP), so it keeps the error whole and says it with its
+/// causes, `what failed: why: why`.
+#[derive(Debug)]
+pub struct ApiError(Box<dyn std::error::Error + Send + Sync>);
+
+impl ApiError {
+    pub fn new(error: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> Self {
+        Self(error.into())
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.0)?;
+        let mut cause = self.0.source();
+        while let Some(e) = cause {
+            write!(f, ": {e}")?;
+            cause = e.source();
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ApiError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
 /// A running API, as the status bar shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApiInfo {
@@ -21,8 +51,8 @@ pub trait LoopbackApi: Send {
     /// Serves `engine` on the loopback interface.
     ///
     /// # Errors
-    /// A message for the status bar (port taken, config dir unwritable…).
-    fn start(&mut self, engine: Engine) -> Result<ApiInfo, String>;
+    /// For the status bar: port taken, config dir unwritable…
+    fn start(&mut self, engine: Engine) -> Result<ApiInfo, ApiError>;
 
     /// Stops serving (no-op when stopped). The scheduler keeps running for the studio.
     fn stop(&mut self);
@@ -74,7 +104,7 @@ impl ApiSwitch {
             }
             Err(e) => {
                 self.running = None;
-                self.error = Some(e);
+                self.error = Some(e.to_string());
             }
         }
     }

@@ -25,10 +25,10 @@
 
 use std::path::PathBuf;
 
-use crate::app::EditorMode;
 use crate::doc::CastChoice;
 use crate::state::dialogs::UnsavedAnswer;
 use crate::state::export::ExportSettings;
+use crate::state::EditorMode;
 
 /// A change of state asked for by a view, a shortcut or a test; see the module docs.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,22 +1,32 @@
 //! Choosing the audio output device (the status bar's Output picker), and hearing when the one
 //! in use goes away (the backend reopens the default device off the UI thread and reports
-//! [`DeviceNews`]; the status bar shows a device that could not be replaced as `audio_error`).
+//! [`DeviceNews`](crate::audio::DeviceNews); the status bar shows a device that could not be replaced as `audio_error`).
 //!
 //! Listing devices and opening one probe the sound system, which can take a while on some
 //! hosts, so both run on a worker thread through an [`OutputCatalog`]; the UI thread only
 //! attaches the opened device to the play buffer. [`CpalCatalog`] lists cpal's output devices;
 //! [`MockCatalog`] stands in for tests with two named mock outputs.
 
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 
-use crate::app::Studio;
-use crate::audio::{AudioOut, AudioOutError, CpalOut, DeviceNews, MockOut};
-use crate::work::{send, spawn, Waker};
+use crate::audio::{AudioOut, AudioOutError, CpalOut, MockOut};
+use crate::work::SpawnError;
+
+/// Why the output devices could not be listed.
+#[derive(Debug, thiserror::Error)]
+pub enum ListError {
+    #[error("choosing an output device is not available here")]
+    NotAvailable,
+    #[error(transparent)]
+    Audio(#[from] AudioOutError),
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+}
 
 /// The output devices there are, and how to open one.
 pub trait OutputCatalog: Send + Sync {
     /// Device names, the default first.
-    fn names(&self) -> Result<Vec<String>, String>;
+    fn names(&self) -> Result<Vec<String>, ListError>;
     /// Opens the device called `name` (not yet playing: the studio attaches its buffer).
     fn open(&self, name: &str) -> Result<Box<dyn AudioOut + Send>, AudioOutError>;
 }
@@ -25,8 +35,8 @@ pub trait OutputCatalog: Send + Sync {
 pub struct NoCatalog;
 
 impl OutputCatalog for NoCatalog {
-    fn names(&self) -> Result<Vec<String>, String> {
-        Err("choosing an output device is not available here".into())
+    fn names(&self) -> Result<Vec<String>, ListError> {
+        Err(ListError::NotAvailable)
     }
 
     fn open(&self, name: &str) -> Result<Box<dyn AudioOut + Send>, AudioOutError> {
@@ -41,8 +51,8 @@ impl OutputCatalog for NoCatalog {
 pub struct CpalCatalog;
 
 impl OutputCatalog for CpalCatalog {
-    fn names(&self) -> Result<Vec<String>, String> {
-        CpalOut::output_names().map_err(|e| e.to_string())
+    fn names(&self) -> Result<Vec<String>, ListError> {
+        Ok(CpalOut::output_names()?)
     }
 
     fn open(&self, name: &str) -> Result<Box<dyn AudioOut + Send>, AudioOutError> {
@@ -57,7 +67,7 @@ pub struct MockCatalog(pub MockOut);
 pub const MOCK_OUTPUTS: [&str; 2] = ["Mock speakers", "Mock headphones"];
 
 impl OutputCatalog for MockCatalog {
-    fn names(&self) -> Result<Vec<String>, String> {
+    fn names(&self) -> Result<Vec<String>, ListError> {
         Ok(MOCK_OUTPUTS.iter().map(|s| (*s).to_owned()).collect())
     }
 
@@ -72,8 +82,9 @@ impl OutputCatalog for MockCatalog {
     }
 }
 
+/// What the device workers report (on the studio's background channel for outputs).
 pub enum DeviceEvent {
-    Names(Result<Vec<String>, String>),
+    Names(Result<Vec<String>, ListError>),
     Opened {
         name: String,
         out: Result<Box<dyn AudioOut + Send>, AudioOutError>,
@@ -84,120 +95,18 @@ pub enum DeviceEvent {
 pub struct Outputs {
     pub catalog: Arc<dyn OutputCatalog>,
     pub names: Vec<String>,
-    pub error: Option<String>,
+    pub error: Option<ListError>,
     /// A device is being opened.
     pub opening: Option<String>,
-    tx: mpsc::SyncSender<DeviceEvent>,
-    rx: mpsc::Receiver<DeviceEvent>,
 }
 
 impl Default for Outputs {
     fn default() -> Self {
-        let (tx, rx) = mpsc::sync_channel(4);
         Self {
             catalog: Arc::new(NoCatalog),
             names: Vec::new(),
             error: None,
             opening: None,
-            tx,
-            rx,
-        }
-    }
-}
-
-impl Outputs {
-    /// Lists the devices on a worker thread.
-    pub fn refresh(&self, waker: &Waker) {
-        let (catalog, tx, waker) = (Arc::clone(&self.catalog), self.tx.clone(), waker.clone());
-        if let Err(e) = spawn("banter-outputs", move || {
-            send(&tx, &waker, DeviceEvent::Names(catalog.names()));
-        }) {
-            let _ = self.tx.try_send(DeviceEvent::Names(Err(e)));
-        }
-    }
-}
-
-impl Studio {
-    /// Sets where output devices are listed from and lists them (the window: cpal; tests: mocks).
-    pub fn set_output_catalog(&mut self, catalog: Arc<dyn OutputCatalog>) {
-        self.outputs.catalog = catalog;
-        self.outputs.refresh(&self.waker);
-    }
-
-    /// The output devices listed, the default first.
-    #[must_use]
-    pub fn output_names(&self) -> &[String] {
-        &self.outputs.names
-    }
-
-    /// The device playback goes to, in words.
-    #[must_use]
-    pub fn output_device(&self) -> String {
-        self.audio.describe()
-    }
-
-    /// Opens output `name` on a worker thread; playback moves there when it is open.
-    pub fn choose_output(&mut self, name: &str) {
-        let catalog = Arc::clone(&self.outputs.catalog);
-        let (tx, waker) = (self.outputs.tx.clone(), self.waker.clone());
-        let name = name.to_owned();
-        self.outputs.opening = Some(name.clone());
-        if let Err(e) = spawn("banter-output-open", move || {
-            let out = catalog.open(&name);
-            send(&tx, &waker, DeviceEvent::Opened { name, out });
-        }) {
-            self.outputs.opening = None;
-            self.say(e);
-        }
-    }
-
-    pub(crate) fn drain_outputs(&mut self) {
-        self.drain_device_news();
-        let events: Vec<_> = self.outputs.rx.try_iter().collect();
-        for event in events {
-            match event {
-                DeviceEvent::Names(Ok(names)) => {
-                    self.outputs.names = names;
-                    self.outputs.error = None;
-                }
-                DeviceEvent::Names(Err(e)) => self.outputs.error = Some(e),
-                DeviceEvent::Opened { name, out } => {
-                    self.outputs.opening = None;
-                    match out {
-                        Ok(mut out) => {
-                            self.buffer.set_playing(false);
-                            match out.attach(Arc::clone(&self.buffer)) {
-                                Ok(()) => {
-                                    self.audio = out;
-                                    self.audio_error = None;
-                                    self.say(format!("playing through {name}"));
-                                }
-                                Err(e) => self.say(format!("cannot play through {name}: {e}")),
-                            }
-                        }
-                        Err(e) => self.say(format!("cannot open {name}: {e}")),
-                    }
-                }
-            }
-        }
-    }
-
-    /// The device went away: say where playback went, or that it stopped (the status bar shows
-    /// `audio_error`), and list the devices again, since the list changed.
-    fn drain_device_news(&mut self) {
-        while let Some(news) = self.audio.news() {
-            match news {
-                DeviceNews::Moved { from, to } => {
-                    self.audio_error = None;
-                    self.say(format!("{from} went away: playing through {to}"));
-                }
-                DeviceNews::Lost(e) => {
-                    self.buffer.set_playing(false);
-                    self.say(format!("playback stopped: {e}"));
-                    self.audio_error = Some(e.to_string());
-                }
-            }
-            self.outputs.refresh(&self.waker);
         }
     }
 }

@@ -116,26 +116,6 @@ impl History {
     }
 }
 
-impl crate::app::Studio {
-    /// Undoes the last script or cast change (Ctrl+Z).
-    pub fn undo(&mut self) {
-        if self.history.undo(&mut self.doc) {
-            self.say("undone");
-        } else {
-            self.say("nothing to undo");
-        }
-    }
-
-    /// Redoes the last undone change (Ctrl+Shift+Z, Ctrl+Y).
-    pub fn redo(&mut self) {
-        if self.history.redo(&mut self.doc) {
-            self.say("redone");
-        } else {
-            self.say("nothing to redo");
-        }
-    }
-}
-
 fn apply(doc: &mut Document, snap: Snapshot) {
     doc.text = snap.text;
     doc.cast = snap.cast;

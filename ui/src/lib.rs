@@ -10,33 +10,29 @@
 //! in tests, and a "cannot play" stand-in when there is no device (rendering and export still
 //! work then).
 //!
-//! Layout of the crate: [`app`] holds the state and the frame loop, [`view`] one file per panel
-//! or dialog (they draw and emit [`command::Command`]s; `Studio::apply`, in `app/apply.rs`, is
-//! the one place that carries them out), [`state`] the panels' and dialogs' state, [`doc`] the
-//! open script, [`timeline`] the waveform envelope, [`input`] shortcuts and dropped files,
-//! [`history`] undo/redo, [`find`] finding in the script, [`devices`] the output picker, `cast`
-//! (voice matching, cast check, previews) and `live` (edits while playing) the studio's cast and
-//! playback work, [`files`] the file dialog and what is refused as not a script, [`words`] word timing (highlight, click-to-seek, Play from here), [`frames`]
-//! the frame-time statistics.
+//! Layout of the crate: [`app`] holds the studio's state and everything that changes it, one
+//! file per concern (the frame loop, `apply` for the views' commands, the worker-report drain,
+//! playback, words, cast, outputs, find, undo, projects, opening files); [`view`] one file per
+//! panel or dialog (they draw and emit [`command::Command`]s; `Studio::apply`, in
+//! `app/apply.rs`, is the one place that carries them out), [`state`] the panels' and dialogs'
+//! state, [`doc`] the open script, [`waveform`] the waveform envelope, [`input`] shortcuts and
+//! dropped files, [`history`] the undo history, [`devices`] the output-device catalogs,
+//! [`files`] the file dialog and what is refused as not a script, [`words`] where timed words
+//! are in the shown text, [`frames`] the frame-time statistics.
 
-pub mod actions;
 pub mod api;
 pub mod app;
 pub mod audio;
-mod cast;
 pub mod command;
 pub mod devices;
 pub mod doc;
-mod drain;
 pub mod files;
-pub mod find;
 pub mod frames;
 pub mod history;
 pub mod input;
-mod live;
 pub mod state;
-pub mod timeline;
 pub mod view;
+pub mod waveform;
 pub mod words;
 pub mod work;
 

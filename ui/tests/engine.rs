@@ -21,8 +21,7 @@ fn studio_with(
     text: &str,
 ) -> egui_kittest::Harness<'static, ui::Studio> {
     let mut h = fx.harness(Some(store.root()), SIZE);
-    h.state_mut().document_mut().text = text.into();
-    h.state_mut().document_mut().edited();
+    h.state_mut().apply(ui::Command::EditText(text.into()));
     wait_for_model(&mut h);
     h
 }
@@ -72,15 +71,15 @@ fn import_cast_play_edit_and_export() {
     h.get_by_label("Play").click();
     let mut sizes = Vec::new();
     step_until(&mut h, Duration::from_mins(2), "the whole render", |h| {
-        let n = h.state().timeline().samples;
+        let n = h.state().waveform().samples;
         if sizes.last() != Some(&n) {
             sizes.push(n);
         }
         fx.mock.pull(2400);
-        h.state().timeline().complete
+        h.state().waveform().complete
     });
     assert!(sizes.len() >= 3, "the waveform grew in steps: {sizes:?}");
-    let tl = h.state().timeline();
+    let tl = h.state().waveform();
     assert_eq!(tl.regions.len(), 2, "one region per line");
     assert_eq!(tl.regions[1].speaker, "Ben");
     assert!(tl.secs() > 2.0, "{} s", tl.secs());
@@ -124,7 +123,7 @@ fn import_cast_play_edit_and_export() {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
     h.run_steps(2);
     let dest = fx.path("duo-episode.wav");
-    h.state_mut().export_dialog_mut().settings.path = dest.display().to_string();
+    set_export_path(&mut h, &dest.display().to_string());
     h.get_by_label("Export").click();
     step_until(&mut h, Duration::from_mins(3), "the export", |h| {
         h.state().export_dialog().finished.is_some()
@@ -159,9 +158,9 @@ fn a_dropped_clip_matches_a_voice_the_cast_check_warns_and_preview_speaks() {
             max_renders: 1,
             listed: 3,
         });
-    h.state_mut().document_mut().text =
-        "---\ncast:\n  Ann: af_heart\n  Ben: af_heart\n---\nAnn: Hello.\nBen: Hi.\n".into();
-    h.state_mut().document_mut().edited();
+    h.state_mut().apply(ui::Command::EditText(
+        "---\ncast:\n  Ann: af_heart\n  Ben: af_heart\n---\nAnn: Hello.\nBen: Hi.\n".into(),
+    ));
     wait_for_model(&mut h);
 
     // Both speakers share a voice: the cast check (off the UI thread) says so.
@@ -273,7 +272,7 @@ fn editing_a_line_while_playing_re_renders_only_that_line() {
     // Wait until Ann's line is rendered and Ben's has started (the device is not pulling, so
     // the playhead stays in Ann's line).
     step_until(&mut h, Duration::from_mins(2), "Ben's line to start", |h| {
-        h.state().timeline().regions.len() == 2 && h.state().sentence_stats().1 == 2
+        h.state().waveform().regions.len() == 2 && h.state().sentence_stats().1 == 2
     });
     let (hits, misses) = h.state().sentence_stats();
     assert!(h.state().is_playing());
@@ -283,14 +282,14 @@ fn editing_a_line_while_playing_re_renders_only_that_line() {
     });
     let revision = h.state().document().revision;
     step_until(&mut h, Duration::from_mins(2), "the re-render", |h| {
-        let tl = h.state().timeline();
+        let tl = h.state().waveform();
         tl.revision == revision && tl.complete
     });
     let (hits2, misses2) = h.state().sentence_stats();
     assert_eq!(hits2 - hits, 1, "Ann's unchanged line came from the cache");
     assert_eq!(misses2 - misses, 1, "only Ben's edited line was rendered");
     assert!(h.state().is_playing(), "playback went on by itself");
-    let tl = h.state().timeline();
+    let tl = h.state().waveform();
     assert_eq!(tl.start_line, 0, "from the line being heard");
     assert_eq!(tl.regions.len(), 2);
     let words: Vec<&str> = tl.regions[0]
@@ -323,7 +322,7 @@ fn play_from_a_word_then_click_another() {
         "playing from the word",
         |h| h.state().is_playing(),
     );
-    let tl = h.state().timeline();
+    let tl = h.state().waveform();
     assert_eq!((tl.start_line, tl.regions[0].line), (1, 1));
     let words = &tl.regions[0].words;
     let texts: Vec<&str> = words.iter().map(|w| w.text.as_str()).collect();
@@ -331,7 +330,7 @@ fn play_from_a_word_then_click_another() {
     assert!(words
         .windows(2)
         .all(|w| w[0].start <= w[1].start && w[0].end <= w[1].start + 1));
-    assert_eq!(h.state().timeline().word_at(words[2].start), Some((1, 2)));
+    assert_eq!(h.state().waveform().word_at(words[2].start), Some((1, 2)));
     let good = words[2].start;
     assert!(good > 0);
     assert_eq!(h.state().playhead(), good);
@@ -347,7 +346,7 @@ fn play_from_a_word_then_click_another() {
 struct FakeApi(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
 
 impl ui::api::LoopbackApi for FakeApi {
-    fn start(&mut self, engine: engine::Engine) -> Result<ui::api::ApiInfo, String> {
+    fn start(&mut self, engine: engine::Engine) -> Result<ui::api::ApiInfo, ui::api::ApiError> {
         // It is handed the studio's own engine: the scheduler it gets is the one playing.
         self.0.lock().expect("log").push(format!(
             "start segments={}",
@@ -425,8 +424,7 @@ fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
     };
     let fx = Fixture::new();
     let mut h = fx.harness_without_sound(Some(store.root()), SIZE);
-    h.state_mut().document_mut().text = DUO.into();
-    h.state_mut().document_mut().edited();
+    h.state_mut().apply(ui::Command::EditText(DUO.into()));
     wait_for_model(&mut h);
     h.get_by_label("Play").click();
     step_until(&mut h, Duration::from_mins(2), "the whole render", |h| {
@@ -434,23 +432,23 @@ fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
             h.query_by_label("Pause").is_none() && !h.state().is_playing(),
             "Pause shown while nothing can move"
         );
-        h.state().timeline().complete
+        h.state().waveform().complete
     });
-    let samples = h.state().timeline().samples;
+    let samples = h.state().waveform().samples;
     assert!(samples > 0);
     assert_eq!(h.state().playhead(), 0, "nothing moved");
     // A preview cannot be heard: it says so, and the rendered timeline stays.
     h.get_by_label("Preview Ann").click();
     h.run_steps(3);
     assert!(h.state().previewing().is_none());
-    assert_eq!(h.state().timeline().samples, samples);
-    assert!(h.state().timeline().complete);
+    assert_eq!(h.state().waveform().samples, samples);
+    assert!(h.state().waveform().complete);
     let said = h.state().message().unwrap_or_default().to_owned();
     assert!(said.contains("cannot preview Ann"), "{said}");
     // Export still works.
     h.state_mut().apply(ui::Command::ShowExport);
     let dest = fx.path("no-sound.wav");
-    h.state_mut().export_dialog_mut().settings.path = dest.display().to_string();
+    set_export_path(&mut h, &dest.display().to_string());
     h.state_mut().apply(ui::Command::StartExport);
     step_until(&mut h, Duration::from_mins(3), "the export", |h| {
         h.state().export_dialog().finished.is_some()
@@ -472,4 +470,12 @@ fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
         ) & 0o777;
         assert_eq!(mode, 0o666 & !umask, "{} is {mode:o}", file.display());
     }
+}
+
+/// Sets the export dialog's destination as the author would type it.
+fn set_export_path(h: &mut egui_kittest::Harness<'static, ui::Studio>, path: &str) {
+    let mut settings = h.state().export_dialog().settings.clone();
+    path.clone_into(&mut settings.path);
+    h.state_mut()
+        .apply(ui::Command::SetExportSettings(settings));
 }

@@ -70,8 +70,8 @@ fn a_parse_error_is_shown_at_its_line_in_the_raw_view() {
     h.get_by_label("Raw text").click();
     h.run_steps(2);
     // Break the script: front matter that never closes is an error at a known line.
-    h.state_mut().document_mut().text = "---\ntitle: x\nAlice: hi\n".into();
-    h.state_mut().document_mut().edited();
+    h.state_mut()
+        .apply(Command::EditText("---\ntitle: x\nAlice: hi\n".into()));
     h.run_steps(2);
     let err = h
         .state()
@@ -82,8 +82,8 @@ fn a_parse_error_is_shown_at_its_line_in_the_raw_view() {
     let label = format!("line {}, column {}", err.line, err.column);
     h.get_by_label_contains(&format!("{label}: {}", err.kind));
     // Typing a fix into the raw editor re-parses.
-    h.state_mut().document_mut().text = "Alice: hi\nBob: hello\n".into();
-    h.state_mut().document_mut().edited();
+    h.state_mut()
+        .apply(Command::EditText("Alice: hi\nBob: hello\n".into()));
     h.run_steps(2);
     assert!(h.query_by_label_contains(&label).is_none());
 }
@@ -220,24 +220,26 @@ fn projects_save_load_and_recover_after_a_crash() {
     let fx = Fixture::new();
     {
         let mut h = fx.harness(None, SIZE);
-        h.state_mut().document_mut().name = "pilot".into();
-        h.state_mut().document_mut().text = "Ann: One.\nBen: Two.\n".into();
-        h.state_mut().document_mut().edited();
-        h.state_mut().document_mut().cast.insert(
-            "Ben".into(),
-            CastChoice {
+        // Name the project (Save as), then change it and save again with the shortcut.
+        h.state_mut().apply(Command::SaveAs("pilot".into()));
+        h.state_mut()
+            .apply(Command::EditText("Ann: One.\nBen: Two.\n".into()));
+        h.state_mut().apply(Command::SetCast {
+            speaker: "Ben".into(),
+            choice: CastChoice {
                 voice: "bm_george".into(),
                 speed: 1.25,
             },
-        );
+        });
         h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
         step_until(&mut h, Duration::from_secs(10), "the save", |h| {
             h.state().projects().iter().any(|p| p == "pilot")
         });
         // Unsaved edits after the save, then a "crash": the studio is dropped without shutdown,
         // but the periodic autosave has already run.
-        h.state_mut().document_mut().text = "Ann: One.\nBen: Two, and three.\n".into();
-        h.state_mut().document_mut().edited();
+        h.state_mut().apply(Command::EditText(
+            "Ann: One.\nBen: Two, and three.\n".into(),
+        ));
         h.state_mut().autosave_now();
         assert!(
             h.state_mut().flush_library(),
@@ -260,7 +262,7 @@ fn projects_save_load_and_recover_after_a_crash() {
             || h.state().document().text.contains("Two, and three")
     );
     // Open the saved project: the cast choices come back.
-    h.state_mut().library_load("pilot");
+    h.state_mut().apply(Command::LoadProject("pilot".into()));
     step_until(&mut h, Duration::from_secs(10), "the load", |h| {
         h.state().document().text == "Ann: One.\nBen: Two.\n"
     });

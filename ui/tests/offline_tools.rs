@@ -13,9 +13,9 @@ use eframe::egui;
 use eframe::egui::Role;
 use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
-use engine::voicematch::CastPair;
+use engine::voicematch::{CastPair, VoiceMatchError};
 use support::{step_until, Fixture, SIZE};
-use ui::work::voicematch::{MatchState, Matched, Progress, VoiceTools};
+use ui::work::voicematch::{MatchState, Matched, Progress, ToolError, VoiceTools};
 use ui::Studio;
 
 /// Voice tools with known answers: a clip called `short*` has too little speech; any other
@@ -31,17 +31,18 @@ impl VoiceTools for Scripted {
         speaker: &str,
         clip: &Path,
         progress: Progress<'_>,
-    ) -> Result<Matched, String> {
+    ) -> Result<Matched, ToolError> {
         progress("embedding the clip…".into(), Some(0.1));
         std::thread::sleep(Duration::from_millis(200));
         progress("comparing with af_bella (1/2)".into(), Some(0.5));
         std::thread::sleep(Duration::from_millis(200));
         let name = clip.file_name().unwrap_or_default().to_string_lossy();
         if name.starts_with("short") {
-            return Err(format!(
-                "{} has only 0.8 s of speech after trimming silences",
-                clip.display()
-            ));
+            return Err(VoiceMatchError::TooLittleSpeech {
+                path: clip.to_owned(),
+                speech_secs: 0.8,
+            }
+            .into());
         }
         Ok(Matched {
             name: format!("{speaker} (matched)"),
@@ -61,10 +62,10 @@ impl VoiceTools for Scripted {
         clip: &Path,
         cancel: &AtomicBool,
         progress: Progress<'_>,
-    ) -> Result<Matched, String> {
+    ) -> Result<Matched, ToolError> {
         for step in 0..TUNE_STEPS {
             if cancel.load(Ordering::Relaxed) {
-                return Err("cancelled; nothing was saved".into());
+                return Err(VoiceMatchError::Cancelled.into());
             }
             progress(
                 format!("candidate {step}: similarity so far about 0.88"),
@@ -83,7 +84,7 @@ impl VoiceTools for Scripted {
         })
     }
 
-    fn check_cast(&self, cast: &[(String, String)]) -> Result<Vec<CastPair>, String> {
+    fn check_cast(&self, cast: &[(String, String)]) -> Result<Vec<CastPair>, ToolError> {
         let mut out = Vec::new();
         for (i, (sa, va)) in cast.iter().enumerate() {
             for (sb, vb) in &cast[i + 1..] {
@@ -105,8 +106,7 @@ impl VoiceTools for Scripted {
 fn with_tools(fx: &Fixture, script: &str) -> Harness<'static, Studio> {
     let mut h = fx.harness(None, SIZE);
     h.state_mut().set_voice_tools(Arc::new(Scripted));
-    h.state_mut().document_mut().text = script.into();
-    h.state_mut().document_mut().edited();
+    h.state_mut().apply(ui::Command::EditText(script.into()));
     h.run_steps(3);
     h
 }

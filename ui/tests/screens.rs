@@ -126,8 +126,7 @@ fn raw_editor_with_a_parse_error() {
         "Ben: And a flask of tea, for the long stretch through the mountains.",
         "Ben:",
     );
-    h.state_mut().document_mut().text = broken;
-    h.state_mut().document_mut().edited();
+    h.state_mut().apply(ui::Command::EditText(broken));
     settle(&mut h);
     let err = h
         .state()
@@ -144,7 +143,10 @@ fn export_dialog() {
     let fx = Fixture::new();
     let mut h = studio(&fx);
     // The default destination is beside the script or in the working directory: fix it.
-    h.state_mut().export_dialog_mut().settings.path = "episodes/a-first-episode.wav".into();
+    let mut settings = h.state().export_dialog().settings.clone();
+    settings.path = "episodes/a-first-episode.wav".into();
+    h.state_mut()
+        .apply(ui::Command::SetExportSettings(settings));
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::E);
     settle(&mut h);
     assert!(h.query_by_label("Chapters JSON").is_some());

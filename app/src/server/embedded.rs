@@ -210,12 +210,12 @@ pub struct StudioApi {
 const STUDIO_PORT: u16 = 8717;
 
 impl ui::api::LoopbackApi for StudioApi {
-    fn start(&mut self, engine: Engine) -> Result<ui::api::ApiInfo, String> {
+    fn start(&mut self, engine: Engine) -> Result<ui::api::ApiInfo, ui::api::ApiError> {
         self.stop();
-        let dir = token::config_dir().map_err(|e| e.to_string())?;
+        let dir = token::config_dir().map_err(ui::api::ApiError::new)?;
         let server = EmbeddedServer::start(engine.clone(), STUDIO_PORT, &dir)
             .or_else(|_| EmbeddedServer::start(engine, 0, &dir))
-            .map_err(|e| format!("{e:#}"))?;
+            .map_err(ui::api::ApiError::new)?;
         let info = ui::api::ApiInfo {
             url: server.url().to_owned(),
             token: server.token().to_owned(),

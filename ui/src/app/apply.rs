@@ -5,10 +5,11 @@
 //! previews, exports and the model. Script and cast changes are shown to the undo history as
 //! soon as they are made.
 
-use crate::app::{EditorMode, EngineState, Studio};
+use crate::app::{EngineState, Studio};
 use crate::command::Command;
 use crate::doc::Document;
 use crate::state::dialogs::{Leaving, UnsavedAnswer};
+use crate::state::EditorMode;
 use crate::work::library::LibCmd;
 
 impl Studio {
@@ -33,7 +34,7 @@ impl Studio {
                 let mut result = Ok(());
                 self.edit_document(|doc| result = doc.set_turn_rate(line, speed));
                 if let Err(e) = result {
-                    self.say(e);
+                    self.say(e.to_string());
                 }
             }
             Command::SetCast { speaker, choice } => {
@@ -131,7 +132,7 @@ impl Studio {
             }
             Command::StartExport => self.start_export(),
             Command::CancelExport => {
-                if let Some(job) = &self.export_job {
+                if let Some(job) = &self.tasks.export {
                     job.cancel();
                 }
             }
@@ -172,7 +173,7 @@ impl Studio {
                     self.dialogs.unsaved = None;
                 } else if self.dialogs.help {
                     self.dialogs.help = false;
-                } else if self.export.open && self.export_job.is_none() {
+                } else if self.export.open && self.tasks.export.is_none() {
                     self.export.open = false;
                 } else {
                     self.stop();
@@ -180,7 +181,7 @@ impl Studio {
             }
             Command::Say(text) => self.say(text),
 
-            Command::RefreshOutputs => self.outputs.refresh(&self.waker),
+            Command::RefreshOutputs => self.refresh_outputs(),
             Command::ChooseOutput(name) => self.choose_output(&name),
             Command::SwitchApi(on) => {
                 if !on {
@@ -347,11 +348,11 @@ mod tests {
             "Ann: Good morning, Ann!\nBen: Two trains.\n".into(),
         ));
         let sr = engine::SAMPLE_RATE as usize;
-        s.timeline = crate::timeline::Timeline::new(s.doc.revision, 0);
-        s.timeline.line_start(0, "Ann".into(), 0);
+        s.waveform = crate::waveform::Waveform::new(s.doc.revision, 0);
+        s.waveform.line_start(0, "Ann".into(), 0);
         let audio = vec![0.0; 2 * sr];
         s.buffer.append(&audio);
-        s.timeline.push(&audio);
+        s.waveform.push(&audio);
         let word = |w: &str, start: f64| engine::words::TimedWord {
             word: w.into(),
             start,
@@ -359,7 +360,7 @@ mod tests {
             source_line: 1,
             source_column: 1,
         };
-        s.timeline.add_words(
+        s.waveform.add_words(
             0,
             &[word("Good", 0.1), word("morning", 0.5), word("Ann", 1.0)],
         );
@@ -436,10 +437,10 @@ mod tests {
             engine::SAMPLE_RATE as usize * 4 / 10,
             "the playhead still moves to the word"
         );
-        let samples = s.timeline.samples;
+        let samples = s.waveform.samples;
         s.apply(Command::PreviewSpeaker("Ann".into()));
-        assert!(s.preview.is_none() && !s.is_playing());
-        assert_eq!(s.timeline.samples, samples, "the rendered timeline is kept");
+        assert!(s.tasks.preview.is_none() && !s.is_playing());
+        assert_eq!(s.waveform.samples, samples, "the rendered timeline is kept");
         assert_eq!(s.buffer.len(), samples);
         let said = s.message().unwrap_or_default().to_owned();
         assert!(

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use crate::app::{Incoming, Studio};
 use crate::doc::Document;
 use crate::files::{NoDialog, ScriptChooser, NO_DIALOG_WITHIN};
-use crate::timeline::Timeline;
+use crate::waveform::Waveform;
 use crate::work::library::LibCmd;
 
 /// What the file dialog's worker reports.
@@ -32,7 +32,7 @@ impl Studio {
     /// none.
     pub(crate) fn show_open(&mut self) {
         self.library.send(LibCmd::ListProjects);
-        if self.choosing.is_some() {
+        if self.tasks.choosing.is_some() {
             return;
         }
         if let Err(why) = self.chooser.available() {
@@ -58,7 +58,7 @@ impl Studio {
             );
             crate::work::send(&tx, &waker, chosen);
         }) {
-            Ok(()) => self.choosing = Some(rx),
+            Ok(()) => self.tasks.choosing = Some(rx),
             Err(e) => {
                 tracing::warn!("{e}");
                 self.show_open_path(Some(NoDialog::DidNotOpen));
@@ -77,7 +77,7 @@ impl Studio {
     /// Reads a script file on a worker thread; it opens when read (or asks to replace), and a
     /// file that is not a script is refused in a window that stays until dismissed.
     pub fn import(&mut self, path: &Path) {
-        let tx = self.import_tx.clone();
+        let tx = self.tasks.imports.tx.clone();
         let waker = self.waker.clone();
         let path = path.to_path_buf();
         if let Err(e) = crate::work::spawn("banter-import", move || {
@@ -85,7 +85,7 @@ impl Studio {
                 crate::files::read_script(&path).map(|(name, text)| Incoming { name, path, text });
             crate::work::send(&tx, &waker, result);
         }) {
-            self.say(e);
+            self.say(e.to_string());
         }
     }
 
@@ -99,22 +99,22 @@ impl Studio {
         // A freshly imported script is a new project that has not been saved yet.
         self.doc.dirty = true;
         self.selected = 0;
-        self.timeline = Timeline::default();
+        self.waveform = Waveform::default();
         self.buffer.clear();
         self.say(format!("opened {}", incoming.name));
     }
 
     /// Folds in the file dialog's answer and the files read since the last frame.
     pub(crate) fn drain_open(&mut self) {
-        let answer = self.choosing.as_ref().map(mpsc::Receiver::try_recv);
+        let answer = self.tasks.choosing.as_ref().map(mpsc::Receiver::try_recv);
         match answer {
             None | Some(Err(mpsc::TryRecvError::Empty)) => {}
             Some(Err(mpsc::TryRecvError::Disconnected)) => {
-                self.choosing = None;
+                self.tasks.choosing = None;
                 self.show_open_path(Some(NoDialog::DidNotOpen));
             }
             Some(Ok(chosen)) => {
-                self.choosing = None;
+                self.tasks.choosing = None;
                 match chosen {
                     Chosen::File(path) => self.import(&path),
                     // Nobody cancels a dialog that fast: it never showed.
@@ -125,7 +125,7 @@ impl Studio {
                 }
             }
         }
-        let imports: Vec<_> = self.import_rx.try_iter().collect();
+        let imports: Vec<_> = self.tasks.imports.rx.try_iter().collect();
         for result in imports {
             match result {
                 Ok(incoming) if self.doc.dirty && self.doc.revision > 0 => {

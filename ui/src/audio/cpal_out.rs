@@ -134,7 +134,7 @@ impl Opener for CpalOpener {
         let stream =
             open_stream(&device, player, faults).map_err(|reason| AudioOutError::Open {
                 device: name.clone(),
-                reason,
+                reason: reason.to_string(),
             })?;
         Ok((stream, name))
     }
@@ -145,24 +145,30 @@ fn open_stream(
     device: &cpal::Device,
     player: Player,
     faults: SyncSender<cpal::Error>,
-) -> Result<cpal::Stream, String> {
-    let ranges: Vec<_> = device
-        .supported_output_configs()
-        .map_err(|e| e.to_string())?
-        .collect();
+) -> Result<cpal::Stream, StreamError> {
+    let ranges: Vec<_> = device.supported_output_configs()?.collect();
     let default = device.default_output_config().ok();
-    let config = pick_config(&ranges, default.as_ref())
-        .ok_or("it offers none of f32, i16 or u16 samples")?;
+    let config = pick_config(&ranges, default.as_ref()).ok_or(StreamError::NoSampleFormat)?;
     let format = config.sample_format();
     let stream = match format {
         cpal::SampleFormat::F32 => build::<f32>(device, config, player, faults),
         cpal::SampleFormat::I16 => build::<i16>(device, config, player, faults),
         cpal::SampleFormat::U16 => build::<u16>(device, config, player, faults),
-        other => return Err(format!("{other} samples are not supported")),
-    }
-    .map_err(|e| e.to_string())?;
-    stream.play().map_err(|e| e.to_string())?;
+        other => return Err(StreamError::Unsupported(other)),
+    }?;
+    stream.play()?;
     Ok(stream)
+}
+
+/// Why a stream could not be opened on a device (the reason in [`AudioOutError::Open`]).
+#[derive(Debug, thiserror::Error)]
+enum StreamError {
+    #[error("it offers none of f32, i16 or u16 samples")]
+    NoSampleFormat,
+    #[error("{0} samples are not supported")]
+    Unsupported(cpal::SampleFormat),
+    #[error(transparent)]
+    Cpal(#[from] cpal::Error),
 }
 
 fn build<T: OutSample + cpal::SizedSample>(

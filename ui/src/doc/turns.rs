@@ -5,6 +5,19 @@
 
 use super::Document;
 
+/// Why a turn's speed could not be set from its menu.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RateError {
+    /// `line` counts from 0; the message counts from 1, as the author does.
+    #[error("line {} is not in the script", line + 1)]
+    NoSuchLine { line: usize },
+    #[error(
+        "per-line speed can be set from this menu only in `Speaker: text` scripts; \
+         add a [rate:1.2] directive to the line by hand"
+    )]
+    NotSpeakerText,
+}
+
 impl Document {
     /// The first source line (1-based) of every turn, or `None` when the script does not parse.
     fn turn_starts(&self) -> Option<Vec<usize>> {
@@ -63,18 +76,14 @@ impl Document {
     /// there.
     ///
     /// # Errors
-    /// A message for the status bar: the turn is not in the script, or it is not a
+    /// For the status bar: the turn is not in the script, or it is not a
     /// `Speaker: text` turn this can rewrite.
-    pub fn set_turn_rate(&mut self, i: usize, speed: f32) -> Result<(), String> {
+    pub fn set_turn_rate(&mut self, i: usize, speed: f32) -> Result<(), RateError> {
         let source = self
             .turn_source(i)
-            .ok_or_else(|| format!("line {} is not in the script", i + 1))?;
+            .ok_or(RateError::NoSuchLine { line: i })?;
         let Some((label, rest)) = split_label(&source) else {
-            return Err(
-                "per-line speed can be set from this menu only in `Speaker: text` scripts; \
-                 add a [rate:1.2] directive to the line by hand"
-                    .to_owned(),
-            );
+            return Err(RateError::NotSpeakerText);
         };
         let text = leading_rate(rest)
             .map_or(rest, |(_, after)| after)

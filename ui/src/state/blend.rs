@@ -3,13 +3,23 @@
 //! [`crate::view::blend`] keeps the open editors in egui's memory; this module has their type,
 //! the recipe they make, and where editing starts.
 
-use engine::voice::VoiceSpec;
+use engine::voice::{VoiceError, VoiceSpec};
+
+/// Why a blend being edited has no recipe yet.
+#[derive(Debug, thiserror::Error)]
+pub enum BlendError {
+    #[error("give at least one voice a weight above zero")]
+    NoWeight,
+    /// The engine refused the recipe.
+    #[error(transparent)]
+    Recipe(#[from] VoiceError),
+}
 
 /// A blend being edited: `(stock voice, weight)` terms.
 pub type Terms = Vec<(String, f32)>;
 
 /// The recipe for `terms` in canonical form (zero weights dropped), or why there is none.
-pub fn recipe(terms: &[(String, f32)]) -> Result<String, String> {
+pub fn recipe(terms: &[(String, f32)]) -> Result<String, BlendError> {
     let text = terms
         .iter()
         .filter(|(_, w)| *w > 0.0)
@@ -17,11 +27,9 @@ pub fn recipe(terms: &[(String, f32)]) -> Result<String, String> {
         .collect::<Vec<_>>()
         .join("+");
     if text.is_empty() {
-        return Err("give at least one voice a weight above zero".into());
+        return Err(BlendError::NoWeight);
     }
-    VoiceSpec::parse(&text)
-        .map(|s| s.canonical())
-        .map_err(|e| e.to_string())
+    Ok(VoiceSpec::parse(&text)?.canonical())
 }
 
 /// The terms to start editing from: the speaker's blend, or its voice plus a second one.
@@ -57,9 +65,12 @@ mod tests {
     #[test]
     fn recipes_are_normalised_and_need_a_weight() {
         let terms = vec![("af_bella".to_owned(), 1.4), ("af_sky".to_owned(), 0.6)];
-        assert_eq!(recipe(&terms).as_deref(), Ok("af_bella:0.7+af_sky:0.3"));
+        assert_eq!(
+            recipe(&terms).ok().as_deref(),
+            Some("af_bella:0.7+af_sky:0.3")
+        );
         let one = vec![("af_bella".to_owned(), 0.5), ("af_sky".to_owned(), 0.0)];
-        assert_eq!(recipe(&one).as_deref(), Ok("af_bella"));
+        assert_eq!(recipe(&one).ok().as_deref(), Some("af_bella"));
         assert!(recipe(&[("af_sky".to_owned(), 0.0)]).is_err());
         let start = start_terms("af_bella:0.7+af_sky:0.3", &[]);
         assert_eq!(start.len(), 2);

@@ -107,7 +107,7 @@ pub struct ExportDialog {
     pub open: bool,
     pub settings: ExportSettings,
     pub progress: Option<Progress>,
-    pub finished: Option<Result<RenderReport, String>>,
+    pub finished: Option<Result<RenderReport, crate::work::export::ExportError>>,
 }
 
 #[cfg(test)]

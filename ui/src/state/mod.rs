@@ -7,3 +7,11 @@
 pub mod blend;
 pub mod dialogs;
 pub mod export;
+pub mod find;
+
+/// How the script editor shows the script: as parsed lines or as raw text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EditorMode {
+    Lines,
+    Raw,
+}

@@ -111,7 +111,7 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>, speaker:
                     .on_hover_text("The blend as scripts and the command line spell it");
             }
             Err(e) => {
-                ui.colored_label(ui.visuals().error_fg_color, e);
+                ui.colored_label(ui.visuals().error_fg_color, e.to_string());
             }
         }
     });

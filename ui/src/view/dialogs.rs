@@ -62,7 +62,7 @@ pub fn first_run(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         }
         EngineState::Failed(e) => {
             ui.heading("The speech model is not available");
-            ui.colored_label(ui.visuals().error_fg_color, e.as_str());
+            ui.colored_label(ui.visuals().error_fg_color, e.to_string());
             ui.label(
                 "You can still write and cast the script; playback and export need the model.",
             );

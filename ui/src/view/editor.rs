@@ -17,9 +17,10 @@ use std::sync::Arc;
 use eframe::egui::text::{LayoutJob, TextFormat};
 use eframe::egui::{self, Color32, Galley};
 
-use crate::app::{EditorMode, Studio};
+use crate::app::Studio;
 use crate::command::Command;
 use crate::doc::speaker_index;
+use crate::state::EditorMode;
 use crate::view::speaker_colour;
 
 /// The line being edited and its text, before Apply: UI-only, so it lives in egui's memory.
@@ -84,7 +85,7 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let id = ui.scope_id().with("line-edit");
     let mut edit: LineEdit = ui.data_mut(|d| d.get_temp(id)).unwrap_or_default();
     let current = studio
-        .timeline
+        .waveform
         .region_at(studio.buffer.position())
         .filter(|_| studio.buffer.is_playing())
         .map(|r| r.line);
@@ -101,7 +102,7 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             )
         })
         .collect();
-    let found = crate::find::matching_lines(&studio.doc, &studio.find);
+    let found = crate::state::find::matching_lines(&studio.doc, &studio.find);
     let scroll_to = studio.find.scroll_to;
     if scroll_to.is_some() {
         out.push(Command::FindScrolled);
@@ -334,12 +335,12 @@ fn menu_word_id() -> egui::Id {
 fn word_span(studio: &Studio, line: usize, text: &str) -> Option<Range<usize>> {
     let position = studio.buffer.position();
     let shown = studio.buffer.is_playing()
-        || (studio.timeline.revision == studio.doc.revision && position > 0);
-    let (l, k) = studio.timeline.word_at(position).filter(|_| shown)?;
+        || (studio.waveform.revision == studio.doc.revision && position > 0);
+    let (l, k) = studio.waveform.word_at(position).filter(|_| shown)?;
     if l != line {
         return None;
     }
-    let words = studio.timeline.line_words(line);
+    let words = studio.waveform.line_words(line);
     crate::words::span_of(text, words.iter().map(|w| w.text.as_str()), k)
 }
 

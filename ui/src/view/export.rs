@@ -26,7 +26,7 @@ pub fn show(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
         return;
     }
     let mut open = true;
-    let running = studio.export_job.is_some();
+    let running = studio.tasks.export.is_some();
     egui::Window::new("Export episode")
         .open(&mut open)
         .collapsible(false)
@@ -41,7 +41,7 @@ pub fn show(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
                 out.push(Command::SetExportSettings(edited));
             }
             ui.separator();
-            if studio.export_job.is_some() {
+            if studio.tasks.export.is_some() {
                 let p = studio.export.progress.clone();
                 let frac = p.as_ref().map_or(0.0, Progress::fraction) as f32;
                 ui.add(egui::ProgressBar::new(frac).show_percentage())

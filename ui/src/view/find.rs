@@ -1,11 +1,11 @@
 //! The find bar above the editor (only while open): the query field, how many lines match,
-//! previous / next, close. The matching itself is [`crate::find`].
+//! previous / next, close. The matching itself is [`crate::state::find`].
 
 use eframe::egui;
 
 use crate::app::Studio;
 use crate::command::Command;
-use crate::find::matching_lines;
+use crate::state::find::matching_lines;
 
 pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let find = &studio.find;

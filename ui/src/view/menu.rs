@@ -2,8 +2,9 @@
 
 use eframe::egui;
 
-use crate::app::{EditorMode, Studio};
+use crate::app::Studio;
 use crate::command::Command;
+use crate::state::EditorMode;
 
 pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     egui::MenuBar::new().ui(ui, |ui| {

@@ -45,7 +45,7 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             }
             EngineState::Failed(e) => {
                 ui.colored_label(ui.visuals().error_fg_color, "model unavailable")
-                    .on_hover_text(e.as_str());
+                    .on_hover_text(e.to_string());
             }
         }
         if ready {

@@ -11,8 +11,8 @@ use engine::SAMPLE_RATE;
 use crate::app::Studio;
 use crate::command::Command;
 use crate::doc::speaker_index;
-use crate::timeline::BUCKET;
 use crate::view::speaker_colour;
+use crate::waveform::BUCKET;
 
 /// The timeline never shows less than this much time, so short renders do not fill it at once.
 const MIN_VIEW_SECS: f64 = 20.0;
@@ -50,20 +50,20 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             .on_hover_text("Select a line in the script to play from there");
         ui.separator();
         let pos = studio.buffer.position();
-        let rendered = studio.timeline.samples;
+        let rendered = studio.waveform.samples;
         ui.monospace(format!("{} / {}", clock(pos), clock(rendered)))
             .on_hover_text("Playhead / audio rendered so far");
         let ahead = rendered.saturating_sub(pos) as f64 / f64::from(SAMPLE_RATE);
         let state = if studio.is_rendering() {
             format!("rendering · {ahead:.1} s ahead")
-        } else if studio.timeline.complete {
+        } else if studio.waveform.complete {
             "rendered".to_owned()
         } else {
             String::new()
         };
         ui.label(state)
             .on_hover_text("How much audio is ready beyond the playhead");
-        if studio.timeline.revision != studio.doc.revision && rendered > 0 {
+        if studio.waveform.revision != studio.doc.revision && rendered > 0 {
             ui.colored_label(
                 ui.visuals().warn_fg_color,
                 "script changed: press Play to re-render",
@@ -148,7 +148,7 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let visuals = ui.visuals().clone();
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 4.0, visuals.extreme_bg_color);
-    let tl = &studio.timeline;
+    let tl = &studio.waveform;
     let total = if tl.complete {
         tl.samples.max(1)
     } else {
@@ -256,7 +256,7 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         if response.clicked() || response.dragged() {
             let frac = f64::from((p.x - rect.left()) / rect.width()).clamp(0.0, 1.0);
             let sample = (start + frac * span) as usize;
-            out.push(Command::Seek(sample.min(studio.timeline.samples)));
+            out.push(Command::Seek(sample.min(studio.waveform.samples)));
         }
     }
 }
@@ -266,7 +266,7 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
 fn words(
     painter: &egui::Painter,
     rect: Rect,
-    tl: &crate::timeline::Timeline,
+    tl: &crate::waveform::Waveform,
     shown: (f64, f64),
     x_of: &dyn Fn(usize) -> f32,
     visuals: &egui::Visuals,
@@ -348,7 +348,7 @@ mod tests {
         // long names take turns, so a label drawn wider than its line lands on the next one.
         let names = ["Professor Higgins", "Colonel Pickering"];
         let sr = SAMPLE_RATE as usize;
-        let mut tl = crate::timeline::Timeline::new(0, 0);
+        let mut tl = crate::waveform::Waveform::new(0, 0);
         let mut at = 0;
         for line in 0..17 {
             let len = if line == 16 { 8 * sr } else { sr * 3 / 2 };
@@ -358,7 +358,7 @@ mod tests {
             tl.regions[line].end = at;
         }
         tl.complete = true;
-        h.state_mut().timeline = tl;
+        h.state_mut().waveform = tl;
         h.run_steps(2);
         let drawn = drawn_labels(&h, &names);
         assert!(

@@ -6,16 +6,38 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
-use engine::render::{render_episode, FromModel, Progress, RenderOptions, RenderReport};
+use engine::render::{
+    render_episode, FromModel, Progress, RenderError, RenderOptions, RenderReport,
+};
 use engine::script::Episode;
+use engine::voicematch::VoiceMatchError;
 use engine::Engine;
 
-use super::{send, spawn, Waker, EVENTS};
+use super::{send, spawn, SpawnError, Waker, EVENTS};
+
+/// Why an export wrote nothing: the engine's error as it was typed, or what the studio could not
+/// start it with.
+#[derive(Debug, thiserror::Error)]
+pub enum ExportError {
+    #[error("the model is not loaded yet")]
+    NotLoaded,
+    #[error("the script does not parse")]
+    DoesNotParse,
+    /// A library voice in the cast could not be resolved.
+    #[error(transparent)]
+    Voice(#[from] Box<VoiceMatchError>),
+    #[error(transparent)]
+    Render(#[from] Box<RenderError>),
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+}
 
 pub enum ExportEvent {
     Progress(Progress),
-    Done(Result<RenderReport, String>),
+    Done(Result<RenderReport, ExportError>),
 }
+
+super::boxed_from!(ExportError => VoiceMatchError, RenderError);
 
 /// A running export; dropping it cancels.
 pub struct ExportJob {
@@ -53,8 +75,9 @@ pub fn start(
     let waker2 = waker.clone();
     if let Err(e) = spawn("banter-export", move || {
         let mut episode = episode;
-        let result =
-            super::resolve::episode(library.as_deref(), &engine, &mut episode).and_then(|()| {
+        let result = super::resolve::episode(library.as_deref(), &engine, &mut episode)
+            .map_err(ExportError::from)
+            .and_then(|()| {
                 render_episode(
                     &engine,
                     &FromModel,
@@ -64,11 +87,11 @@ pub fn start(
                     &flag,
                     &mut |p| send(&tx, &waker, ExportEvent::Progress(p.clone())),
                 )
-                .map_err(|e| e.to_string())
+                .map_err(ExportError::from)
             });
         send(&tx, &waker, ExportEvent::Done(result));
     }) {
-        send(&tx2, &waker2, ExportEvent::Done(Err(e)));
+        send(&tx2, &waker2, ExportEvent::Done(Err(e.into())));
     }
     ExportJob { rx, dest, cancel }
 }

@@ -135,7 +135,7 @@ impl LibraryLink {
                 }
             }
         }) {
-            send(&ev_tx2, &waker2, LibEvent::Unavailable(e));
+            send(&ev_tx2, &waker2, LibEvent::Unavailable(e.to_string()));
         }
         Self { tx, rx }
     }

@@ -2,14 +2,36 @@
 //! the engine (the model on its own thread, behind the shared scheduler), all off the UI
 //! thread.
 
+use std::path::PathBuf;
 use std::sync::mpsc;
 
-use engine::assets::{FetchEvent, ModelStore};
+use engine::assets::{AssetError, FetchEvent, ModelStore};
 use engine::device::DeviceChoice;
 use engine::voice::StockVoice;
-use engine::Engine;
+use engine::{Engine, SynthError};
 
-use super::{send, spawn, Waker, EVENTS};
+use super::{send, spawn, SpawnError, Waker, EVENTS};
+
+/// Why the model is not ready: the engine's error as it was typed (the first-run view offers a
+/// retry, which fetches).
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error(
+        "the model is not in {} yet; press Fetch to download it \
+         (about 120 MB; 430 MB once unpacked)",
+        root.display()
+    )]
+    NotFetched { root: PathBuf },
+    /// The model store could not be found (no data directory).
+    #[error(transparent)]
+    Store(Box<AssetError>),
+    #[error("fetching the model failed: {0}")]
+    Fetch(#[source] Box<AssetError>),
+    #[error("loading the model: {0}")]
+    Load(#[source] SynthError),
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+}
 
 /// The engine, ready to speak.
 pub struct Loaded {
@@ -32,8 +54,17 @@ pub enum LoadEvent {
         fraction: Option<f32>,
     },
     /// The fetch or the load failed; the UI offers a retry.
-    Failed(String),
+    Failed(LoadError),
     Loaded(Box<Loaded>),
+}
+
+/// The model store at `models`, or the default one (`$BANTER_MODEL_DIR` or the user's data
+/// directory).
+pub fn store(models: Option<PathBuf>) -> Result<ModelStore, LoadError> {
+    models.map_or_else(
+        || ModelStore::open_default().map_err(|e| LoadError::Store(Box::new(e))),
+        |p| Ok(ModelStore::at(p)),
+    )
 }
 
 /// Checks the store, fetches if needed (when `fetch` allows), then loads.
@@ -54,7 +85,7 @@ pub fn start(
         };
         send(&tx, &waker, event);
     }) {
-        send(&tx2, &waker2, LoadEvent::Failed(e));
+        send(&tx2, &waker2, LoadEvent::Failed(e.into()));
     }
     rx
 }
@@ -65,14 +96,12 @@ fn load(
     fetch: bool,
     tx: &mpsc::SyncSender<LoadEvent>,
     waker: &Waker,
-) -> Result<Loaded, String> {
+) -> Result<Loaded, LoadError> {
     if !store.is_ready() {
         if !fetch {
-            return Err(format!(
-                "the model is not in {} yet; press Fetch to download it \
-                 (about 120 MB; 430 MB once unpacked)",
-                store.root().display()
-            ));
+            return Err(LoadError::NotFetched {
+                root: store.root().to_owned(),
+            });
         }
         send(
             tx,
@@ -86,7 +115,7 @@ fn load(
                 let (text, fraction) = describe(e);
                 send(tx, waker, LoadEvent::Progress { text, fraction });
             })
-            .map_err(|e| format!("fetching the model failed: {e}"))?;
+            .map_err(|e| LoadError::Fetch(Box::new(e)))?;
     }
     send(
         tx,
@@ -96,7 +125,7 @@ fn load(
             fraction: None,
         },
     );
-    let engine = Engine::load(store, device).map_err(|e| format!("loading the model: {e}"))?;
+    let engine = Engine::load(store, device).map_err(LoadError::Load)?;
     Ok(Loaded {
         device: engine.device_name().to_owned(),
         voices: engine.stock_voices(),

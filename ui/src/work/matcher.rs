@@ -16,7 +16,7 @@ use engine::voicematch::{
 };
 use engine::Engine;
 
-use super::voicematch::{Matched, Progress, VoiceTools};
+use super::voicematch::{Matched, Progress, ToolError, VoiceTools};
 
 pub struct EngineMatcher {
     engine: Engine,
@@ -48,39 +48,38 @@ impl EngineMatcher {
         }
     }
 
-    fn library(&self) -> Result<Library, String> {
+    fn library(&self) -> Result<Library, ToolError> {
         match &self.library {
             Some(p) => Library::open(p),
             None => Library::open_default(),
         }
-        .map_err(|e| format!("the voice library is unavailable: {e}"))
+        .map_err(|e| ToolError::LibraryUnavailable(Box::new(e)))
     }
 
-    fn embedder(&self) -> Result<VoiceEmbedder, String> {
+    fn embedder(&self) -> Result<VoiceEmbedder, ToolError> {
         let mut slot = self.embedder.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(e) = slot.as_ref() {
             return Ok(e.clone());
         }
         if !self.store.speaker_encoder_ready() {
             if !self.fetch {
-                return Err(format!(
-                    "the speaker encoder is not in {} (run `banter models fetch`)",
-                    self.store.root().display()
-                ));
+                return Err(ToolError::EncoderMissing {
+                    root: self.store.root().to_owned(),
+                });
             }
             self.store
                 .ensure_speaker_encoder(&mut |_| {})
-                .map_err(|e| format!("fetching the speaker encoder: {e}"))?;
+                .map_err(|e| ToolError::FetchEncoder(Box::new(e)))?;
         }
         let e = VoiceEmbedder::load(&self.store, self.engine.device())
-            .map_err(|e| format!("loading the speaker encoder: {e}"))?;
+            .map_err(|e| ToolError::LoadEncoder(Box::new(e)))?;
         *slot = Some(e.clone());
         Ok(e)
     }
 }
 
 /// A free library name for `speaker`'s matched (or tuned: `what`) voice.
-fn free_name(library: &Library, speaker: &str, what: &str) -> Result<String, String> {
+fn free_name(library: &Library, speaker: &str, what: &'static str) -> Result<String, ToolError> {
     let base = format!("{speaker} ({what})");
     for n in 1..1000 {
         let name = if n == 1 {
@@ -88,15 +87,11 @@ fn free_name(library: &Library, speaker: &str, what: &str) -> Result<String, Str
         } else {
             format!("{base} {n}")
         };
-        if library
-            .get_voice(&name)
-            .map_err(|e| e.to_string())?
-            .is_none()
-        {
+        if library.get_voice(&name)?.is_none() {
             return Ok(name);
         }
     }
-    Err(format!("too many {what} voices called \"{base}\""))
+    Err(ToolError::NoFreeName { what, base })
 }
 
 fn describe(event: &MatchEvent) -> (String, Option<f32>) {
@@ -164,7 +159,7 @@ impl VoiceTools for EngineMatcher {
         speaker: &str,
         clip: &Path,
         progress: Progress<'_>,
-    ) -> Result<Matched, String> {
+    ) -> Result<Matched, ToolError> {
         progress("loading the speaker encoder…".into(), Some(0.0));
         let embedder = self.embedder()?;
         let library = self.library()?;
@@ -179,10 +174,9 @@ impl VoiceTools for EngineMatcher {
                 let (text, fraction) = describe(e);
                 progress(text, fraction);
             },
-        )
-        .map_err(|e| e.to_string())?;
+        )?;
         let name = free_name(&library, speaker, "matched")?;
-        save_match(&library, &self.engine, &name, clip, &found).map_err(|e| e.to_string())?;
+        save_match(&library, &self.engine, &name, clip, &found)?;
         let mut notes = Vec::new();
         if found.clip.truncated {
             notes.push(format!(
@@ -212,7 +206,7 @@ impl VoiceTools for EngineMatcher {
         clip: &Path,
         cancel: &AtomicBool,
         progress: Progress<'_>,
-    ) -> Result<Matched, String> {
+    ) -> Result<Matched, ToolError> {
         progress("loading the speaker encoder…".into(), Some(0.0));
         let embedder = self.embedder()?;
         let library = self.library()?;
@@ -232,11 +226,10 @@ impl VoiceTools for EngineMatcher {
                 let (text, fraction) = describe_tune(e, total);
                 progress(text, fraction);
             },
-        )
-        .map_err(|e| e.to_string())?;
-        tuned.accept().map_err(|e| e.to_string())?;
+        )?;
+        tuned.accept()?;
         let name = free_name(&library, speaker, "tuned")?;
-        save_tuned(&library, &name, &tuned).map_err(|e| e.to_string())?;
+        save_tuned(&library, &name, &tuned)?;
         Ok(Matched {
             name,
             recipe: tuned.start_recipe,
@@ -253,7 +246,7 @@ impl VoiceTools for EngineMatcher {
         })
     }
 
-    fn check_cast(&self, cast: &[(String, String)]) -> Result<Vec<CastPair>, String> {
+    fn check_cast(&self, cast: &[(String, String)]) -> Result<Vec<CastPair>, ToolError> {
         let embedder = self.embedder()?;
         let library = self.library()?;
         check_cast(
@@ -263,6 +256,6 @@ impl VoiceTools for EngineMatcher {
             cast,
             CAST_WARN_SIMILARITY,
         )
-        .map_err(|e| e.to_string())
+        .map_err(ToolError::from)
     }
 }

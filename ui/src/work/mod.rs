@@ -35,64 +35,92 @@ pub(crate) fn send<T>(tx: &mpsc::SyncSender<T>, waker: &Waker, event: T) {
     waker.wake();
 }
 
+/// The OS refused a worker thread.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot start the {name} thread: {source}")]
+pub struct SpawnError {
+    pub name: String,
+    #[source]
+    pub source: std::io::Error,
+}
+
 /// Spawns a named worker thread; if the OS refuses a thread, the error is the job's result.
-pub(crate) fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<(), String> {
+pub(crate) fn spawn(name: &str, f: impl FnOnce() + Send + 'static) -> Result<(), SpawnError> {
     std::thread::Builder::new()
         .name(name.to_owned())
         .spawn(f)
         .map(|_| ())
-        .map_err(|e| format!("cannot start the {name} thread: {e}"))
+        .map_err(|source| SpawnError {
+            name: name.to_owned(),
+            source,
+        })
 }
 
-/// Why a worker's job failed, as the status bar says it: the author's input (a voice the
-/// engine does not know, a line too long for the model) is said plainly, with what to fix; a
-/// fault of ours says so, so nobody edits a script to work around a bug.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Failure {
-    pub message: String,
-    /// The author's input was at fault.
-    pub input: bool,
+/// Why a playback or preview job failed, as the engine typed it. It reads as
+/// [`Failure::is_input`] decides: the author's input (a voice the engine does not know, a line
+/// too long for the model) is said plainly, with what to fix; a fault of ours says so, so nobody
+/// edits a script to work around a bug.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// The scheduler or the model failed the job.
+    Engine(#[from] Box<engine::SchedulerError>),
+    /// The script could not be planned for rendering.
+    Plan(#[from] Box<engine::render::RenderError>),
+    /// A library voice in the cast could not be resolved.
+    Voice(#[from] Box<engine::voicematch::VoiceMatchError>),
+    /// The worker thread could not start.
+    Spawn(#[from] SpawnError),
 }
 
 impl Failure {
-    /// A problem with what the author wrote or chose.
-    pub fn input(message: impl Into<String>) -> Self {
-        Self {
-            message: message.into(),
-            input: true,
+    /// The author's input was at fault (what the engine says of its own errors; a library voice
+    /// that does not resolve is the cast's).
+    #[must_use]
+    pub fn is_input(&self) -> bool {
+        match self {
+            Self::Engine(e) => e.is_input_error(),
+            Self::Plan(e) => e.is_input_error(),
+            Self::Voice(_) => true,
+            Self::Spawn(_) => false,
         }
     }
 }
 
+/// The error itself when it is the author's to fix (or the OS refused a thread), else the
+/// error marked as ours.
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.input {
-            f.write_str(&self.message)
+        let error: &dyn std::fmt::Display = match self {
+            Self::Engine(e) => e,
+            Self::Plan(e) => e,
+            Self::Voice(e) => e,
+            Self::Spawn(e) => e,
+        };
+        if self.is_input() || matches!(self, Self::Spawn(_)) {
+            error.fmt(f)
         } else {
-            write!(f, "internal error: {} (please report it)", self.message)
+            write!(f, "internal error: {error} (please report it)")
         }
     }
 }
 
-impl From<engine::SchedulerError> for Failure {
-    fn from(e: engine::SchedulerError) -> Self {
-        Self {
-            input: e.is_input_error(),
-            message: e.to_string(),
+/// The engine's errors are large; a failure boxes them so every `Result` stays small.
+macro_rules! boxed_from {
+    ($error:ty => $($source:ty),+) => {$(
+        impl From<$source> for $error {
+            fn from(e: $source) -> Self {
+                Box::new(e).into()
+            }
         }
-    }
+    )+};
 }
+pub(crate) use boxed_from;
+
+boxed_from!(Failure => engine::SchedulerError, engine::render::RenderError, engine::voicematch::VoiceMatchError);
 
 impl From<engine::SynthError> for Failure {
     fn from(e: engine::SynthError) -> Self {
         engine::SchedulerError::Synth(e).into()
-    }
-}
-
-/// Resolving voices and planning the script report the author's mistakes as text.
-impl From<String> for Failure {
-    fn from(message: String) -> Self {
-        Self::input(message)
     }
 }
 
@@ -109,10 +137,10 @@ mod tests {
             max: 510,
         }));
         let f = Failure::from(SchedulerError::Synth(too_long));
-        assert!(f.input);
+        assert!(f.is_input());
         assert!(!f.to_string().contains("internal error"), "{f}");
         let f = Failure::from(SchedulerError::Shutdown);
-        assert!(!f.input);
+        assert!(!f.is_input());
         assert!(f.to_string().starts_with("internal error"), "{f}");
     }
 }

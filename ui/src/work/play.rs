@@ -98,7 +98,7 @@ pub fn start(
             send(&tx, &waker, event);
         }
     }) {
-        send(&tx2, &waker2, PlayEvent::Failed(Failure::input(e)));
+        send(&tx2, &waker2, PlayEvent::Failed(Failure::from(e)));
     }
     PlayJob { rx, cancel }
 }
@@ -119,10 +119,7 @@ fn render(
     tx: &mpsc::SyncSender<PlayEvent>,
     waker: &Waker,
 ) -> Result<(), Failure> {
-    let plans = plan_episode(episode).map_err(|e| Failure {
-        input: e.is_input_error(),
-        message: e.to_string(),
-    })?;
+    let plans = plan_episode(episode)?;
     let mut walk = Timeline::new(&plans, from, episode.settings.gap_secs);
     while let Some(placement) = walk.next() {
         if job.cancel.load(Ordering::Relaxed) {

@@ -68,7 +68,7 @@ pub fn start(
             send(&tx, &waker, event);
         }
     }) {
-        send(&tx2, &waker2, PreviewEvent::Failed(Failure::input(e)));
+        send(&tx2, &waker2, PreviewEvent::Failed(Failure::from(e)));
     }
     PreviewJob {
         speaker,

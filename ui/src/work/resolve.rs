@@ -11,6 +11,7 @@ use std::path::Path;
 use engine::library::Library;
 use engine::script::Episode;
 use engine::voicematch::resolve::{resolve_cast, resolve_voice};
+use engine::voicematch::VoiceMatchError;
 use engine::Engine;
 
 fn open(library: Option<&Path>) -> Option<Library> {
@@ -28,19 +29,23 @@ pub fn episode(
     library: Option<&Path>,
     engine: &Engine,
     episode: &mut Episode,
-) -> Result<(), String> {
+) -> Result<(), Box<VoiceMatchError>> {
     let Some(lib) = open(library) else {
         return Ok(());
     };
     resolve_cast(&lib, engine, episode)
         .map(|_| ())
-        .map_err(|e| e.to_string())
+        .map_err(Box::new)
 }
 
 /// The recipe to render `voice` with: a library voice's recipe, else `voice` itself.
-pub fn voice(library: Option<&Path>, engine: &Engine, voice: &str) -> Result<String, String> {
+pub fn voice(
+    library: Option<&Path>,
+    engine: &Engine,
+    voice: &str,
+) -> Result<String, Box<VoiceMatchError>> {
     let lib = open(library);
     resolve_voice(lib.as_ref(), engine, voice)
         .map(|spec| spec.canonical())
-        .map_err(|e| e.to_string())
+        .map_err(Box::new)
 }

@@ -14,9 +14,43 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::{mpsc, Arc};
 
-use engine::voicematch::CastPair;
+use engine::assets::AssetError;
+use engine::library::LibraryError;
+use engine::voicematch::{CastPair, VoiceMatchError};
 
-use super::{send, spawn, Waker};
+use super::{send, spawn, SpawnError, Waker};
+
+/// Why a voice match, a tuning or a cast check did not give an answer: the engine's error
+/// kept as it was typed, or what the studio itself could not do.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolError {
+    #[error("{}: voice matching needs the model; wait until it is loaded", clip.display())]
+    MatchNeedsModel { clip: PathBuf },
+    #[error("{}: tuning a voice needs the model; wait until it is loaded", clip.display())]
+    TuneNeedsModel { clip: PathBuf },
+    #[error("the cast check needs the model")]
+    CheckNeedsModel,
+    #[error("the voice library is unavailable: {0}")]
+    LibraryUnavailable(#[source] Box<LibraryError>),
+    /// Looking a name up in the library failed.
+    #[error(transparent)]
+    Library(#[from] Box<LibraryError>),
+    #[error("the speaker encoder is not in {} (run `banter models fetch`)", root.display())]
+    EncoderMissing { root: PathBuf },
+    #[error("fetching the speaker encoder: {0}")]
+    FetchEncoder(#[source] Box<AssetError>),
+    #[error("loading the speaker encoder: {0}")]
+    LoadEncoder(#[source] Box<VoiceMatchError>),
+    /// Matching, tuning or checking failed in the engine.
+    #[error(transparent)]
+    Engine(#[from] Box<VoiceMatchError>),
+    #[error("too many {what} voices called \"{base}\"")]
+    NoFreeName { what: &'static str, base: String },
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+}
+
+super::boxed_from!(ToolError => LibraryError, VoiceMatchError);
 
 /// A voice found for a clip and saved in the library.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,7 +83,7 @@ pub trait VoiceTools: Send + Sync {
         speaker: &str,
         clip: &Path,
         progress: Progress<'_>,
-    ) -> Result<Matched, String>;
+    ) -> Result<Matched, ToolError>;
 
     /// Tunes a voice toward the speaker in `clip` and saves it for `speaker`; stops with an
     /// error (nothing saved) once `cancel` is set.
@@ -59,10 +93,10 @@ pub trait VoiceTools: Send + Sync {
         clip: &Path,
         cancel: &AtomicBool,
         progress: Progress<'_>,
-    ) -> Result<Matched, String>;
+    ) -> Result<Matched, ToolError>;
 
     /// The pairs of `(speaker, voice)` whose voices are too alike, closest first.
-    fn check_cast(&self, cast: &[(String, String)]) -> Result<Vec<CastPair>, String>;
+    fn check_cast(&self, cast: &[(String, String)]) -> Result<Vec<CastPair>, ToolError>;
 }
 
 /// Who provided the studio's voice tools.
@@ -85,11 +119,10 @@ impl VoiceTools for Unavailable {
         _speaker: &str,
         clip: &Path,
         _progress: Progress<'_>,
-    ) -> Result<Matched, String> {
-        Err(format!(
-            "{}: voice matching needs the model; wait until it is loaded",
-            clip.display()
-        ))
+    ) -> Result<Matched, ToolError> {
+        Err(ToolError::MatchNeedsModel {
+            clip: clip.to_owned(),
+        })
     }
 
     fn tune_clip(
@@ -98,15 +131,14 @@ impl VoiceTools for Unavailable {
         clip: &Path,
         _cancel: &AtomicBool,
         _progress: Progress<'_>,
-    ) -> Result<Matched, String> {
-        Err(format!(
-            "{}: tuning a voice needs the model; wait until it is loaded",
-            clip.display()
-        ))
+    ) -> Result<Matched, ToolError> {
+        Err(ToolError::TuneNeedsModel {
+            clip: clip.to_owned(),
+        })
     }
 
-    fn check_cast(&self, _cast: &[(String, String)]) -> Result<Vec<CastPair>, String> {
-        Err("the cast check needs the model".to_owned())
+    fn check_cast(&self, _cast: &[(String, String)]) -> Result<Vec<CastPair>, ToolError> {
+        Err(ToolError::CheckNeedsModel)
     }
 }
 
@@ -120,7 +152,7 @@ pub enum MatchReport {
     Done {
         speaker: String,
         clip: PathBuf,
-        result: Result<Matched, String>,
+        result: Result<Matched, ToolError>,
     },
 }
 
@@ -197,7 +229,7 @@ pub fn start(
         let _ = tx2.send(MatchReport::Done {
             speaker: speaker2,
             clip: clip2,
-            result: Err(e),
+            result: Err(e.into()),
         });
     }
 }
@@ -205,7 +237,7 @@ pub fn start(
 /// The answer of a cast check, for the cast it checked.
 pub struct CastChecked {
     pub cast: Vec<(String, String)>,
-    pub result: Result<Vec<CastPair>, String>,
+    pub result: Result<Vec<CastPair>, ToolError>,
 }
 
 /// Checks `cast` on a worker thread.
@@ -223,7 +255,7 @@ pub fn check(
     }) {
         let _ = tx2.send(CastChecked {
             cast: cast2,
-            result: Err(e),
+            result: Err(e.into()),
         });
     }
 }

@@ -30,8 +30,11 @@ pub struct Word {
     pub end: usize,
 }
 
+/// The rendered audio as the timeline panel draws it: its envelope, its lines and their words.
+/// Named for what it is, apart from the engine's `render::Timeline`, the walk that places every
+/// sentence of an export.
 #[derive(Debug, Clone, Default)]
-pub struct Timeline {
+pub struct Waveform {
     /// The document revision this audio was rendered from.
     pub revision: u64,
     /// The line playback started from.
@@ -45,7 +48,7 @@ pub struct Timeline {
     partial: Option<(f32, f32, usize)>,
 }
 
-impl Timeline {
+impl Waveform {
     #[must_use]
     pub fn new(revision: u64, start_line: usize) -> Self {
         Self {
@@ -152,7 +155,7 @@ mod tests {
 
     #[test]
     fn envelope_and_regions_grow_with_chunks() {
-        let mut t = Timeline::new(3, 0);
+        let mut t = Waveform::new(3, 0);
         t.line_start(0, "Alice".into(), 0);
         t.push(&vec![0.5; BUCKET + 10]);
         assert_eq!(t.peaks.len(), 1);
@@ -180,7 +183,7 @@ mod tests {
     #[test]
     fn the_word_at_a_sample_is_found_in_its_line() {
         let sr = SAMPLE_RATE as usize;
-        let mut t = Timeline::new(0, 0);
+        let mut t = Waveform::new(0, 0);
         t.line_start(0, "Ann".into(), 0);
         t.push(&vec![0.0; 2 * sr]);
         t.add_words(0, &[timed("Good", 0.1, 0.4), timed("morning", 0.4, 0.9)]);

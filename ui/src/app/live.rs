@@ -19,9 +19,9 @@ impl Studio {
         }
         // Only while audible: a paused playback waits for Play, which renders the edit then.
         if !self.buffer.is_playing()
-            || self.preview.is_some()
-            || self.timeline.revision == revision
-            || self.timeline.revision == u64::MAX
+            || self.tasks.preview.is_some()
+            || self.waveform.revision == revision
+            || self.waveform.revision == u64::MAX
             || self.edit_seen.1.elapsed() < SETTLE
         {
             return;
@@ -32,9 +32,9 @@ impl Studio {
         };
         let lines = episode.lines.len();
         let line = self
-            .timeline
+            .waveform
             .region_at(self.buffer.position())
-            .map_or(self.timeline.start_line, |r| r.line);
+            .map_or(self.waveform.start_line, |r| r.line);
         self.selected = line.min(lines.saturating_sub(1));
         self.play();
         self.say("playing the edit: only changed lines are rendered again");

@@ -1,10 +1,9 @@
 //! Find in the script (Ctrl+F): a bar above the editor whose query highlights every matching
 //! line (in the lines view: turns whose speaker or spoken text contains it; in the raw view:
 //! source lines) and jumps between them with Enter / Shift+Enter or the arrows, selecting the
-//! turn so Play starts there. Matching ignores case. The bar itself is drawn by
-//! [`crate::view::find`].
+//! turn so Play starts there. Matching ignores case. This is the bar's state and what matches;
+//! the jump is carried out by the studio (`app::find`) and the bar drawn by [`crate::view::find`].
 
-use crate::app::Studio;
 use crate::doc::Document;
 
 #[derive(Debug, Default)]
@@ -41,43 +40,4 @@ pub fn matching_lines(doc: &Document, bar: &FindBar) -> Vec<usize> {
         .filter(|(_, l)| bar.hits(&l.speaker) || bar.hits(&ep.spoken_text(l)))
         .map(|(i, _)| i)
         .collect()
-}
-
-impl Studio {
-    /// Opens the find bar and focuses its field.
-    pub fn open_find(&mut self) {
-        self.find.open = true;
-        self.find.focus = true;
-    }
-
-    /// Jumps to the next (or previous) matching turn and selects it.
-    pub fn find_step(&mut self, forward: bool) {
-        let hits = matching_lines(&self.doc, &self.find);
-        if hits.is_empty() {
-            return;
-        }
-        // From the selected turn, so a jump after clicking elsewhere starts there.
-        let next = if forward {
-            hits.iter().position(|&l| l > self.selected).unwrap_or(0)
-        } else {
-            hits.iter()
-                .rposition(|&l| l < self.selected)
-                .unwrap_or(hits.len() - 1)
-        };
-        self.find.current = next;
-        self.selected = hits[next];
-        self.find.scroll_to = Some(hits[next]);
-    }
-
-    /// The selected turn (episode line index): where Play starts, where Find jumped.
-    #[must_use]
-    pub fn selected_line(&self) -> usize {
-        self.selected
-    }
-
-    /// The turns matching the find bar's query.
-    #[must_use]
-    pub fn find_matches(&self) -> Vec<usize> {
-        matching_lines(&self.doc, &self.find)
-    }
 }

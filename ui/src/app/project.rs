@@ -1,12 +1,12 @@
-//! Project actions: new, save (to the library), export, and retrying the model load.
+//! Project actions: new, save (to the library), autosave, leaving a document (quit, new) with
+//! the question about unsaved work, export, and retrying the model load.
 
-use engine::assets::ModelStore;
 use engine::library::ProjectDraft;
 
 use crate::app::{EngineState, Studio};
 use crate::doc::{Document, EXAMPLE};
-use crate::timeline::Timeline;
-use crate::work::export;
+use crate::waveform::Waveform;
+use crate::work::export::{self, ExportError};
 use crate::work::library::LibCmd;
 use crate::work::load;
 
@@ -19,7 +19,7 @@ impl Studio {
         let name = self.unused_project_name();
         self.doc = Document::new(&name, EXAMPLE.to_owned(), None);
         self.selected = 0;
-        self.timeline = Timeline::default();
+        self.waveform = Waveform::default();
         self.buffer.clear();
     }
 
@@ -78,11 +78,11 @@ impl Studio {
     /// Starts the export with the dialog's settings.
     pub fn start_export(&mut self) {
         let EngineState::Ready(engine) = &self.engine else {
-            self.export.finished = Some(Err("the model is not loaded yet".into()));
+            self.export.finished = Some(Err(ExportError::NotLoaded));
             return;
         };
         let Some(episode) = self.doc.episode() else {
-            self.export.finished = Some(Err("the script does not parse".into()));
+            self.export.finished = Some(Err(ExportError::DoesNotParse));
             return;
         };
         let settings = &mut self.export.settings;
@@ -94,7 +94,7 @@ impl Studio {
         settings.path = dest.display().to_string();
         self.export.progress = None;
         self.export.finished = None;
-        self.export_job = Some(export::start(
+        self.tasks.export = Some(export::start(
             engine.engine.clone(),
             episode,
             dest,
@@ -106,17 +106,14 @@ impl Studio {
 
     /// Fetches (if needed) and loads the model again after a failure.
     pub fn retry_load(&mut self) {
-        let store = self.config.models.clone().map_or_else(
-            || ModelStore::open_default().map_err(|e| e.to_string()),
-            |p| Ok(ModelStore::at(p)),
-        );
+        let store = load::store(self.config.models.clone());
         match store {
             Ok(store) => {
                 self.engine = EngineState::Loading {
                     text: "starting…".into(),
                     fraction: None,
                 };
-                self.set_load_rx(load::start(
+                self.tasks.load = Some(load::start(
                     store,
                     self.config.device,
                     true,
@@ -124,6 +121,45 @@ impl Studio {
                 ));
             }
             Err(e) => self.engine = EngineState::Failed(e),
+        }
+    }
+
+    /// Hands unsaved work (text and cast) to the library thread, which writes it within
+    /// [`crate::work::library::AUTOSAVE_AT_MOST`] whether or not another frame is ever drawn.
+    /// Called after every change the author makes and at the end of every frame; cheap when
+    /// nothing changed.
+    pub fn autosave_now(&mut self) {
+        if self.doc.unsaved_edits {
+            self.library.send(LibCmd::Autosave {
+                name: self.doc.name.clone(),
+                script: self.doc.text.clone(),
+                cast: self.doc.cast_map(),
+            });
+            self.doc.unsaved_edits = false;
+        }
+    }
+
+    /// The window is closing (Quit chosen, or the author's answer about unsaved work given).
+    #[must_use]
+    pub fn is_quitting(&self) -> bool {
+        self.quit
+    }
+
+    /// Closes the document as `leaving` asks (quit, or a new project), or asks first
+    /// (Save / Discard / Cancel) when that would lose work.
+    pub(crate) fn leave(&mut self, leaving: crate::state::dialogs::Leaving) {
+        if self.doc.needs_saving() {
+            self.dialogs.unsaved = Some(leaving);
+        } else {
+            self.go_on(leaving);
+        }
+    }
+
+    /// Does what `leaving` asked for, the document's work saved or given up.
+    pub(crate) fn go_on(&mut self, leaving: crate::state::dialogs::Leaving) {
+        match leaving {
+            crate::state::dialogs::Leaving::Quit => self.quit = true,
+            crate::state::dialogs::Leaving::NewProject => self.new_project(),
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The studio's cast work that goes beyond picking a voice: matching a voice to a dropped clip,
 //! the "these two sound alike" check, and previews. The state lives in [`Studio`]; this file
-//! starts the workers and folds their reports in, so `app.rs` stays about the frame loop.
+//! starts the workers and folds their reports in, so `app/mod.rs` stays about the frame loop.
 
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -110,7 +110,7 @@ impl Studio {
             job,
             speaker,
             clip,
-            self.match_tx.clone(),
+            self.tasks.matches.tx.clone(),
             self.waker.clone(),
         );
     }
@@ -155,7 +155,7 @@ impl Studio {
         voicematch::check(
             Arc::clone(&self.matcher),
             cast,
-            self.check_tx.clone(),
+            self.tasks.checks.tx.clone(),
             self.waker.clone(),
         );
     }
@@ -186,8 +186,8 @@ impl Studio {
         self.stop();
         self.buffer.clear();
         // Matches no document revision, so Play afterwards renders the episode afresh.
-        self.timeline = crate::timeline::Timeline::new(u64::MAX, usize::MAX);
-        self.preview = Some(crate::work::preview::start(
+        self.waveform = crate::waveform::Waveform::new(u64::MAX, usize::MAX);
+        self.tasks.preview = Some(crate::work::preview::start(
             handle,
             self.config.library.clone(),
             speaker.to_owned(),
@@ -203,11 +203,11 @@ impl Studio {
     /// The speaker being previewed, if any.
     #[must_use]
     pub fn previewing(&self) -> Option<&str> {
-        self.preview.as_ref().map(|p| p.speaker.as_str())
+        self.tasks.preview.as_ref().map(|p| p.speaker.as_str())
     }
 
     fn drain_preview(&mut self) {
-        let Some(job) = &self.preview else {
+        let Some(job) = &self.tasks.preview else {
             return;
         };
         let mut finished = None;
@@ -220,7 +220,7 @@ impl Studio {
         }
         if let Some(error) = finished {
             self.buffer.set_complete(true);
-            self.preview = None;
+            self.tasks.preview = None;
             if let Some(e) = error {
                 self.say(format!("preview failed: {e}"));
             }
@@ -229,7 +229,7 @@ impl Studio {
 
     pub(crate) fn drain_voice_tools(&mut self) {
         self.drain_preview();
-        let reports: Vec<_> = self.match_rx.try_iter().collect();
+        let reports: Vec<_> = self.tasks.matches.rx.try_iter().collect();
         for report in reports {
             match report {
                 MatchReport::Progress {
@@ -298,11 +298,12 @@ impl Studio {
                         "no voice matched for {speaker} from {}: {e}",
                         clip.display()
                     ));
-                    self.matching.insert(speaker, MatchState::Failed(e));
+                    self.matching
+                        .insert(speaker, MatchState::Failed(e.to_string()));
                 }
             }
         }
-        let checks: Vec<_> = self.check_rx.try_iter().collect();
+        let checks: Vec<_> = self.tasks.checks.rx.try_iter().collect();
         for checked in checks {
             self.cast_check.running = false;
             match checked.result {
@@ -313,7 +314,7 @@ impl Studio {
                 }
                 Err(e) => {
                     tracing::warn!("cast check: {e}");
-                    self.cast_check.error = Some(e);
+                    self.cast_check.error = Some(e.to_string());
                 }
             }
         }

@@ -6,14 +6,14 @@ use std::time::Instant;
 
 use crate::app::{EngineState, Studio};
 use crate::doc::Document;
-use crate::timeline::Timeline;
+use crate::waveform::Waveform;
 use crate::work::library::{LibCmd, LibEvent};
 use crate::work::load::LoadEvent;
 use crate::work::play::PlayEvent;
 
 impl Studio {
     pub(crate) fn drain_all(&mut self) {
-        if let Some(rx) = &self.load_rx {
+        if let Some(rx) = &self.tasks.load {
             let events: Vec<_> = rx.try_iter().collect();
             let mut loaded = false;
             for event in events {
@@ -45,21 +45,21 @@ impl Studio {
                 self.install_voice_tools();
             }
         }
-        if let Some(job) = &self.play {
+        if let Some(job) = &self.tasks.play {
             let mut finished = false;
             for event in job.rx.try_iter() {
                 match event {
                     PlayEvent::LineStart { line, speaker, at } => {
-                        self.timeline.line_start(line, speaker, at);
+                        self.waveform.line_start(line, speaker, at);
                     }
                     PlayEvent::Audio(samples) => {
                         self.buffer.append(&samples);
-                        self.timeline.push(&samples);
+                        self.waveform.push(&samples);
                     }
-                    PlayEvent::Words { line, words } => self.timeline.add_words(line, &words),
+                    PlayEvent::Words { line, words } => self.waveform.add_words(line, &words),
                     PlayEvent::Done => {
                         self.buffer.set_complete(true);
-                        self.timeline.complete = true;
+                        self.waveform.complete = true;
                         finished = true;
                     }
                     PlayEvent::Failed(e) => {
@@ -70,7 +70,7 @@ impl Studio {
                 }
             }
             if finished {
-                self.play = None;
+                self.tasks.play = None;
             }
             self.resolve_pending_word();
         }
@@ -99,7 +99,7 @@ impl Studio {
                     doc.set_cast_map(&draft.cast);
                     self.doc = doc;
                     self.selected = 0;
-                    self.timeline = Timeline::default();
+                    self.waveform = Waveform::default();
                     self.buffer.clear();
                     self.say(format!("opened project \"{}\"", draft.name));
                 }
@@ -115,7 +115,7 @@ impl Studio {
     }
 
     fn drain_export(&mut self) {
-        let Some(job) = &self.export_job else {
+        let Some(job) = &self.tasks.export else {
             return;
         };
         let mut done = None;
@@ -131,7 +131,7 @@ impl Studio {
                 Err(e) => tracing::warn!("export: {e}"),
             }
             self.export.finished = Some(result);
-            self.export_job = None;
+            self.tasks.export = None;
         }
     }
 }

@@ -4,19 +4,29 @@
 //!
 //! Shortcuts and views do not write this state: they read it and emit
 //! [`Command`](crate::command::Command)s, which [`Studio::apply`] (in `app::apply`) carries out.
-//! The fields only the frame loop and `apply` touch are private; the rest are `pub(crate)` for
-//! the worker-report drain and the feature modules that extend `Studio` (`cast`, `live`,
-//! `devices`, `find`, `history`, `actions`), and views reach them through `&Studio` only.
+//! Every `impl Studio` lives in this module's files, one per concern (`apply`, `drain`,
+//! `playback`, `words`, `live`, `cast`, `outputs`, `find`, `undo`, `project`, `open`), so the
+//! fields only they touch are private to `app`; the rest are `pub(crate)` for the views, which
+//! reach them through `&Studio` only.
 
 mod apply;
+mod cast;
+mod drain;
+mod find;
+mod live;
 mod open;
+mod outputs;
+mod playback;
+mod project;
+mod tasks;
+mod undo;
+mod words;
 
 use std::path::PathBuf;
-use std::sync::{mpsc, Arc};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use eframe::egui;
-use engine::assets::ModelStore;
 use engine::device::DeviceChoice;
 use engine::library::Autosave;
 
@@ -25,16 +35,15 @@ use crate::doc::{Document, EXAMPLE};
 use crate::frames::FrameStats;
 use crate::state::dialogs::Dialogs;
 use crate::state::export::ExportDialog;
-use crate::timeline::Timeline;
+use crate::state::EditorMode;
 use crate::view;
-use crate::work::export::ExportJob;
+use crate::waveform::Waveform;
 use crate::work::library::{LibCmd, LibraryLink};
-use crate::work::load::{self, LoadEvent, Loaded};
-use crate::work::play::{self, PlayJob};
-use crate::work::voicematch::{
-    CastCheckState, CastChecked, MatchReport, MatchState, ToolsOrigin, Unavailable, VoiceTools,
-};
+use crate::work::load::{self, LoadError, Loaded};
+use crate::work::voicematch::{CastCheckState, MatchState, ToolsOrigin, Unavailable, VoiceTools};
 use crate::work::Waker;
+
+use tasks::BackgroundTasks;
 
 /// How the studio starts.
 #[derive(Debug, Clone, Default)]
@@ -64,14 +73,8 @@ pub enum EngineState {
         text: String,
         fraction: Option<f32>,
     },
-    Failed(String),
+    Failed(LoadError),
     Ready(Box<Loaded>),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EditorMode {
-    Lines,
-    Raw,
 }
 
 /// A script read from disk, waiting to replace the current one.
@@ -89,23 +92,20 @@ pub struct Studio {
     /// Episode index of the selected line (play starts there).
     pub(crate) selected: usize,
     pub(crate) engine: EngineState,
-    pub(crate) load_rx: Option<mpsc::Receiver<LoadEvent>>,
+    /// Every job on a worker thread and every channel a worker reports on.
+    pub(crate) tasks: BackgroundTasks,
     pub(crate) audio: Box<dyn AudioOut>,
     pub(crate) audio_error: Option<String>,
     pub(crate) outputs: crate::devices::Outputs,
     pub(crate) buffer: Arc<PlayBuffer>,
-    pub(crate) play: Option<PlayJob>,
     /// "Play from here" waiting for its word to be rendered ([`crate::words`]).
     pub(crate) pending_word: Option<crate::words::PendingWord>,
     /// Sentences already rendered for playback (replays and edits reuse them).
     pub(crate) sentences: Arc<crate::work::sentences::SentenceCache>,
     /// The document revision last seen and when it changed (edits during playback settle).
     pub(crate) edit_seen: (u64, Instant),
-    /// A cast preview being spoken (it uses the play buffer; playback stops for it).
-    pub(crate) preview: Option<crate::work::preview::PreviewJob>,
-    pub(crate) timeline: Timeline,
+    pub(crate) waveform: Waveform,
     pub(crate) export: ExportDialog,
-    pub(crate) export_job: Option<ExportJob>,
     pub(crate) library: LibraryLink,
     pub(crate) library_error: Option<String>,
     pub(crate) projects: Vec<String>,
@@ -115,28 +115,20 @@ pub struct Studio {
     /// Open, Save as and the shortcuts overlay.
     dialogs: Dialogs,
     pub(crate) incoming: Option<Incoming>,
-    pub(crate) import_rx: mpsc::Receiver<Result<Incoming, crate::files::OpenError>>,
-    import_tx: mpsc::SyncSender<Result<Incoming, crate::files::OpenError>>,
     /// The desktop's file dialog (or none: the Open window's typed path).
     chooser: Arc<dyn crate::files::ScriptChooser>,
-    /// A file dialog is open on a worker thread; its answer comes back here.
-    pub(crate) choosing: Option<mpsc::Receiver<open::Chosen>>,
     /// Reopen the library's latest project once its list arrives (a plain `banter`).
     reopen_last: bool,
     pub(crate) history: crate::history::History,
-    pub(crate) find: crate::find::FindBar,
+    pub(crate) find: crate::state::find::FindBar,
     dark: bool,
     pub(crate) message: Option<(String, Instant)>,
     pub(crate) matcher: Arc<dyn VoiceTools>,
     pub(crate) tools_origin: ToolsOrigin,
     pub(crate) match_options: engine::voicematch::MatchOptions,
-    pub(crate) match_tx: mpsc::SyncSender<MatchReport>,
-    pub(crate) match_rx: mpsc::Receiver<MatchReport>,
     /// Each speaker's latest voice match (running, found, failed).
     pub(crate) matching: std::collections::BTreeMap<String, MatchState>,
     pub(crate) cast_check: CastCheckState,
-    pub(crate) check_tx: mpsc::SyncSender<CastChecked>,
-    pub(crate) check_rx: mpsc::Receiver<CastChecked>,
     pub(crate) last_xrt: Option<f64>,
     /// The loopback API switch in the status bar.
     api: crate::api::ApiSwitch,
@@ -149,10 +141,7 @@ impl Studio {
     #[must_use]
     pub fn new(ctx: &egui::Context, config: StudioConfig, mut audio: Box<dyn AudioOut>) -> Self {
         let waker = Waker(ctx.clone());
-        let store = config.models.clone().map_or_else(
-            || ModelStore::open_default().map_err(|e| e.to_string()),
-            |p| Ok(ModelStore::at(p)),
-        );
+        let store = load::store(config.models.clone());
         let (engine, load_rx) = match store {
             Ok(store) => (
                 EngineState::Loading {
@@ -177,28 +166,22 @@ impl Studio {
         library.send(LibCmd::ListAutosaves);
         library.send(LibCmd::ListProjects);
         library.send(LibCmd::ListVoices);
-        let (import_tx, import_rx) = mpsc::sync_channel(16);
-        let (match_tx, match_rx) = mpsc::sync_channel(crate::work::EVENTS);
-        let (check_tx, check_rx) = mpsc::sync_channel(4);
         let mut studio = Self {
             waker,
             doc: Document::new("untitled", EXAMPLE.to_owned(), None),
             mode: EditorMode::Lines,
             selected: 0,
             engine,
-            load_rx,
+            tasks: BackgroundTasks::new(load_rx),
             audio,
             audio_error,
             outputs: crate::devices::Outputs::default(),
             buffer,
-            play: None,
             pending_word: None,
             sentences: Arc::default(),
             edit_seen: (0, Instant::now()),
-            preview: None,
-            timeline: Timeline::default(),
+            waveform: Waveform::default(),
             export: ExportDialog::default(),
-            export_job: None,
             library,
             library_error: None,
             projects: Vec::new(),
@@ -206,24 +189,17 @@ impl Studio {
             recovery: Vec::new(),
             dialogs: Dialogs::default(),
             incoming: None,
-            import_rx,
-            import_tx,
             chooser: Arc::new(crate::files::NoChooser),
-            choosing: None,
             reopen_last: config.reopen_last && config.script.is_none(),
             history: crate::history::History::default(),
-            find: crate::find::FindBar::default(),
+            find: crate::state::find::FindBar::default(),
             dark: true,
             message: None,
             matcher: Arc::new(Unavailable),
             tools_origin: ToolsOrigin::StandIn,
             match_options: engine::voicematch::MatchOptions::default(),
-            match_tx,
-            match_rx,
             matching: std::collections::BTreeMap::new(),
             cast_check: CastCheckState::default(),
-            check_tx,
-            check_rx,
             last_xrt: None,
             api: crate::api::ApiSwitch::default(),
             frames: FrameStats::from_env(),
@@ -234,10 +210,6 @@ impl Studio {
             studio.import(&path);
         }
         studio
-    }
-
-    pub(crate) fn set_load_rx(&mut self, rx: mpsc::Receiver<LoadEvent>) {
-        self.load_rx = Some(rx);
     }
 
     /// Gives the studio a loopback API server to switch on from the status bar.
@@ -270,14 +242,8 @@ impl Studio {
         &self.doc
     }
 
-    /// The open document, to change it as an edit in a widget would (tests, automation); call
-    /// [`Document::edited`] after changing the text.
-    pub fn document_mut(&mut self) -> &mut Document {
-        &mut self.doc
-    }
-
     /// Opens project `name` from the library (as the Open dialog does).
-    pub fn library_load(&mut self, name: &str) {
+    pub(crate) fn library_load(&mut self, name: &str) {
         self.library.send(LibCmd::Load(name.to_owned()));
     }
 
@@ -293,7 +259,7 @@ impl Studio {
     }
 
     #[must_use]
-    pub fn engine_error(&self) -> Option<&str> {
+    pub fn engine_error(&self) -> Option<&LoadError> {
         match &self.engine {
             EngineState::Failed(e) => Some(e),
             _ => None,
@@ -301,8 +267,8 @@ impl Studio {
     }
 
     #[must_use]
-    pub fn timeline(&self) -> &Timeline {
-        &self.timeline
+    pub fn waveform(&self) -> &Waveform {
+        &self.waveform
     }
 
     #[must_use]
@@ -319,17 +285,12 @@ impl Studio {
     /// Rendering for playback is under way.
     #[must_use]
     pub fn is_rendering(&self) -> bool {
-        self.play.is_some()
+        self.tasks.play.is_some()
     }
 
     #[must_use]
     pub fn export_dialog(&self) -> &ExportDialog {
         &self.export
-    }
-
-    /// The export dialog, to set its settings as a user would type them (tests).
-    pub fn export_dialog_mut(&mut self) -> &mut ExportDialog {
-        &mut self.export
     }
 
     /// Whether the script shows as parsed lines or raw text.
@@ -376,143 +337,6 @@ impl Studio {
         self.message = Some((text, Instant::now()));
     }
 
-    // --- actions ---
-
-    /// Plays from the selected line: renders through the scheduler and plays as audio arrives.
-    pub fn play(&mut self) {
-        let EngineState::Ready(engine) = &self.engine else {
-            self.say("the model is not loaded yet");
-            return;
-        };
-        let handle = engine.engine.clone();
-        let Some(episode) = self.doc.episode() else {
-            self.say("fix the script's error first");
-            return;
-        };
-        self.stop();
-        self.buffer.clear();
-        self.timeline = Timeline::new(self.doc.revision, self.selected);
-        self.play = Some(play::start(
-            handle,
-            episode,
-            self.selected,
-            Arc::clone(&self.sentences),
-            self.config.library.clone(),
-            self.waker.clone(),
-        ));
-        self.sound_on();
-    }
-
-    /// Whether there is an audio output to hear playback on. Without one, Play and "Play from
-    /// here" still render to the timeline (and export works), but nothing is set playing: a
-    /// playhead that cannot move is never shown as moving, and the transport says why once,
-    /// beside the Play button.
-    #[must_use]
-    pub fn can_sound(&self) -> bool {
-        self.audio_error.is_none()
-    }
-
-    /// Why nothing can be heard, while that is so (the transport shows it).
-    #[must_use]
-    pub fn audio_problem(&self) -> Option<&str> {
-        self.audio_error.as_deref()
-    }
-
-    /// Sets the rendered audio playing, if there is an output to hear it on.
-    pub(crate) fn sound_on(&self) {
-        if self.can_sound() {
-            self.buffer.set_playing(true);
-        }
-    }
-
-    /// Pauses playback if it is running (or about to start at a word); resumes (or starts) it
-    /// otherwise. It resumes where the playhead is when the selected line is the one playback
-    /// started from or the one under the playhead (a word clicked while paused).
-    pub fn toggle_play(&mut self) {
-        let position = self.buffer.position();
-        let at_selected = self.timeline.start_line == self.selected
-            || self
-                .timeline
-                .region_at(position)
-                .is_some_and(|r| r.line == self.selected);
-        if !self.can_sound() {
-            // Nothing to pause or resume: render (again, from the cache, if the timeline is
-            // stale) unless a render is already under way.
-            if self.play.is_none() {
-                self.play();
-            }
-        } else if self.pending_word.take().is_some() || self.buffer.is_playing() {
-            self.buffer.set_playing(false);
-        } else if !self.buffer.is_empty()
-            && self.timeline.revision == self.doc.revision
-            && at_selected
-            && position < self.buffer.len()
-        {
-            self.sound_on();
-        } else {
-            self.play();
-        }
-    }
-
-    /// Stops playback and its render.
-    pub fn stop(&mut self) {
-        self.buffer.set_playing(false);
-        self.pending_word = None;
-        if let Some(job) = self.play.take() {
-            job.stop();
-        }
-        if let Some(job) = self.preview.take() {
-            job.stop();
-        }
-    }
-
-    /// Moves the playhead to `sample` of the rendered audio.
-    pub fn seek(&mut self, sample: usize) {
-        self.buffer.seek(sample);
-        if let Some(r) = self.timeline.region_at(sample) {
-            self.selected = r.line;
-        }
-    }
-
-    /// Hands unsaved work (text and cast) to the library thread, which writes it within
-    /// [`crate::work::library::AUTOSAVE_AT_MOST`] whether or not another frame is ever drawn.
-    /// Called after every change the author makes and at the end of every frame; cheap when
-    /// nothing changed.
-    pub fn autosave_now(&mut self) {
-        if self.doc.unsaved_edits {
-            self.library.send(LibCmd::Autosave {
-                name: self.doc.name.clone(),
-                script: self.doc.text.clone(),
-                cast: self.doc.cast_map(),
-            });
-            self.doc.unsaved_edits = false;
-        }
-    }
-
-    /// The window is closing (Quit chosen, or the author's answer about unsaved work given).
-    #[must_use]
-    pub fn is_quitting(&self) -> bool {
-        self.quit
-    }
-
-    /// Closes the document as `leaving` asks (quit, or a new project), or asks first
-    /// (Save / Discard / Cancel) when that would lose work.
-    pub(crate) fn leave(&mut self, leaving: crate::state::dialogs::Leaving) {
-        if self.doc.needs_saving() {
-            self.dialogs.unsaved = Some(leaving);
-        } else {
-            self.go_on(leaving);
-        }
-    }
-
-    /// Does what `leaving` asked for, the document's work saved or given up.
-    pub(crate) fn go_on(&mut self, leaving: crate::state::dialogs::Leaving) {
-        match leaving {
-            crate::state::dialogs::Leaving::Quit => self.quit = true,
-            crate::state::dialogs::Leaving::NewProject => self.new_project(),
-        }
-    }
-
     // --- the frame ---
 
     /// One frame: the whole UI. Public so tests and the eframe wrapper share it.
@@ -534,11 +358,7 @@ impl Studio {
         self.history.observe(&self.doc);
         self.autosave_now();
         self.follow_edits();
-        if self.is_playing()
-            || self.play.is_some()
-            || self.preview.is_some()
-            || self.export_job.is_some()
-        {
+        if self.is_playing() || self.tasks.busy() {
             // Keep the playhead moving at the display rate while anything is under way.
             ctx.request_repaint_after(Duration::from_millis(16));
         }
