@@ -453,7 +453,22 @@ fn without_sound_play_renders_export_works_and_a_preview_keeps_the_timeline() {
     step_until(&mut h, Duration::from_mins(3), "the export", |h| {
         h.state().export_dialog().finished.is_some()
     });
-    assert!(matches!(h.state().export_dialog().finished, Some(Ok(_))));
+    let Some(Ok(report)) = &h.state().export_dialog().finished else {
+        panic!(
+            "the export failed: {:?}",
+            h.state().export_dialog().finished
+        );
+    };
+    // Every sentence was just played: the export takes them all from the render cache.
+    let all = format!(
+        "{n} of {n} sentences came from the render cache",
+        n = report.sentences
+    );
+    assert!(
+        report.sentences > 0 && report.notices.iter().any(|n| n.starts_with(&all)),
+        "{:?}",
+        report.notices
+    );
     // Exported files get the author's usual permissions (0666 less the umask), like any
     // program's, not 0600.
     let umask = std::fs::read_to_string("/proc/self/status")

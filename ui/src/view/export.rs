@@ -182,6 +182,11 @@ fn finished(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             for path in &report.outputs {
                 ui.monospace(path.display().to_string());
             }
+            // What the render wants the author to know (sounds it could not use, sentences
+            // taken from the cache, leftovers it swept), each a sentence.
+            for notice in &report.notices {
+                ui.label(notice);
+            }
             if let Some(dir) = report.outputs.first().and_then(|p| p.parent()) {
                 if ui
                     .button("Show in folder")

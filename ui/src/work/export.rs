@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
 use engine::render::{
-    render_episode, FromModel, Progress, RenderError, RenderOptions, RenderReport,
+    cache::Cached, render_episode, FromModel, Progress, RenderError, RenderOptions, RenderReport,
+    SentenceSource,
 };
 use engine::script::Episode;
 use engine::voicematch::VoiceMatchError;
@@ -78,16 +79,33 @@ pub fn start(
         let result = super::resolve::episode(library.as_deref(), &engine, &mut episode)
             .map_err(ExportError::from)
             .and_then(|()| {
-                render_episode(
+                // Through the library's render cache, which playback fills with the same
+                // samples: what was just heard is not rendered again.
+                let cached =
+                    super::resolve::open(library.as_deref()).map(|lib| Cached::new(FromModel, lib));
+                let source: &dyn SentenceSource = match &cached {
+                    Some(cached) => cached,
+                    None => &FromModel,
+                };
+                let mut report = render_episode(
                     &engine,
-                    &FromModel,
+                    source,
                     &episode,
                     &path,
                     &options,
                     &flag,
                     &mut |p| send(&tx, &waker, ExportEvent::Progress(p.clone())),
                 )
-                .map_err(ExportError::from)
+                .map_err(ExportError::from)?;
+                if let Some(counts) = cached.as_ref().map(Cached::counts) {
+                    let all = counts.hits + counts.misses;
+                    report.notices.push(format!(
+                        "{} of {all} sentences came from the render cache (played or exported \
+                         before); {} were rendered",
+                        counts.hits, counts.misses
+                    ));
+                }
+                Ok(report)
             });
         send(&tx, &waker, ExportEvent::Done(result));
     }) {

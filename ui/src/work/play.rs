@@ -8,7 +8,9 @@
 //! handle, which cancels the stream in the scheduler before its next segment.
 //!
 //! Sentences already heard come from the [`SentenceCache`] instead of the model, so playing
-//! again after an edit renders only what changed.
+//! again after an edit renders only what changed. Behind it is the library's render cache,
+//! the export's own (same keys, same whole-segment samples): what the author just heard is
+//! not rendered again when they export it, and a sentence exported before plays at once.
 //!
 //! Every sentence's words follow its audio ([`PlayEvent::Words`]): the walk times them from the
 //! model's durations (kept in the cache beside the samples, so a cached sentence is timed too),
@@ -19,10 +21,12 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 
-use engine::render::{plan_episode, Placement, Timeline};
+use engine::render::cache::Cached;
+use engine::render::listening::ForListener;
+use engine::render::{plan_episode, Placement, RenderError, SentenceSource, Timeline};
 use engine::script::Episode;
 use engine::words::TimedWord;
-use engine::{Engine, Mode, SpeechRequest, TimedAudio};
+use engine::{Engine, SpeechRequest};
 
 use super::sentences::{SentenceCache, SentenceKey};
 use super::{send, spawn, Failure, Waker, EVENTS};
@@ -81,9 +85,21 @@ pub fn start(
     let tx2 = tx.clone();
     let waker2 = waker.clone();
     if let Err(e) = spawn("banter-play", move || {
+        let stopped = {
+            let flag = Arc::clone(&flag);
+            move || flag.load(Ordering::Relaxed)
+        };
+        let cached = super::resolve::open(library.as_deref())
+            .map(|lib| Cached::new(ForListener::new(stopped.clone()), lib));
+        let uncached = ForListener::new(stopped);
+        let source: &dyn SentenceSource = match &cached {
+            Some(cached) => cached,
+            None => &uncached,
+        };
         let job = Job {
             engine: &engine,
             cache: &cache,
+            source,
             cancel: &flag,
         };
         let mut episode = episode;
@@ -107,6 +123,8 @@ pub fn start(
 struct Job<'a> {
     engine: &'a Engine,
     cache: &'a SentenceCache,
+    /// The model for a listener, behind the library's render cache when it opens.
+    source: &'a dyn SentenceSource,
     cancel: &'a AtomicBool,
 }
 
@@ -143,10 +161,14 @@ fn render(
                     cached
                 } else {
                     let request = SpeechRequest::new(&slot.plan.voice, sentence.speed)?;
-                    let speech = Arc::new(speak(job, &sentence.phonemes, request)?);
-                    if job.cancel.load(Ordering::Relaxed) {
-                        return Ok(());
-                    }
+                    let speech = match job
+                        .source
+                        .sentence(job.engine, &sentence.phonemes, &request)
+                    {
+                        Ok(speech) => Arc::new(speech),
+                        Err(RenderError::Cancelled) => return Ok(()),
+                        Err(e) => return Err(e.into()),
+                    };
                     job.cache.put(key, Arc::clone(&speech));
                     speech
                 };
@@ -163,15 +185,4 @@ fn render(
         }
     }
     Ok(())
-}
-
-/// One sentence through the engine as a pressing stream, decoded whole: playback trims and
-/// queues whole sentences, so windows would buy no earlier audio. The durations of each
-/// segment come with its first chunk; they time the sentence's words.
-fn speak(job: &Job<'_>, phonemes: &str, request: SpeechRequest) -> Result<TimedAudio, Failure> {
-    let segments = job.engine.sentence_segments(phonemes);
-    let handle = job
-        .engine
-        .submit_whole(segments, request, Mode::Interactive)?;
-    Ok(handle.collect_timed_unless(|| job.cancel.load(Ordering::Relaxed))?)
 }

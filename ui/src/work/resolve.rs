@@ -14,7 +14,9 @@ use engine::voicematch::resolve::{resolve_cast, resolve_voice};
 use engine::voicematch::VoiceMatchError;
 use engine::Engine;
 
-fn open(library: Option<&Path>) -> Option<Library> {
+/// The library at `library` (the default one when `None`), or `None` with a warning in the log
+/// when it cannot be opened: library voices and the render cache are conveniences.
+pub(super) fn open(library: Option<&Path>) -> Option<Library> {
     let opened = match library {
         Some(p) => Library::open(p),
         None => Library::open_default(),
