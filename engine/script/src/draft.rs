@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use super::cast::{
     assign_voices, speaker_key, Cast, CastEntry, CastMember, CastingRules, VoiceSource,
 };
-use super::cues::{parse_cue, SoundCue};
+use super::cue_places::standalone_sound;
 use super::error::{ScriptError, ScriptErrorKind};
 use super::format::ScriptFormat;
 use super::header::Header;
@@ -162,35 +162,6 @@ impl<'a> Draft<'a> {
     pub fn direction(&mut self, text: &str, position: Position) {
         self.classify(position.line, LineKind::Direction);
         self.unspoken(text, position);
-    }
-
-    /// A sound cue alone on its line (`[sound: sting.wav]`, its bracket at `segment`): inside
-    /// the open turn when `in_turn` (speech waits for it there), else before the next turn.
-    pub fn sound_line(&mut self, segment: Segment<'a>, in_turn: bool) {
-        if in_turn && self.open {
-            self.push(segment);
-            return;
-        }
-        let text = segment.text.trim();
-        let inner = text
-            .strip_prefix('[')
-            .and_then(|t| t.strip_suffix(']'))
-            .unwrap_or(text);
-        let at = segment.position;
-        self.sound_mark(inner, at, Some(Position::new(at.line, at.column + 1)));
-    }
-
-    /// A sound cue between turns: `inner` as a bracket's inside, reported at `position`.
-    pub fn sound_mark(&mut self, inner: &str, position: Position, inner_at: Option<Position>) {
-        self.marks.push(Placed {
-            before: self.turns.len(),
-            position,
-            mark: Mark::Sound {
-                inner: inner.to_owned(),
-                inner_at,
-            },
-            lines: vec![position.line],
-        });
     }
 
     /// A scene description or other prose between turns: kept like a stand-alone direction, but
@@ -493,35 +464,6 @@ fn looks_like_a_turn(text: &str, speakers: &HashSet<String>) -> Option<String> {
         .or_else(|| super::labels::bracket_candidate(text).map(|(name, _)| name))
         .filter(|name| name.chars().filter(|c| c.is_alphabetic()).count() >= 2)
         .map(str::to_owned)
-}
-
-/// The cue a stand-alone sound mark holds (`None` for any other mark), with its line.
-fn standalone_sound(file: &str, mark: &Placed) -> Result<Option<(Piece, usize)>, ScriptError> {
-    let Mark::Sound { inner, inner_at } = &mark.mark else {
-        return Ok(None);
-    };
-    let Some(parsed) = parse_cue(inner) else {
-        return Ok(None);
-    };
-    let action = parsed.map_err(|e| {
-        let at = inner_at.map_or(mark.position, |p| {
-            Position::new(p.line, p.column + e.offset)
-        });
-        ScriptError::new(
-            file,
-            at,
-            ScriptErrorKind::BadCue {
-                cue: inner.trim().to_owned(),
-                reason: e.reason,
-            },
-        )
-    })?;
-    let cue = SoundCue {
-        action,
-        position: mark.position,
-        alone: true,
-    };
-    Ok(Some((Piece::Sound { cue }, mark.position.line)))
 }
 
 fn place_mark(

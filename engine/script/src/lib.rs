@@ -25,6 +25,7 @@
 
 mod cast;
 mod check;
+mod cue_places;
 #[cfg(test)]
 mod cue_tests;
 mod cues;

@@ -6,7 +6,7 @@
 //! any length parses in linear time, and an unmatched bracket is just a character (with a
 //! warning), never an error: a stray `(` must not stop an episode.
 
-use super::cues::{parse_cue, SoundCue};
+use super::cue_places::cue_piece;
 use super::error::{ScriptError, ScriptErrorKind};
 use super::model::{collapse_whitespace, Piece, Position, Warning};
 use super::source::Segment;
@@ -176,27 +176,9 @@ pub(crate) fn parse_turn(
             i = k + 1;
             continue;
         }
-        if let Some(cue) = parse_cue(&inner) {
-            let action = cue.map_err(|e| {
-                ScriptError::new(
-                    file,
-                    pos_of(i + 1 + e.offset),
-                    ScriptErrorKind::BadCue {
-                        cue: inner.trim().to_owned(),
-                        reason: e.reason,
-                    },
-                )
-            })?;
-            let position = pos_of(i);
-            let alone = position.line != label_line && alone_on_its_line(chars, i, j);
+        if let Some(cue) = cue_piece(file, chars, i, j, label_line, &pos_of) {
             flush(&mut out, &mut text, style);
-            out.push(Piece::Sound {
-                cue: SoundCue {
-                    action,
-                    position,
-                    alone,
-                },
-            });
+            out.push(cue?);
             text.push(' ');
             i = j + 1;
             continue;
@@ -222,20 +204,6 @@ pub(crate) fn parse_turn(
     }
     flush(&mut out, &mut text, style);
     Ok(tidy(out))
-}
-
-/// Whether `chars[open..=close]` has nothing but blanks beside it up to the line breaks.
-fn alone_on_its_line(chars: &[char], open: usize, close: usize) -> bool {
-    let blank = |c: &&char| **c != '\n';
-    chars[..open]
-        .iter()
-        .rev()
-        .take_while(blank)
-        .all(|c| c.is_whitespace())
-        && chars[close + 1..]
-            .iter()
-            .take_while(blank)
-            .all(|c| c.is_whitespace())
 }
 
 /// Words that open a stage direction in parentheses: `(laughs)`, `(quietly)`, `(to Bob)`.
