@@ -86,8 +86,8 @@ impl Studio {
         for event in events {
             match event {
                 LibEvent::Unavailable(e) => {
-                    self.library_error = Some(e.clone());
                     self.say(format!("projects unavailable: {e}"));
+                    self.library_error = Some(e);
                 }
                 LibEvent::Saved { name } => {
                     self.say(format!("saved project \"{name}\""));
@@ -109,7 +109,7 @@ impl Studio {
                 }
                 LibEvent::Voices(v) => self.library_voices = v,
                 LibEvent::Autosaves(a) => self.recovery = a,
-                LibEvent::Error(e) => self.say(e),
+                LibEvent::Error(e) => self.say(e.to_string()),
             }
         }
     }

@@ -107,7 +107,7 @@ pub struct Studio {
     pub(crate) waveform: Waveform,
     pub(crate) export: ExportDialog,
     pub(crate) library: LibraryLink,
-    pub(crate) library_error: Option<String>,
+    pub(crate) library_error: Option<crate::work::library::Unavailable>,
     pub(crate) projects: Vec<String>,
     /// The library's blends and matched voices (offered in the cast).
     pub(crate) library_voices: Vec<String>,

@@ -143,7 +143,7 @@ fn open_dialog(studio: &Studio, ctx: &egui::Context, out: &mut Vec<Command>) {
             ui.separator();
             ui.label("Projects in the library:");
             if let Some(e) = &studio.library_error {
-                ui.colored_label(ui.visuals().error_fg_color, e.as_str());
+                ui.colored_label(ui.visuals().error_fg_color, e.to_string());
             }
             egui::ScrollArea::vertical()
                 .max_height(200.0)

@@ -15,9 +15,33 @@ use std::path::PathBuf;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use engine::library::{Autosave, Library, ProjectDraft, VoiceKind};
+use engine::library::{Autosave, Library, LibraryError, ProjectDraft, VoiceKind};
 
-use super::{send, spawn, Waker};
+use super::{send, spawn, SpawnError, Waker};
+
+/// Why the library is unavailable (projects cannot be listed or saved; the rest works).
+#[derive(Debug, thiserror::Error)]
+pub enum Unavailable {
+    #[error(transparent)]
+    Open(Box<LibraryError>),
+    #[error(transparent)]
+    Spawn(#[from] SpawnError),
+}
+
+/// Why a library command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LibError {
+    #[error("autosave of \"{name}\" failed: {source}")]
+    Autosave {
+        name: String,
+        #[source]
+        source: Box<LibraryError>,
+    },
+    #[error("no project called \"{0}\" in the library")]
+    NoProject(String),
+    #[error(transparent)]
+    Library(#[from] Box<LibraryError>),
+}
 
 /// Commands (and answers) the library queue holds before the UI's sends are refused.
 const COMMANDS: usize = 64;
@@ -47,7 +71,7 @@ pub enum LibCmd {
 
 pub enum LibEvent {
     /// The library could not be opened: projects are unavailable, the rest works.
-    Unavailable(String),
+    Unavailable(Unavailable),
     Saved {
         name: String,
     },
@@ -58,7 +82,7 @@ pub enum LibEvent {
     Autosaves(Vec<Autosave>),
     /// Library voice names (blends and matched voices).
     Voices(Vec<String>),
-    Error(String),
+    Error(LibError),
 }
 
 /// The UI's handle on the library thread.
@@ -83,7 +107,11 @@ impl LibraryLink {
             let lib = match opened {
                 Ok(lib) => lib,
                 Err(e) => {
-                    send(&ev_tx, &waker, LibEvent::Unavailable(e.to_string()));
+                    send(
+                        &ev_tx,
+                        &waker,
+                        LibEvent::Unavailable(Unavailable::Open(Box::new(e))),
+                    );
                     return;
                 }
             };
@@ -135,7 +163,7 @@ impl LibraryLink {
                 }
             }
         }) {
-            send(&ev_tx2, &waker2, LibEvent::Unavailable(e.to_string()));
+            send(&ev_tx2, &waker2, LibEvent::Unavailable(e.into()));
         }
         Self { tx, rx }
     }
@@ -181,7 +209,10 @@ fn write_autosave(lib: &Library, events: &mpsc::SyncSender<LibEvent>, waker: &Wa
         send(
             events,
             waker,
-            LibEvent::Error(format!("autosave of \"{}\" failed: {e}", p.name)),
+            LibEvent::Error(LibError::Autosave {
+                name: p.name.clone(),
+                source: Box::new(e),
+            }),
         );
     }
 }
@@ -199,7 +230,7 @@ fn handle(lib: &Library, cmd: LibCmd) -> Option<LibEvent> {
         LibCmd::Load(name) => lib.load_project(&name).map(|p| {
             Some(match p {
                 Some(p) => LibEvent::Loaded(Box::new(p.draft)),
-                None => LibEvent::Error(format!("no project called \"{name}\" in the library")),
+                None => LibEvent::Error(LibError::NoProject(name)),
             })
         }),
         LibCmd::ListProjects => lib.list_projects().map(|ps| {
@@ -222,5 +253,5 @@ fn handle(lib: &Library, cmd: LibCmd) -> Option<LibEvent> {
             Ok(None)
         }
     };
-    result.unwrap_or_else(|e| Some(LibEvent::Error(e.to_string())))
+    result.unwrap_or_else(|e| Some(LibEvent::Error(LibError::Library(Box::new(e)))))
 }
