@@ -2,7 +2,7 @@
 //!
 //! Writers should not have to cast anybody to hear a draft, so every unlisted speaker gets a
 //! stock voice of their own, best-rated voices first. A title or role word in the name ("Mrs",
-//! "Sir", "Mother") or a common given name ("Tom", "Mary"; [`super::given_names`]) picks a
+//! "Sir", "Mother") or a common given name ("Tom", "Mary"; `gender::given_names`) picks a
 //! female or male voice; that is a guess about a person from a name, so the member carries it
 //! ([`CastMember::guess`]) and the studio says it beside the speaker. Anyone else is cast by the
 //! cast's balance: the gender fewer voices have so far, alternating on a tie, in order of

@@ -26,8 +26,6 @@
 mod cast;
 mod check;
 mod cue_places;
-#[cfg(test)]
-mod cue_tests;
 mod cues;
 mod detect;
 mod dia;
@@ -39,8 +37,6 @@ mod header;
 mod json;
 mod labelled;
 mod labels;
-#[cfg(test)]
-mod layout_tests;
 mod lexicon;
 mod line_labels;
 mod model;

@@ -5,7 +5,7 @@
 //!
 //! 1. [`plan`]: every line to sentences of phonemes (normalised text, lexicon and IPA applied)
 //!    and silences, before any audio is made, so script errors surface first;
-//!    the files its sound cues name are found and measured ([`mix::resolve`]);
+//!    the files its sound cues name are found and measured ([`mix::resolve`](fn@mix::resolve));
 //! 2. [`draft`]: one Kokoro pass per sentence, trimmed and placed with natural gaps
 //!    ([`timing`]), streamed to a raw file on disk while the loudness is measured;
 //! 3. [`mix`]: the music beds (looped, crossfaded, ducked under the voices) and sound effects

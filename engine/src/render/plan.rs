@@ -54,7 +54,7 @@ pub struct InlineSound {
 pub struct SoundStep {
     pub cue: SoundCue,
     /// Seconds speech waits once a sound alone on its line starts: its length less its
-    /// overlap, known once the file is found and measured ([`super::mix::resolve`]); `None`
+    /// overlap, known once the file is found and measured ([`super::mix::resolve`](fn@super::mix::resolve)); `None`
     /// before then and for beds (the studio's playback and the API place no sound).
     pub wait: Option<f32>,
 }

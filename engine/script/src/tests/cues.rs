@@ -1,7 +1,7 @@
 //! Sound cues as each layout carries them: where they land in the episode, where they were
 //! written, whether speech waits for them, and the errors that name their place.
 
-use super::{CueAction, Episode, LineKind, ParseOptions, Piece, ScriptFormat, SoundCue};
+use crate::{CueAction, Episode, LineKind, ParseOptions, Piece, ScriptFormat, SoundCue};
 
 fn parse(text: &str) -> Episode {
     Episode::parse("ep.txt", text, &ParseOptions::default()).expect("parses")

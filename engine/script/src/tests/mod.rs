@@ -21,37 +21,37 @@ fn with(options: ParseOptions, text: &str) -> Result<Episode, ScriptError> {
 const EXAMPLES: [(&str, &str, ScriptFormat); 7] = [
     (
         "interview.txt",
-        include_str!("../../../assets/examples/interview.txt"),
+        include_str!("../../../../assets/examples/interview.txt"),
         ScriptFormat::Name,
     ),
     (
         "vibevoice.txt",
-        include_str!("../../../assets/examples/vibevoice.txt"),
+        include_str!("../../../../assets/examples/vibevoice.txt"),
         ScriptFormat::VibeVoice,
     ),
     (
         "dia.txt",
-        include_str!("../../../assets/examples/dia.txt"),
+        include_str!("../../../../assets/examples/dia.txt"),
         ScriptFormat::Dia,
     ),
     (
         "podcastfy.xml",
-        include_str!("../../../assets/examples/podcastfy.xml"),
+        include_str!("../../../../assets/examples/podcastfy.xml"),
         ScriptFormat::Podcastfy,
     ),
     (
         "episode.md",
-        include_str!("../../../assets/examples/episode.md"),
+        include_str!("../../../../assets/examples/episode.md"),
         ScriptFormat::Markdown,
     ),
     (
         "play.txt",
-        include_str!("../../../assets/examples/play.txt"),
+        include_str!("../../../../assets/examples/play.txt"),
         ScriptFormat::Play,
     ),
     (
         "episode.json",
-        include_str!("../../../assets/examples/episode.json"),
+        include_str!("../../../../assets/examples/episode.json"),
         ScriptFormat::Json,
     ),
 ];
@@ -460,7 +460,7 @@ fn a_name_with_and_without_its_article_is_one_speaker_with_a_notice() {
 
 #[test]
 fn parentheses_written_as_directions_are_directions_in_every_layout_and_said_so() {
-    let text = include_str!("../tests/fidelity/46-parenthetical-directions.txt");
+    let text = include_str!("../../tests/fidelity/46-parenthetical-directions.txt");
     let ep = parse(text).expect("parses");
     let verdict: Vec<&Warning> = ep
         .warnings
@@ -495,3 +495,6 @@ fn parentheses_written_as_directions_are_directions_in_every_layout_and_said_so(
         .iter()
         .any(|w| w.position.line == 1 && w.message.contains("(10 words) is read aloud")));
 }
+
+mod cues;
+mod layouts;

@@ -1,6 +1,6 @@
 //! The odd real-world layouts that once lost or invented lines, each read as a reader would.
 
-use super::{Episode, LineKind, ParseOptions, ScriptFormat};
+use crate::{Episode, LineKind, ParseOptions, ScriptFormat};
 
 fn parse(text: &str) -> Episode {
     Episode::parse("ep.txt", text, &ParseOptions::default()).unwrap()
