@@ -277,7 +277,7 @@ fn packed_weights_cache_changes_nothing_but_the_start() {
             .arg("-o")
             .arg(&wav)
             .env("BANTER_CACHE_DIR", cache_dir)
-            .env("BANTER_LOG", "engine=debug")
+            .env("BANTER_LOG", "engine=debug,kokoro=debug")
             .env_remove("BANTER_PRECISION")
             .output()
             .expect("run banter say");
