@@ -6,7 +6,7 @@
 //! 1. [`plan`]: every line to sentences of phonemes (normalised text, lexicon and IPA applied)
 //!    and silences, before any audio is made, so script errors surface first;
 //!    the files its sound cues name are found and measured ([`mix::resolve`](fn@mix::resolve));
-//! 2. [`draft`]: one Kokoro pass per sentence, trimmed and placed with natural gaps
+//! 2. [`first_pass`]: one Kokoro pass per sentence, trimmed and placed with natural gaps
 //!    ([`timing`]), streamed to a raw file on disk while the loudness is measured;
 //! 3. [`mix`]: the music beds (looped, crossfaded, ducked under the voices) and sound effects
 //!    the cues ask for, as two more raw tracks beside the draft;
@@ -21,7 +21,7 @@
 
 pub mod cache;
 pub mod captions;
-pub mod draft;
+pub mod first_pass;
 pub mod listening;
 pub mod master;
 pub mod mix;
@@ -274,7 +274,7 @@ pub fn render_episode(
             dir.display()
         ));
     }
-    let draft = draft::render_draft(
+    let draft = first_pass::render_draft(
         engine,
         source,
         &plans,
