@@ -279,20 +279,9 @@ fn option(word: &str) -> (String, &str) {
 
 /// `2s`, `500ms`, `2` → seconds, from 0 to `max`.
 fn seconds(value: &str, max: f32, what: &str) -> Result<f32, String> {
-    let v = value.to_ascii_lowercase();
-    let (number, scale) = if let Some(ms) = v.strip_suffix("ms") {
-        (ms, 0.001)
-    } else if let Some(s) = v.strip_suffix('s') {
-        (s, 1.0)
-    } else {
-        (v.as_str(), 1.0)
-    };
-    match number.trim().parse::<f32>() {
-        Ok(x) if x.is_finite() && x >= 0.0 && x * scale <= max => Ok(x * scale),
-        _ => Err(format!(
-            "`{what}={value}`: write a time from 0 to {max} s, such as `{what}=2s` or `{what}=500ms`"
-        )),
-    }
+    crate::pieces::seconds_up_to(value, max).ok_or_else(|| {
+        format!("`{what}={value}`: write a time from 0 to {max} s, such as `{what}=2s` or `{what}=500ms`")
+    })
 }
 
 /// `-18dB`, `-18 db`, `-18` → dB, within [`VOLUME_RANGE_DB`].

@@ -482,8 +482,9 @@ fn directive(inner: &str) -> Option<Result<Piece, String>> {
     }
 }
 
-/// `1.5s`, `1.5`, `500ms` → seconds.
-pub(crate) fn parse_pause(value: &str) -> Result<f32, String> {
+/// `1.5s`, `1.5`, `500ms` → seconds, when the time is from 0 to `max` (pauses and cue options
+/// read times the same way).
+pub(crate) fn seconds_up_to(value: &str, max: f32) -> Option<f32> {
     let v = value.trim().to_ascii_lowercase();
     let (number, scale) = if let Some(ms) = v.strip_suffix("ms") {
         (ms, 0.001)
@@ -493,11 +494,18 @@ pub(crate) fn parse_pause(value: &str) -> Result<f32, String> {
         (v.as_str(), 1.0)
     };
     match number.trim().parse::<f32>() {
-        Ok(x) if x.is_finite() && x >= 0.0 && x * scale <= MAX_PAUSE_SECS => Ok(x * scale),
-        _ => Err(format!(
-            "the pause must be a number of seconds from 0 to {MAX_PAUSE_SECS}, such as `[pause:1.5s]` or `[pause:500ms]`"
-        )),
+        Ok(x) if x.is_finite() && x >= 0.0 && x * scale <= max => Some(x * scale),
+        _ => None,
     }
+}
+
+/// `1.5s`, `1.5`, `500ms` → seconds.
+pub(crate) fn parse_pause(value: &str) -> Result<f32, String> {
+    seconds_up_to(value, MAX_PAUSE_SECS).ok_or_else(|| {
+        format!(
+            "the pause must be a number of seconds from 0 to {MAX_PAUSE_SECS}, such as `[pause:1.5s]` or `[pause:500ms]`"
+        )
+    })
 }
 
 /// `1.2` or `1.2x` → 1.2, within [`WRITTEN_SPEED_RANGE`].
