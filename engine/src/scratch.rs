@@ -103,13 +103,23 @@ pub fn sweep_and_report(dirs: &[&Path]) {
     }
     if let Some(first) = removed.first() {
         eprintln!(
-            "note: removed {} temporary file{} left by a Banter process that was killed ({}{})",
-            removed.len(),
-            if removed.len() == 1 { "" } else { "s" },
+            "note: {} ({}{})",
+            describe(removed.len(), None),
             first.display(),
             if removed.len() > 1 { ", …" } else { "" }
         );
     }
+}
+
+/// The sentence that reports a sweep of `count` files (in `dir`, when given).
+#[must_use]
+pub fn describe(count: usize, dir: Option<&Path>) -> String {
+    format!(
+        "removed {count} temporary file{} left{} by a Banter process that was killed",
+        if count == 1 { "" } else { "s" },
+        dir.map(|d| format!(" in {}", d.display()))
+            .unwrap_or_default()
+    )
 }
 
 #[cfg(test)]

@@ -267,12 +267,7 @@ pub fn render_episode(
     // What a killed render left in this folder goes before this one adds its own.
     let swept = crate::scratch::sweep(&dir);
     if !swept.is_empty() {
-        notices.push(format!(
-            "removed {} temporary file{} left in {} by a Banter process that was killed",
-            swept.len(),
-            if swept.len() == 1 { "" } else { "s" },
-            dir.display()
-        ));
+        notices.push(crate::scratch::describe(swept.len(), Some(&dir)));
     }
     let draft = first_pass::render_draft(
         engine,
