@@ -95,8 +95,14 @@ impl DeviceChoice {
 /// ~0 dB from 429, while 0.8–1.6 s windows matched the CPU to 106 dB). With one stream the
 /// order in which any thread enqueues work is the order it runs in.
 fn open_cuda(index: usize) -> candle_core::Result<Device> {
-    Device::new_cuda_with_stream(index)
+    let device = Device::new_cuda_with_stream(index)?;
+    #[cfg(feature = "cuda")]
+    cuda_setup::tune(&device);
+    Ok(device)
 }
+
+#[cfg(feature = "cuda")]
+mod cuda_setup;
 
 /// CUDA device 0, or the CPU when it cannot be opened (no GPU, driver refuses, stub driver...).
 /// `Device::new_cuda` reports every driver failure as an error (cudarc checks each `CUresult`),

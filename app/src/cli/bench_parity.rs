@@ -68,6 +68,15 @@ pub fn run(args: &ParityBenchArgs) -> anyhow::Result<()> {
         },
         args.voice
     );
+    let kernels = parity::cuda_kernels(&device)?;
+    if !kernels.is_empty() {
+        println!("Banter's CUDA kernels against their CPU references (random inputs):");
+        for (name, diff, scale) in &kernels {
+            let rel = diff / scale.max(f32::MIN_POSITIVE);
+            let verdict = if rel < 1e-4 { "ok" } else { "DIFFERENT" };
+            println!("  {name:<22} max |Δ| {diff:.1e} of {scale:.1e} (rel {rel:.1e}) {verdict}");
+        }
+    }
     let report = parity::run(&store.kokoro_weights(), &device, &segments)?;
     let rows = &report.segments;
     println!(

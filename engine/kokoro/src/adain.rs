@@ -71,6 +71,10 @@ impl AdaIN1d {
 
     /// `act(AdaIN(x, s))`; fused into one pass on the CPU.
     pub fn forward_act(&self, x: &Tensor, s: &Tensor, act: &Activation) -> Result<Tensor> {
+        #[cfg(feature = "cuda")]
+        if crate::cuda_kernels::applies(x) {
+            return crate::cuda_kernels::adain_act_cm(x, &self.fc.forward(s)?, act.gpu());
+        }
         let (gamma, beta) = self.style_affine(s)?;
         if x.device().is_cpu() && x.dtype() == DType::F32 {
             let gain = gamma.flatten_all()?.to_vec1::<f32>()?;
@@ -96,6 +100,11 @@ impl AdaIN1d {
         act: &Activation,
         (before, after): (usize, usize),
     ) -> Result<Tensor> {
+        #[cfg(feature = "cuda")]
+        if crate::cuda_kernels::applies(x) {
+            let h = self.fc.forward(s)?;
+            return crate::cuda_kernels::adain_act_tm(x, &h, act.gpu(), (before, after));
+        }
         let (gamma, beta) = self.style_affine(s)?;
         if x.device().is_cpu() && x.dtype() == DType::F32 {
             let gain = gamma.flatten_all()?.to_vec1::<f32>()?;
@@ -137,6 +146,17 @@ impl Activation {
                 alpha: &snake.alpha_host,
                 inv_alpha: &snake.inv_alpha_host,
             },
+        }
+    }
+
+    /// The parameters as the CUDA kernels take them.
+    #[cfg(feature = "cuda")]
+    fn gpu(&self) -> crate::cuda_kernels::GpuAct<'_> {
+        use crate::cuda_kernels::GpuAct;
+        match self {
+            Self::Identity => GpuAct::Identity,
+            Self::LeakyRelu(slope) => GpuAct::LeakyRelu(*slope as f32),
+            Self::Snake(snake) => GpuAct::Snake(&snake.alpha),
         }
     }
 

@@ -30,6 +30,8 @@ pub mod adain;
 pub mod albert;
 pub mod config;
 pub mod cpu_kernels;
+#[cfg(feature = "cuda")]
+pub mod cuda_kernels;
 pub mod decoder;
 pub mod dense;
 pub mod elementwise;

@@ -10,8 +10,11 @@
 //!    transposed, so the gemv is a sequence of contiguous `axpy`s the compiler vectorises, and the
 //!    two directions run side by side on rayon's pool (the loop lives in `batch`: one sequence
 //!    is a batch of one);
-//! 3. on other devices (CUDA), runs the same recurrence with tensor ops, so the code is
-//!    device-generic. [`BiLstm::forward_tensor_ops`] is public so tests can check both paths agree.
+//! 3. on a CUDA device, runs the whole recurrence of both directions as one kernel launch
+//!    (`cuda_kernels::bilstm`; with tensor ops each step was a dozen launches);
+//! 4. elsewhere (and with `BANTER_CUDA_KERNELS=candle`), runs the same recurrence with tensor
+//!    ops, so the code is device-generic. [`BiLstm::forward_tensor_ops`] is public so tests can
+//!    check the paths agree.
 //!
 //! Gates are in `PyTorch` order i, f, g, o; zero initial state. [`BiLstm::forward`] takes one
 //! sequence; [`BiLstm::forward_batch`] (in `batch`) several of different lengths at once.
@@ -107,8 +110,30 @@ impl BiLstm {
             (Some(wf), Some(wr)) if proj.device().is_cpu() && proj.dtype() == DType::F32 => {
                 self.recur_host(&proj, wf, wr)
             }
+            #[cfg(feature = "cuda")]
+            _ if self.fused_cuda(&proj) => {
+                let steps = proj.dim(0)?;
+                self.recur_cuda(&proj.unsqueeze(0)?, &[steps])?.squeeze(0)
+            }
             _ => self.recur_tensor_ops(&proj),
         }
+    }
+
+    /// True when `proj` is on a GPU where the one-launch recurrence applies.
+    #[cfg(feature = "cuda")]
+    fn fused_cuda(&self, proj: &Tensor) -> bool {
+        crate::cuda_kernels::applies(proj) && self.hidden <= crate::cuda_kernels::MAX_HIDDEN
+    }
+
+    /// The whole recurrence of `proj` `[B, T, 8H]` in one CUDA launch.
+    #[cfg(feature = "cuda")]
+    fn recur_cuda(&self, proj: &Tensor, lengths: &[usize]) -> Result<Tensor> {
+        crate::cuda_kernels::bilstm(
+            proj,
+            &self.forward_dir.w_hh_t,
+            &self.reverse_dir.w_hh_t,
+            lengths,
+        )
     }
 
     /// The device-generic path used off the CPU; same result as [`Self::forward`].

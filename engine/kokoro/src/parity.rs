@@ -349,6 +349,20 @@ fn rel_err(a: &Tensor, b: &Tensor) -> candle_core::Result<f32> {
     Ok(diff / scale)
 }
 
+/// Kokoro's own CUDA kernels against their CPU references on random inputs, as
+/// `(kernel, max |Δ|, max |reference|)`; empty off CUDA (or in a build without it).
+pub fn cuda_kernels(device: &Device) -> candle_core::Result<Vec<(String, f32, f32)>> {
+    #[cfg(feature = "cuda")]
+    if device.is_cuda() {
+        return Ok(crate::cuda_kernels::self_check(device)?
+            .into_iter()
+            .map(|c| (c.name.to_string(), c.max_abs_diff, c.max_abs_ref))
+            .collect());
+    }
+    let _ = device;
+    Ok(Vec::new())
+}
+
 /// SNR (dB) of `got` against `want` over the common length; −∞ for lengths that differ.
 #[must_use]
 pub fn snr_db(want: &[f32], got: &[f32]) -> f64 {

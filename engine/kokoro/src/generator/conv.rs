@@ -31,9 +31,25 @@ const ROWS_PER_PRODUCT: usize = 16_384;
 /// Fewer output rows than this are computed as one product.
 const SPLIT_MIN_ROWS: usize = 1024;
 
-/// Splits `rows` output rows into equal pieces `(start, len)`: a multiple of the thread count,
-/// none longer than [`ROWS_PER_PRODUCT`], so every thread gets the same amount of work.
-fn row_pieces(rows: usize) -> Vec<(usize, usize)> {
+/// Most input elements one unfolded product reads on a GPU: `Tensor::unfold` counts the
+/// flattened input's windows in f32, exact below 2²⁴; half of that leaves a margin.
+const GPU_UNFOLD_ELEMS: usize = 1 << 23;
+
+/// Splits `rows` output rows into equal pieces `(start, len)`.
+///
+/// On the CPU: a multiple of the thread count, none longer than [`ROWS_PER_PRODUCT`], so every
+/// thread gets the same amount of work. On a GPU as few as the unfold allows (one, at Kokoro's
+/// sizes), `row_elems` being the input elements one output row adds (0: no unfold): the GPU's
+/// GEMM is parallel already, and every piece would add an im2col copy, a GEMM and a
+/// concatenation to the launches the GPU waits on.
+fn row_pieces(rows: usize, device: &candle_core::Device, row_elems: usize) -> Vec<(usize, usize)> {
+    if !device.is_cpu() {
+        let max_rows = GPU_UNFOLD_ELEMS
+            .checked_div(row_elems)
+            .map_or(usize::MAX, |r| r.max(1));
+        let pieces = rows.div_ceil(max_rows).max(1);
+        return even_pieces(rows, pieces);
+    }
     // Short inputs (the decoder body's 1024-wide layers) stay whole: the GEMM parallelises
     // over their many output columns itself, and each split would repack the weights.
     let threads = if rows < SPLIT_MIN_ROWS {
@@ -42,8 +58,12 @@ fn row_pieces(rows: usize) -> Vec<(usize, usize)> {
         candle_core::utils::get_num_threads().max(1)
     };
     let rounds = rows.div_ceil(threads * ROWS_PER_PRODUCT).max(1);
-    let pieces = (threads * rounds).min(rows.max(1));
-    let len = rows.div_ceil(pieces).max(1);
+    even_pieces(rows, (threads * rounds).min(rows.max(1)))
+}
+
+/// `rows` in `pieces` runs of equal length (the last shorter).
+fn even_pieces(rows: usize, pieces: usize) -> Vec<(usize, usize)> {
+    let len = rows.div_ceil(pieces.max(1)).max(1);
     (0..rows)
         .step_by(len)
         .map(|start| (start, len.min(rows - start)))
@@ -231,27 +251,70 @@ impl Conv1d {
                 .reshape((per_phase, d, c_in))?
                 .transpose(0, 1)?
                 .contiguous()?;
-            let outs = (0..d)
-                .map(|rho| self.undilated(&weight, &phased.get(rho)?, per_phase_out))
-                .collect::<Result<Vec<_>>>()?;
-            // [per_phase_out, d, C_out]: output step t = ρ + d·w.
-            Tensor::stack(&outs, 1)?
-                .reshape((per_phase_out * d, self.c_out))?
-                .narrow(0, 0, t_out)?
+            if let Some(y) = self.phases_in_one_product(&weight, &phased, per_phase_out, t_out)? {
+                y
+            } else {
+                let outs = (0..d)
+                    .map(|rho| self.undilated(&weight, &phased.get(rho)?, per_phase_out))
+                    .collect::<Result<Vec<_>>>()?;
+                // [per_phase_out, d, C_out]: output step t = ρ + d·w.
+                Tensor::stack(&outs, 1)?
+                    .reshape((per_phase_out * d, self.c_out))?
+                    .narrow(0, 0, t_out)?
+            }
         };
         finish(&y, bias, residual)
+    }
+
+    /// On a GPU, all `d` phases of a dilated convolution as one im2col and one product
+    /// (`phased` `[d, per_phase, C_in]` contiguous): the flattened phases are unfolded as one
+    /// sequence, so windows start at every row; the `K−1` windows at the end of each phase
+    /// straddle two phases and are computed and dropped. `None` on the CPU (its row pieces
+    /// spread the phases over threads), with a stride, or beyond the unfold's exact range.
+    fn phases_in_one_product(
+        &self,
+        weight: &Tensor,
+        phased: &Tensor,
+        per_phase_out: usize,
+        t_out: usize,
+    ) -> Result<Option<Tensor>> {
+        let (d, per_phase, c) = phased.dims3()?;
+        let k = self.kernel;
+        if !one_product_on(phased.device())
+            || self.stride != 1
+            || d * per_phase * c > GPU_UNFOLD_ELEMS
+        {
+            return Ok(None);
+        }
+        let view = phased.flatten_all()?.unfold(0, k * c, c)?; // [total − K + 1, K·C_in]
+        let y = matmul_any_device(&view, weight)?
+            .pad_with_zeros(0, 0, k - 1)?
+            .reshape((d, per_phase, self.c_out))?
+            .narrow(1, 0, per_phase_out)?
+            .transpose(0, 1)? // [per_phase_out, d, C_out]: output step t = ρ + d·w
+            .contiguous()?
+            .reshape((per_phase_out * d, self.c_out))?
+            .narrow(0, 0, t_out)?;
+        debug_assert_eq!(y.dim(0)?, t_out);
+        #[cfg(test)]
+        tests::ONE_PRODUCT_RUNS.with(|n| n.set(n.get() + 1));
+        Ok(Some(y))
     }
 
     /// Undilated direct convolution of a contiguous `[rows, C_in]` input: `[t_out, C_out]`.
     fn undilated(&self, weight: &Tensor, xp: &Tensor, t_out: usize) -> Result<Tensor> {
         let (k, c, s) = (self.kernel, self.c_in, self.stride);
-        par_map(xp.device(), &row_pieces(t_out), |&(start, len)| {
-            // Input rows start·s .. (start+len−1)·s + k, flattened and viewed as overlapping
-            // windows of k rows, one every s rows.
-            let block = xp.narrow(0, start * s, (len - 1) * s + k)?.flatten_all()?;
-            let view = block.unfold(0, k * c, s * c)?;
-            matmul_any_device(&view, weight)
-        })
+        par_map(
+            xp.device(),
+            &row_pieces(t_out, xp.device(), s * c),
+            |&(start, len)| {
+                // Input rows start·s .. (start+len−1)·s + k, flattened and viewed as overlapping
+                // windows of k rows, one every s rows.
+                let block = xp.narrow(0, start * s, (len - 1) * s + k)?.flatten_all()?;
+                let view = block.unfold(0, k * c, s * c)?;
+                matmul_any_device(&view, weight)
+            },
+        )
         .and_then(|parts| cat_rows(&parts))
     }
 }
@@ -376,9 +439,11 @@ impl ConvTranspose1d {
         };
         let x = x.contiguous()?;
         let taps = match self.weight_tm.product()? {
-            Product::F32(w) => par_map(x.device(), &row_pieces(t), |&(start, len)| {
-                matmul_any_device(&x.narrow(0, start, len)?, &w)
-            })
+            Product::F32(w) => par_map(
+                x.device(),
+                &row_pieces(t, x.device(), 0),
+                |&(start, len)| matmul_any_device(&x.narrow(0, start, len)?, &w),
+            )
             .and_then(|parts| cat_rows(&parts))?,
             Product::Bf16(w) => w.product(&x, t, 1, 1)?,
         };
@@ -418,6 +483,18 @@ impl ConvTranspose1d {
             Ok(y)
         }
     }
+}
+
+/// Whether a dilated convolution's phases go through one product: on a GPU (and, in the
+/// unit tests, on the CPU when a test asks, so the GPU's arithmetic is tested here).
+#[cfg(not(test))]
+fn one_product_on(device: &candle_core::Device) -> bool {
+    !device.is_cpu()
+}
+
+#[cfg(test)]
+fn one_product_on(device: &candle_core::Device) -> bool {
+    !device.is_cpu() || tests::ONE_PRODUCT_ON_CPU.with(std::cell::Cell::get)
 }
 
 /// `lhs · rhs`; on devices other than the CPU an overlapping `unfold` view is first made

@@ -35,6 +35,8 @@ impl BiLstm {
         };
         match host {
             Some((wf, wr)) => self.recur_host_batch(&proj, lengths, wf, wr),
+            #[cfg(feature = "cuda")]
+            None if self.fused_cuda(&proj) => self.recur_cuda(&proj, lengths),
             None => self.recur_tensor_ops_batch(&proj, lengths),
         }
     }

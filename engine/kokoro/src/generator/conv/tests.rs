@@ -47,6 +47,53 @@ fn conv_transpose_matches_candle() {
     }
 }
 
+thread_local! {
+    /// Set by a test to run the GPU's one-product dilated convolution on the CPU.
+    pub(super) static ONE_PRODUCT_ON_CPU: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How many dilated convolutions took that path on this thread.
+    pub(super) static ONE_PRODUCT_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// The GPU's arrangement of a dilated convolution (all phases unfolded as one sequence, one
+/// product) equals the CPU's phase by phase, and both equal candle's.
+#[test]
+fn dilated_phases_in_one_product_match_phase_by_phase() {
+    for &(c_in, c_out, k, p, d, t) in &[
+        (5, 5, 7, 9, 3, 20),
+        (6, 2, 11, 25, 5, 40),
+        (16, 16, 3, 5, 5, 777),
+    ] {
+        let x = ramp((1, c_in, t), 1.0);
+        let w = ramp((c_out, c_in, k), 0.5);
+        let b = ramp((1, 1, c_out), 0.3).flatten_all().expect("b");
+        let conv = Conv1d::from_tensors(&w, Some(&b), p, d, 1).expect("conv");
+        let phases = conv.forward(&x).expect("phase by phase");
+        let runs = ONE_PRODUCT_RUNS.with(std::cell::Cell::get);
+        ONE_PRODUCT_ON_CPU.with(|on| on.set(true));
+        let one = conv.forward(&x);
+        ONE_PRODUCT_ON_CPU.with(|on| on.set(false));
+        let one = one.expect("one product");
+        assert_eq!(
+            ONE_PRODUCT_RUNS.with(std::cell::Cell::get),
+            runs + 1,
+            "the one-product path ran"
+        );
+        let want = x
+            .conv1d(&w, p, 1, d, 1)
+            .and_then(|y| y.broadcast_add(&b.reshape((1, c_out, 1))?))
+            .expect("candle");
+        assert_eq!(one.dims(), phases.dims());
+        assert!(
+            max_abs_diff(&one, &phases) < 1e-5,
+            "{c_in} {c_out} {k} {p} {d}"
+        );
+        assert!(
+            max_abs_diff(&one, &want) < 1e-4,
+            "{c_in} {c_out} {k} {p} {d}"
+        );
+    }
+}
+
 #[test]
 fn conv1d_matches_candle() {
     for &(c_in, c_out, k, p, d, s, t) in &[

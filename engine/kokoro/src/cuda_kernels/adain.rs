@@ -1,0 +1,274 @@
+//! `AdaIN` + activation as one CUDA op over time-major `[T, C]` or channel-major `[B, C, T]` data.
+//! The CPU reference is `crate::adain`'s fused kernel (`AdaIN1d::forward_act{,_tm}` on the CPU).
+
+// Kernel launches through cudarc are unsafe calls; each carries its SAFETY comment.
+#![allow(unsafe_code)]
+
+use candle_core::cuda_backend::cudarc::driver::{LaunchConfig, PushKernelArg};
+use candle_core::cuda_backend::WrapErr;
+use candle_core::{
+    CpuStorage, CudaStorage, CustomOp3, DType, Device, Layout, Result, Shape, Tensor,
+};
+use candle_nn::VarBuilder;
+
+use super::{compare, kernel, KernelCheck};
+use crate::adain::{Activation, AdaIN1d, Snake, INSTANCE_NORM_EPS};
+
+/// The activation after the norm, as the kernel takes it.
+#[derive(Debug, Clone, Copy)]
+pub enum GpuAct<'a> {
+    Identity,
+    LeakyRelu(f32),
+    /// α per channel: `[C]` values, any shape, on the same device.
+    Snake(&'a Tensor),
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Frame {
+    /// `[T, C]` in, `[before + T + after, C]` out, the added rows zero.
+    TimeMajor { before: usize, after: usize },
+    /// `[B, C, T]` in and out.
+    ChannelMajor,
+}
+
+struct AdaInAct {
+    frame: Frame,
+    act: i32,
+    slope: f32,
+}
+
+/// `act((1+γ)·norm(x) + β)` over time-major `x` `[T, C]` (batch 1) with `h` = the style's
+/// `fc` output `[1, 2C]` (γ then β), framed by `before`/`after` zero rows.
+pub fn adain_act_tm(
+    x: &Tensor,
+    h: &Tensor,
+    act: GpuAct<'_>,
+    (before, after): (usize, usize),
+) -> Result<Tensor> {
+    apply(x, h, act, Frame::TimeMajor { before, after })
+}
+
+/// The same over channel-major `x` `[B, C, T]`, `h` `[B, 2C]`.
+pub fn adain_act_cm(x: &Tensor, h: &Tensor, act: GpuAct<'_>) -> Result<Tensor> {
+    apply(x, h, act, Frame::ChannelMajor)
+}
+
+fn apply(x: &Tensor, h: &Tensor, act: GpuAct<'_>, frame: Frame) -> Result<Tensor> {
+    let (code, slope, alpha) = match act {
+        GpuAct::Identity => (0, 0.0, h.clone()),
+        GpuAct::LeakyRelu(s) => (1, s, h.clone()),
+        GpuAct::Snake(alpha) => (2, 0.0, alpha.flatten_all()?.contiguous()?),
+    };
+    let op = AdaInAct {
+        frame,
+        act: code,
+        slope,
+    };
+    x.contiguous()?
+        .apply_op3_no_bwd(&h.contiguous()?, &alpha, &op)
+}
+
+/// The contiguous f32 data of a CUDA storage.
+fn data<'a>(
+    s: &'a CudaStorage,
+    l: &Layout,
+    what: &str,
+) -> Result<candle_core::cuda_backend::cudarc::driver::CudaView<'a, f32>> {
+    let Some((start, end)) = l.contiguous_offsets() else {
+        candle_core::bail!("adain kernel: {what} is not contiguous");
+    };
+    Ok(s.as_cuda_slice::<f32>()?.slice(start..end))
+}
+
+fn u32_of(n: usize) -> Result<u32> {
+    u32::try_from(n).map_err(|_| candle_core::Error::Msg(format!("{n} exceeds a CUDA grid")))
+}
+
+fn i32_of(n: usize) -> Result<i32> {
+    i32::try_from(n).map_err(|_| candle_core::Error::Msg(format!("{n} exceeds an i32")))
+}
+
+impl CustomOp3 for AdaInAct {
+    fn name(&self) -> &'static str {
+        "kokoro-adain-act"
+    }
+
+    fn cpu_fwd(
+        &self,
+        _: &CpuStorage,
+        _: &Layout,
+        _: &CpuStorage,
+        _: &Layout,
+        _: &CpuStorage,
+        _: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        candle_core::bail!("kokoro-adain-act is a CUDA kernel; the CPU has adain::fused")
+    }
+
+    fn cuda_fwd(
+        &self,
+        xs: &CudaStorage,
+        xl: &Layout,
+        hs: &CudaStorage,
+        hl: &Layout,
+        als: &CudaStorage,
+        all: &Layout,
+    ) -> Result<(CudaStorage, Shape)> {
+        let dev = &xs.device;
+        let x = data(xs, xl, "x")?;
+        let h = data(hs, hl, "the style's affine")?;
+        let alpha = data(als, all, "alpha")?;
+        let eps = INSTANCE_NORM_EPS as f32;
+        let (act, slope) = (self.act, self.slope);
+        match self.frame {
+            Frame::TimeMajor { before, after } => {
+                let (t, c) = xl.shape().dims2()?;
+                if hl.shape().elem_count() != 2 * c || t == 0 {
+                    candle_core::bail!(
+                        "adain kernel: x [{t}, {c}] with {} style values",
+                        hl.shape().elem_count()
+                    );
+                }
+                let rows = before + t + after;
+                let mut sums = dev.alloc_zeros::<f64>(2 * c)?;
+                let (ti, ci) = (i32_of(t)?, i32_of(c)?);
+                let stats = kernel!(dev, "adain_stats_tm")?;
+                let mut b = stats.builder();
+                b.arg(&x).arg(&ti).arg(&ci).arg(&mut sums);
+                let cfg = LaunchConfig {
+                    grid_dim: (u32_of(c.div_ceil(32))?, u32_of(t.div_ceil(32).min(128))?, 1),
+                    block_dim: (32, 32, 1),
+                    shared_mem_bytes: 0,
+                };
+                // SAFETY: the argument list matches `adain_stats_tm`'s signature and every
+                // index the kernel forms stays below T·C (x) and 2C (sums).
+                unsafe { b.launch(cfg) }.w()?;
+                let n = rows * c;
+                // SAFETY: every element is written by the kernel below.
+                let mut y = unsafe { dev.alloc::<f32>(n)? };
+                let (bi, ai) = (i32_of(before)?, i32_of(after)?);
+                let apply = kernel!(dev, "adain_apply_tm")?;
+                let mut b = apply.builder();
+                b.arg(&x).arg(&h).arg(&alpha).arg(&sums);
+                b.arg(&ti)
+                    .arg(&ci)
+                    .arg(&bi)
+                    .arg(&ai)
+                    .arg(&act)
+                    .arg(&slope)
+                    .arg(&eps);
+                b.arg(&mut y);
+                let cfg = LaunchConfig {
+                    grid_dim: (u32_of(n.div_ceil(256).min(132 * 32))?, 1, 1),
+                    block_dim: (256, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                // SAFETY: as above; the kernel writes exactly `rows·C` values.
+                unsafe { b.launch(cfg) }.w()?;
+                Ok((
+                    CudaStorage::wrap_cuda_slice(y, dev.clone()),
+                    Shape::from((rows, c)),
+                ))
+            }
+            Frame::ChannelMajor => {
+                let (batch, c, t) = xl.shape().dims3()?;
+                if hl.shape().elem_count() != 2 * c * batch || t == 0 {
+                    candle_core::bail!(
+                        "adain kernel: x [{batch}, {c}, {t}] with {} style values",
+                        hl.shape().elem_count()
+                    );
+                }
+                // SAFETY: every element is written by the kernel.
+                let mut y = unsafe { dev.alloc::<f32>(batch * c * t)? };
+                let (ci, ti) = (i32_of(c)?, i32_of(t)?);
+                let k = kernel!(dev, "adain_cm")?;
+                let mut b = k.builder();
+                b.arg(&x)
+                    .arg(&h)
+                    .arg(&alpha)
+                    .arg(&ci)
+                    .arg(&ti)
+                    .arg(&act)
+                    .arg(&slope)
+                    .arg(&eps);
+                b.arg(&mut y);
+                let cfg = LaunchConfig {
+                    grid_dim: (u32_of(batch * c)?, 1, 1),
+                    // The kernel's shared reduction is sized for exactly 256 threads.
+                    block_dim: (256, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                // SAFETY: one block per (b, c) row; each reads and writes its own T values.
+                unsafe { b.launch(cfg) }.w()?;
+                Ok((
+                    CudaStorage::wrap_cuda_slice(y, dev.clone()),
+                    Shape::from((batch, c, t)),
+                ))
+            }
+        }
+    }
+}
+
+/// The kernels through `AdaIN1d` on `device` against the same block on the CPU (whose fused
+/// kernel is the reference), for each activation and both layouts.
+pub(super) fn self_check(device: &Device) -> Result<Vec<KernelCheck>> {
+    let (style_dim, c, t) = (128, 96, 2_999);
+    let mut out = Vec::new();
+    let weights = |dev: &Device| -> Result<(AdaIN1d, Snake, Tensor, Tensor, Tensor)> {
+        let cpu = Device::Cpu;
+        // Deterministic pseudo-random values (the same on both devices).
+        let ramp = |n: usize, k: f64| -> Result<Tensor> {
+            Tensor::arange(0u32, u32_of(n)?, &cpu)?
+                .to_dtype(DType::F32)?
+                .affine(k, 0.3)?
+                .sin()
+        };
+        let mut map = std::collections::HashMap::new();
+        map.insert(
+            "fc.weight".to_string(),
+            (ramp(2 * c * style_dim, 0.37)? * 0.05)?.reshape((2 * c, style_dim))?,
+        );
+        map.insert("fc.bias".to_string(), (ramp(2 * c, 1.3)? * 0.2)?);
+        let vb = VarBuilder::from_tensors(map, DType::F32, dev);
+        let norm = AdaIN1d::new(style_dim, c, vb)?;
+        let alpha = (ramp(c, 0.7)?.abs()? + 0.2)?
+            .reshape((1, c, 1))?
+            .to_device(dev)?;
+        let x_tm = ((ramp(t * c, 0.011)? * 3.0)? + 0.5)?
+            .reshape((t, c))?
+            .to_device(dev)?;
+        let x_cm = ramp(2 * c * 321, 0.023)?
+            .reshape((2, c, 321))?
+            .to_device(dev)?;
+        let s = ramp(2 * style_dim, 0.19)?
+            .reshape((2, style_dim))?
+            .to_device(dev)?;
+        Ok((norm, Snake::new(alpha)?, x_tm, x_cm, s))
+    };
+    let (gn, gsnake, gx_tm, gx_cm, gs) = weights(device)?;
+    let (cn, csnake, cx_tm, cx_cm, cs) = weights(&Device::Cpu)?;
+    let acts = |snake: Snake| {
+        [
+            (
+                "adain_tm/identity",
+                "adain_cm/identity",
+                Activation::Identity,
+            ),
+            (
+                "adain_tm/leaky",
+                "adain_cm/leaky",
+                Activation::LeakyRelu(0.2),
+            ),
+            ("adain_tm/snake", "adain_cm/snake", Activation::Snake(snake)),
+        ]
+    };
+    for ((tm, cm, gact), (_, _, cact)) in acts(gsnake).into_iter().zip(acts(csnake)) {
+        let got = gn.forward_act_tm(&gx_tm, &gs.narrow(0, 0, 1)?, &gact, (3, 2))?;
+        let want = cn.forward_act_tm(&cx_tm, &cs.narrow(0, 0, 1)?, &cact, (3, 2))?;
+        out.push(compare(tm, &got, &want)?);
+        let got = gn.forward_act(&gx_cm, &gs, &gact)?;
+        let want = cn.forward_act(&cx_cm, &cs, &cact)?;
+        out.push(compare(cm, &got, &want)?);
+    }
+    Ok(out)
+}

@@ -1,0 +1,129 @@
+//! Kokoro's own CUDA kernels, for the two places where candle's op-by-op execution is bound by
+//! kernel launches rather than arithmetic (issue 41):
+//!
+//! - **`AdaIN` + activation** ([`adain_act_tm`], [`adain_act_cm`]): composed from candle ops it is
+//!   about 20 launches (statistics, normalise, affine, then Snake's five element-wise ops), each a
+//!   pass over memory; here it is one kernel over channel-major rows, or three (zero, statistics,
+//!   apply) over time-major data, whose rows are channels side by side.
+//! - **The bidirectional LSTM recurrence** ([`bilstm`]): with tensor ops each step of each
+//!   direction is a dozen launches (the `shared` LSTM steps once per output frame, ~80 per second
+//!   of audio); here the whole recurrence of a batch, both directions, is one launch.
+//!
+//! The source (`kernels.cu`) is compiled by NVRTC the first time a kernel runs in the process
+//! (a few hundred milliseconds; the driver then JIT-compiles the PTX for the GPU at hand) and the
+//! module is cached on the device. Each kernel has a CPU reference that the crate's unit tests
+//! already hold to `PyTorch`'s semantics: `adain::fused` and `lstm`'s host recurrence;
+//! [`self_check`] compares the two on random inputs and `banter bench parity --device cuda`
+//! prints it first. `BANTER_CUDA_KERNELS=candle` turns these kernels off (candle ops instead), for
+//! an A/B measurement or as a way out should one misbehave on some GPU.
+
+mod adain;
+mod lstm;
+
+pub use adain::{adain_act_cm, adain_act_tm, GpuAct};
+pub use lstm::{bilstm, MAX_HIDDEN};
+
+use std::sync::OnceLock;
+
+use candle_core::cuda_backend::cudarc::nvrtc::{compile_ptx_with_opts, CompileOptions};
+use candle_core::{Device, Result, Tensor};
+
+const SOURCE: &str = include_str!("kernels.cu");
+const MODULE: &str = "banter_kokoro_kernels";
+
+/// True unless `BANTER_CUDA_KERNELS=candle` asked for candle's own ops.
+#[must_use]
+pub fn enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var("BANTER_CUDA_KERNELS").map_or(true, |v| v != "candle"))
+}
+
+/// True when `t` is on a CUDA device and the fused kernels are on.
+#[must_use]
+pub fn applies(t: &Tensor) -> bool {
+    t.device().is_cuda() && t.dtype() == candle_core::DType::F32 && enabled()
+}
+
+/// The PTX of `kernels.cu`, compiled once per process.
+fn ptx() -> Result<&'static str> {
+    static PTX: OnceLock<std::result::Result<String, String>> = OnceLock::new();
+    let compiled = PTX.get_or_init(|| {
+        let opts = CompileOptions {
+            // Any GPU of compute capability 8.0 or later JIT-compiles it (double atomicAdd
+            // needs 6.0); the H100/H200 are 9.0.
+            arch: Some("compute_80"),
+            ..CompileOptions::default()
+        };
+        compile_ptx_with_opts(SOURCE, opts)
+            .map(|ptx| ptx.to_src())
+            .map_err(|e| format!("{e:?}"))
+    });
+    match compiled {
+        Ok(src) => Ok(src.as_str()),
+        Err(e) => candle_core::bail!("compiling Kokoro's CUDA kernels with NVRTC: {e}"),
+    }
+}
+
+/// Loads kernel `name` (compiling the module on first use) into `$dev`'s module cache.
+/// A macro because candle does not export the function type it returns.
+macro_rules! kernel {
+    ($dev:expr, $name:literal) => {
+        $dev.get_or_load_custom_func($name, super::MODULE, super::ptx()?)
+    };
+}
+use kernel;
+
+/// One kernel against its CPU reference on random inputs: the largest absolute difference and
+/// the largest absolute value of the reference.
+#[derive(Debug, Clone)]
+pub struct KernelCheck {
+    pub name: &'static str,
+    pub max_abs_diff: f32,
+    pub max_abs_ref: f32,
+}
+
+impl KernelCheck {
+    /// Relative to the reference's scale; f32 kernels in a different summation order agree to
+    /// about 1e-6 here, a wrong kernel is off by order 1.
+    #[must_use]
+    pub fn relative(&self) -> f32 {
+        self.max_abs_diff / self.max_abs_ref.max(f32::MIN_POSITIVE)
+    }
+}
+
+/// Every kernel on `device` (a CUDA device) against its CPU reference.
+pub fn self_check(device: &Device) -> Result<Vec<KernelCheck>> {
+    let mut checks = adain::self_check(device)?;
+    checks.extend(lstm::self_check(device)?);
+    Ok(checks)
+}
+
+/// Largest absolute value and largest absolute difference of two same-shaped tensors.
+fn compare(name: &'static str, got: &Tensor, want: &Tensor) -> Result<KernelCheck> {
+    let got = got
+        .to_device(&Device::Cpu)?
+        .flatten_all()?
+        .to_vec1::<f32>()?;
+    let want = want
+        .to_device(&Device::Cpu)?
+        .flatten_all()?
+        .to_vec1::<f32>()?;
+    if got.len() != want.len() {
+        candle_core::bail!("{name}: {} values against {}", got.len(), want.len());
+    }
+    let mut check = KernelCheck {
+        name,
+        max_abs_diff: 0.0,
+        max_abs_ref: 0.0,
+    };
+    for (g, w) in got.iter().zip(&want) {
+        let d = if g.is_finite() {
+            (g - w).abs()
+        } else {
+            f32::INFINITY
+        };
+        check.max_abs_diff = check.max_abs_diff.max(d);
+        check.max_abs_ref = check.max_abs_ref.max(w.abs());
+    }
+    Ok(check)
+}
