@@ -15,8 +15,11 @@
 #      batches 8 on CUDA on that assumption);
 #   5. lone first audio through `banter serve --device cuda`, windowed and whole-segment;
 #   6. `banter bench parity --device cuda`: the model stage by stage against the f32 CPU port
-#      (whole-pass and windowed SNR ~107 dB when the two agree).
-# STEPS="1 2" (say) runs a subset.
+#      (whole-pass and windowed SNR ~107 dB when the two agree);
+#   7. the peer: the reference Kokoro in PyTorch (kokoro_torch_peer.py) on the same GPU, one
+#      stream and eight (needs PEER_SITE, PEER_MAP, PEER_TOKENS: gpu_remote.sh sets them);
+#   8. capacity: tools/bench/load.py against `serve --device cuda` (RATES, default 1..16/s).
+# STEPS="1 2" (say) runs a subset; DEVICES="cuda" limits step 3 to the GPU.
 # Each step is bounded by `timeout` so one stuck step cannot eat the machine's time.
 set -u
 BANTER=$(realpath "$1") MODELS=$(realpath "$2") OUTDIR=$3
@@ -37,7 +40,7 @@ echo "cpu: $(nproc) × $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 
 if want 6; then
 step "6. bench parity: stage by stage against the f32 CPU port"
-timeout 300 "$BANTER" bench parity --device cuda 2>&1 | tail -60
+timeout 300 "$BANTER" bench parity --device cuda 2>&1
 fi
 
 if want 1; then
@@ -108,9 +111,9 @@ fi
 
 if want 3; then
 step "3. speed: bench synth, no peer"
-for dev in cuda cpu; do
+for dev in ${DEVICES:-cuda cpu}; do
   echo "-- $dev"
-  timeout 240 "$BANTER" bench synth --no-peer --runs 3 --device "$dev" 2>&1 | tail -12
+  timeout 240 "$BANTER" bench synth --no-peer --runs "${RUNS:-3}" --device "$dev" assets/passages/{welcome,three-sentences,paragraph,long}.txt 2>&1 | tail -12
 done
 fi
 
@@ -123,7 +126,26 @@ if want 5; then
 step "5. lone first audio through serve --device cuda"
 timeout 120 python3 tools/bench/lone.py "$BANTER" --device cuda 2>&1 | grep -v _count
 timeout 120 python3 tools/bench/lone.py "$BANTER" --device cuda --whole-segments 2>&1 | grep -v _count
+fi
+
+if want 7; then
+step "7. peer: the reference Kokoro (PyTorch eager f32) on the same GPU, same token windows"
+# Needs PEER_SITE (the `kokoro` 0.9.4 and loguru wheels installed with --target), PEER_MAP
+# (shared tools/kokoro-ref/kokoro_map.py) and PEER_TOKENS (peer_tokens.py output); gpu_remote.sh
+# sets all three. One stream, then 8 streams at once (one CUDA stream per Python thread).
+for n in 1 8; do
+  PYTHONPATH="${PEER_SITE:-}" timeout 300 python3 tools/bench/kokoro_torch_peer.py --kokoro-src "${PEER_SITE:-}" \
+    --kokoro-map "${PEER_MAP:-}" --model-dir "$MODELS" --tokens "${PEER_TOKENS:-}" \
+    --npz "$WORK/../kokoro_ref_f32.npz" --device cuda --runs 2 --streams $n 2>&1 | grep -v Warning
+done
+fi
+
+if want 8; then
+step "8. capacity: open-loop load through serve --device cuda"
+timeout "${LOAD_TIMEOUT:-300}" python3 tools/bench/load.py --banter "$BANTER" --targets banter --serve-args "--device cuda" \
+  --rates "${RATES:-1,2,4,8,12,16}" --secs "${LOAD_SECS:-10}" --max-requests 60 --past 1 --pause 1 \
+  --out "$OUTDIR/load.json" 2>&1 | tail -20
+fi
 
 step done
-fi
 

@@ -224,7 +224,7 @@ def bench(names, args):
     targets = {}
     try:
         for name, config in zip(names, configs):
-            targets[name] = start_target(name, args.banter, config.name)
+            targets[name] = start_target(name, args.banter, config.name, args.serve_args.split())
         for target in targets.values():
             for _ in range(2):  # warm-up: voice tables, allocator, first-call costs
                 one_request(target, TEXTS[0], args.timeout)
@@ -295,6 +295,8 @@ def main():
                     help="TTFA p99 bound of the capacity criterion (streaming.md: 1 s); a looser "
                          "one explores a slow or busy machine; both are reported")
     ap.add_argument("--out", default="load-results.json")
+    ap.add_argument("--serve-args", default="",
+                    help="extra arguments for `banter serve` (both banter targets), e.g. '--device cuda'")
     args = ap.parse_args()
     TTFA_LIMIT[0] = args.ttfa_limit
     args.rates = [float(r) for r in args.rates.split(",")]
