@@ -9,12 +9,12 @@ use super::cues::{parse_cue, SoundCue};
 use super::draft::{Draft, Mark, Placed};
 use super::error::{ScriptError, ScriptErrorKind};
 use super::model::{Piece, Position};
-use super::source::Segment;
+use super::source::TextSpan;
 
 impl<'a> Draft<'a> {
     /// A sound cue alone on its line (`[sound: sting.wav]`, its bracket at `segment`): inside
     /// the open turn when `in_turn` (speech waits for it there), else before the next turn.
-    pub fn sound_line(&mut self, segment: Segment<'a>, in_turn: bool) {
+    pub fn sound_line(&mut self, segment: TextSpan<'a>, in_turn: bool) {
         if in_turn && self.open {
             self.push(segment);
             return;

@@ -9,7 +9,7 @@ use super::draft::Draft;
 use super::labels::dia_tag;
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
-use super::source::{Columns, Segment, SourceLine};
+use super::source::{Columns, SourceLine, TextSpan};
 
 pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) -> Draft<'a> {
     let mut draft = Draft::new(TextStyle::Plain);
@@ -67,7 +67,7 @@ fn push<'a>(
     if piece.trim().is_empty() {
         return;
     }
-    let segment = Segment::slice(line, columns, from + lead, to);
+    let segment = TextSpan::slice(line, columns, from + lead, to);
     let position = segment.position;
     if draft.push(segment) {
         return;

@@ -5,20 +5,22 @@
 //! inline directives, empty turns, stage-direction-only turns, matching speakers to the cast,
 //! and automatic casting.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 
-use super::cast::{
-    assign_voices, speaker_key, Cast, CastEntry, CastMember, CastingRules, VoiceSource,
-};
 use super::cue_places::standalone_sound;
 use super::error::{ScriptError, ScriptErrorKind};
 use super::format::ScriptFormat;
 use super::header::Header;
-use super::model::{Chapter, Line, LineKind, Piece, Position, Skipped, StageDirection, Warning};
-use super::names::{display_name, how_they_differ};
+use super::model::{Chapter, Line, LineKind, Piece, Position, StageDirection, Warning};
 use super::pieces::{parentheses_look_like_directions, parse_turn, TextStyle};
-use super::source::{Segment, SourceLine};
+use super::source::{SourceLine, TextSpan};
 use super::{Episode, ParseOptions};
+
+mod speakers;
+mod unspoken;
+
+use speakers::cast_speakers;
+use unspoken::account;
 
 /// Who speaks the stage directions when an episode keeps them.
 pub const NARRATOR: &str = "Narrator";
@@ -28,7 +30,7 @@ pub const NARRATOR: &str = "Narrator";
 pub(crate) struct Turn<'a> {
     pub speaker: String,
     pub position: Position,
-    pub segments: Vec<Segment<'a>>,
+    pub segments: Vec<TextSpan<'a>>,
     /// Source lines the turn was read from (see [`Line::source_lines`]).
     pub lines: Vec<usize>,
 }
@@ -89,7 +91,7 @@ impl<'a> Draft<'a> {
     }
 
     /// Adds text to the open turn; returns `false` (and adds nothing) if no turn is open.
-    pub fn push(&mut self, segment: Segment<'a>) -> bool {
+    pub fn push(&mut self, segment: TextSpan<'a>) -> bool {
         match self.turns.last_mut() {
             Some(turn) if self.open => {
                 if !segment.text.trim().is_empty() {
@@ -105,7 +107,7 @@ impl<'a> Draft<'a> {
     /// Adds a whole-line stage direction (`(beat)`, `[Exit C.]`) inside the open turn: the turn
     /// keeps it as a direction piece, where it still acts (a pause), but the line is counted as
     /// a direction rather than speech. `false` (and nothing added) if no turn is open.
-    pub fn push_aside(&mut self, segment: Segment<'a>) -> bool {
+    pub fn push_aside(&mut self, segment: TextSpan<'a>) -> bool {
         match self.turns.last_mut() {
             Some(turn) if self.open => {
                 if !segment.text.trim().is_empty() {
@@ -376,96 +378,6 @@ pub(crate) fn assemble(
     })
 }
 
-/// Every non-blank source line that is in no turn, with its kind: the kind its parser gave it,
-/// metadata for the header (and a JSON document's structure), and otherwise narration with a
-/// warning, so a line no rule explains is still reported, never lost.
-fn account(
-    format: ScriptFormat,
-    lines: &[Line],
-    kinds: &BTreeMap<usize, LineKind>,
-    source: &Source<'_, '_>,
-    warnings: &mut Vec<Warning>,
-) -> Vec<Skipped> {
-    let spoken: HashSet<usize> = lines
-        .iter()
-        .flat_map(|l| l.source_lines.iter().copied())
-        .collect();
-    let speakers: HashSet<String> = lines.iter().map(|l| speaker_key(&l.speaker)).collect();
-    let mut skipped = Vec::new();
-    let mut in_unexplained_run = false;
-    for (index, line) in source.lines.iter().enumerate() {
-        let text = line.text.trim();
-        if text.is_empty() || spoken.contains(&line.number) {
-            in_unexplained_run = false;
-            continue;
-        }
-        let lead = line.text.len() - line.text.trim_start().len();
-        let position = Position::new(line.number, super::source::column_of(line.text, lead));
-        let kind = if index < source.body_start {
-            LineKind::Metadata
-        } else if let Some(&kind) = kinds.get(&line.number) {
-            kind
-        } else if format == ScriptFormat::Json {
-            LineKind::Metadata
-        } else {
-            if !in_unexplained_run {
-                warnings.push(Warning {
-                    position,
-                    message: "this text is not part of any turn, so it is not spoken".to_owned(),
-                });
-            }
-            in_unexplained_run = true;
-            LineKind::Narration
-        };
-        let starts_paragraph = index == 0
-            || source.lines[index - 1].text.trim().is_empty()
-            || skipped
-                .last()
-                .is_none_or(|s: &Skipped| s.position.line + 1 != line.number);
-        if starts_paragraph && matches!(kind, LineKind::Narration | LineKind::Direction) {
-            if let Some(name) = looks_like_a_turn(text, &speakers) {
-                warnings.push(Warning {
-                    position,
-                    message: format!(
-                        "this {kind} starts like a turn of `{name}` but is not spoken; if it is speech, write it as `{name}: …`"
-                    ),
-                });
-            }
-        }
-        skipped.push(Skipped {
-            position,
-            kind,
-            text: text.to_owned(),
-        });
-    }
-    skipped
-}
-
-/// The speaker a line of unspoken text seems to start a turn of: a known speaker's name, or an
-/// upper-case name, followed by what ends a label (`.`, `:`, a bracket, a dash).
-fn looks_like_a_turn(text: &str, speakers: &HashSet<String>) -> Option<String> {
-    let ends_label = |rest: &str| {
-        let rest = rest.trim_start();
-        rest.starts_with(['.', ':', '：', '[', '(', '—', '–'])
-    };
-    for (at, _) in text
-        .char_indices()
-        .take(48)
-        .filter(|&(at, c)| at > 0 && (c.is_whitespace() || ".:：[(—–".contains(c)))
-    {
-        let name = text[..at].trim_end();
-        if speakers.contains(&speaker_key(name)) && ends_label(&text[at..]) {
-            return Some(name.to_owned());
-        }
-    }
-    super::labels::period_candidates(text)
-        .next()
-        .map(|(name, _)| name)
-        .or_else(|| super::labels::bracket_candidate(text).map(|(name, _)| name))
-        .filter(|name| name.chars().filter(|c| c.is_alphabetic()).count() >= 2)
-        .map(str::to_owned)
-}
-
 fn place_mark(
     Placed {
         position,
@@ -498,145 +410,4 @@ fn place_mark(
         // Taken by `standalone_sound` before a mark is placed.
         Mark::Sound { .. } => {}
     }
-}
-
-/// A speaker heard once whose name is another speaker's name plus more (`HENRIETTA MARLOWE. I`
-/// beside `HENRIETTA MARLOWE`) is most likely that speaker with the first word of the speech
-/// read into the name; say so where it happened.
-fn warn_extended_names(
-    speakers: &[String],
-    turns: &[usize],
-    first_line: &[Position],
-    warnings: &mut Vec<Warning>,
-) {
-    let keys: Vec<String> = speakers.iter().map(|s| speaker_key(s)).collect();
-    for (i, key) in keys.iter().enumerate() {
-        if turns[i] != 1 {
-            continue;
-        }
-        let base = keys.iter().enumerate().find(|&(j, other)| {
-            j != i
-                && key.len() > other.len()
-                && key.starts_with(other.as_str())
-                && key[other.len()..].starts_with(|c: char| !c.is_alphanumeric())
-        });
-        if let Some((j, _)) = base {
-            warnings.push(Warning {
-                position: first_line[i],
-                message: format!(
-                    "`{}` speaks only here and the name extends `{}`'s; if this is {} speaking, the start of the speech was read as part of the name: put it on its own line or after a colon",
-                    speakers[i], speakers[j], speakers[j]
-                ),
-            });
-        }
-    }
-}
-
-/// Matches speakers to cast entries, casts the rest, and renames each line's speaker to the
-/// cast's spelling of the name.
-fn cast_speakers(
-    file: &str,
-    lines: &mut [Line],
-    entries: &[CastEntry],
-    settings: &super::model::Settings,
-    warnings: &mut Vec<Warning>,
-) -> Result<Cast, ScriptError> {
-    let listed: HashMap<String, &CastEntry> =
-        entries.iter().map(|e| (speaker_key(&e.name), e)).collect();
-    let mut display: HashMap<String, usize> = HashMap::new();
-    let mut speakers: Vec<String> = Vec::new();
-    let mut first_line: Vec<Position> = Vec::new();
-    let mut first_spelling: Vec<String> = Vec::new();
-    let mut turns: Vec<usize> = Vec::new();
-    let mut noticed: HashSet<String> = HashSet::new();
-    for line in lines.iter_mut() {
-        let key = speaker_key(&line.speaker);
-        let spelling = display_name(&line.speaker);
-        let index = *display.entry(key.clone()).or_insert_with(|| {
-            let name = listed
-                .get(&key)
-                .map_or_else(|| spelling.clone(), |e| display_name(&e.name));
-            speakers.push(name);
-            first_line.push(line.position);
-            first_spelling.push(spelling.clone());
-            turns.push(0);
-            speakers.len() - 1
-        });
-        turns[index] += 1;
-        if spelling != first_spelling[index] && noticed.insert(spelling.clone()) {
-            warnings.push(Warning {
-                position: line.position,
-                message: format!(
-                    "`{spelling}` is taken as `{}` (first at {}): the names differ {}, so they are one speaker",
-                    first_spelling[index],
-                    first_line[index],
-                    how_they_differ(&spelling, &first_spelling[index])
-                ),
-            });
-        }
-        line.speaker.clone_from(&speakers[index]);
-    }
-    warn_extended_names(&speakers, &turns, &first_line, warnings);
-    let rules = CastingRules {
-        reuse_voices: settings.reuse_voices,
-        any_language_voices: settings.any_language_voices,
-    };
-    let reserved: Vec<&CastEntry> = entries.iter().collect();
-    let voices = assign_voices(&speakers, &listed, &reserved, rules).map_err(|out| {
-        ScriptError::new(
-            file,
-            first_line[out.index],
-            ScriptErrorKind::TooManySpeakers {
-                speaker: speakers[out.index].clone(),
-                count: out.index + 1,
-                available: out.available,
-            },
-        )
-    })?;
-    let mut members: Vec<CastMember> = speakers
-        .into_iter()
-        .zip(voices)
-        .map(|(name, a)| CastMember {
-            name,
-            voice: a.voice,
-            speed: a.speed,
-            source: a.source,
-            guess: a.guess,
-        })
-        .collect();
-    for entry in entries {
-        if !display.contains_key(&speaker_key(&entry.name)) {
-            warnings.push(Warning {
-                position: entry.position,
-                message: format!("`{}` is in the cast but never speaks", entry.name),
-            });
-            members.push(CastMember {
-                name: display_name(&entry.name),
-                voice: entry.voice.clone(),
-                speed: entry.speed,
-                source: VoiceSource::Cast {
-                    position: entry.position,
-                },
-                guess: None,
-            });
-        }
-    }
-    let mut seen: HashMap<&str, &str> = HashMap::new();
-    let mut shared: HashSet<&str> = HashSet::new();
-    for m in &members {
-        if let Some(other) = seen.insert(&m.voice, &m.name) {
-            if !settings.reuse_voices && shared.insert(&m.voice) {
-                if let VoiceSource::Cast { position } = m.source {
-                    warnings.push(Warning {
-                        position,
-                        message: format!(
-                            "`{}` and `{other}` are both cast as `{}`; listeners may not tell them apart",
-                            m.name, m.voice
-                        ),
-                    });
-                }
-            }
-        }
-    }
-    Ok(Cast { members })
 }

@@ -28,7 +28,7 @@ use super::draft::Draft;
 use super::error::{ScriptError, ScriptErrorKind};
 use super::model::{LineKind, Position, Warning};
 use super::pieces::{parse_pause, TextStyle, WRITTEN_SPEED_RANGE};
-use super::source::Segment;
+use super::source::TextSpan;
 
 /// Maps byte offsets of the JSON text to positions in the file.
 ///
@@ -404,7 +404,7 @@ impl<'a> Parser<'a, '_> {
                         }
                     }
                     self.draft.start_turn(&speaker, position);
-                    self.draft.push(Segment::decoded(position, text));
+                    self.draft.push(TextSpan::decoded(position, text));
                     self.draft.cover_lines(position.line..=last_line);
                     self.draft.end_turn();
                 }

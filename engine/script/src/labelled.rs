@@ -12,7 +12,7 @@ use super::labels::{is_title_line, markdown_heading, scene_heading, KnownNames};
 use super::line_labels::{line_label, start_turn, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
-use super::source::{column_of, Segment, SourceLine};
+use super::source::{column_of, SourceLine, TextSpan};
 
 /// Parses a labelled script; `markdown` switches on the Markdown extras.
 pub(crate) fn parse<'a>(
@@ -82,14 +82,14 @@ pub(crate) fn parse<'a>(
             }
         }
         if whole_line_cue(trimmed).is_some() {
-            draft.sound_line(Segment::rest_of(line, at), true);
+            draft.sound_line(TextSpan::rest_of(line, at), true);
             continue;
         }
         if let Some(inner) = whole_line_direction(trimmed) {
             draft.direction(inner, position(line, at));
             continue;
         }
-        if draft.push(Segment::rest_of(line, at)) {
+        if draft.push(TextSpan::rest_of(line, at)) {
             continue;
         }
         draft.classify(line.number, LineKind::Narration);

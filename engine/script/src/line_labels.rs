@@ -17,7 +17,7 @@ use super::labels::{
     KnownNames,
 };
 use super::model::{Position, Warning};
-use super::source::{column_of, Segment, SourceLine};
+use super::source::{column_of, SourceLine, TextSpan};
 
 /// How a turn's speaker was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -230,7 +230,7 @@ pub(crate) fn start_turn<'a>(
             census.record(layout, at);
             draft.start_turn(name, at);
             let rest = &text[rest_at..];
-            draft.push(Segment::rest_of(
+            draft.push(TextSpan::rest_of(
                 line,
                 rest_at + (rest.len() - rest.trim_start().len()),
             ));
@@ -243,7 +243,7 @@ pub(crate) fn start_turn<'a>(
             let at = Position::new(line.number, column_of(text, lead));
             census.record(layout, at);
             draft.start_turn(&speaker, at);
-            draft.push(Segment::decoded(at, said));
+            draft.push(TextSpan::decoded(at, said));
         }
     }
 }

@@ -17,11 +17,11 @@ use super::labels::{
 use super::line_labels::{is_interjection, line_label, start_turn, Found, Layout, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
-use super::source::{column_of, Segment, SourceLine};
+use super::source::{column_of, SourceLine, TextSpan};
 
 /// A bracketed direction running over several lines.
 struct Pending<'a> {
-    segments: Vec<Segment<'a>>,
+    segments: Vec<TextSpan<'a>>,
     position: Position,
     depth: isize,
     in_speech: bool,
@@ -58,7 +58,7 @@ pub(crate) fn parse<'a>(
         let lead = text.len() - text.trim_start().len();
         let here = Position::new(line.number, column_of(text, lead));
         if let Some(p) = pending.as_mut() {
-            p.segments.push(Segment::rest_of(line, lead));
+            p.segments.push(TextSpan::rest_of(line, lead));
             if !p.in_speech {
                 draft.classify(line.number, LineKind::Direction);
             }
@@ -140,7 +140,7 @@ pub(crate) fn parse<'a>(
                     draft.classify(line.number, LineKind::Direction);
                 }
                 pending = Some(Pending {
-                    segments: vec![Segment::rest_of(line, lead)],
+                    segments: vec![TextSpan::rest_of(line, lead)],
                     position: here,
                     depth,
                     in_speech,
@@ -148,12 +148,12 @@ pub(crate) fn parse<'a>(
                 continue;
             }
             if whole_line_cue(trimmed).is_some() {
-                draft.sound_line(Segment::rest_of(line, lead), in_speech);
+                draft.sound_line(TextSpan::rest_of(line, lead), in_speech);
                 after_blank = false;
                 continue;
             }
             if let Some(inner) = whole_line_direction(trimmed) {
-                if !(in_speech && draft.push_aside(Segment::rest_of(line, lead))) {
+                if !(in_speech && draft.push_aside(TextSpan::rest_of(line, lead))) {
                     draft.direction(inner, here);
                 }
                 after_blank = false;
@@ -203,7 +203,7 @@ pub(crate) fn parse<'a>(
             }
         }
         if in_speech {
-            draft.push(Segment::rest_of(line, lead));
+            draft.push(TextSpan::rest_of(line, lead));
             speech_has_text = true;
         } else if !(last_was_action && draft.extend_unspoken(trimmed, line.number)) {
             if is_entrance_or_exit(trimmed) {

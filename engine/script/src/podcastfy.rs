@@ -8,7 +8,7 @@
 use super::draft::Draft;
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
-use super::source::{Columns, Segment, SourceLine};
+use super::source::{Columns, SourceLine, TextSpan};
 
 pub(crate) fn parse<'a>(body: &[SourceLine<'a>], warnings: &mut Vec<Warning>) -> Draft<'a> {
     let mut draft = Draft::new(TextStyle::Xml);
@@ -136,7 +136,7 @@ fn text_between<'a>(
         return;
     }
     let lead = piece.len() - piece.trim_start().len();
-    let segment = Segment::slice(line, columns, from + lead, to);
+    let segment = TextSpan::slice(line, columns, from + lead, to);
     let position = segment.position;
     if draft.push(segment) {
         return;

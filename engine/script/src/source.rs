@@ -257,7 +257,7 @@ impl<'a> Columns<'a> {
 
 /// A piece of a line's text with the position of its first character.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Segment<'a> {
+pub(crate) struct TextSpan<'a> {
     pub position: Position,
     pub text: Cow<'a, str>,
     /// The text is not a verbatim slice of the file (a decoded JSON string), so positions
@@ -265,7 +265,7 @@ pub(crate) struct Segment<'a> {
     pub fixed: bool,
 }
 
-impl<'a> Segment<'a> {
+impl<'a> TextSpan<'a> {
     /// The bytes `from..to` of `line`, their column taken from `columns`.
     pub fn slice(line: SourceLine<'a>, columns: &mut Columns<'_>, from: usize, to: usize) -> Self {
         Self {

@@ -1,0 +1,153 @@
+//! Speakers matched to the cast: one spelling per speaker (variants are merged with a warning
+//! saying how they differ), a name that extends another's flagged, voices assigned to the
+//! rest by the casting rules, and cast entries that never speak reported.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::cast::{
+    assign_voices, speaker_key, Cast, CastEntry, CastMember, CastingRules, VoiceSource,
+};
+use crate::error::{ScriptError, ScriptErrorKind};
+use crate::model::{Line, Position, Warning};
+use crate::names::{display_name, how_they_differ};
+
+/// A speaker heard once whose name is another speaker's name plus more (`HENRIETTA MARLOWE. I`
+/// beside `HENRIETTA MARLOWE`) is most likely that speaker with the first word of the speech
+/// read into the name; say so where it happened.
+fn warn_extended_names(
+    speakers: &[String],
+    turns: &[usize],
+    first_line: &[Position],
+    warnings: &mut Vec<Warning>,
+) {
+    let keys: Vec<String> = speakers.iter().map(|s| speaker_key(s)).collect();
+    for (i, key) in keys.iter().enumerate() {
+        if turns[i] != 1 {
+            continue;
+        }
+        let base = keys.iter().enumerate().find(|&(j, other)| {
+            j != i
+                && key.len() > other.len()
+                && key.starts_with(other.as_str())
+                && key[other.len()..].starts_with(|c: char| !c.is_alphanumeric())
+        });
+        if let Some((j, _)) = base {
+            warnings.push(Warning {
+                position: first_line[i],
+                message: format!(
+                    "`{}` speaks only here and the name extends `{}`'s; if this is {} speaking, the start of the speech was read as part of the name: put it on its own line or after a colon",
+                    speakers[i], speakers[j], speakers[j]
+                ),
+            });
+        }
+    }
+}
+
+/// Matches speakers to cast entries, casts the rest, and renames each line's speaker to the
+/// cast's spelling of the name.
+pub(super) fn cast_speakers(
+    file: &str,
+    lines: &mut [Line],
+    entries: &[CastEntry],
+    settings: &crate::model::Settings,
+    warnings: &mut Vec<Warning>,
+) -> Result<Cast, ScriptError> {
+    let listed: HashMap<String, &CastEntry> =
+        entries.iter().map(|e| (speaker_key(&e.name), e)).collect();
+    let mut display: HashMap<String, usize> = HashMap::new();
+    let mut speakers: Vec<String> = Vec::new();
+    let mut first_line: Vec<Position> = Vec::new();
+    let mut first_spelling: Vec<String> = Vec::new();
+    let mut turns: Vec<usize> = Vec::new();
+    let mut noticed: HashSet<String> = HashSet::new();
+    for line in lines.iter_mut() {
+        let key = speaker_key(&line.speaker);
+        let spelling = display_name(&line.speaker);
+        let index = *display.entry(key.clone()).or_insert_with(|| {
+            let name = listed
+                .get(&key)
+                .map_or_else(|| spelling.clone(), |e| display_name(&e.name));
+            speakers.push(name);
+            first_line.push(line.position);
+            first_spelling.push(spelling.clone());
+            turns.push(0);
+            speakers.len() - 1
+        });
+        turns[index] += 1;
+        if spelling != first_spelling[index] && noticed.insert(spelling.clone()) {
+            warnings.push(Warning {
+                position: line.position,
+                message: format!(
+                    "`{spelling}` is taken as `{}` (first at {}): the names differ {}, so they are one speaker",
+                    first_spelling[index],
+                    first_line[index],
+                    how_they_differ(&spelling, &first_spelling[index])
+                ),
+            });
+        }
+        line.speaker.clone_from(&speakers[index]);
+    }
+    warn_extended_names(&speakers, &turns, &first_line, warnings);
+    let rules = CastingRules {
+        reuse_voices: settings.reuse_voices,
+        any_language_voices: settings.any_language_voices,
+    };
+    let reserved: Vec<&CastEntry> = entries.iter().collect();
+    let voices = assign_voices(&speakers, &listed, &reserved, rules).map_err(|out| {
+        ScriptError::new(
+            file,
+            first_line[out.index],
+            ScriptErrorKind::TooManySpeakers {
+                speaker: speakers[out.index].clone(),
+                count: out.index + 1,
+                available: out.available,
+            },
+        )
+    })?;
+    let mut members: Vec<CastMember> = speakers
+        .into_iter()
+        .zip(voices)
+        .map(|(name, a)| CastMember {
+            name,
+            voice: a.voice,
+            speed: a.speed,
+            source: a.source,
+            guess: a.guess,
+        })
+        .collect();
+    for entry in entries {
+        if !display.contains_key(&speaker_key(&entry.name)) {
+            warnings.push(Warning {
+                position: entry.position,
+                message: format!("`{}` is in the cast but never speaks", entry.name),
+            });
+            members.push(CastMember {
+                name: display_name(&entry.name),
+                voice: entry.voice.clone(),
+                speed: entry.speed,
+                source: VoiceSource::Cast {
+                    position: entry.position,
+                },
+                guess: None,
+            });
+        }
+    }
+    let mut seen: HashMap<&str, &str> = HashMap::new();
+    let mut shared: HashSet<&str> = HashSet::new();
+    for m in &members {
+        if let Some(other) = seen.insert(&m.voice, &m.name) {
+            if !settings.reuse_voices && shared.insert(&m.voice) {
+                if let VoiceSource::Cast { position } = m.source {
+                    warnings.push(Warning {
+                        position,
+                        message: format!(
+                            "`{}` and `{other}` are both cast as `{}`; listeners may not tell them apart",
+                            m.name, m.voice
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(Cast { members })
+}

@@ -1,0 +1,237 @@
+//! Which parentheses in a turn are stage directions (`(laughs)`, `(to Bob)`, a play's
+//! `(To the PORTER, taking out her purse.)`) and which are speech (`(which I doubt)`): the
+//! opening words, the length, whether the parenthesis is a sentence of its own, and what the
+//! rest of the script does with its parentheses.
+
+use super::{match_brackets, TurnText, NONE};
+use crate::model::Position;
+use crate::source::TextSpan;
+
+/// Words that open a stage direction in parentheses: `(laughs)`, `(quietly)`, `(to Bob)`.
+const STAGE_WORDS: [&str; 58] = [
+    "laughs",
+    "laughing",
+    "laugh",
+    "laughter",
+    "chuckles",
+    "chuckling",
+    "giggles",
+    "sighs",
+    "sighing",
+    "sigh",
+    "coughs",
+    "clears",
+    "pauses",
+    "pause",
+    "beat",
+    "whispers",
+    "whispering",
+    "whisper",
+    "shouts",
+    "shouting",
+    "yells",
+    "cries",
+    "crying",
+    "sobs",
+    "sniffs",
+    "gasps",
+    "groans",
+    "yawns",
+    "smiles",
+    "smiling",
+    "grins",
+    "nods",
+    "shrugs",
+    "winks",
+    "aside",
+    "off",
+    "offstage",
+    "reading",
+    "reads",
+    "interrupting",
+    "interrupts",
+    "continuing",
+    "music",
+    "sfx",
+    "sound",
+    "applause",
+    "silence",
+    "inaudible",
+    "crosstalk",
+    "overlapping",
+    "v.o.",
+    "o.s.",
+    "beat.",
+    "unintelligible",
+    "clapping",
+    "scoffs",
+    "snorts",
+    "exhales",
+];
+
+/// Whether the parenthesis `chars[open..=close]` is a stage direction rather than words of the
+/// sentence (FORMATS.md, "Parentheses"): it stands on its own line, opens with a stage word or
+/// a lone adverb (`(laughs)`, `(quietly)`, `(to Bob)`), or is short (at most six words) at the
+/// start or the end of the turn. A longer clause, or one inside a sentence, is speech.
+pub(super) fn is_direction_parenthesis(
+    chars: &[char],
+    open: usize,
+    close: usize,
+    at_start: bool,
+    play_rules: bool,
+) -> bool {
+    let before_on_line = chars[..open]
+        .iter()
+        .rev()
+        .take_while(|&&c| c != '\n')
+        .all(|c| c.is_whitespace());
+    let after_on_line = chars[close + 1..]
+        .iter()
+        .take_while(|&&c| c != '\n')
+        .all(|c| c.is_whitespace());
+    if before_on_line && after_on_line {
+        return true;
+    }
+    let inner: String = chars[open + 1..close].iter().collect();
+    let words: Vec<String> = inner
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '\'')
+                .to_lowercase()
+        })
+        .collect();
+    let Some(first) = words.first() else {
+        return true; // `()` says nothing either way; drop it
+    };
+    let second_is_addressee = inner.split_whitespace().nth(1).is_some_and(|w| {
+        w.starts_with(char::is_uppercase)
+            || [
+                "him",
+                "her",
+                "them",
+                "himself",
+                "herself",
+                "themselves",
+                "audience",
+                "camera",
+            ]
+            .contains(
+                &w.trim_matches(|c: char| !c.is_alphabetic())
+                    .to_lowercase()
+                    .as_str(),
+            )
+    });
+    // `(waves)`, `(pointing)`: one lower-case verb is an action, not words to say.
+    let lone_verb = words.len() == 1
+        && inner.trim().starts_with(char::is_lowercase)
+        && first.chars().count() >= 4
+        && (first.ends_with('s') || first.ends_with("ing"));
+    let stage_led = STAGE_WORDS.contains(&first.as_str())
+        || lone_verb
+        || (words.len() <= 2 && first.len() > 4 && first.ends_with("ly"))
+        || (first == "to" && second_is_addressee);
+    // In a play, `(throwing down the turf)` inside a sentence is business, not words.
+    let participle = inner.trim().starts_with(char::is_lowercase) && first.ends_with("ing");
+    if stage_led || (play_rules && (at_start || participle || own_sentence(chars, open, close))) {
+        return true;
+    }
+    // At the end only if the sentence ended before it: `… the gold standard (about 1 in 3.5
+    // million).` closes its sentence after the parenthesis, so the clause is part of it.
+    let rest: Vec<char> = chars[close + 1..]
+        .iter()
+        .copied()
+        .filter(|c| !c.is_whitespace())
+        .collect();
+    let closes_its_sentence = rest.first().is_some_and(|c| ".!?…".contains(*c));
+    let at_end = rest
+        .iter()
+        .all(|c| !c.is_alphanumeric() && !matches!(c, '[' | '('))
+        && (!closes_its_sentence || sentence_ended_before(chars, open));
+    words.len() <= SHORT_PARENTHESIS && (at_start || at_end)
+}
+
+/// A parenthesis of at most this many words at the start or end of a turn is a direction in
+/// any layout; a longer one read aloud gets a notice.
+pub(crate) const SHORT_PARENTHESIS: usize = 6;
+
+/// Pronouns that open a direction written about a character (`(She grabs her coat.)`).
+const THIRD_PERSON: [&str; 7] = ["he", "she", "they", "his", "her", "their", "both"];
+
+/// Whether a file's parentheses are written as stage directions, decided once for the whole
+/// file from its clearest cases: a parenthesis opening a turn with a lower-case participle
+/// (`HOST: (leaning back, glancing at the clock) So…`), or one standing as a sentence of its
+/// own about a character in the present tense (`… back. (She grabs her coat.) Sorry.`). Returns
+/// where the first such parenthesis is, for the notice that says the file was read this way.
+pub(crate) fn parentheses_look_like_directions<'s, 'a: 's>(
+    turns: impl IntoIterator<Item = &'s [TextSpan<'a>]>,
+) -> Option<(Position, String)> {
+    for segments in turns {
+        let turn = TurnText::new(segments);
+        let chars = &turn.chars;
+        let close = match_brackets(chars);
+        for (open, &c) in chars.iter().enumerate() {
+            let end = close[open];
+            if c != '(' || end == NONE {
+                continue;
+            }
+            let inner: String = chars[open + 1..end].iter().collect();
+            let words: Vec<&str> = inner.split_whitespace().collect();
+            let Some(first) = words.first() else {
+                continue;
+            };
+            let first_lower = first
+                .trim_matches(|c: char| !c.is_alphabetic())
+                .to_lowercase();
+            let opens_turn = chars[..open].iter().all(|c| c.is_whitespace());
+            let participle_led = inner.trim_start().starts_with(char::is_lowercase)
+                && first_lower.ends_with("ing")
+                && words.len() >= 2;
+            let about_a_character = own_sentence(chars, open, end)
+                && words.len() >= 3
+                && (THIRD_PERSON.contains(&first_lower.as_str())
+                    || words.get(1).is_some_and(|w| {
+                        let w = w.trim_matches(|c: char| !c.is_alphabetic());
+                        w.starts_with(char::is_lowercase) && w.len() > 2 && w.ends_with('s')
+                    }) && first.starts_with(char::is_uppercase));
+            if (opens_turn && participle_led) || about_a_character {
+                return Some((turn.position(open), excerpt(chars, open, end)));
+            }
+        }
+    }
+    None
+}
+
+/// Whether the text before `open` ends a sentence (or there is none).
+fn sentence_ended_before(chars: &[char], open: usize) -> bool {
+    chars[..open]
+        .iter()
+        .rev()
+        .find(|c| !c.is_whitespace())
+        .is_none_or(|c| ".!?…:;—".contains(*c) || matches!(c, ')' | ']'))
+}
+
+/// `… dressed. (To the PORTER, taking out her purse.) How much?`: a parenthesis that starts
+/// with a capital after a finished sentence and ends its own with a full stop or is followed
+/// by a new sentence, as plays write their directions.
+fn own_sentence(chars: &[char], open: usize, close: usize) -> bool {
+    let inner: String = chars[open + 1..close].iter().collect();
+    let inner = inner.trim();
+    let next_sentence = chars[close + 1..]
+        .iter()
+        .find(|c| !c.is_whitespace())
+        .is_none_or(|c| c.is_uppercase());
+    inner.starts_with(char::is_uppercase)
+        && (inner.ends_with(['.', '!', '?']) || next_sentence)
+        && sentence_ended_before(chars, open)
+}
+
+/// The parenthesis `chars[open..=close]` as a notice quotes it: its first 48 characters, and
+/// `…` when there is more.
+pub(super) fn excerpt(chars: &[char], open: usize, close: usize) -> String {
+    const SHOWN: usize = 48;
+    let mut out: String = chars[open..=close].iter().take(SHOWN).collect();
+    if close + 1 - open > SHOWN {
+        out.push('…');
+    }
+    out
+}
