@@ -296,6 +296,20 @@ fn check_voices(
         report.threshold,
         report.flagged.len()
     );
+    if !report.from_stems.is_empty() {
+        eprintln!(
+            "voice check: {} lines with music or effects under them were scored from their speakers' stems",
+            report.from_stems.len()
+        );
+    }
+    if let Some(&first) = report.with_sound.first() {
+        eprintln!(
+            "voice check: {} lines have music or effects under them and were scored with it in              (the first at {}:{}); render with --stems to score the voices alone",
+            report.with_sound.len(),
+            episode_source(args),
+            report.scores[first].line.source_line
+        );
+    }
     for &i in &report.flagged {
         let s = &report.scores[i];
         println!(

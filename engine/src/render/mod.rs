@@ -441,11 +441,10 @@ fn stem_files(
         if keep.is_empty() {
             continue;
         }
-        let mut tag = slug(&member.name);
-        if tag == "music" || tag == "sfx" {
-            tag.push_str("-voice");
-        }
-        stems.push((master::Part::Speech(keep), beside(dest, &tag, ext)));
+        stems.push((
+            master::Part::Speech(keep),
+            speaker_stem(dest, &member.name, ext),
+        ));
     }
     if raw.music.is_some() {
         stems.push((master::Part::Music, beside(dest, "music", ext)));
@@ -454,6 +453,17 @@ fn stem_files(
         stems.push((master::Part::Sfx, beside(dest, "sfx", ext)));
     }
     stems
+}
+
+/// Where `--stems` writes `speaker`'s lines beside `dest` (`STEM.SPEAKER.EXT`; a speaker whose
+/// name would take `music` or `sfx` gets `-voice` after it).
+#[must_use]
+pub fn speaker_stem(dest: &Path, speaker: &str, ext: &str) -> PathBuf {
+    let mut tag = slug(speaker);
+    if tag == "music" || tag == "sfx" {
+        tag.push_str("-voice");
+    }
+    beside(dest, &tag, ext)
 }
 
 fn title_of(episode: &Episode, options: &RenderOptions, dest: &Path) -> String {

@@ -41,9 +41,44 @@ pub struct MarkedLine {
     pub source_line: usize,
 }
 
+/// A sound cue's span in the markers JSON (beds and one-shots; a `bed_off` has none of its own).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MarkedSound {
+    pub kind: String,
+    pub start: f64,
+    pub end: f64,
+}
+
 #[derive(Deserialize)]
 struct MarkersFile {
     lines: Vec<MarkedLine>,
+    /// Absent in files written before sound cues existed.
+    #[serde(default)]
+    sounds: Vec<MarkedSound>,
+}
+
+/// What a markers file says: every line, and every sound cue's span.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Markers {
+    pub lines: Vec<MarkedLine>,
+    pub sounds: Vec<MarkedSound>,
+}
+
+impl Markers {
+    /// Indices of the lines that a sound cue (music or an effect) plays under, even in part.
+    #[must_use]
+    pub fn under_sound(&self) -> Vec<usize> {
+        self.lines
+            .iter()
+            .enumerate()
+            .filter(|(_, l)| {
+                self.sounds
+                    .iter()
+                    .any(|s| s.kind != "bed_off" && s.start < l.end && s.end > l.start)
+            })
+            .map(|(i, _)| i)
+            .collect()
+    }
 }
 
 /// A line's score.
@@ -65,6 +100,10 @@ pub struct ConsistencyReport {
     pub threshold: f32,
     /// Indices into `scores`.
     pub flagged: Vec<usize>,
+    /// Lines a sound cue plays under, scored from their speaker's stem (the voice alone);
+    /// and those scored from the mix with the music or effect in them (no fresh stem).
+    pub from_stems: Vec<usize>,
+    pub with_sound: Vec<usize>,
 }
 
 /// Flags the outliers among `scores` (see the module docs).
@@ -92,6 +131,8 @@ pub fn flag_outliers(scores: Vec<LineScore>, floor: f32) -> ConsistencyReport {
         spread,
         threshold,
         flagged,
+        from_stems: Vec::new(),
+        with_sound: Vec::new(),
     }
 }
 
@@ -110,6 +151,11 @@ fn median_of(values: &mut [f32]) -> f32 {
 
 /// Reads the `lines` of a markers JSON file.
 pub fn read_markers(path: &Path) -> Result<Vec<MarkedLine>, VoiceMatchError> {
+    read_markers_file(path).map(|m| m.lines)
+}
+
+/// Reads a markers JSON file: its lines and its sound cues.
+pub fn read_markers_file(path: &Path) -> Result<Markers, VoiceMatchError> {
     let bytes = fs_err::read(path).map_err(|source| VoiceMatchError::Io {
         path: path.to_owned(),
         source,
@@ -119,7 +165,10 @@ pub fn read_markers(path: &Path) -> Result<Vec<MarkedLine>, VoiceMatchError> {
             path: path.to_owned(),
             detail: e.to_string(),
         })?;
-    Ok(file.lines)
+    Ok(Markers {
+        lines: file.lines,
+        sounds: file.sounds,
+    })
 }
 
 /// Scores each line of 16 kHz `audio` against its voice's probe embedding.
@@ -174,16 +223,61 @@ pub fn check_render(
     audio: &Path,
     markers: &Path,
 ) -> Result<ConsistencyReport, VoiceMatchError> {
-    let lines = read_markers(markers)?;
-    let decoded = decode_file(
-        audio,
-        &DecodeOptions {
-            target_rate: Some(ENCODER_RATE),
-            max_secs: None,
-        },
-    )?;
-    let scores = score_lines(embedder, engine, library, &decoded.samples, &lines)?;
-    Ok(flag_outliers(scores, SCORE_FLOOR))
+    let marks = read_markers_file(markers)?;
+    let lines = &marks.lines;
+    let mut scores = score_lines(embedder, engine, library, &decode_16k(audio)?, lines)?;
+    // A bed or an effect under a line is part of the mix, not of the voice: those lines are
+    // scored again from their speaker's stem where `--stems` wrote one with this render.
+    let under = marks.under_sound();
+    let mut from_stems = Vec::new();
+    let mut with_sound = Vec::new();
+    let mut speakers: Vec<&str> = under.iter().map(|&i| lines[i].speaker.as_str()).collect();
+    speakers.sort_unstable();
+    speakers.dedup();
+    for speaker in speakers {
+        let mine: Vec<usize> = under
+            .iter()
+            .copied()
+            .filter(|&i| lines[i].speaker == speaker)
+            .collect();
+        match fresh_stem(audio, speaker) {
+            Some(stem) => {
+                let picked: Vec<MarkedLine> = mine.iter().map(|&i| lines[i].clone()).collect();
+                let again = score_lines(embedder, engine, library, &decode_16k(&stem)?, &picked)?;
+                for (&i, score) in mine.iter().zip(again) {
+                    scores[i] = score;
+                }
+                from_stems.extend(mine);
+            }
+            None => with_sound.extend(mine),
+        }
+    }
+    let mut report = flag_outliers(scores, SCORE_FLOOR);
+    from_stems.sort_unstable();
+    with_sound.sort_unstable();
+    report.from_stems = from_stems;
+    report.with_sound = with_sound;
+    Ok(report)
+}
+
+/// A whole file decoded at the speaker encoder's rate.
+fn decode_16k(path: &Path) -> Result<Vec<f32>, VoiceMatchError> {
+    let options = DecodeOptions {
+        target_rate: Some(ENCODER_RATE),
+        max_secs: None,
+    };
+    Ok(decode_file(path, &options)?.samples)
+}
+
+/// `speaker`'s stem beside `audio`, when it was written with it (not older than the mix: a
+/// stem left by an earlier render would score other audio).
+fn fresh_stem(audio: &Path, speaker: &str) -> Option<PathBuf> {
+    let ext = audio.extension()?.to_str()?;
+    let stem = crate::render::speaker_stem(audio, speaker, ext);
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let (mix, own) = (modified(audio)?, modified(&stem)?);
+    // The stems are written after the mix in the same pass; allow a second for coarse clocks.
+    (own + std::time::Duration::from_secs(1) >= mix).then_some(stem)
 }
 
 /// The markers file `render_episode` writes beside `audio`.
@@ -195,6 +289,94 @@ pub fn markers_beside(audio: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn marked(line: usize, speaker: &str, start: f64, end: f64) -> MarkedLine {
+        MarkedLine {
+            line,
+            speaker: speaker.into(),
+            voice: "af_bella".into(),
+            start,
+            end,
+            source_line: line + 1,
+        }
+    }
+
+    fn sound(kind: &str, start: f64, end: f64) -> MarkedSound {
+        MarkedSound {
+            kind: kind.into(),
+            start,
+            end,
+        }
+    }
+
+    /// A line is under a sound when any part of it overlaps a bed's or a sound's span; a
+    /// `bed_off` marks no audio of its own; lines clear of every cue are not listed.
+    #[test]
+    fn lines_under_a_bed_or_a_sound_are_found() {
+        let marks = Markers {
+            lines: vec![
+                marked(0, "Ann", 0.0, 2.0),
+                marked(1, "Bob", 2.5, 5.0),
+                marked(2, "Ann", 6.0, 8.0),
+                marked(3, "Bob", 9.0, 10.0),
+            ],
+            sounds: vec![
+                sound("bed", 1.5, 5.5),
+                sound("bed_off", 5.5, 8.5),
+                sound("sound", 9.9, 10.4),
+            ],
+        };
+        assert_eq!(marks.under_sound(), vec![0, 1, 3]);
+        let none = Markers {
+            sounds: Vec::new(),
+            ..marks
+        };
+        assert!(none.under_sound().is_empty());
+    }
+
+    /// Markers files written before sound cues existed have no `sounds` and still read.
+    #[test]
+    fn markers_without_sounds_still_read() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("ep.chapters.json");
+        let line = r#"{"line":0,"speaker":"Ann","voice":"af_bella","start":0.0,"end":2.0,"source_line":1}"#;
+        std::fs::write(&path, format!(r#"{{"lines":[{line}]}}"#)).expect("write");
+        let marks = read_markers_file(&path).expect("markers");
+        assert_eq!(marks.lines.len(), 1);
+        assert!(marks.sounds.is_empty());
+        let with = format!(
+            r#"{{"lines":[{line}],"sounds":[{{"kind":"bed","file":"m.wav","start":0.5,"end":3.0,"line":0,"source_line":1,"source_column":1}}]}}"#
+        );
+        std::fs::write(&path, with).expect("write");
+        assert_eq!(
+            read_markers_file(&path).expect("markers").under_sound(),
+            vec![0]
+        );
+    }
+
+    /// A speaker's stem is used only when it sits where `--stems` writes it and is not older
+    /// than the mix (a stem left by an earlier render would score other audio).
+    #[test]
+    fn only_a_stem_written_with_the_mix_is_used() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mix = dir.path().join("ep.wav");
+        std::fs::write(&mix, b"mix").expect("write");
+        assert_eq!(fresh_stem(&mix, "Ann Lee"), None, "no stem written");
+        let stem = crate::render::speaker_stem(&mix, "Ann Lee", "wav");
+        std::fs::write(&stem, b"stem").expect("write");
+        assert_eq!(fresh_stem(&mix, "Ann Lee"), Some(stem.clone()));
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&stem)
+            .and_then(|f| f.set_modified(old))
+            .expect("age the stem");
+        assert_eq!(
+            fresh_stem(&mix, "Ann Lee"),
+            None,
+            "a stale stem is not used"
+        );
+    }
 
     fn score(line: usize, similarity: Option<f32>) -> LineScore {
         LineScore {
