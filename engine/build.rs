@@ -120,9 +120,14 @@ fn find_espeak_out(out_dir: &Path) -> BoxResult<PathBuf> {
         .and_then(Path::parent)
         .ok_or_else(|| format!("unexpected OUT_DIR layout: {}", out_dir.display()))?;
     let mut build_dirs = vec![build_dir.to_path_buf()];
-    // Cross builds: this is target/<triple>/<profile>/build, build-dependencies live in
-    // target/<profile>/build.
-    let cross = env::var("TARGET").ok() != env::var("HOST").ok();
+    // Builds with `--target` (cross builds, and cargo-fuzz's even for the host's own triple):
+    // this is target/<triple>/<profile>/build, build-dependencies live in target/<profile>/build.
+    let under_triple = build_dir
+        .parent()
+        .and_then(Path::parent)
+        .and_then(Path::file_name)
+        .is_some_and(|dir| env::var("TARGET").is_ok_and(|t| dir == t.as_str()));
+    let cross = under_triple || env::var("TARGET").ok() != env::var("HOST").ok();
     if let (true, Some(profile_dir), Some(target_dir)) = (
         cross,
         build_dir.parent(),
