@@ -17,6 +17,9 @@ pub const SOUND_COLOUR: Color32 = Color32::from_rgb(0xe0, 0x8a, 0x2c);
 /// Beds' colour.
 pub const BED_COLOUR: Color32 = Color32::from_rgb(0x3a, 0xa6, 0x9a);
 
+/// Draws an envelope's peaks across a rect in a colour, to the timeline's scale and zoom.
+pub type DrawEnvelope<'a> = dyn Fn(&egui::Painter, Rect, &[(f32, f32)], Color32) + 'a;
+
 /// The lane's height in a timeline `height` tall (none without cues).
 #[must_use]
 pub fn height(lane: &SoundLane, height: f32) -> f32 {
@@ -27,14 +30,14 @@ pub fn height(lane: &SoundLane, height: f32) -> f32 {
     }
 }
 
-/// Draws `lane` in `rect`; `x_of` places a sample, `peak` scales the envelope (the speech's,
-/// so the two are drawn to one scale).
+/// Draws `lane` in `rect`; `x_of` places a sample and `envelope` draws the lane's envelope as the
+/// speech's is drawn (to one scale).
 pub fn draw(
     painter: &egui::Painter,
     rect: Rect,
     lane: &SoundLane,
     x_of: &dyn Fn(usize) -> f32,
-    envelope: &dyn Fn(&egui::Painter, Rect, &[(f32, f32)], Color32),
+    envelope: &DrawEnvelope<'_>,
     visuals: &egui::Visuals,
 ) {
     painter.line_segment(

@@ -18,7 +18,7 @@ const SR: usize = SAMPLE_RATE as usize;
 
 /// What a walk sent, gathered.
 #[derive(Default)]
-struct Heard {
+struct Walked {
     speech: Vec<f32>,
     heard: Vec<f32>,
     lane: Vec<f32>,
@@ -28,7 +28,7 @@ struct Heard {
 
 /// Walks `script` (its cue files in `dir`) from `from`, every sentence a second of a quiet
 /// 200 Hz hum.
-fn walk(script: &str, dir: &Path, from: usize) -> Heard {
+fn walk(script: &str, dir: &Path, from: usize) -> Walked {
     let episode = Episode::parse("ep.txt", script, &ParseOptions::default()).expect("parses");
     let mut plans = plan_episode(&episode).expect("plans");
     let files = mix::resolve(&mut plans, &episode, dir, &mut Vec::new()).expect("resolves");
@@ -44,7 +44,7 @@ fn walk(script: &str, dir: &Path, from: usize) -> Heard {
     let hum: Vec<f32> = (0..SR)
         .map(|k| 0.1 * (TAU * 200.0 * k as f32 / SR as f32).sin())
         .collect();
-    let mut out = Heard::default();
+    let mut out = Walked::default();
     walk.run(
         &mut |_| {
             Ok(Some(Arc::new(SentenceAudio {
