@@ -64,7 +64,7 @@ pub enum PlayEvent {
     /// overlap longer than its sound).
     Notices(Vec<String>),
     /// The words of the sentence just sent, of line `line` (episode index), timed in seconds
-    /// from the start of this playback; sent after its [`PlayEvent::Audio`], only when the
+    /// from the start of this playback; sent after its [`PlayEvent::Speech`], only when the
     /// model's durations timed them.
     Words {
         line: usize,
