@@ -42,6 +42,13 @@ pub enum Command {
     SetLineRate { line: usize, speed: f32 },
     /// Give `speaker` a voice and speed (the cast panel, the blend editor, a line's menu).
     SetCast { speaker: String, choice: CastChoice },
+    /// Write a sound cue for `file` on a line of its own before turn `line`: `[sound: FILE]`,
+    /// or `[bed: FILE]` when `bed` (an audio file dropped on the turn, Shift held for a bed).
+    InsertCue {
+        line: usize,
+        file: PathBuf,
+        bed: bool,
+    },
     /// Undo the last script or cast change.
     Undo,
     /// Redo the last undone change.

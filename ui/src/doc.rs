@@ -9,9 +9,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use engine::script::{Episode, GenderGuess, ParseOptions, ScriptError};
 
+mod cues;
 mod source;
 mod turns;
 
+pub use cues::CueEditError;
 pub use source::{SkippedRun, SourceMap, SourceRole};
 
 /// A speaker's voice and speed as chosen in the cast panel.
@@ -100,6 +102,26 @@ impl Document {
         self.dirty = true;
         self.unsaved_edits = true;
         self.revision += 1;
+    }
+
+    /// The project's folder: the one its script was opened from, if it was.
+    #[must_use]
+    pub fn folder(&self) -> Option<PathBuf> {
+        self.path
+            .as_ref()
+            .and_then(|p| p.parent())
+            .filter(|p| !p.as_os_str().is_empty())
+            .map(PathBuf::from)
+    }
+
+    /// The folder the project works in: its script's folder, else the working folder. The files
+    /// its sound cues name are found from here (as `banter render -` finds them for a script read
+    /// from nowhere), and its export goes here by default.
+    #[must_use]
+    pub fn project_dir(&self) -> PathBuf {
+        self.folder()
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_else(|| PathBuf::from("."))
     }
 
     /// What each source line became in the parse (all blank when the script does not parse).

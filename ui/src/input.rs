@@ -1,9 +1,11 @@
 //! Keyboard shortcuts and dropped files.
 //!
 //! Dropped files: a script (by extension, or any text file that parses) opens as a new project;
-//! an audio clip dropped on a speaker in the cast panel asks for a voice match; an audio clip
-//! dropped elsewhere, or any other file, gets a message saying what the studio accepts.
-//! Several files: the first script opens, each clip on a speaker is matched, the rest reported.
+//! an audio file dropped on a turn in the script's lines view is written before it as a sound
+//! cue (`[sound: FILE]`, or `[bed: FILE]` with Shift held); an audio clip dropped on a speaker in
+//! the cast panel asks for a voice match; an audio clip dropped elsewhere, or any other file,
+//! gets a message saying what the studio accepts. Several files: the first script opens, each
+//! clip on a speaker is matched, each sound on a turn is cued, the rest reported.
 //!
 //! Like a view, this only emits [`Command`]s (the decisions that depend on the studio's state,
 //! such as what Esc closes, are the commands'); the frame loop applies them before drawing the
@@ -94,10 +96,11 @@ pub fn handle(ctx: &egui::Context, out: &mut Vec<Command>) {
 }
 
 fn drops(ctx: &egui::Context, out: &mut Vec<Command>) {
-    let (files, pointer) = ctx.input(|i| {
+    let (files, pointer, shift) = ctx.input(|i| {
         (
             i.raw.dropped_files.clone(),
             i.pointer.hover_pos().or(i.pointer.latest_pos()),
+            i.modifiers.shift,
         )
     });
     if files.is_empty() {
@@ -105,6 +108,7 @@ fn drops(ctx: &egui::Context, out: &mut Vec<Command>) {
     }
     let paths: Vec<PathBuf> = files.iter().map(|f| f.path().to_path_buf()).collect();
     let speaker = pointer.and_then(|p| crate::view::cast::speaker_at(ctx, p));
+    let line = pointer.and_then(|p| crate::view::editor::line_at(ctx, p));
     let mut opened = false;
     let mut skipped = Vec::new();
     for path in paths {
@@ -116,18 +120,24 @@ fn drops(ctx: &egui::Context, out: &mut Vec<Command>) {
             DropKind::Script => {
                 skipped.push(format!("{} (one script opens at a time)", path.display()));
             }
-            DropKind::Audio => match &speaker {
-                Some(s) => out.push(Command::MatchVoice {
+            DropKind::Audio => match (&speaker, line) {
+                (Some(s), _) => out.push(Command::MatchVoice {
                     speaker: s.clone(),
                     clip: path,
                 }),
-                None => skipped.push(format!(
-                    "{} (drop a voice clip on a speaker in the cast panel)",
+                (None, Some(line)) => out.push(Command::InsertCue {
+                    line,
+                    file: path,
+                    bed: shift,
+                }),
+                (None, None) => skipped.push(format!(
+                    "{} (drop a voice clip on a speaker in the cast panel, or a sound on a line \
+                     of the script)",
                     path.display()
                 )),
             },
             DropKind::Unsupported => skipped.push(format!(
-                "{}: not a script or a voice clip (scripts: {}; clips: {})",
+                "{}: not a script or an audio file (scripts: {}; voice clips and sounds: {})",
                 path.display(),
                 SCRIPT_EXTENSIONS.join(", "),
                 AUDIO_EXTENSIONS.join(", ")
@@ -162,6 +172,85 @@ pub fn drop_file(raw: &mut egui::RawInput, path: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::Studio;
+    use crate::audio::MockOut;
+    use crate::StudioConfig;
+    use egui_kittest::kittest::Queryable;
+    use egui_kittest::Harness;
+
+    /// The studio with a two-line script, no model and a private library.
+    fn studio(dir: &tempfile::TempDir) -> Harness<'static, Studio> {
+        let config = StudioConfig {
+            models: Some(dir.path().join("no-models")),
+            library: Some(dir.path().join("library.sqlite")),
+            fetch_models: false,
+            ..StudioConfig::default()
+        };
+        let mut h = Harness::builder()
+            .with_size(egui::vec2(1280.0, 800.0))
+            .build_eframe(move |cc| Studio::new(&cc.egui_ctx, config, Box::new(MockOut::new())));
+        h.state_mut()
+            .apply(Command::EditText("Ann: One.\nBen: Two.\n".into()));
+        h.run_steps(2);
+        h
+    }
+
+    /// Drops `file` with the pointer over the row whose words are `words`, `shift` held or not.
+    fn drop_on(h: &mut Harness<'static, Studio>, words: &str, file: &Path, shift: bool) {
+        let row = h.get_by_label(words).rect();
+        h.hover_at(egui::pos2(row.right() + 60.0, row.center().y));
+        let held = if shift {
+            Modifiers::SHIFT
+        } else {
+            Modifiers::NONE
+        };
+        h.event(egui::Event::ModifiersChanged(held));
+        h.run_steps(1);
+        drop_file(h.input_mut(), file);
+        h.run_steps(1);
+        h.event(egui::Event::ModifiersChanged(Modifiers::NONE));
+    }
+
+    #[test]
+    fn a_sound_dropped_on_a_line_is_cued_before_it_shift_for_a_bed_undoably() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut h = studio(&dir);
+        let sting = dir.path().join("sting.wav");
+        drop_on(&mut h, "Two.", &sting, false);
+        let cue = format!("[sound: {}]", sting.display());
+        assert_eq!(
+            h.state().document().text,
+            format!("Ann: One.\n{cue}\nBen: Two.\n"),
+            "{:?}",
+            h.state().message()
+        );
+        let theme = dir.path().join("theme.ogg");
+        drop_on(&mut h, "One.", &theme, true);
+        let bed = format!("[bed: {}]", theme.display());
+        assert_eq!(
+            h.state().document().text,
+            format!("{bed}\nAnn: One.\n{cue}\nBen: Two.\n")
+        );
+        h.state_mut().apply(Command::Undo);
+        assert_eq!(
+            h.state().document().text,
+            format!("Ann: One.\n{cue}\nBen: Two.\n"),
+            "one undo step per drop"
+        );
+        // Not audio: the studio's usual answer for a bad drop, and the script is left alone.
+        let picture = dir.path().join("cover.png");
+        drop_on(&mut h, "One.", &picture, false);
+        let said = h.state().message().unwrap_or_default().to_owned();
+        assert!(
+            said.starts_with("not opened: ")
+                && said.contains("cover.png: not a script or an audio file"),
+            "{said}"
+        );
+        assert_eq!(
+            h.state().document().text,
+            format!("Ann: One.\n{cue}\nBen: Two.\n")
+        );
+    }
 
     #[test]
     fn classifies_by_extension() {

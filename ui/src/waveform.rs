@@ -1,13 +1,53 @@
 //! What the timeline shows: a min/max envelope of the audio rendered so far (one bucket per
 //! 10 ms, computed as chunks arrive so drawing costs the same at any length), the region each
 //! line occupies, labelled with its speaker, and the words spoken in it, on the playhead's clock
-//! (the script's word highlight and click-to-seek read them too).
+//! (the script's word highlight and click-to-seek read them too); under the speech, the sound
+//! cues and the envelope of the beds and sounds ([`lane`]).
 
 use engine::words::TimedWord;
 use engine::SAMPLE_RATE;
 
+pub mod lane;
+
+pub use lane::{LaneCue, SoundLane};
+
 /// Samples per envelope bucket (10 ms).
 pub const BUCKET: usize = SAMPLE_RATE as usize / 100;
+
+/// A min/max envelope of audio, one bucket per [`BUCKET`] samples, grown as chunks arrive.
+#[derive(Debug, Clone, Default)]
+pub struct Envelope {
+    /// (min, max) per bucket.
+    pub peaks: Vec<(f32, f32)>,
+    partial: Option<(f32, f32, usize)>,
+}
+
+impl Envelope {
+    pub fn push(&mut self, samples: &[f32]) {
+        let (mut lo, mut hi, mut n) = self.partial.take().unwrap_or((0.0, 0.0, 0));
+        for &s in samples {
+            lo = lo.min(s);
+            hi = hi.max(s);
+            n += 1;
+            if n == BUCKET {
+                self.peaks.push((lo, hi));
+                (lo, hi, n) = (0.0, 0.0, 0);
+            }
+        }
+        if n > 0 {
+            self.partial = Some((lo, hi, n));
+        }
+    }
+
+    /// Peak absolute level (0 when silent).
+    #[must_use]
+    pub fn peak(&self) -> f32 {
+        self.peaks
+            .iter()
+            .map(|(lo, hi)| lo.abs().max(hi.abs()))
+            .fold(0.0, f32::max)
+    }
+}
 
 /// One line's place in the rendered audio.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,13 +79,14 @@ pub struct Waveform {
     pub revision: u64,
     /// The line playback started from.
     pub start_line: usize,
-    /// (min, max) per bucket.
-    pub peaks: Vec<(f32, f32)>,
+    /// The speech's envelope.
+    pub envelope: Envelope,
     pub regions: Vec<Region>,
     pub samples: usize,
     /// Everything from the start line on has been rendered.
     pub complete: bool,
-    partial: Option<(f32, f32, usize)>,
+    /// The sound cues under the speech (empty when the script has none).
+    pub lane: SoundLane,
 }
 
 impl Waveform {
@@ -108,19 +149,7 @@ impl Waveform {
     }
 
     pub fn push(&mut self, samples: &[f32]) {
-        let (mut lo, mut hi, mut n) = self.partial.take().unwrap_or((0.0, 0.0, 0));
-        for &s in samples {
-            lo = lo.min(s);
-            hi = hi.max(s);
-            n += 1;
-            if n == BUCKET {
-                self.peaks.push((lo, hi));
-                (lo, hi, n) = (0.0, 0.0, 0);
-            }
-        }
-        if n > 0 {
-            self.partial = Some((lo, hi, n));
-        }
+        self.envelope.push(samples);
         self.samples += samples.len();
         if let Some(r) = self.regions.last_mut() {
             r.end = self.samples;
@@ -139,13 +168,10 @@ impl Waveform {
         self.regions.iter().rev().find(|r| r.start <= sample)
     }
 
-    /// Peak absolute level rendered so far (0 when silent).
+    /// Peak absolute level of the speech rendered so far (0 when silent).
     #[must_use]
     pub fn peak(&self) -> f32 {
-        self.peaks
-            .iter()
-            .map(|(lo, hi)| lo.abs().max(hi.abs()))
-            .fold(0.0, f32::max)
+        self.envelope.peak()
     }
 }
 
@@ -158,9 +184,9 @@ mod tests {
         let mut t = Waveform::new(3, 0);
         t.line_start(0, "Alice".into(), 0);
         t.push(&vec![0.5; BUCKET + 10]);
-        assert_eq!(t.peaks.len(), 1);
+        assert_eq!(t.envelope.peaks.len(), 1);
         t.push(&vec![-0.25; BUCKET - 10]);
-        assert_eq!(t.peaks, vec![(0.0, 0.5), (-0.25, 0.5)]);
+        assert_eq!(t.envelope.peaks, vec![(0.0, 0.5), (-0.25, 0.5)]);
         t.line_start(1, "Bob".into(), t.samples);
         t.push(&[0.1; 100]);
         assert_eq!(t.regions[0].end, 2 * BUCKET);

@@ -37,6 +37,14 @@ impl Studio {
                     self.say(e.to_string());
                 }
             }
+            Command::InsertCue { line, file, bed } => {
+                let mut result = Ok(String::new());
+                self.edit_document(|doc| result = doc.insert_cue(line, &file, bed));
+                match result {
+                    Ok(cue) => self.say(format!("added {cue} before line {}", line + 1)),
+                    Err(e) => self.say(format!("not added: {e}")),
+                }
+            }
             Command::SetCast { speaker, choice } => {
                 self.edit_document(|doc| doc.set_choice(&speaker, choice));
             }
@@ -286,6 +294,41 @@ mod tests {
         assert_eq!(s.doc.text, "Ann: One.\nBen: Two, three.\n");
         s.apply(Command::Redo);
         assert_eq!(s.doc.text, "Ann: Uno.\nBen: Two, three.\n");
+    }
+
+    #[test]
+    fn a_dropped_cue_is_one_undoable_edit_named_from_the_project_folder() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut s = studio(&dir);
+        let project = dir.path().join("show");
+        let text = "Ann: One.\nBen: Two.\n";
+        s.doc = Document::new("ep", text.into(), Some(project.join("ep.txt")));
+        assert_eq!(
+            s.export_options().sounds_dir,
+            Some(project.clone()),
+            "the export finds cue files in the project's folder"
+        );
+        s.apply(Command::InsertCue {
+            line: 1,
+            file: project.join("sfx/sting.wav"),
+            bed: false,
+        });
+        assert_eq!(s.doc.text, "Ann: One.\n[sound: sfx/sting.wav]\nBen: Two.\n");
+        assert_eq!(
+            s.message(),
+            Some("added [sound: sfx/sting.wav] before line 2")
+        );
+        // Refused: said, and nothing changes (no undo step either).
+        s.apply(Command::InsertCue {
+            line: 5,
+            file: project.join("a.wav"),
+            bed: true,
+        });
+        assert_eq!(s.message(), Some("not added: line 6 is not in the script"));
+        s.apply(Command::Undo);
+        assert_eq!(s.doc.text, text, "one step undoes the cue");
+        s.apply(Command::Redo);
+        assert!(s.doc.text.contains("[sound: sfx/sting.wav]"));
     }
 
     #[test]

@@ -52,12 +52,24 @@ impl Studio {
                     PlayEvent::LineStart { line, speaker, at } => {
                         self.waveform.line_start(line, speaker, at);
                     }
-                    PlayEvent::Audio(samples) => {
-                        self.buffer.append(&samples);
-                        self.waveform.push(&samples);
+                    PlayEvent::Speech(samples) => self.waveform.push(&samples),
+                    PlayEvent::Mixed { heard, cues } => {
+                        self.buffer.append(&heard);
+                        self.waveform.lane.push(&cues);
+                    }
+                    PlayEvent::Cues(marks) => {
+                        for (mark, len) in &marks {
+                            self.waveform.lane.add(mark, *len);
+                        }
+                    }
+                    PlayEvent::Notices(notices) => {
+                        let text = format!("sound cues: {}", notices.join("; "));
+                        tracing::info!("studio: {text}");
+                        self.message = Some((text, Instant::now()));
                     }
                     PlayEvent::Words { line, words } => self.waveform.add_words(line, &words),
                     PlayEvent::Done => {
+                        self.waveform.lane.finish(self.buffer.len());
                         self.buffer.set_complete(true);
                         self.waveform.complete = true;
                         finished = true;

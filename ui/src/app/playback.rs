@@ -28,6 +28,7 @@ impl Studio {
             handle,
             episode,
             self.selected,
+            self.doc.project_dir(),
             Arc::clone(&self.sentences),
             self.config.library.clone(),
             self.waker.clone(),

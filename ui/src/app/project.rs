@@ -2,6 +2,7 @@
 //! the question about unsaved work, export, and retrying the model load.
 
 use engine::library::ProjectDraft;
+use engine::render::RenderOptions;
 
 use crate::app::{EngineState, Studio};
 use crate::doc::{Document, EXAMPLE};
@@ -98,10 +99,20 @@ impl Studio {
             engine.engine.clone(),
             episode,
             dest,
-            self.export.settings.options(),
+            self.export_options(),
             self.config.library.clone(),
             self.waker.clone(),
         ));
+    }
+
+    /// The export dialog's settings as the engine takes them, the script's cue files found in
+    /// the project's folder (the parse names the script after the project, not its path).
+    #[must_use]
+    pub fn export_options(&self) -> RenderOptions {
+        RenderOptions {
+            sounds_dir: Some(self.doc.project_dir()),
+            ..self.export.settings.options()
+        }
     }
 
     /// Fetches (if needed) and loads the model again after a failure.

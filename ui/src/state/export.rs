@@ -87,13 +87,7 @@ impl ExportSettings {
     /// after the project, with this format's extension.
     #[must_use]
     pub fn default_path(&self, doc: &Document) -> PathBuf {
-        let dir = doc
-            .path
-            .as_ref()
-            .and_then(|p| p.parent().map(PathBuf::from))
-            .filter(|p| !p.as_os_str().is_empty())
-            .or_else(|| std::env::current_dir().ok())
-            .unwrap_or_default();
+        let dir = doc.project_dir();
         dir.join(format!(
             "{}.{}",
             engine::render::slug(&doc.name),

@@ -3,7 +3,8 @@
 //! word clicked; while playing, the word being spoken is highlighted (see [`crate::words`]);
 //! right-click offers "Play from here" and the line's menu; the Edit button edits that turn's
 //! source text in place, hovering shows how the turn reads; the lines that are not spoken are listed, greyed, between
-//! the turns (`skipped`). *Raw* (`raw`): the whole text in any supported format, with the
+//! the turns (`skipped`); an audio file dropped on a turn's row becomes a sound cue before it
+//! ([`line_at`] says which row, [`crate::input`] makes the command). *Raw* (`raw`): the whole text in any supported format, with the
 //! line a parse error points at highlighted and the message under it. When the text does not
 //! parse, the raw view is shown whatever the mode, since there are no lines to show.
 
@@ -42,7 +43,22 @@ pub(crate) fn script_field(ctx: &egui::Context) -> Option<egui::Id> {
     ctx.data(|d| d.get_temp(script_field_key()))
 }
 
+/// Where the lines view's rows were drawn last frame (in egui's memory), for drops.
+fn rows_key() -> egui::Id {
+    egui::Id::unique("banter-line-rows")
+}
+
+/// The turn (episode line index) whose row is under `pos` in the lines view, if one is.
+pub(crate) fn line_at(ctx: &egui::Context, pos: egui::Pos2) -> Option<usize> {
+    let rows: Vec<(usize, egui::Rect)> = ctx.data(|d| d.get_temp(rows_key()))?;
+    rows.into_iter()
+        .find(|(_, r)| r.contains(pos))
+        .map(|(i, _)| i)
+}
+
 pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
+    // No rows until the lines view draws them (the raw view has none to drop on).
+    ui.data_mut(|d| d.insert_temp(rows_key(), Vec::<(usize, egui::Rect)>::new()));
     ui.horizontal(|ui| {
         ui.heading("Script");
         ui.add_space(8.0);
@@ -108,6 +124,7 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
         out.push(Command::FindScrolled);
     }
     let mut commit: Option<(usize, String)> = None;
+    let mut drawn: Vec<(usize, egui::Rect)> = Vec::new();
     let mut runs = studio.doc.source().runs().iter().peekable();
     egui::ScrollArea::vertical()
         .id_salt("lines")
@@ -169,6 +186,7 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
                             }
                         }
                     });
+                drawn.push((i, row.response.rect.intersect(ui.clip_rect())));
                 if scroll_to == Some(i) {
                     row.response.scroll_to_me(Some(egui::Align::Center));
                 }
@@ -177,6 +195,7 @@ fn lines(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
                 skipped::run_row(ui, run);
             }
         });
+    ui.data_mut(|d| d.insert_temp(rows_key(), drawn));
     if let Some((line, text)) = commit {
         out.push(Command::EditLine { line, text });
         edit = LineEdit::default();

@@ -14,6 +14,7 @@ pub mod dialogs;
 pub mod editor;
 pub mod export;
 pub mod find;
+pub mod lane;
 pub mod line_menu;
 pub mod menu;
 pub mod status;

@@ -3,7 +3,8 @@
 //! scheduler delivers audio, the rendered-ahead region, per-line regions labelled with their
 //! speaker, and the playhead. Clicking the timeline seeks. Ctrl+scroll (or a pinch) zooms about
 //! the pointer, scrolling moves along, and a zoomed view pages along with the playhead; once a
-//! second is wide enough, thin word boundaries (and the words that fit) are drawn.
+//! second is wide enough, thin word boundaries (and the words that fit) are drawn. When sound cues
+//! play, the sound lane ([`super::lane`]) runs under the speech.
 
 use eframe::egui::{self, Color32, Pos2, Rect, Sense, Stroke, Vec2};
 use engine::SAMPLE_RATE;
@@ -149,6 +150,16 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     let painter = ui.painter_at(rect);
     painter.rect_filled(rect, 4.0, visuals.extreme_bg_color);
     let tl = &studio.waveform;
+    // The sound lane, when cues play, takes the bottom of the timeline; the speech the rest.
+    let full = rect;
+    let lane_height = crate::view::lane::height(&tl.lane, rect.height());
+    let (rect, lane_rect) = {
+        let split = rect.bottom() - lane_height;
+        (
+            Rect::from_min_max(rect.min, Pos2::new(rect.right(), split)),
+            Rect::from_min_max(Pos2::new(rect.left(), split), rect.max),
+        )
+    };
     let total = if tl.complete {
         tl.samples.max(1)
     } else {
@@ -211,36 +222,32 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     if per_sample * f64::from(SAMPLE_RATE) >= WORD_PX_PER_SEC {
         words(&painter, rect, tl, (start, start + span), &x_of, &visuals);
     }
-    // Waveform: min/max per pixel column from the 10 ms envelope.
-    let mid = rect.center().y;
-    let half = rect.height() * 0.42;
-    let peak = tl.peak().max(0.05);
-    let wave = visuals.text_color().gamma_multiply(0.8);
-    let columns = rect.width().max(1.0) as usize;
-    let buckets_per_col = (span / BUCKET as f64) / columns as f64;
-    let first_bucket = start / BUCKET as f64;
-    for col in 0..columns {
-        let a = (first_bucket + col as f64 * buckets_per_col) as usize;
-        let b = ((first_bucket + (col + 1) as f64 * buckets_per_col) as usize).max(a + 1);
-        if a >= tl.peaks.len() {
-            break;
+    // Waveform: min/max per pixel column from the 10 ms envelope; the lane's to the same scale.
+    let peak = tl.peak().max(tl.lane.envelope.peak()).max(0.05);
+    let envelope = |painter: &egui::Painter, rect: Rect, peaks: &[(f32, f32)], colour| {
+        draw_envelope(painter, rect, peaks, peak, (start, span), colour);
+    };
+    envelope(
+        &painter,
+        rect,
+        &tl.envelope.peaks,
+        visuals.text_color().gamma_multiply(0.8),
+    );
+    if lane_height > 0.0 {
+        crate::view::lane::draw(&painter, lane_rect, &tl.lane, &x_of, &envelope, &visuals);
+        if let Some(cue) = response
+            .hover_pos()
+            .and_then(|p| crate::view::lane::cue_at(lane_rect, &tl.lane, &x_of, p))
+        {
+            response
+                .clone()
+                .on_hover_text_at_pointer(crate::view::lane::describe(cue));
         }
-        let (lo, hi) = tl.peaks[a..b.min(tl.peaks.len())]
-            .iter()
-            .fold((0.0f32, 0.0f32), |(l, h), &(lo, hi)| (l.min(lo), h.max(hi)));
-        let x = rect.left() + col as f32 + 0.5;
-        painter.line_segment(
-            [
-                Pos2::new(x, mid - hi / peak * half),
-                Pos2::new(x, mid - lo / peak * half + 1.0),
-            ],
-            Stroke::new(1.0, wave),
-        );
     }
     // Playhead.
     let x = x_of(playhead);
     painter.line_segment(
-        [Pos2::new(x, rect.top()), Pos2::new(x, rect.bottom())],
+        [Pos2::new(x, full.top()), Pos2::new(x, full.bottom())],
         Stroke::new(2.0, Color32::from_rgb(0xff, 0x55, 0x55)),
     );
     if tl.samples == 0 {
@@ -258,6 +265,42 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             let sample = (start + frac * span) as usize;
             out.push(Command::Seek(sample.min(studio.waveform.samples)));
         }
+    }
+}
+
+/// Draws `peaks` (one per [`BUCKET`] samples, scaled by `peak`) across `rect` as min/max lines,
+/// one per pixel column, for the samples `shown.0..shown.0 + shown.1`.
+fn draw_envelope(
+    painter: &egui::Painter,
+    rect: Rect,
+    peaks: &[(f32, f32)],
+    peak: f32,
+    shown: (f64, f64),
+    colour: Color32,
+) {
+    let (start, span) = shown;
+    let mid = rect.center().y;
+    let half = rect.height() * 0.42;
+    let columns = rect.width().max(1.0) as usize;
+    let buckets_per_col = (span / BUCKET as f64) / columns as f64;
+    let first_bucket = start / BUCKET as f64;
+    for col in 0..columns {
+        let a = (first_bucket + col as f64 * buckets_per_col) as usize;
+        let b = ((first_bucket + (col + 1) as f64 * buckets_per_col) as usize).max(a + 1);
+        if a >= peaks.len() {
+            break;
+        }
+        let (lo, hi) = peaks[a..b.min(peaks.len())]
+            .iter()
+            .fold((0.0f32, 0.0f32), |(l, h), &(lo, hi)| (l.min(lo), h.max(hi)));
+        let x = rect.left() + col as f32 + 0.5;
+        painter.line_segment(
+            [
+                Pos2::new(x, mid - hi / peak * half),
+                Pos2::new(x, mid - lo / peak * half + 1.0),
+            ],
+            Stroke::new(1.0, colour),
+        );
     }
 }
 

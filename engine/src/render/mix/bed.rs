@@ -6,6 +6,7 @@
 //! memory. A block is cut at every cue inside it, so a bed starts on its sample.
 
 use std::f32::consts::FRAC_PI_2;
+use std::ops::Range;
 use std::path::PathBuf;
 
 use super::duck::Ducker;
@@ -97,6 +98,50 @@ impl<'o> Beds<'o> {
             duck: Vec::new(),
             clip: Vec::new(),
         }
+    }
+
+    /// A bed that plays while the timeline is still being walked (the studio's playback): its
+    /// events and speech arrive as they are placed ([`Self::push`], [`Self::add_speech`]) and
+    /// the episode's end once it is known ([`Self::end_at`]).
+    #[must_use]
+    pub fn open_ended(ducker: Ducker, open: &'o Opener<'o>) -> Self {
+        Self::new(Vec::new(), ducker, u64::MAX, open)
+    }
+
+    /// Adds a cue placed after the blocks already filled (the live mix holds its blocks back
+    /// until every cue before their end is known).
+    pub fn push(&mut self, event: BedEvent) {
+        let k = self.next + self.events[self.next..].partition_point(|e| e.at <= event.at);
+        self.events.insert(k, event);
+    }
+
+    /// Adds the next span of speech to the side-chain ([`Ducker::add`]).
+    pub fn add_speech(&mut self, speech: Range<u64>) {
+        self.ducker.add(speech);
+    }
+
+    /// The episode ends at `total`: every bed still playing to the end fades out by then, as in
+    /// the export, except that a fade cannot start before `now` (the first sample not yet
+    /// filled), so it may run past `total`.
+    pub fn end_at(&mut self, total: u64, now: u64) {
+        let open_ended = self.total;
+        self.total = total;
+        for v in &mut self.voices {
+            if v.stop == (open_ended.saturating_sub(v.fade_in).max(v.start), v.fade_in) {
+                let fade = v.fade_in;
+                v.stop = (total.saturating_sub(fade).max(v.start).max(now), fade);
+            }
+        }
+    }
+
+    /// Where the last bed playing has faded out (0 when none plays).
+    #[must_use]
+    pub fn end(&self) -> u64 {
+        self.voices
+            .iter()
+            .map(|v| v.stop.0.saturating_add(v.stop.1))
+            .max()
+            .unwrap_or(0)
     }
 
     /// Writes the music of samples `start..start + out.len()` into `out` (which it overwrites);

@@ -29,6 +29,9 @@ pub struct Ducker {
     keyed: Vec<Range<u64>>,
     next: usize,
     level: f64,
+    /// The attack's look-ahead and the hold, in samples.
+    lead: u64,
+    hold: u64,
     attack_step: f64,
     release_step: f64,
 }
@@ -38,23 +41,40 @@ impl Ducker {
     #[must_use]
     pub fn new(speech: &[Range<u64>], rate: u32) -> Self {
         let rate = f64::from(rate.max(1));
-        let lead = (ATTACK_SECS * rate).round() as u64;
-        let hold = (HOLD_SECS * rate).round() as u64;
-        let mut keyed: Vec<Range<u64>> = Vec::with_capacity(speech.len());
-        for r in speech.iter().filter(|r| !r.is_empty()) {
-            let widened = r.start.saturating_sub(lead)..r.end + hold;
-            match keyed.last_mut() {
-                Some(last) if widened.start <= last.end => last.end = last.end.max(widened.end),
-                _ => keyed.push(widened),
-            }
-        }
-        Self {
-            keyed,
+        let mut ducker = Self {
+            keyed: Vec::with_capacity(speech.len()),
             next: 0,
             level: 0.0,
+            lead: (ATTACK_SECS * rate).round() as u64,
+            hold: (HOLD_SECS * rate).round() as u64,
             attack_step: 1.0 / (ATTACK_SECS * rate).max(1.0),
             release_step: 1.0 / (RELEASE_SECS * rate).max(1.0),
+        };
+        for r in speech {
+            ducker.add(r.clone());
         }
+        ducker
+    }
+
+    /// Adds the next span of speech (after every span added before), for a timeline that is
+    /// still being walked (the studio's playback). The envelope before `lead()` samples ahead of
+    /// the span's start is already final, so blocks up to there may be filled before it is known.
+    pub fn add(&mut self, speech: Range<u64>) {
+        if speech.is_empty() {
+            return;
+        }
+        let widened = speech.start.saturating_sub(self.lead)..speech.end + self.hold;
+        match self.keyed.last_mut() {
+            Some(last) if widened.start <= last.end => last.end = last.end.max(widened.end),
+            _ => self.keyed.push(widened),
+        }
+    }
+
+    /// How far ahead of the speech the envelope starts to fall, in samples: a live mix holds
+    /// back this much so the bed is already down when the voice starts.
+    #[must_use]
+    pub fn lead(&self) -> u64 {
+        self.lead
     }
 
     /// Writes the level (0 to 1) of samples `start..start + out.len()`; blocks must follow each

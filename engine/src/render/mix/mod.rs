@@ -14,6 +14,7 @@
 
 pub mod bed;
 pub mod duck;
+pub mod live;
 pub mod resolve;
 pub mod sfx;
 
@@ -33,6 +34,7 @@ use super::timeline::{samples, SoundMark};
 use super::RenderError;
 use bed::{BedAction, BedEvent, Beds};
 use duck::Ducker;
+pub use live::LiveMix;
 pub use resolve::{resolve, SoundFiles};
 use sfx::{SoundEvent, Sounds};
 
@@ -104,48 +106,9 @@ pub fn mix_tracks(
     let mut sounds = Vec::new();
     let mut beds = Vec::new();
     for mark in marks {
-        let path = |file: &str| {
-            files
-                .get(file)
-                .map(|f| f.path.clone())
-                .ok_or_else(|| RenderError::Script {
-                    at: episode.locate(mark.cue.position),
-                    message: format!("`{file}` was not checked before the render"),
-                })
-        };
-        match &mark.cue.action {
-            CueAction::Sound {
-                file,
-                volume_db,
-                fade_secs,
-                ..
-            } => sounds.push(SoundEvent {
-                at: mark.at,
-                path: path(file)?,
-                len: files.get(file).and_then(|f| f.samples).unwrap_or(0),
-                gain: gain(*volume_db),
-                fade: samples(*fade_secs) as u64,
-            }),
-            CueAction::Bed {
-                file,
-                volume_db,
-                fade_secs,
-                duck_db,
-            } => beds.push(BedEvent {
-                at: mark.at,
-                action: BedAction::Start {
-                    path: path(file)?,
-                    gain: gain(*volume_db),
-                    fade: samples(*fade_secs) as u64,
-                    duck_db: *duck_db,
-                },
-            }),
-            CueAction::BedOff { fade_secs } => beds.push(BedEvent {
-                at: mark.at,
-                action: BedAction::Off {
-                    fade: samples(*fade_secs) as u64,
-                },
-            }),
+        match event(mark, files, episode)? {
+            Event::Sound(e) => sounds.push(e),
+            Event::Bed(e) => beds.push(e),
         }
     }
     let mut effects = Sounds::new(sounds, open);
@@ -174,6 +137,60 @@ pub fn mix_tracks(
         sfx,
         samples: total,
         spans,
+    })
+}
+
+/// What a placed cue asks of the mix.
+enum Event {
+    Sound(SoundEvent),
+    Bed(BedEvent),
+}
+
+/// The mix's event for the cue `mark` placed, its file found in `files` (an error at the cue
+/// when it is not there: the cue was not checked before the render).
+fn event(mark: &SoundMark, files: &SoundFiles, episode: &Episode) -> Result<Event, RenderError> {
+    let path = |file: &str| {
+        files
+            .get(file)
+            .map(|f| f.path.clone())
+            .ok_or_else(|| RenderError::Script {
+                at: episode.locate(mark.cue.position),
+                message: format!("`{file}` was not checked before the render"),
+            })
+    };
+    Ok(match &mark.cue.action {
+        CueAction::Sound {
+            file,
+            volume_db,
+            fade_secs,
+            ..
+        } => Event::Sound(SoundEvent {
+            at: mark.at,
+            path: path(file)?,
+            len: files.get(file).and_then(|f| f.samples).unwrap_or(0),
+            gain: gain(*volume_db),
+            fade: samples(*fade_secs) as u64,
+        }),
+        CueAction::Bed {
+            file,
+            volume_db,
+            fade_secs,
+            duck_db,
+        } => Event::Bed(BedEvent {
+            at: mark.at,
+            action: BedAction::Start {
+                path: path(file)?,
+                gain: gain(*volume_db),
+                fade: samples(*fade_secs) as u64,
+                duck_db: *duck_db,
+            },
+        }),
+        CueAction::BedOff { fade_secs } => Event::Bed(BedEvent {
+            at: mark.at,
+            action: BedAction::Off {
+                fade: samples(*fade_secs) as u64,
+            },
+        }),
     })
 }
 

@@ -66,6 +66,13 @@ impl<'o> Sounds<'o> {
         }
     }
 
+    /// Adds a sound placed after the blocks already filled (the studio's live mix holds its
+    /// blocks back until every cue before their end is known).
+    pub fn push(&mut self, event: SoundEvent) {
+        let k = self.next + self.events[self.next..].partition_point(|e| e.at <= event.at);
+        self.events.insert(k, event);
+    }
+
     /// Where the last sound ends (the episode must last at least that long).
     #[must_use]
     pub fn end(&self) -> u64 {

@@ -1,0 +1,135 @@
+//! The sound lane drawn in the real studio: each cue's band and label under the speech, sounds
+//! above beds, at the cue's time, and what hovering a cue says.
+
+use eframe::egui::{self, Rect};
+use egui_kittest::Harness;
+use engine::render::SoundMark;
+use engine::script::{Episode, ParseOptions};
+use engine::SAMPLE_RATE;
+
+use crate::app::Studio;
+use crate::audio::MockOut;
+use crate::waveform::Waveform;
+use crate::StudioConfig;
+
+const SR: usize = SAMPLE_RATE as usize;
+
+fn studio(dir: &tempfile::TempDir) -> Harness<'static, Studio> {
+    let config = StudioConfig {
+        models: Some(dir.path().join("no-models")),
+        library: Some(dir.path().join("library.sqlite")),
+        fetch_models: false,
+        ..StudioConfig::default()
+    };
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1280.0, 800.0))
+        .build_eframe(move |cc| Studio::new(&cc.egui_ctx, config, Box::new(MockOut::new())));
+    h.run_steps(2);
+    h
+}
+
+/// Where each of `names` was drawn as text.
+fn drawn(h: &Harness<'_, Studio>, names: &[&str]) -> Vec<(String, Rect)> {
+    h.output()
+        .shapes
+        .iter()
+        .filter_map(|clipped| match &clipped.shape {
+            egui::Shape::Text(t) if names.contains(&t.galley.text()) => Some((
+                t.galley.text().to_owned(),
+                Rect::from_min_size(t.pos, t.galley.size()),
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+fn find<'a>(d: &'a [(String, Rect)], name: &str) -> &'a Rect {
+    &d.iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("{name} drawn: {d:?}"))
+        .1
+}
+
+/// Four seconds of Ann's speech under a bed from the start and a sting at two seconds.
+fn rendered() -> Waveform {
+    let text = "[bed: music/theme.mp3]\nAnn: Hello there, and welcome.\n[sound: sting.wav volume=-6dB]\nAnn: Bye.\n";
+    let ep = Episode::parse("ep", text, &ParseOptions::default()).expect("parses");
+    let mut tl = Waveform::new(0, 0);
+    tl.line_start(0, "Ann".into(), 0);
+    tl.push(&vec![0.2; 4 * SR]);
+    for ((line, cue), at) in ep.sounds().zip([0, 2 * SR as u64]) {
+        let mark = SoundMark {
+            cue: cue.clone(),
+            at,
+            line,
+        };
+        tl.lane.add(&mark, Some(SR as u64 / 2));
+    }
+    tl.lane.push(&vec![0.05; 4 * SR]);
+    tl.lane.finish(4 * SR);
+    tl.complete = true;
+    tl
+}
+
+#[test]
+fn each_cue_is_drawn_under_the_speech_at_its_time_sounds_above_beds() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut h = studio(&dir);
+    let names = ["Ann", "theme.mp3", "sting.wav"];
+    // Without cues there is no lane.
+    let mut speech_only = rendered();
+    speech_only.lane = crate::waveform::SoundLane::default();
+    h.state_mut().waveform = speech_only;
+    h.run_steps(2);
+    let d = drawn(&h, &names);
+    assert!(d.iter().all(|(n, _)| n == "Ann"), "{d:?}");
+
+    h.state_mut().waveform = rendered();
+    h.run_steps(2);
+    let d = drawn(&h, &names);
+    let (ann, theme, sting) = (
+        find(&d, "Ann"),
+        find(&d, "theme.mp3"),
+        find(&d, "sting.wav"),
+    );
+    assert!(
+        theme.top() > ann.bottom() && sting.top() > ann.bottom(),
+        "under the speech"
+    );
+    assert!(
+        sting.bottom() <= theme.top() + 1.0,
+        "the sound above the bed: {sting:?} {theme:?}"
+    );
+    // The whole timeline shows 4 s: the sting's label starts half way along, the bed's at 0.
+    let width = ann.left() - 4.0;
+    assert!((theme.left() - ann.left()).abs() < 2.0, "{theme:?} {ann:?}");
+    let half = ann.left() + (h.ctx.content_rect().width() - 2.0 * width) / 2.0;
+    assert!(
+        (sting.left() - half).abs() < 30.0,
+        "{sting:?} against {half}"
+    );
+}
+
+#[test]
+fn hovering_a_cue_says_what_it_is_and_where_the_script_writes_it() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut h = studio(&dir);
+    h.state_mut().waveform = rendered();
+    h.run_steps(2);
+    let sting = *find(&drawn(&h, &["sting.wav"]), "sting.wav");
+    h.hover_at(sting.center());
+    h.run_steps(6);
+    let said = "[sound: sting.wav] at line 3, column 1: volume -6 dB, fade 0.01 s, overlap 0 s";
+    assert!(
+        !drawn(&h, &[said]).is_empty(),
+        "the tooltip: {:?}",
+        h.output()
+            .shapes
+            .iter()
+            .filter_map(|c| match &c.shape {
+                egui::Shape::Text(t) => Some(t.galley.text().to_owned()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    );
+}
