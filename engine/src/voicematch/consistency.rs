@@ -365,7 +365,7 @@ mod tests {
         let stem = crate::render::speaker_stem(&mix, "Ann Lee", "wav");
         std::fs::write(&stem, b"stem").expect("write");
         assert_eq!(fresh_stem(&mix, "Ann Lee"), Some(stem.clone()));
-        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        let old = std::time::SystemTime::now() - std::time::Duration::from_hours(1);
         std::fs::File::options()
             .write(true)
             .open(&stem)
