@@ -38,10 +38,26 @@ pub fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var("BANTER_CUDA_KERNELS").map_or(true, |v| v != "candle"))
 }
 
-/// True when `t` is on a CUDA device and the fused kernels are on.
+/// True when `t` is on a CUDA device, the kernels are on and they compiled. Should NVRTC
+/// refuse them (an unusual driver or NVRTC), the model runs on candle's ops instead, slower but
+/// the same, and says so once.
 #[must_use]
 pub fn applies(t: &Tensor) -> bool {
-    t.device().is_cuda() && t.dtype() == candle_core::DType::F32 && enabled()
+    t.device().is_cuda() && t.dtype() == candle_core::DType::F32 && enabled() && compiled()
+}
+
+/// Whether `kernels.cu` compiled; the first failure is logged as a warning.
+fn compiled() -> bool {
+    static WARNED: OnceLock<()> = OnceLock::new();
+    match ptx() {
+        Ok(_) => true,
+        Err(e) => {
+            WARNED.get_or_init(|| {
+                tracing::warn!(error = %e, "Banter's CUDA kernels did not compile; using candle's ops (slower)");
+            });
+            false
+        }
+    }
 }
 
 /// The PTX of `kernels.cu`, compiled once per process.
