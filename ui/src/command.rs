@@ -25,7 +25,9 @@
 
 use std::path::PathBuf;
 
-use crate::doc::CastChoice;
+use engine::script::Position;
+
+use crate::doc::{CastChoice, CueOptions};
 use crate::state::dialogs::UnsavedAnswer;
 use crate::state::export::ExportSettings;
 use crate::state::EditorMode;
@@ -49,6 +51,9 @@ pub enum Command {
         file: PathBuf,
         bed: bool,
     },
+    /// Set the volume and fade of the cue whose `[` is at `at` (the sound lane's cue editor),
+    /// rewriting its options in place; refused with the parser's reason when it refuses them.
+    SetCueOptions { at: Position, options: CueOptions },
     /// Undo the last script or cast change.
     Undo,
     /// Redo the last undone change.

@@ -9,10 +9,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use engine::script::{Episode, GenderGuess, ParseOptions, ScriptError};
 
+mod cue_options;
 mod cues;
 mod source;
 mod turns;
 
+pub use cue_options::{cue_at, shown_values, CueOptions};
 pub use cues::CueEditError;
 pub use source::{SkippedRun, SourceMap, SourceRole};
 

@@ -45,6 +45,14 @@ impl Studio {
                     Err(e) => self.say(format!("not added: {e}")),
                 }
             }
+            Command::SetCueOptions { at, options } => {
+                let mut result = Ok(String::new());
+                self.edit_document(|doc| result = doc.set_cue_options(at, &options));
+                match result {
+                    Ok(cue) => self.say(format!("line {}: {cue}", at.line)),
+                    Err(e) => self.say(format!("cue not changed: {e}")),
+                }
+            }
             Command::SetCast { speaker, choice } => {
                 self.edit_document(|doc| doc.set_choice(&speaker, choice));
             }

@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use engine::script::{Episode, ParseOptions};
+use engine::script::{Episode, ParseOptions, Position};
 
 use super::Document;
 
@@ -35,6 +35,25 @@ pub enum CueEditError {
         cue: String,
         line: usize,
     },
+    /// The cue an editor was opened on is not where it was (the script changed since).
+    #[error(
+        "there is no sound cue at line {}, column {} of the script now; press Play to see the \
+         cues as the script has them", at.line, at.column
+    )]
+    NoCue { at: Position },
+    #[error(
+        "`{value}` is not one value: write a number, such as -6 for a volume in dB or 2 for a \
+         fade in seconds, without commas, quotes, brackets or `=`"
+    )]
+    BadValue { value: String },
+    /// The parser refused the rewritten cue: its reason.
+    #[error("{reason}")]
+    Refused { reason: String },
+    #[error(
+        "the cue at line {}, column {} cannot be rewritten in place; change it in the script's \
+         text", at.line, at.column
+    )]
+    NotInPlace { at: Position },
 }
 
 impl Document {
@@ -112,7 +131,7 @@ fn cue_name(file: &Path, folder: Option<&Path>) -> Option<String> {
 }
 
 /// Byte offset of the start of 1-based line `line` in `text` (its end when there are fewer).
-fn line_offset(text: &str, line: usize) -> usize {
+pub(super) fn line_offset(text: &str, line: usize) -> usize {
     if line <= 1 {
         return 0;
     }

@@ -10,6 +10,7 @@
 
 pub mod blend;
 pub mod cast;
+pub mod cue_editor;
 pub mod dialogs;
 pub mod editor;
 pub mod export;

@@ -4,7 +4,8 @@
 //! speaker, and the playhead. Clicking the timeline seeks. Ctrl+scroll (or a pinch) zooms about
 //! the pointer, scrolling moves along, and a zoomed view pages along with the playhead; once a
 //! second is wide enough, thin word boundaries (and the words that fit) are drawn. When sound cues
-//! play, the sound lane ([`super::lane`]) runs under the speech.
+//! play, the sound lane ([`super::lane`]) runs under the speech; clicking a cue's band there
+//! opens its editor ([`super::cue_editor`]) instead of seeking.
 
 use eframe::egui::{self, Color32, Pos2, Rect, Sense, Stroke, Vec2};
 use engine::SAMPLE_RATE;
@@ -85,6 +86,7 @@ pub fn show(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
     }
     ui.add_space(4.0);
     timeline(studio, ui, out);
+    crate::view::cue_editor::show(studio, ui.ctx(), out);
 }
 
 /// The part of the timeline on screen: UI-only, kept in egui's memory. Zoomed, it shows a fixed
@@ -259,7 +261,21 @@ fn timeline(studio: &Studio, ui: &mut egui::Ui, out: &mut Vec<Command>) {
             visuals.weak_text_color(),
         );
     }
-    if let Some(p) = response.interact_pointer_pos() {
+    // A click on a cue's band opens its editor; anywhere else it seeks.
+    let on_cue = response
+        .interact_pointer_pos()
+        .filter(|_| response.clicked() && lane_height > 0.0)
+        .and_then(|p| {
+            crate::view::lane::cue_at(lane_rect, &tl.lane, &x_of, p).map(|c| (c.cue.position, p))
+        });
+    if let Some((at, p)) = on_cue {
+        if !crate::view::cue_editor::open(ui.ctx(), studio, at, p) {
+            out.push(Command::Say(format!(
+                "the script has no cue at line {}, column {} now; press Play to see its cues",
+                at.line, at.column
+            )));
+        }
+    } else if let Some(p) = response.interact_pointer_pos() {
         if response.clicked() || response.dragged() {
             let frac = f64::from((p.x - rect.left()) / rect.width()).clamp(0.0, 1.0);
             let sample = (start + frac * span) as usize;

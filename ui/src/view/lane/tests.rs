@@ -2,6 +2,7 @@
 //! above beds, at the cue's time, and what hovering a cue says.
 
 use eframe::egui::{self, Rect};
+use egui_kittest::kittest::Queryable;
 use egui_kittest::Harness;
 use engine::render::SoundMark;
 use engine::script::{Episode, ParseOptions};
@@ -9,6 +10,7 @@ use engine::SAMPLE_RATE;
 
 use crate::app::Studio;
 use crate::audio::MockOut;
+use crate::command::Command;
 use crate::waveform::Waveform;
 use crate::StudioConfig;
 
@@ -50,10 +52,12 @@ fn find<'a>(d: &'a [(String, Rect)], name: &str) -> &'a Rect {
         .1
 }
 
+/// The script [`rendered`] plays: a bed from the start and a sting before the second line.
+const SCRIPT: &str = "[bed: music/theme.mp3]\nAnn: Hello there, and welcome.\n[sound: sting.wav volume=-6dB]\nAnn: Bye.\n";
+
 /// Four seconds of Ann's speech under a bed from the start and a sting at two seconds.
 fn rendered() -> Waveform {
-    let text = "[bed: music/theme.mp3]\nAnn: Hello there, and welcome.\n[sound: sting.wav volume=-6dB]\nAnn: Bye.\n";
-    let ep = Episode::parse("ep", text, &ParseOptions::default()).expect("parses");
+    let ep = Episode::parse("ep", SCRIPT, &ParseOptions::default()).expect("parses");
     let mut tl = Waveform::new(0, 0);
     tl.line_start(0, "Ann".into(), 0);
     tl.push(&vec![0.2; 4 * SR]);
@@ -132,4 +136,61 @@ fn hovering_a_cue_says_what_it_is_and_where_the_script_writes_it() {
             })
             .collect::<Vec<_>>()
     );
+}
+
+/// Clicks at `pos` (press and release, then lets the studio draw).
+fn click_at(h: &mut Harness<'_, Studio>, pos: egui::Pos2) {
+    h.hover_at(pos);
+    h.run_steps(1);
+    h.drag_at(pos);
+    h.run_steps(1);
+    h.drop_at(pos);
+    h.run_steps(3);
+}
+
+#[test]
+fn clicking_a_cue_edits_its_volume_in_the_script_as_one_undoable_step() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut h = studio(&dir);
+    h.state_mut().apply(Command::EditText(SCRIPT.into()));
+    h.state_mut().waveform = rendered();
+    h.run_steps(2);
+    let sting = *find(&drawn(&h, &["sting.wav"]), "sting.wav");
+    let playhead = h.state().buffer.position();
+    click_at(&mut h, sting.center());
+    assert_eq!(
+        h.state().buffer.position(),
+        playhead,
+        "a click on a cue opens it, it does not seek"
+    );
+    // The editor shows the cue's volume as written and its default fade.
+    h.get_by_label_contains("[sound: sting.wav] at line 3, column 1");
+    let volume = h.get_by_role_and_label(egui::Role::TextInput, "Volume (dB)");
+    assert_eq!(volume.value().as_deref(), Some("-6"));
+    let fade = h.get_by_role_and_label(egui::Role::TextInput, "Fade (s)");
+    assert_eq!(fade.value().as_deref(), Some("0.01"));
+    volume.set_text_value_accesskit("-3");
+    h.run_steps(2);
+    h.get_by_label("Apply").click();
+    h.run_steps(2);
+    let changed = SCRIPT.replace("volume=-6dB", "volume=-3dB");
+    assert_eq!(h.state().doc.text, changed);
+    assert!(matches!(
+        crate::doc::cue_at(h.state().doc.parsed.as_ref().expect("parses"), engine::script::Position::new(3, 1))
+            .map(|c| &c.action),
+        Some(engine::script::CueAction::Sound { volume_db, .. }) if (*volume_db + 3.0).abs() < 1e-6
+    ));
+    // A level the parser refuses is said with its reason and changes nothing.
+    h.get_by_role_and_label(egui::Role::TextInput, "Volume (dB)")
+        .set_text_value_accesskit("30");
+    h.run_steps(2);
+    h.get_by_label("Apply").click();
+    h.run_steps(2);
+    assert_eq!(h.state().doc.text, changed);
+    let said = h.state().message().unwrap_or_default().to_owned();
+    assert!(said.contains("write a level from -60 to +12 dB"), "{said}");
+    // One undo puts the script back.
+    h.state_mut().apply(Command::Undo);
+    h.run_steps(1);
+    assert_eq!(h.state().doc.text, SCRIPT);
 }
