@@ -11,7 +11,7 @@ use candle_core::{
 };
 use candle_nn::VarBuilder;
 
-use super::{compare, kernel, KernelCheck};
+use super::{compare, data, kernel, KernelCheck};
 use crate::adain::{Activation, AdaIN1d, Snake, INSTANCE_NORM_EPS};
 
 /// The activation after the norm, as the kernel takes it.
@@ -68,18 +68,6 @@ fn apply(x: &Tensor, h: &Tensor, act: GpuAct<'_>, frame: Frame) -> Result<Tensor
         .apply_op3_no_bwd(&h.contiguous()?, &alpha, &op)
 }
 
-/// The contiguous f32 data of a CUDA storage.
-fn data<'a>(
-    s: &'a CudaStorage,
-    l: &Layout,
-    what: &str,
-) -> Result<candle_core::cuda_backend::cudarc::driver::CudaView<'a, f32>> {
-    let Some((start, end)) = l.contiguous_offsets() else {
-        candle_core::bail!("adain kernel: {what} is not contiguous");
-    };
-    Ok(s.as_cuda_slice::<f32>()?.slice(start..end))
-}
-
 fn u32_of(n: usize) -> Result<u32> {
     u32::try_from(n).map_err(|_| candle_core::Error::Msg(format!("{n} exceeds a CUDA grid")))
 }
@@ -115,9 +103,9 @@ impl CustomOp3 for AdaInAct {
         all: &Layout,
     ) -> Result<(CudaStorage, Shape)> {
         let dev = &xs.device;
-        let x = data(xs, xl, "x")?;
-        let h = data(hs, hl, "the style's affine")?;
-        let alpha = data(als, all, "alpha")?;
+        let x = data(xs, xl, "the adain kernel's x")?;
+        let h = data(hs, hl, "the adain kernel's style affine")?;
+        let alpha = data(als, all, "the adain kernel's alpha")?;
         let eps = INSTANCE_NORM_EPS as f32;
         let (act, slope) = (self.act, self.slope);
         match self.frame {

@@ -11,7 +11,7 @@ use candle_core::{
 };
 use candle_nn::VarBuilder;
 
-use super::{compare, kernel, KernelCheck};
+use super::{compare, data, kernel, KernelCheck};
 use crate::lstm::BiLstm;
 
 /// Largest hidden size the kernel takes: one thread per gate row, `4H` ≤ 1024 per block.
@@ -36,16 +36,6 @@ pub fn bilstm(proj: &Tensor, w_fwd: &Tensor, w_rev: &Tensor, lengths: &[usize]) 
     let op = BiLstmOp { lengths, hidden };
     proj.contiguous()?
         .apply_op3_no_bwd(&w_fwd.contiguous()?, &w_rev.contiguous()?, &op)
-}
-
-fn data<'a>(
-    s: &'a CudaStorage,
-    l: &Layout,
-) -> Result<candle_core::cuda_backend::cudarc::driver::CudaView<'a, f32>> {
-    let Some((start, end)) = l.contiguous_offsets() else {
-        candle_core::bail!("bilstm kernel: input not contiguous");
-    };
-    Ok(s.as_cuda_slice::<f32>()?.slice(start..end))
 }
 
 impl CustomOp3 for BiLstmOp {
@@ -91,7 +81,9 @@ impl CustomOp3 for BiLstmOp {
                 self.lengths
             );
         }
-        let (proj, w_fwd, w_rev) = (data(ps, pl)?, data(fs, fl)?, data(rs, rl)?);
+        let proj = data(ps, pl, "the bilstm kernel's projection")?;
+        let w_fwd = data(fs, fl, "the bilstm kernel's forward weights")?;
+        let w_rev = data(rs, rl, "the bilstm kernel's reverse weights")?;
         let lengths = dev.clone_htod(&self.lengths)?;
         // SAFETY: every element is written: valid rows by the recurrence, the rest zeroed.
         let mut out = unsafe { dev.alloc::<f32>(batch * steps * 2 * h)? };

@@ -98,20 +98,23 @@ pub struct KernelCheck {
     pub max_abs_ref: f32,
 }
 
-impl KernelCheck {
-    /// Relative to the reference's scale; f32 kernels in a different summation order agree to
-    /// about 1e-6 here, a wrong kernel is off by order 1.
-    #[must_use]
-    pub fn relative(&self) -> f32 {
-        self.max_abs_diff / self.max_abs_ref.max(f32::MIN_POSITIVE)
-    }
-}
-
 /// Every kernel on `device` (a CUDA device) against its CPU reference.
 pub fn self_check(device: &Device) -> Result<Vec<KernelCheck>> {
     let mut checks = adain::self_check(device)?;
     checks.extend(lstm::self_check(device)?);
     Ok(checks)
+}
+
+/// The contiguous f32 data of a kernel's input (`what` names it in the error).
+fn data<'a>(
+    s: &'a candle_core::CudaStorage,
+    l: &candle_core::Layout,
+    what: &str,
+) -> Result<candle_core::cuda_backend::cudarc::driver::CudaView<'a, f32>> {
+    let Some((start, end)) = l.contiguous_offsets() else {
+        candle_core::bail!("{what} is not contiguous");
+    };
+    Ok(s.as_cuda_slice::<f32>()?.slice(start..end))
 }
 
 /// Largest absolute value and largest absolute difference of two same-shaped tensors.
