@@ -173,22 +173,12 @@ pub fn drop_file(raw: &mut egui::RawInput, path: &Path) {
 mod tests {
     use super::*;
     use crate::app::Studio;
-    use crate::audio::MockOut;
-    use crate::StudioConfig;
     use egui_kittest::kittest::Queryable;
     use egui_kittest::Harness;
 
     /// The studio with a two-line script, no model and a private library.
     fn studio(dir: &tempfile::TempDir) -> Harness<'static, Studio> {
-        let config = StudioConfig {
-            models: Some(dir.path().join("no-models")),
-            library: Some(dir.path().join("library.sqlite")),
-            fetch_models: false,
-            ..StudioConfig::default()
-        };
-        let mut h = Harness::builder()
-            .with_size(egui::vec2(1280.0, 800.0))
-            .build_eframe(move |cc| Studio::new(&cc.egui_ctx, config, Box::new(MockOut::new())));
+        let mut h = crate::test_support::studio(dir);
         h.state_mut()
             .apply(Command::EditText("Ann: One.\nBen: Two.\n".into()));
         h.run_steps(2);

@@ -31,6 +31,8 @@ pub mod frames;
 pub mod history;
 pub mod input;
 pub mod state;
+#[cfg(test)]
+mod test_support;
 pub mod view;
 pub mod waveform;
 pub mod words;

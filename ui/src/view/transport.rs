@@ -370,39 +370,11 @@ fn words(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audio::MockOut;
-    use crate::StudioConfig;
-    use egui_kittest::Harness;
-
-    /// Every speaker label drawn on the timeline (text shapes whose text is a speaker's name),
-    /// with where it was drawn.
-    fn drawn_labels(h: &Harness<'_, Studio>, names: &[&str]) -> Vec<(String, Rect)> {
-        h.output()
-            .shapes
-            .iter()
-            .filter_map(|clipped| match &clipped.shape {
-                egui::Shape::Text(t) if names.contains(&t.galley.text()) => Some((
-                    t.galley.text().to_owned(),
-                    Rect::from_min_size(t.pos, t.galley.size()),
-                )),
-                _ => None,
-            })
-            .collect()
-    }
 
     #[test]
     fn speaker_labels_never_overlap_on_a_zoomed_out_timeline() {
         let dir = tempfile::tempdir().expect("temp dir");
-        let config = StudioConfig {
-            models: Some(dir.path().join("no-models")),
-            library: Some(dir.path().join("library.sqlite")),
-            fetch_models: false,
-            ..StudioConfig::default()
-        };
-        let mut h = Harness::builder()
-            .with_size(egui::vec2(1280.0, 800.0))
-            .build_eframe(move |cc| Studio::new(&cc.egui_ctx, config, Box::new(MockOut::new())));
-        h.run_steps(2);
+        let mut h = crate::test_support::studio(&dir);
         // Sixteen lines of 1.5 s (about 45 px each across the timeline), then one long line: two
         // long names take turns, so a label drawn wider than its line lands on the next one.
         let names = ["Professor Higgins", "Colonel Pickering"];
@@ -419,7 +391,7 @@ mod tests {
         tl.complete = true;
         h.state_mut().waveform = tl;
         h.run_steps(2);
-        let drawn = drawn_labels(&h, &names);
+        let drawn = crate::test_support::drawn_text(&h, &names);
         assert!(
             drawn.iter().any(|(name, _)| name == names[0]),
             "the long last line has room for its label: {drawn:?}"

@@ -9,41 +9,11 @@ use engine::script::{Episode, ParseOptions};
 use engine::SAMPLE_RATE;
 
 use crate::app::Studio;
-use crate::audio::MockOut;
 use crate::command::Command;
+use crate::test_support::{drawn_text, studio};
 use crate::waveform::Waveform;
-use crate::StudioConfig;
 
 const SR: usize = SAMPLE_RATE as usize;
-
-fn studio(dir: &tempfile::TempDir) -> Harness<'static, Studio> {
-    let config = StudioConfig {
-        models: Some(dir.path().join("no-models")),
-        library: Some(dir.path().join("library.sqlite")),
-        fetch_models: false,
-        ..StudioConfig::default()
-    };
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1280.0, 800.0))
-        .build_eframe(move |cc| Studio::new(&cc.egui_ctx, config, Box::new(MockOut::new())));
-    h.run_steps(2);
-    h
-}
-
-/// Where each of `names` was drawn as text.
-fn drawn(h: &Harness<'_, Studio>, names: &[&str]) -> Vec<(String, Rect)> {
-    h.output()
-        .shapes
-        .iter()
-        .filter_map(|clipped| match &clipped.shape {
-            egui::Shape::Text(t) if names.contains(&t.galley.text()) => Some((
-                t.galley.text().to_owned(),
-                Rect::from_min_size(t.pos, t.galley.size()),
-            )),
-            _ => None,
-        })
-        .collect()
-}
 
 fn find<'a>(d: &'a [(String, Rect)], name: &str) -> &'a Rect {
     &d.iter()
@@ -85,12 +55,12 @@ fn each_cue_is_drawn_under_the_speech_at_its_time_sounds_above_beds() {
     speech_only.lane = crate::waveform::SoundLane::default();
     h.state_mut().waveform = speech_only;
     h.run_steps(2);
-    let d = drawn(&h, &names);
+    let d = drawn_text(&h, &names);
     assert!(d.iter().all(|(n, _)| n == "Ann"), "{d:?}");
 
     h.state_mut().waveform = rendered();
     h.run_steps(2);
-    let d = drawn(&h, &names);
+    let d = drawn_text(&h, &names);
     let (ann, theme, sting) = (
         find(&d, "Ann"),
         find(&d, "theme.mp3"),
@@ -120,12 +90,12 @@ fn hovering_a_cue_says_what_it_is_and_where_the_script_writes_it() {
     let mut h = studio(&dir);
     h.state_mut().waveform = rendered();
     h.run_steps(2);
-    let sting = *find(&drawn(&h, &["sting.wav"]), "sting.wav");
+    let sting = *find(&drawn_text(&h, &["sting.wav"]), "sting.wav");
     h.hover_at(sting.center());
     h.run_steps(6);
     let said = "[sound: sting.wav] at line 3, column 1: volume -6 dB, fade 0.01 s, overlap 0 s";
     assert!(
-        !drawn(&h, &[said]).is_empty(),
+        !drawn_text(&h, &[said]).is_empty(),
         "the tooltip: {:?}",
         h.output()
             .shapes
@@ -155,7 +125,7 @@ fn clicking_a_cue_edits_its_volume_in_the_script_as_one_undoable_step() {
     h.state_mut().apply(Command::EditText(SCRIPT.into()));
     h.state_mut().waveform = rendered();
     h.run_steps(2);
-    let sting = *find(&drawn(&h, &["sting.wav"]), "sting.wav");
+    let sting = *find(&drawn_text(&h, &["sting.wav"]), "sting.wav");
     let playhead = h.state().buffer.position();
     click_at(&mut h, sting.center());
     assert_eq!(
