@@ -5,7 +5,7 @@
 //! port wants the weights of the reference torch modules. The conversion runs once after the
 //! download, in Rust, without Python or an ONNX runtime:
 //!
-//! 1. [`proto`] reads the protobuf (nodes and initializers only; payloads are borrowed).
+//! 1. [`proto`] (the shared `onnx-proto` crate) reads the protobuf (nodes and initializers only; payloads are borrowed).
 //! 2. `graph` indexes producers and consumers.
 //! 3. `mapping` walks the weight-consuming nodes and names every weight by the
 //!    module scope of its consumer; `recipe` plans how to undo each storage
@@ -23,13 +23,14 @@ mod error;
 mod graph;
 mod mapping;
 mod params;
-pub mod proto;
+/// The shared ONNX reader (crate `onnx-proto`), under the name the converter's modules use.
+pub use onnx_proto::read as proto;
 mod recipe;
 mod scope;
 mod write;
 
 #[cfg(test)]
-mod testutil;
+use onnx_proto::encode as testutil;
 
 use std::collections::HashMap;
 use std::path::Path;

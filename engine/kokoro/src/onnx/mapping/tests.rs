@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::onnx::proto::parse_model;
-use crate::onnx::testutil::{self, node, Msg};
+use onnx_proto::encode::{self as testutil, node, Msg};
 
 fn with_graph<R>(nodes: &[Msg], inits: &[Msg], f: impl FnOnce(&Graph<'_>) -> R) -> R {
     let bytes = testutil::model(nodes, inits);
@@ -399,7 +399,7 @@ fn malformed_initializers_are_errors() {
         matches!(e, ConvertError::DataType { found: 3, .. })
     });
     let mut inits = good();
-    inits.remove(2);
+    let _ = inits.remove(2);
     check(
         inits,
         "no scale",

@@ -1,7 +1,7 @@
 //! Unit tests of the protobuf reader on hand-made byte strings, well-formed and broken.
 
 use super::*;
-use crate::onnx::testutil::{self, Msg};
+use crate::encode::{self as testutil, Msg};
 
 fn sample_model() -> Vec<u8> {
     let attr = Msg::new()

@@ -1,11 +1,13 @@
-//! Test-only protobuf writer: builds small ONNX models byte by byte so the reader and the
-//! weight mapping can be tested without the real 92 MB file.
+//! A small protobuf writer for ONNX messages: builds models byte by byte, so the reader, each
+//! family's weight mapping and the fuzzers' seed corpus can be made without a real model file.
+//! It writes only what the reader reads; it is not an ONNX exporter.
 
 /// One protobuf message under construction.
 #[derive(Debug, Default, Clone)]
-pub(super) struct Msg(pub Vec<u8>);
+#[must_use]
+pub struct Msg(pub Vec<u8>);
 
-pub(super) fn put_varint(mut v: u64, out: &mut Vec<u8>) {
+pub fn put_varint(mut v: u64, out: &mut Vec<u8>) {
     loop {
         let byte = (v & 0x7f) as u8;
         v >>= 7;
@@ -18,43 +20,43 @@ pub(super) fn put_varint(mut v: u64, out: &mut Vec<u8>) {
 }
 
 impl Msg {
-    pub(super) fn new() -> Self {
+    pub fn new() -> Self {
         Self::default()
     }
 
-    pub(super) fn key(mut self, field: u64, wire_type: u64) -> Self {
+    pub fn key(mut self, field: u64, wire_type: u64) -> Self {
         put_varint(field << 3 | wire_type, &mut self.0);
         self
     }
 
-    pub(super) fn varint(self, field: u64, v: u64) -> Self {
+    pub fn varint(self, field: u64, v: u64) -> Self {
         let mut m = self.key(field, 0);
         put_varint(v, &mut m.0);
         m
     }
 
-    pub(super) fn fixed32(self, field: u64, v: [u8; 4]) -> Self {
+    pub fn fixed32(self, field: u64, v: [u8; 4]) -> Self {
         let mut m = self.key(field, 5);
         m.0.extend_from_slice(&v);
         m
     }
 
-    pub(super) fn bytes(self, field: u64, b: &[u8]) -> Self {
+    pub fn bytes(self, field: u64, b: &[u8]) -> Self {
         let mut m = self.key(field, 2);
         put_varint(b.len() as u64, &mut m.0);
         m.0.extend_from_slice(b);
         m
     }
 
-    pub(super) fn str(self, field: u64, s: &str) -> Self {
+    pub fn str(self, field: u64, s: &str) -> Self {
         self.bytes(field, s.as_bytes())
     }
 
-    pub(super) fn msg(self, field: u64, m: &Msg) -> Self {
+    pub fn msg(self, field: u64, m: &Msg) -> Self {
         self.bytes(field, &m.0)
     }
 
-    pub(super) fn packed_varints(self, field: u64, vs: &[i64]) -> Self {
+    pub fn packed_varints(self, field: u64, vs: &[i64]) -> Self {
         let mut payload = Vec::new();
         for &v in vs {
             put_varint(v as u64, &mut payload);
@@ -62,19 +64,19 @@ impl Msg {
         self.bytes(field, &payload)
     }
 
-    pub(super) fn packed_f32(self, field: u64, vs: &[f32]) -> Self {
+    pub fn packed_f32(self, field: u64, vs: &[f32]) -> Self {
         let payload: Vec<u8> = vs.iter().flat_map(|v| v.to_le_bytes()).collect();
         self.bytes(field, &payload)
     }
 }
 
-/// ONNX data type codes used in tests.
-pub(super) const FLOAT: u64 = 1;
-pub(super) const UINT8: u64 = 2;
-pub(super) const INT8: u64 = 3;
+/// ONNX data type codes (`TensorProto.DataType`).
+pub const FLOAT: u64 = 1;
+pub const UINT8: u64 = 2;
+pub const INT8: u64 = 3;
 
 /// An initializer with `raw_data`.
-pub(super) fn raw_tensor(name: &str, dims: &[i64], data_type: u64, raw: &[u8]) -> Msg {
+pub fn raw_tensor(name: &str, dims: &[i64], data_type: u64, raw: &[u8]) -> Msg {
     Msg::new()
         .packed_varints(1, dims)
         .varint(2, data_type)
@@ -82,21 +84,21 @@ pub(super) fn raw_tensor(name: &str, dims: &[i64], data_type: u64, raw: &[u8]) -
         .bytes(9, raw)
 }
 
-pub(super) fn f32_tensor(name: &str, dims: &[i64], values: &[f32]) -> Msg {
+pub fn f32_tensor(name: &str, dims: &[i64], values: &[f32]) -> Msg {
     let raw: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
     raw_tensor(name, dims, FLOAT, &raw)
 }
 
-pub(super) fn i8_tensor(name: &str, dims: &[i64], values: &[i8]) -> Msg {
+pub fn i8_tensor(name: &str, dims: &[i64], values: &[i8]) -> Msg {
     let raw: Vec<u8> = values.iter().map(|&v| v as u8).collect();
     raw_tensor(name, dims, INT8, &raw)
 }
 
-pub(super) fn u8_tensor(name: &str, dims: &[i64], values: &[u8]) -> Msg {
+pub fn u8_tensor(name: &str, dims: &[i64], values: &[u8]) -> Msg {
     raw_tensor(name, dims, UINT8, values)
 }
 
-pub(super) fn node(name: &str, op_type: &str, inputs: &[&str], outputs: &[&str]) -> Msg {
+pub fn node(name: &str, op_type: &str, inputs: &[&str], outputs: &[&str]) -> Msg {
     let mut m = Msg::new();
     for i in inputs {
         m = m.str(1, i);
@@ -108,7 +110,8 @@ pub(super) fn node(name: &str, op_type: &str, inputs: &[&str], outputs: &[&str])
 }
 
 /// A serialized `ModelProto` holding one graph.
-pub(super) fn model(nodes: &[Msg], initializers: &[Msg]) -> Vec<u8> {
+#[must_use]
+pub fn model(nodes: &[Msg], initializers: &[Msg]) -> Vec<u8> {
     let mut graph = Msg::new().str(2, "test");
     for n in nodes {
         graph = graph.msg(1, n);
