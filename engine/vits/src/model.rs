@@ -98,7 +98,7 @@ impl Vits {
         self.emb_g.as_ref().map_or(1, Embedding::rows)
     }
 
-    /// Runs one sentence's ids (with Piper's `^`, pads and `$`).
+    /// Runs one sentence's ids (with Piper's `^`, pads and `$`), every stage kept.
     pub fn infer(
         &self,
         ids: &[i64],
@@ -106,6 +106,34 @@ impl Vits {
         speaker: Option<i64>,
         noise: &Noise,
     ) -> Result<Stages, VitsError> {
+        let prior = self.encode(ids, scales, speaker, noise)?;
+        let z = self.flow.reverse(&prior.z_p, prior.g.as_ref())?;
+        let audio = self
+            .dec
+            .forward(&z, prior.g.as_ref())?
+            .flatten_all()?
+            .to_vec1()?;
+        Ok(Stages {
+            enc_x: prior.enc_x,
+            m_p: prior.m_p,
+            logs_p: prior.logs_p,
+            logw: prior.logw,
+            durations: prior.durations,
+            z_p: prior.z_p,
+            z,
+            audio,
+        })
+    }
+
+    /// Everything before the flow: the text encoder, the durations and the prior's sample.
+    /// Cheap next to [`Self::decode`]; the durations say how long the sentence will be.
+    pub fn encode(
+        &self,
+        ids: &[i64],
+        scales: Inference,
+        speaker: Option<i64>,
+        noise: &Noise,
+    ) -> Result<Prior, VitsError> {
         if ids.is_empty() {
             return Err(VitsError::Input("no phoneme ids".to_owned()));
         }
@@ -174,18 +202,48 @@ impl Vits {
             _ => unreachable_noise()?,
         };
         let z_p = (&m + (z_noise * logs.exp()?)?.affine(f64::from(scales.noise_scale), 0.0)?)?;
-        let z = self.flow.reverse(&z_p, g.as_ref())?;
-        let audio = self.dec.forward(&z, g.as_ref())?.flatten_all()?.to_vec1()?;
-        Ok(Stages {
+        Ok(Prior {
             enc_x: enc.x,
             m_p: enc.m_p,
             logs_p: enc.logs_p,
             logw,
             durations,
             z_p,
-            z,
-            audio,
+            g,
         })
+    }
+
+    /// The flow and the decoder: a prior's sample to samples at the voice's rate.
+    pub fn decode(&self, prior: &Prior) -> Result<Vec<f32>, VitsError> {
+        let z = self.flow.reverse(&prior.z_p, prior.g.as_ref())?;
+        Ok(self
+            .dec
+            .forward(&z, prior.g.as_ref())?
+            .flatten_all()?
+            .to_vec1()?)
+    }
+}
+
+/// A sentence encoded up to the flow ([`Vits::encode`]).
+#[derive(Debug, Clone)]
+pub struct Prior {
+    pub enc_x: Tensor,
+    pub m_p: Tensor,
+    pub logs_p: Tensor,
+    pub logw: Tensor,
+    /// Frames per phoneme id.
+    pub durations: Vec<u32>,
+    /// The prior's sample `[1, channels, frames]`.
+    pub z_p: Tensor,
+    /// The speaker embedding `[1, gin, 1]` of a multi-speaker voice.
+    pub g: Option<Tensor>,
+}
+
+impl Prior {
+    /// Decoder frames in the sentence.
+    #[must_use]
+    pub fn frames(&self) -> usize {
+        self.z_p.dim(2).unwrap_or(0)
     }
 }
 
