@@ -26,10 +26,16 @@
 //! Token ids come from [`Vocab::encode`]; [`split_phonemes`] cuts long strings into model-sized
 //! batches. The espeak-ng data travels inside the binary (module `data`), so no system espeak
 //! is used.
+//!
+//! Piper (VITS) voices take phonemes made the way piper-tts 1.8.0 makes them instead, with the
+//! same espeak-ng: [`piper_phonemize`] and [`piper_ids`] (module `piper`).
 
 mod data;
 mod espeak;
 mod guard;
+mod nfd;
+mod nfd_table;
+mod piper;
 mod punctuation;
 mod pytext;
 mod split;
@@ -41,6 +47,10 @@ use std::str::FromStr;
 use std::sync::{Mutex, PoisonError};
 
 pub use data::{DATA_ENV, ESPEAK_NG_VERSION};
+pub use piper::{
+    piper_ids, piper_phonemize, piper_phonemize_with_clusters, PiperIds, PIPER_BOS, PIPER_EOS,
+    PIPER_PAD,
+};
 pub(crate) use punctuation::is_plain_mark;
 pub use split::{split_phonemes, MAX_PHONEMES};
 pub use vocab::Vocab;
@@ -75,6 +85,16 @@ pub enum PhonemeError {
         status: u32,
         message: String,
     },
+    /// espeak-ng failed to load a voice named by a Piper voice's config (`espeak.voice`).
+    #[error("espeak-ng cannot load voice {voice:?}: {message} (status {status:#x})")]
+    EspeakVoice {
+        voice: String,
+        status: u32,
+        message: String,
+    },
+    /// A Piper id map without the symbols every sentence needs.
+    #[error("invalid Piper phoneme id map: {reason}")]
+    PiperIdMap { reason: String },
     /// A language code or voice prefix Kokoro does not speak.
     #[error("unknown language {code:?} (expected one of en-us, en-gb, es, fr-fr, hi, it, pt-br, ja, cmn)")]
     UnknownLanguage { code: String },
