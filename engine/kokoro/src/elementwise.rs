@@ -12,25 +12,14 @@
 //! ([`super::fill::par_filled`]). Each value goes through the same scalar arithmetic a serial
 //! loop (or candle's op) would do, so results are bit-identical.
 
-use candle_core::{CpuStorage, DType, Result, Storage, Tensor};
+use candle_core::{Result, Tensor};
 
 use super::fill::par_filled;
 
 /// Values per pool task: 64 KiB of input.
 const CHUNK: usize = 16 * 1024;
 
-/// `f` of the values of a contiguous f32 CPU tensor, read in place; `None` for any other.
-pub(crate) fn with_host<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Option<R> {
-    if !t.is_contiguous() || t.dtype() != DType::F32 || !t.device().is_cpu() {
-        return None;
-    }
-    let (storage, layout) = t.storage_and_layout();
-    let Storage::Cpu(CpuStorage::F32(v)) = &*storage else {
-        return None;
-    };
-    let start = layout.start_offset();
-    v.get(start..start + t.elem_count()).map(f)
-}
+pub(crate) use kernels::host::with_host;
 
 /// `f` of every value of `x`, on the pool; `None` unless `x` is a contiguous f32 CPU tensor
 /// (callers then use candle's ops).

@@ -29,19 +29,16 @@
 pub mod adain;
 pub mod albert;
 pub mod config;
-pub mod cpu_kernels;
 #[cfg(feature = "cuda")]
 pub mod cuda_kernels;
 pub mod decoder;
 pub mod dense;
 pub mod elementwise;
-pub mod fill;
 pub mod generator;
 pub mod lstm;
 pub mod model;
 pub mod onnx;
 pub mod parity;
-pub mod permute;
 pub mod precision;
 pub mod predictor;
 pub mod source;
@@ -49,6 +46,9 @@ pub mod stft;
 pub mod stream;
 pub mod text_encoder;
 pub mod weights;
+
+// The CPU kernel layer lives in the `kernels` crate, shared with VITS; these keep its old paths.
+pub use kernels::{cpu_kernels, fill, permute};
 
 /// Why the model failed, with the failing stage's own error kept (not flattened into a
 /// message), so that an input error deep inside — too many phonemes, a speed out of range —

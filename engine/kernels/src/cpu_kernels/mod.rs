@@ -222,7 +222,7 @@ impl Bf16Weights {
             if !t.device().is_cpu() || bf16::Format::for_layer(kernel, c_out).is_none() {
                 return Ok(None);
             }
-            let packed = super::elementwise::with_host(&t.contiguous()?, |w| {
+            let packed = crate::host::with_host(&t.contiguous()?, |w| {
                 bf16::PackedWeights::pack_strided(w, s, taps, c_in, c_out, kernel)
             });
             Ok(packed.flatten().map(|packed| Self { packed }))
@@ -272,6 +272,31 @@ impl Bf16Weights {
         stride: usize,
         dilation: usize,
     ) -> Result<Tensor> {
+        let y = crate::host::with_host(x, |values| {
+            self.product_host(values, rows_out, stride, dilation)
+        })
+        .flatten();
+        match y {
+            Some(y) => Tensor::from_vec(y, (rows_out, self.c_out()), x.device()),
+            None => candle_core::bail!(
+                "bfloat16 product: input {:?} does not fit {rows_out} rows at stride {stride}, \
+                 dilation {dilation}",
+                x.dims()
+            ),
+        }
+    }
+
+    /// [`Self::product`] on host values: `x` holds `[rows, C_in]` row-major; `None` where the input is too short for the geometry, or off
+    /// x86-64. For callers that keep their activations as host buffers (VITS's generator)
+    /// and so skip a tensor's wrapping on every layer.
+    #[must_use]
+    pub fn product_host(
+        &self,
+        x: &[f32],
+        rows_out: usize,
+        stride: usize,
+        dilation: usize,
+    ) -> Option<Vec<f32>> {
         #[cfg(target_arch = "x86_64")]
         {
             let g = bf16::Geometry {
@@ -279,36 +304,42 @@ impl Bf16Weights {
                 stride,
                 dilation,
             };
-            let y = super::elementwise::with_host(x, |values| {
-                let (c_in, row_len) = (self.packed.c_in(), self.packed.row_len());
-                match self.packed.format() {
-                    bf16::Format::F32 => {
-                        return bf16::conv(bf16::Rows::F32(values), &self.packed, g);
-                    }
-                    bf16::Format::I8 => {
-                        let q = int8::quantize_rows(values, c_in, row_len)?;
-                        return bf16::conv(bf16::Rows::I8(&q), &self.packed, g);
-                    }
-                    // Where f32 FMAs outpace `VDPBF16PS`, bfloat16 panels are widened to
-                    // f32 and the input stays f32 (`fma::conv_panel_widened`).
-                    bf16::Format::Bf16 if fma::preferred() => {
-                        return bf16::conv(bf16::Rows::F32(values), &self.packed, g);
-                    }
-                    bf16::Format::Bf16 | bf16::Format::Tiles => {}
+            let (c_in, row_len) = (self.packed.c_in(), self.packed.row_len());
+            match self.packed.format() {
+                bf16::Format::F32 => bf16::conv(bf16::Rows::F32(x), &self.packed, g),
+                bf16::Format::I8 => {
+                    let q = int8::quantize_rows(x, c_in, row_len)?;
+                    bf16::conv(bf16::Rows::I8(&q), &self.packed, g)
                 }
-                let input = bf16::convert_rows(values, c_in, row_len)?;
-                bf16::conv(bf16::Rows::Bf16(&input), &self.packed, g)
-            })
-            .flatten();
-            if let Some(y) = y {
-                return Tensor::from_vec(y, (rows_out, self.packed.c_out()), x.device());
+                // Where f32 FMAs outpace `VDPBF16PS`, bfloat16 panels are widened to
+                // f32 and the input stays f32 (`fma::conv_panel_widened`).
+                bf16::Format::Bf16 if fma::preferred() => {
+                    bf16::conv(bf16::Rows::F32(x), &self.packed, g)
+                }
+                bf16::Format::Bf16 | bf16::Format::Tiles => {
+                    let input = bf16::convert_rows(x, c_in, row_len)?;
+                    bf16::conv(bf16::Rows::Bf16(&input), &self.packed, g)
+                }
             }
         }
-        candle_core::bail!(
-            "bfloat16 product: input {:?} does not fit {rows_out} rows at stride {stride}, \
-             dilation {dilation}",
-            x.dims()
-        )
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (x, rows_out, stride, dilation);
+            None
+        }
+    }
+
+    /// Output channels of the product.
+    #[must_use]
+    pub fn c_out(&self) -> usize {
+        #[cfg(target_arch = "x86_64")]
+        {
+            self.packed.c_out()
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            0
+        }
     }
 }
 
@@ -328,9 +359,9 @@ impl Stored {
         match self {
             Self::Conv => {
                 let (c_out, c_in, k) = t.dims3()?;
-                super::permute::permuted(t, &[2, 1, 0])?.reshape((k * c_in, c_out))
+                crate::permute::permuted(t, &[2, 1, 0])?.reshape((k * c_in, c_out))
             }
-            Self::Dense => super::permute::permuted(t, &[1, 0]),
+            Self::Dense => crate::permute::permuted(t, &[1, 0]),
         }
     }
 }

@@ -5,7 +5,7 @@
 //! them. Reading, faulting in and converting those weights was most of a model load
 //! (`banter say "Hi."` spends more time loading than speaking). The first start on a machine
 //! writes the panels it packed to one file; later starts read them back and never read those
-//! f32 tensors at all ([`super::super::weights`] hands out placeholders for them).
+//! f32 tensors at all (the model's weight loader hands out placeholders for them).
 //!
 //! The file is derived data, kept in the user's cache directory (`BANTER_CACHE_DIR`, else
 //! `$XDG_CACHE_HOME/banter`) and keyed by a fingerprint of everything the panels depend on:
