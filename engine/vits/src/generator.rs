@@ -4,11 +4,18 @@
 //! each, the mean of a set of residual blocks smooths the result. Both residual block kinds of
 //! the reference are read: `ResBlock1` (`convs1`/`convs2` pairs) and `ResBlock2` (`convs`).
 //! Every kernel, stride, padding and dilation comes from the graph.
+//!
+//! On the CPU the convolutions run on the shared product kernels, time-major, with weights
+//! packed once ([`Generator::use_cpu_kernel`], [`crate::packed`]): candle's own CPU convolutions
+//! made this stage about 80 % of a sentence and ten times slower than onnxruntime. candle's ops
+//! remain the path on other devices, on CPUs without AVX-512, and where asked for (`None`).
 
 use candle_core::{Device, Tensor};
+use kernels::cpu_kernels::CpuKernel;
 
 use crate::checkpoint::Checkpoint;
 use crate::layers::{leaky_relu, Conv};
+use crate::packed::PackedGenerator;
 use crate::VitsError;
 
 /// The reference's `LRELU_SLOPE` inside the generator.
@@ -81,6 +88,9 @@ pub struct Generator {
     kernels: usize,
     conv_post: Conv,
     hop: usize,
+    /// The same convolutions packed for the CPU kernels, where [`Self::use_cpu_kernel`] chose
+    /// them and they fit.
+    packed: Option<PackedGenerator>,
 }
 
 impl Generator {
@@ -114,7 +124,35 @@ impl Generator {
             kernels: n_blocks / n_ups,
             conv_post: Conv::load(ck, "dec.conv_post", device)?,
             hop,
+            packed: None,
         })
+    }
+
+    /// Runs the convolutions on the CPU kernel `kernel` from now on (packing the weights
+    /// once), or with `None` on candle's ops. Returns whether the kernels run them: not off
+    /// the CPU, on CPUs without the kernel's instructions, or for a layer shape they decline.
+    pub fn use_cpu_kernel(&mut self, kernel: Option<CpuKernel>) -> Result<bool, VitsError> {
+        self.packed = None;
+        let Some(kernel) = kernel else {
+            return Ok(false);
+        };
+        if !self.conv_pre.weight().device().is_cpu() {
+            return Ok(false);
+        }
+        self.packed = PackedGenerator::pack(
+            &self.conv_pre,
+            &self.ups,
+            &self.resblocks,
+            &self.conv_post,
+            kernel,
+        )?;
+        Ok(self.packed.is_some())
+    }
+
+    /// The CPU kernel the convolutions run on, `None` for candle's ops.
+    #[must_use]
+    pub fn cpu_kernel(&self) -> Option<CpuKernel> {
+        self.packed.as_ref().map(PackedGenerator::kernel)
     }
 
     /// Samples per latent frame (the product of the upsampling strides).
@@ -125,6 +163,15 @@ impl Generator {
 
     /// `z` (`[1, channels, frames]`) to `[1, 1, frames · hop]` samples in `[-1, 1]`.
     pub fn forward(&self, z: &Tensor, g: Option<&Tensor>) -> Result<Tensor, VitsError> {
+        if let Some(packed) = self.packed.as_ref().filter(|_| z.device().is_cpu()) {
+            let cond = match (&self.cond, g) {
+                (Some(cond), Some(g)) => Some(cond.forward(g)?.flatten_all()?.to_vec1::<f32>()?),
+                _ => None,
+            };
+            let y = packed.forward(z, cond.as_deref(), SLOPE as f32)?;
+            let n = y.len();
+            return Ok(Tensor::from_vec(y, (1, 1, n), z.device())?);
+        }
         let mut x = self.conv_pre.forward(z)?;
         if let (Some(cond), Some(g)) = (&self.cond, g) {
             x = x.broadcast_add(&cond.forward(g)?)?;

@@ -87,6 +87,25 @@ impl Conv {
         }
     }
 
+    /// The weights as the graph holds them: `[out, in / groups, k]`, or `[in, out / groups, k]`
+    /// for a transposed convolution.
+    #[must_use]
+    pub fn weight(&self) -> &Tensor {
+        &self.weight
+    }
+
+    /// The bias, `[1, out, 1]`, where the graph has one.
+    #[must_use]
+    pub fn bias(&self) -> Option<&Tensor> {
+        self.bias.as_ref()
+    }
+
+    /// Padding, dilation, stride and groups, from the graph.
+    #[must_use]
+    pub fn attrs(&self) -> ConvAttrs {
+        self.attrs
+    }
+
     /// Runs the convolution on `x` (`[batch, channels, time]`).
     pub fn forward(&self, x: &Tensor) -> Result<Tensor, VitsError> {
         let a = self.attrs;

@@ -28,7 +28,10 @@ pub mod flow;
 pub mod generator;
 pub mod layers;
 pub mod model;
+mod packed;
 pub mod spline;
 pub mod text_encoder;
 
 pub use error::VitsError;
+/// The CPU kernels the generator can run on ([`model::Vits::use_cpu_kernel`]).
+pub use kernels::cpu_kernels::CpuKernel;

@@ -16,7 +16,7 @@ use crate::flow::Flow;
 use crate::generator::Generator;
 use crate::layers::Embedding;
 use crate::text_encoder::TextEncoder;
-use crate::VitsError;
+use crate::{CpuKernel, VitsError};
 
 /// Where the model's two noise draws come from.
 #[derive(Debug, Clone)]
@@ -64,7 +64,11 @@ impl Vits {
         Self::load(&Checkpoint::read(path)?, device)
     }
 
+    /// Loads the model from a read checkpoint onto `device`; on the CPU the generator runs
+    /// on the kernel [`cpu_kernel_from_env`] names.
     pub fn load(ck: &Checkpoint, device: &Device) -> Result<Self, VitsError> {
+        let mut dec = Generator::load(ck, device)?;
+        dec.use_cpu_kernel(cpu_kernel_from_env())?;
         let emb_g = if ck.params.contains_key("emb_g.weight") {
             Some(Embedding::load(ck, "emb_g", device)?)
         } else {
@@ -74,10 +78,23 @@ impl Vits {
             enc_p: TextEncoder::load(ck, device)?,
             dp: DurationPredictor::load(ck, device)?,
             flow: Flow::load(ck, device)?,
-            dec: Generator::load(ck, device)?,
+            dec,
             emb_g,
             device: device.clone(),
         })
+    }
+
+    /// Runs the generator's convolutions on the CPU kernel `kernel` (packing its weights
+    /// once), or on candle's ops with `None`; returns whether the kernels run them (see
+    /// [`Generator::use_cpu_kernel`]).
+    pub fn use_cpu_kernel(&mut self, kernel: Option<CpuKernel>) -> Result<bool, VitsError> {
+        self.dec.use_cpu_kernel(kernel)
+    }
+
+    /// The CPU kernel the generator runs on, `None` for candle's ops.
+    #[must_use]
+    pub fn cpu_kernel(&self) -> Option<CpuKernel> {
+        self.dec.cpu_kernel()
     }
 
     /// Samples per decoder frame.
@@ -244,6 +261,23 @@ impl Prior {
     #[must_use]
     pub fn frames(&self) -> usize {
         self.z_p.dim(2).unwrap_or(0)
+    }
+}
+
+/// The generator's kernel as `BANTER_PRECISION` names it (the variable Kokoro's precision
+/// reads): `f32` candle's f32 ops (the reference's arithmetic and order), `fma` f32 products on
+/// the packed kernels, `bf16` bfloat16 products on the vectors, `int8` 8-bit products; unset,
+/// `amx` or `auto` the faster of bfloat16 and f32 vectors on this CPU (AMX tiles where it has
+/// them). int8 is never the default here: it was judged on Kokoro's generator, not on VITS's.
+#[must_use]
+pub fn cpu_kernel_from_env() -> Option<CpuKernel> {
+    let v = std::env::var("BANTER_PRECISION").unwrap_or_default();
+    match v.trim().to_ascii_lowercase().as_str() {
+        "f32" => None,
+        "fma" => Some(CpuKernel::F32),
+        "bf16" | "avx512" => Some(CpuKernel::Vectors),
+        "int8" => Some(CpuKernel::Int8),
+        _ => Some(CpuKernel::Tiles),
     }
 }
 

@@ -1,0 +1,440 @@
+//! The generator on the CPU product kernels of the `kernels` crate (shared with Kokoro), with
+//! time-major activations: `[T, C]`, one row per time step, kept as host buffers.
+//!
+//! Why: HiFi-GAN is about 80 % of a sentence's compute, and candle 0.11's CPU `conv1d` unfolds
+//! channel-major data with a scalar loop while its `conv_transpose1d` takes a direct loop
+//! whenever there is padding (always, here). With time-major rows a convolution is a product
+//! that reads its taps straight from the input rows (`row·stride + tap·dilation`), so dilated
+//! convolutions need neither an im2col copy nor phase splits; the kernels run it on weights
+//! packed once at load (bfloat16 pairs, f32 or int8 panels: [`CpuKernel`]). A transposed
+//! convolution is one product giving every input step's `Q·stride` output taps, then an
+//! overlap-add of the `Q` shifted groups that writes each output row once, bias included.
+//!
+//! The element-wise steps between products are fused into the passes that must copy anyway:
+//! the leaky `ReLU` into the zero-framed copy a convolution reads, bias and residual into the
+//! product's fresh output, the mean of a stage's residual blocks into the last block's add.
+//! Every pass runs on rayon's pool (the one the products use), each task filling its own
+//! chunk. Activations stay host `Vec`s between layers: a tensor per layer would only wrap and
+//! unwrap them.
+//!
+//! The arithmetic is the reference's, in another order (and in bfloat16 products where the
+//! kernel is one): [`CpuKernel::F32`] keeps every product f32.
+
+use std::sync::Arc;
+
+use candle_core::Tensor;
+use kernels::cpu_kernels::{Bf16Weights, CpuKernel};
+use kernels::fill::par_filled;
+use rayon::prelude::*;
+
+use crate::generator::ResBlock;
+use crate::layers::Conv;
+use crate::VitsError;
+
+/// Rows per pool task in the element-wise passes.
+const ROWS_PER_TASK: usize = 512;
+
+/// Host values of a tensor, flattened.
+fn host(t: &Tensor) -> Result<Vec<f32>, VitsError> {
+    Ok(t.flatten_all()?.to_vec1::<f32>()?)
+}
+
+fn refused(what: &str) -> VitsError {
+    VitsError::Input(format!("packed generator: {what}"))
+}
+
+/// A convolution (groups 1) on packed weights.
+#[derive(Debug, Clone)]
+struct PackedConv {
+    w: Arc<Bf16Weights>,
+    bias: Option<Vec<f32>>,
+    c_in: usize,
+    c_out: usize,
+    taps: usize,
+    dilation: usize,
+    stride: usize,
+    pad_left: usize,
+    pad_right: usize,
+}
+
+impl PackedConv {
+    /// `None` where the kernels decline (no AVX-512, odd `C_in`) or the conv is grouped.
+    fn pack(conv: &Conv, kernel: CpuKernel) -> Result<Option<Self>, VitsError> {
+        let a = conv.attrs();
+        if a.transposed || a.groups != 1 {
+            return Ok(None);
+        }
+        let (c_out, c_in, k) = conv.weight().dims3()?;
+        let w = host(conv.weight())?;
+        // [K·C_in, C_out]: row j·C_in + c holds weight[:, c, j].
+        let mut tm = vec![0f32; k * c_in * c_out];
+        for o in 0..c_out {
+            for c in 0..c_in {
+                for j in 0..k {
+                    tm[(j * c_in + c) * c_out + o] = w[(o * c_in + c) * k + j];
+                }
+            }
+        }
+        let tm = Tensor::from_vec(tm, (k * c_in, c_out), &candle_core::Device::Cpu)?;
+        let Some(packed) = Bf16Weights::pack(&tm, k, c_in, kernel)? else {
+            return Ok(None);
+        };
+        Ok(Some(Self {
+            w: Arc::new(packed),
+            bias: conv.bias().map(host).transpose()?,
+            c_in,
+            c_out,
+            taps: k,
+            dilation: a.dilation,
+            stride: a.stride,
+            pad_left: a.pad_left,
+            pad_right: a.pad_right,
+        }))
+    }
+
+    fn out_len(&self, t: usize) -> Result<usize, VitsError> {
+        let span = self.dilation * (self.taps - 1) + 1;
+        (t + self.pad_left + self.pad_right)
+            .checked_sub(span)
+            .map(|n| n / self.stride + 1)
+            .ok_or_else(|| refused("sequence shorter than the kernel"))
+    }
+
+    /// `[t, C_in]` → `[t_out, C_out]`: the leaky `ReLU` of `slope` (if any) on the input,
+    /// the product, the bias, and `residual` `[t_out, C_out]` added.
+    fn forward(
+        &self,
+        x: &[f32],
+        t: usize,
+        slope: Option<f32>,
+        residual: Option<&[f32]>,
+    ) -> Result<(Vec<f32>, usize), VitsError> {
+        let t_out = self.out_len(t)?;
+        let xp = framed(x, self.c_in, self.pad_left, self.pad_right, slope);
+        let mut y = self
+            .w
+            .product_host(&xp, t_out, self.stride, self.dilation)
+            .ok_or_else(|| refused("the product declined its input"))?;
+        drop(xp);
+        add_rows(&mut y, self.c_out, self.bias.as_deref(), residual, None);
+        Ok((y, t_out))
+    }
+}
+
+/// `x` (`[t, c]`) through a leaky `ReLU` of `slope` (none: as it is), framed by `top` and
+/// `bottom` zero rows.
+fn framed(x: &[f32], c: usize, top: usize, bottom: usize, slope: Option<f32>) -> Vec<f32> {
+    let t = x.len() / c;
+    let rows = top + t + bottom;
+    par_filled(rows * c, ROWS_PER_TASK * c, |task, out| {
+        let first = task * ROWS_PER_TASK;
+        for (k, row) in out.chunks_exact_mut(c).enumerate() {
+            let r = first + k;
+            if r < top || r >= top + t {
+                continue; // zero already
+            }
+            let src = &x[(r - top) * c..][..c];
+            match slope {
+                Some(s) => {
+                    for (o, &v) in row.iter_mut().zip(src) {
+                        *o = if v >= 0.0 { v } else { v * s };
+                    }
+                }
+                None => row.copy_from_slice(src),
+            }
+        }
+    })
+}
+
+/// In place on `y` (`[rows, c]`): `+ bias + residual`, then `· scale`.
+fn add_rows(
+    y: &mut [f32],
+    c: usize,
+    bias: Option<&[f32]>,
+    residual: Option<&[f32]>,
+    scale: Option<f32>,
+) {
+    if bias.is_none() && residual.is_none() && scale.is_none() {
+        return;
+    }
+    y.par_chunks_mut(ROWS_PER_TASK * c)
+        .enumerate()
+        .for_each(|(task, chunk)| {
+            let at = task * ROWS_PER_TASK * c;
+            if let Some(r) = residual {
+                for (v, &rv) in chunk.iter_mut().zip(&r[at..]) {
+                    *v += rv;
+                }
+            }
+            if let Some(b) = bias {
+                for row in chunk.chunks_exact_mut(c) {
+                    for (v, &bv) in row.iter_mut().zip(b) {
+                        *v += bv;
+                    }
+                }
+            }
+            if let Some(s) = scale {
+                for v in chunk.iter_mut() {
+                    *v *= s;
+                }
+            }
+        });
+}
+
+/// A transposed convolution (groups 1, dilation 1, symmetric padding) on packed weights.
+#[derive(Debug, Clone)]
+struct PackedUp {
+    /// `[C_in, Q·stride·C_out]`: column `k·C_out + o` holds `weight[:, o, k]` (zero for the
+    /// taps past the kernel).
+    w: Arc<Bf16Weights>,
+    bias: Option<Vec<f32>>,
+    c_in: usize,
+    c_out: usize,
+    q: usize,
+    stride: usize,
+    kernel: usize,
+    padding: usize,
+}
+
+impl PackedUp {
+    fn pack(conv: &Conv, kernel: CpuKernel) -> Result<Option<Self>, VitsError> {
+        let a = conv.attrs();
+        if !a.transposed || a.groups != 1 || a.dilation != 1 || a.pad_left != a.pad_right {
+            return Ok(None);
+        }
+        let (c_in, c_out, k) = conv.weight().dims3()?;
+        let s = a.stride;
+        let q = k.div_ceil(s);
+        let width = q * s * c_out;
+        let w = host(conv.weight())?;
+        let mut tm = vec![0f32; c_in * width];
+        for c in 0..c_in {
+            for o in 0..c_out {
+                for j in 0..k {
+                    tm[c * width + j * c_out + o] = w[(c * c_out + o) * k + j];
+                }
+            }
+        }
+        let tm = Tensor::from_vec(tm, (c_in, width), &candle_core::Device::Cpu)?;
+        let Some(packed) = Bf16Weights::pack(&tm, 1, c_in, kernel)? else {
+            return Ok(None);
+        };
+        Ok(Some(Self {
+            w: Arc::new(packed),
+            bias: conv.bias().map(host).transpose()?,
+            c_in,
+            c_out,
+            q,
+            stride: s,
+            kernel: k,
+            padding: a.pad_left,
+        }))
+    }
+
+    /// `[t, C_in]` through a leaky `ReLU` of `slope`, to `[(t−1)·stride + K − 2·padding, C_out]`.
+    ///
+    /// The product gives, for every input step `u`, its `Q·stride` output taps; tap
+    /// `k = j·stride + r` lands on output step `(u+j)·stride + r − padding`. So output step
+    /// `i` (before the crop) with `i = v·stride + r` sums tap group `j` of input step `v − j`.
+    fn forward(&self, x: &[f32], t: usize, slope: f32) -> Result<(Vec<f32>, usize), VitsError> {
+        let (s, c, q) = (self.stride, self.c_out, self.q);
+        let len = ((t.max(1) - 1) * s + self.kernel)
+            .checked_sub(2 * self.padding)
+            .filter(|_| t > 0)
+            .ok_or_else(|| refused("transposed convolution: padding exceeds the output"))?;
+        let xa = framed(x, self.c_in, 0, 0, Some(slope));
+        let taps = self
+            .w
+            .product_host(&xa, t, 1, 1)
+            .ok_or_else(|| refused("the product declined its input"))?;
+        drop(xa);
+        let width = q * s * c;
+        let bias = self.bias.as_deref();
+        let y = par_filled(len * c, ROWS_PER_TASK * c, |task, out| {
+            for (k, row) in out.chunks_exact_mut(c).enumerate() {
+                let i = task * ROWS_PER_TASK + k + self.padding;
+                let (v, r) = (i / s, i % s);
+                for j in 0..q {
+                    let Some(u) = v.checked_sub(j).filter(|&u| u < t) else {
+                        continue;
+                    };
+                    let src = &taps[u * width + (j * s + r) * c..][..c];
+                    for (a, &b) in row.iter_mut().zip(src) {
+                        *a += b;
+                    }
+                }
+                if let Some(b) = bias {
+                    for (a, &bv) in row.iter_mut().zip(b) {
+                        *a += bv;
+                    }
+                }
+            }
+        });
+        Ok((y, len))
+    }
+}
+
+#[derive(Debug, Clone)]
+enum PackedBlock {
+    Pairs(Vec<(PackedConv, PackedConv)>),
+    Single(Vec<PackedConv>),
+}
+
+impl PackedBlock {
+    fn pack(block: &ResBlock, kernel: CpuKernel) -> Result<Option<Self>, VitsError> {
+        Ok(match block {
+            ResBlock::Pairs(convs) => {
+                let mut out = Vec::with_capacity(convs.len());
+                for (a, b) in convs {
+                    match (PackedConv::pack(a, kernel)?, PackedConv::pack(b, kernel)?) {
+                        (Some(a), Some(b)) => out.push((a, b)),
+                        _ => return Ok(None),
+                    }
+                }
+                Some(Self::Pairs(out))
+            }
+            ResBlock::Single(convs) => {
+                let mut out = Vec::with_capacity(convs.len());
+                for a in convs {
+                    let Some(a) = PackedConv::pack(a, kernel)? else {
+                        return Ok(None);
+                    };
+                    out.push(a);
+                }
+                Some(Self::Single(out))
+            }
+        })
+    }
+
+    /// The block on `x` (`[t, C]`); every conv keeps the length.
+    fn forward(&self, x: &[f32], t: usize, slope: f32) -> Result<Vec<f32>, VitsError> {
+        let mut cur: Option<Vec<f32>> = None;
+        match self {
+            Self::Pairs(convs) => {
+                for (c1, c2) in convs {
+                    let input = cur.as_deref().unwrap_or(x);
+                    let (xt, t1) = c1.forward(input, t, Some(slope), None)?;
+                    let (y, t2) = c2.forward(&xt, t1, Some(slope), Some(input))?;
+                    if t2 != t {
+                        return Err(refused("a residual conv changed the length"));
+                    }
+                    cur = Some(y);
+                }
+            }
+            Self::Single(convs) => {
+                for c in convs {
+                    let input = cur.as_deref().unwrap_or(x);
+                    let (y, t1) = c.forward(input, t, Some(slope), Some(input))?;
+                    if t1 != t {
+                        return Err(refused("a residual conv changed the length"));
+                    }
+                    cur = Some(y);
+                }
+            }
+        }
+        Ok(cur.unwrap_or_else(|| x.to_vec()))
+    }
+}
+
+/// The whole generator on packed weights (see the module docs).
+#[derive(Debug, Clone)]
+pub(crate) struct PackedGenerator {
+    conv_pre: PackedConv,
+    ups: Vec<PackedUp>,
+    blocks: Vec<PackedBlock>,
+    kernels: usize,
+    conv_post: PackedConv,
+    kernel: CpuKernel,
+}
+
+impl PackedGenerator {
+    /// Packs the generator's convolutions for `kernel`; `None` where any of them cannot run
+    /// on the kernels (then the generator keeps candle's ops).
+    pub(crate) fn pack(
+        conv_pre: &Conv,
+        ups: &[Conv],
+        blocks: &[ResBlock],
+        conv_post: &Conv,
+        kernel: CpuKernel,
+    ) -> Result<Option<Self>, VitsError> {
+        let Some(pre) = PackedConv::pack(conv_pre, kernel)? else {
+            return Ok(None);
+        };
+        let Some(post) = PackedConv::pack(conv_post, kernel)? else {
+            return Ok(None);
+        };
+        let mut packed_ups = Vec::with_capacity(ups.len());
+        for up in ups {
+            let Some(p) = PackedUp::pack(up, kernel)? else {
+                return Ok(None);
+            };
+            packed_ups.push(p);
+        }
+        let mut packed_blocks = Vec::with_capacity(blocks.len());
+        for b in blocks {
+            let Some(p) = PackedBlock::pack(b, kernel)? else {
+                return Ok(None);
+            };
+            packed_blocks.push(p);
+        }
+        if packed_ups.is_empty() || !packed_blocks.len().is_multiple_of(packed_ups.len()) {
+            return Ok(None);
+        }
+        Ok(Some(Self {
+            kernels: packed_blocks.len() / packed_ups.len(),
+            conv_pre: pre,
+            ups: packed_ups,
+            blocks: packed_blocks,
+            conv_post: post,
+            kernel,
+        }))
+    }
+
+    /// The kernel the products were packed for.
+    pub(crate) fn kernel(&self) -> CpuKernel {
+        self.kernel
+    }
+
+    /// `z` (`[1, C, frames]`) and the speaker's conditioning (`[C]` per frame, where the
+    /// voice has one) to samples; `slope` is the generator's leaky `ReLU` slope.
+    pub(crate) fn forward(
+        &self,
+        z: &Tensor,
+        cond: Option<&[f32]>,
+        slope: f32,
+    ) -> Result<Vec<f32>, VitsError> {
+        let (_, c, t) = z.dims3()?;
+        if c != self.conv_pre.c_in {
+            return Err(refused("latent channels differ from the first conv's"));
+        }
+        let zt = host(&z.squeeze(0)?.t()?.contiguous()?)?;
+        let (mut x, mut t) = self.conv_pre.forward(&zt, t, None, None)?;
+        if let Some(g) = cond {
+            add_rows(&mut x, self.conv_pre.c_out, Some(g), None, None);
+        }
+        let inv = 1.0 / self.kernels as f32;
+        for (i, up) in self.ups.iter().enumerate() {
+            let (y, len) = up.forward(&x, t, slope)?;
+            (x, t) = (y, len);
+            let c = up.c_out;
+            let blocks = &self.blocks[i * self.kernels..(i + 1) * self.kernels];
+            let mut sum: Option<Vec<f32>> = None;
+            for (j, block) in blocks.iter().enumerate() {
+                let mut y = block.forward(&x, t, slope)?;
+                let last = j + 1 == blocks.len();
+                match &sum {
+                    // y + earlier blocks' sum, then the mean's scale on the last block
+                    Some(s) => add_rows(&mut y, c, None, Some(s), last.then_some(inv)),
+                    None => add_rows(&mut y, c, None, None, last.then_some(inv)),
+                }
+                sum = Some(y);
+            }
+            x = sum.ok_or_else(|| refused("no residual blocks"))?;
+        }
+        // torch's default slope here, not the generator's
+        let (mut y, _) = self.conv_post.forward(&x, t, Some(0.01), None)?;
+        y.par_chunks_mut(ROWS_PER_TASK * 16)
+            .for_each(|chunk| chunk.iter_mut().for_each(|v| *v = v.tanh()));
+        Ok(y)
+    }
+}
