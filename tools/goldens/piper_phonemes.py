@@ -216,6 +216,33 @@ def build(joe_map: dict) -> dict:
     }
 
 
+def render(golden: dict) -> str:
+    """JSON with one line per id-map entry and per case, so a regeneration diffs by case."""
+
+    def one(value) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    lines = ["{"]
+    for key in ("generator", "piper_tts"):
+        lines.append(f" {one(key)}: {one(golden[key])},")
+    lines.append(' "id_maps": {')
+    maps = list(golden["id_maps"].items())
+    for m, (name, id_map) in enumerate(maps):
+        lines.append(f"  {one(name)}: {{")
+        entries = list(id_map.items())
+        for e, (symbol, ids) in enumerate(entries):
+            lines.append(f"   {one(symbol)}: {one(ids)}" + ("," if e + 1 < len(entries) else ""))
+        lines.append("  }" + ("," if m + 1 < len(maps) else ""))
+    lines.append(" },")
+    lines.append(' "cases": [')
+    cases = golden["cases"]
+    for c, case in enumerate(cases):
+        lines.append("  " + one(case) + ("," if c + 1 < len(cases) else ""))
+    lines.append(" ]")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 def rust_char(c: int) -> str:
     return f"'\\u{{{c:x}}}'"
 
@@ -280,7 +307,7 @@ def main() -> int:
     else:
         print(f"no voice config at {args.voice_config}", file=sys.stderr)
         return 2
-    text = json.dumps(build(joe_map), ensure_ascii=False, indent=1) + "\n"
+    text = render(build(joe_map))
     table = nfd_table()
     if args.check:
         stale = [
