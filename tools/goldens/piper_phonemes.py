@@ -99,6 +99,8 @@ ENGLISH = [
     'Tab\there; (parens) [brackets] {braces} <angle> "quote" a/b c\\d',
     "So... what?! Yes!!! No???",
     "Numbers: 1st, 2nd, 3rd; \u00bd, 10\u00b0C, 5km/h.",
+    # piper decodes with espeakCHARS_AUTO, Banter with espeakCHARS_UTF8; U+FFFD is where they could part
+    "Hello \ufffd caf\u00e9 world. Next caf\u00e9.",
     # longer than espeak's clause limit, so espeak splits it without punctuation
     " ".join(["word"] * 320) + ".",
 ]

@@ -145,9 +145,10 @@ impl Espeak {
     /// an empty text still gives its one (end-of-text) clause. Like the C side of Python's `s`
     /// argument, the text ends at its first NUL.
     ///
-    /// The text is decoded as UTF-8 (`espeakCHARS_UTF8`) where piper asks for `espeakCHARS_AUTO`;
-    /// for a Rust `&str` the two only differ after a literal U+FFFD, which makes the automatic
-    /// decoder fall back to the voice's 8-bit code page for the rest of that clause.
+    /// The text is decoded with `espeakCHARS_UTF8` where piper asks for `espeakCHARS_AUTO`; the
+    /// two read valid UTF-8 (every `&str`) identically: the automatic decoder falls back to the
+    /// voice's 8-bit code page only on an invalid sequence (a literal U+FFFD reads as 0x1A in
+    /// both, `encoding.c`).
     ///
     /// Needs a voice ([`Espeak::set_voice`]); without one it returns no clauses.
     pub(super) fn clauses_with_terminators(&mut self, text: &str) -> Vec<(String, u32)> {
