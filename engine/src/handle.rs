@@ -22,6 +22,8 @@ use candle_core::Device;
 
 use crate::assets::ModelStore;
 use crate::device::DeviceChoice;
+use crate::families::Families;
+use crate::piper_synth::PiperModels;
 use crate::scheduler::{
     Metrics, Mode, Scheduler, SchedulerConfig, SchedulerError, SegmentModel, StreamFeed,
     StreamHandle, TimedAudio,
@@ -30,7 +32,7 @@ use crate::segments;
 use crate::speech::Segment;
 use crate::speech::{check_speed, SpeechRequest, SynthError};
 use crate::synth::Synthesizer;
-use crate::voice::{StockVoice, VoiceBook, VoiceSpec, VoiceTable};
+use crate::voice::{PiperVoice, StockVoice, VoiceBook, VoiceSpec, VoiceTable};
 use crate::words::WordTrack;
 
 /// The loaded engine: cheap to clone, every clone the same model thread. The model thread
@@ -60,7 +62,9 @@ impl Engine {
         let for_model = Arc::clone(&voices);
         let store = store.clone();
         let load = move || -> Result<Box<dyn SegmentModel>, SynthError> {
-            Ok(Box::new(Synthesizer::load(&store, device, for_model)?))
+            let kokoro = Synthesizer::load(&store, device, Arc::clone(&for_model))?;
+            let piper = PiperModels::new(for_model, kokoro.device().clone());
+            Ok(Box::new(Families::new(kokoro, piper)))
         };
         let (scheduler, device) = Scheduler::start(load, config)?;
         Ok(Self {
@@ -100,13 +104,30 @@ impl Engine {
         self.voices.register(spec, table);
     }
 
-    /// Checks the request (speed, voice) and cuts `text` into segments, on this thread.
+    /// Makes a Piper voice speakable by this engine, under its key ([`PiperVoice::key`]).
+    pub fn register_piper(&self, voice: PiperVoice) {
+        self.voices.register_piper(voice);
+    }
+
+    /// The registered Piper voice a spec names, if it names one.
+    pub fn piper_voice(&self, spec: &VoiceSpec) -> Result<Option<Arc<PiperVoice>>, SynthError> {
+        match spec.piper_key() {
+            Some(key) => Ok(Some(self.voices.piper(key)?)),
+            None => Ok(None),
+        }
+    }
+
+    /// Checks the request (speed, voice) and cuts `text` into segments, on this thread: a
+    /// Kokoro voice's by Banter's pipeline, a Piper voice's as piper-tts cuts them.
     pub fn segments(
         &self,
         text: &str,
         request: &SpeechRequest,
     ) -> Result<Vec<Segment>, SynthError> {
         check_speed(request.speed)?;
+        if let Some(voice) = self.piper_voice(&request.voice)? {
+            return segments::piper_segments(text, &voice);
+        }
         self.voices.voice(&request.voice)?;
         segments::segments(text, request)
     }
@@ -119,6 +140,14 @@ impl Engine {
         request: &SpeechRequest,
     ) -> Result<(Vec<Segment>, WordTrack), SynthError> {
         check_speed(request.speed)?;
+        if let Some(voice) = self.piper_voice(&request.voice)? {
+            // Piper voices give no word timing yet: the track knows the segments but no words,
+            // so a caption of a Piper line is timed by its sentences, not its words.
+            let segments = segments::piper_segments(text, &voice)?;
+            let phonemes: String = segments.iter().map(|s| s.phonemes.as_str()).collect();
+            let track = WordTrack::new(text, &phonemes, Vec::new(), &segments);
+            return Ok((segments, track));
+        }
         self.voices.voice(&request.voice)?;
         segments::segments_with_words(text, request)
     }
@@ -127,6 +156,21 @@ impl Engine {
     #[must_use]
     pub fn sentence_segments(&self, phonemes: &str) -> Vec<Segment> {
         segments::sentence_segments(phonemes)
+    }
+
+    /// [`Self::sentence_segments`] for the request's voice: a Piper sentence (its phonemes as
+    /// [`segments::piper_sentences`] gave them) is one segment with the voice's ids.
+    pub fn sentence_segments_for(
+        &self,
+        phonemes: &str,
+        request: &SpeechRequest,
+    ) -> Result<Vec<Segment>, SynthError> {
+        match self.piper_voice(&request.voice)? {
+            Some(voice) => Ok(segments::piper_segment(phonemes, &voice)?
+                .into_iter()
+                .collect()),
+            None => Ok(segments::sentence_segments(phonemes)),
+        }
     }
 
     /// Phonemizes `text` on this thread, then queues it in `mode`.
@@ -226,7 +270,7 @@ impl Engine {
     /// with its own error instead of later on the model thread.
     fn check(&self, request: &SpeechRequest) -> Result<(), SynthError> {
         check_speed(request.speed)?;
-        self.voices.voice(&request.voice)?;
+        self.voices.check(&request.voice)?;
         Ok(())
     }
 }

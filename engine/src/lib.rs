@@ -33,10 +33,12 @@
 pub mod assets;
 pub mod audio;
 pub mod device;
+mod families;
 pub mod follow;
 pub mod library;
 pub mod panic_guard;
 pub mod phonemes;
+mod piper_synth;
 pub mod render;
 pub mod scheduler;
 pub mod scratch;

@@ -11,6 +11,7 @@
 use crate::phonemes::{self, Phonemizer, Vocab, MAX_PHONEMES};
 use crate::speech::{Segment, SpeechRequest, SynthError};
 use crate::text::{is_pictograph, Dialect};
+use crate::voice::PiperVoice;
 use crate::words::WordTrack;
 
 /// Later segments pack whole sentences up to this many phoneme characters (about 20 s of speech).
@@ -204,6 +205,78 @@ fn split_sentences(phonemes: &str) -> Vec<&str> {
     }
     out
 }
+
+/// A Piper voice's segments of `text`: one per sentence as piper-tts cuts it, with its own
+/// phonemes and ids ([`crate::phonemes::piper_phonemize`]). Phonemes the voice's id map lacks
+/// are left out, as piper leaves them out, but never silently: each is logged with the voice
+/// and the sentence.
+pub fn piper_segments(text: &str, voice: &PiperVoice) -> Result<Vec<Segment>, SynthError> {
+    if text.trim().is_empty() {
+        return Err(SynthError::EmptyText);
+    }
+    let sentences = piper_sentences(text, voice)?;
+    let segments = sentences
+        .iter()
+        .filter_map(|p| piper_segment(p, voice).transpose())
+        .collect::<Result<Vec<_>, _>>()?;
+    if segments.is_empty() {
+        let excerpt: String = text.chars().take(40).collect();
+        return Err(SynthError::NothingToSay { excerpt });
+    }
+    Ok(segments)
+}
+
+/// The phonemes of each sentence of `text` for `voice`, as one string each (one character per
+/// Piper phoneme), the form an episode plan keeps.
+pub fn piper_sentences(text: &str, voice: &PiperVoice) -> Result<Vec<String>, SynthError> {
+    use vits::config::PhonemeType;
+    let sentences = match voice.config.phoneme_type {
+        PhonemeType::Espeak => crate::phonemes::piper_phonemize(text, &voice.config.espeak_voice)?,
+        PhonemeType::Text => {
+            use unicode_normalization::UnicodeNormalization;
+            vec![text.nfd().map(String::from).collect()]
+        }
+    };
+    Ok(sentences
+        .into_iter()
+        .map(|phonemes| {
+            phonemes
+                .iter()
+                .flat_map(|p| match voice.config.phoneme_map.get(p) {
+                    Some(mapped) => mapped.clone(),
+                    None => vec![p.clone()],
+                })
+                .collect::<String>()
+        })
+        .collect())
+}
+
+/// One sentence of Piper phonemes (a string, one character per phoneme) as a segment; `None`
+/// when nothing in it is speech.
+pub fn piper_segment(phonemes: &str, voice: &PiperVoice) -> Result<Option<Segment>, SynthError> {
+    if !phonemes.chars().any(char::is_alphabetic) {
+        return Ok(None);
+    }
+    let list: Vec<String> = phonemes.chars().map(String::from).collect();
+    let ids = crate::phonemes::piper_ids(&list, &voice.config.phoneme_id_map)?;
+    if !ids.missing.is_empty() {
+        let missing: Vec<&str> = ids.missing.iter().map(|(_, p)| p.as_str()).collect();
+        tracing::warn!(
+            voice = %voice.name,
+            "the Piper voice has no ids for {missing:?} in \"{phonemes}\"; they are left out, as piper leaves them out"
+        );
+    }
+    let ids = ids
+        .ids
+        .into_iter()
+        .map(|id| u32::try_from(id).unwrap_or(u32::MAX))
+        .collect();
+    Ok(Some(Segment {
+        phonemes: phonemes.to_owned(),
+        ids,
+    }))
+}
+
 
 #[cfg(test)]
 mod tests {

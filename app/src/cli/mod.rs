@@ -14,6 +14,7 @@ mod script;
 mod script_input;
 mod serve;
 mod voices;
+mod voices_piper;
 mod voices_tune;
 
 use std::path::PathBuf;

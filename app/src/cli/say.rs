@@ -90,8 +90,8 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
         .into());
     }
     let engine = super::models::load_engine(&args.engine)?;
-    if let Some(table) = saved.and_then(|v| v.table) {
-        engine.register_voice(&request.voice, table);
+    if let Some(v) = &saved {
+        v.register(&engine);
     }
     if args.follow {
         return super::say_follow::run(args, &engine, request);

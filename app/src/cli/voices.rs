@@ -53,7 +53,10 @@ pub enum VoicesCommand {
     /// save it as NAME: a Kokoro voice searched beyond the stock blends, not a clone. Only
     /// tune voices you have the speaker's permission to use.
     Tune(super::voices_tune::TuneArgs),
-    /// Remove a saved blend, matched or tuned voice.
+    /// Add a Piper voice: NAME.onnx with NAME.onnx.json beside it (Piper voices carry their
+    /// own licences; the dataset and licence the .onnx.json states are shown by `banter voices`).
+    Add(super::voices_piper::AddArgs),
+    /// Remove a saved blend, matched, tuned or Piper voice (a Piper voice's file is left alone).
     Rm { name: String },
 }
 
@@ -98,6 +101,7 @@ pub fn run(args: &VoicesArgs) -> anyhow::Result<()> {
         }) => blend(name, recipe, notes, models.as_ref()),
         Some(VoicesCommand::Match(m)) => match_clip(m),
         Some(VoicesCommand::Tune(t)) => super::voices_tune::tune(t),
+        Some(VoicesCommand::Add(a)) => super::voices_piper::add(a),
         Some(VoicesCommand::Rm { name }) => {
             let library = super::library::open()?;
             match library.remove_voice(name) {
@@ -140,18 +144,35 @@ fn list(args: &VoicesArgs) -> anyhow::Result<()> {
             return list_stock(&store, args.json);
         }
     };
+    let library = super::library::open()?;
+    let piper = |v: &Voice| -> Option<engine::library::PiperRecord> {
+        (v.kind == VoiceKind::Piper)
+            .then(|| library.piper_record(&v.name).ok().flatten())
+            .flatten()
+    };
     if args.json {
         let list: Vec<serde_json::Value> = voices
             .iter()
             .map(|v| {
-                serde_json::json!({
+                let mut item = serde_json::json!({
                     "name": v.name,
                     "kind": kind_str(v.kind),
                     "language": v.language.map(Language::espeak_code),
                     "gender": v.gender.map(|g| g.to_string()),
                     "recipe": v.recipe,
                     "notes": v.notes,
-                })
+                });
+                if let Some(p) = piper(v) {
+                    item["piper"] = serde_json::json!({
+                        "model": p.onnx_path,
+                        "sha256": p.onnx_sha256,
+                        "speaker": p.speaker,
+                        "dataset": p.dataset,
+                        "license": p.license,
+                        "language": piper_language(&p),
+                    });
+                }
+                item
             })
             .collect();
         println!("{}", serde_json::to_string_pretty(&list)?);
@@ -161,17 +182,37 @@ fn list(args: &VoicesArgs) -> anyhow::Result<()> {
         "{:<14} {:<8} {:<22} {:<7} RECIPE",
         "NAME", "KIND", "LANGUAGE", "GENDER"
     );
-    for v in voices {
+    for v in &voices {
+        if let Some(p) = piper(v) {
+            println!(
+                "{:<14} {:<8} {:<22} {:<7} {} (dataset: {}; licence: {})",
+                v.name,
+                kind_str(v.kind),
+                piper_language(&p).unwrap_or_default(),
+                "",
+                p.onnx_path.display(),
+                p.dataset.as_deref().unwrap_or("not stated"),
+                p.license.as_deref().unwrap_or("not stated")
+            );
+            continue;
+        }
         println!(
             "{:<14} {:<8} {:<22} {:<7} {}",
             v.name,
             kind_str(v.kind),
             v.language.map_or("", language_name),
             v.gender.map(|g| g.to_string()).unwrap_or_default(),
-            v.recipe.unwrap_or_default()
+            v.recipe.clone().unwrap_or_default()
         );
     }
     Ok(())
+}
+
+/// A Piper voice's language as its saved `.onnx.json` states it (`en_US`).
+fn piper_language(p: &engine::library::PiperRecord) -> Option<String> {
+    engine::voice::PiperConfig::parse(&p.config_json)
+        .ok()
+        .and_then(|c| c.language)
 }
 
 fn list_stock(store: &ModelStore, json: bool) -> anyhow::Result<()> {
@@ -239,7 +280,7 @@ fn blend(name: &str, recipe: &str, notes: &str, models: Option<&PathBuf>) -> any
 }
 
 /// Duplicate and invalid names are the user's to fix (exit status 2).
-fn library_input_error(e: engine::library::LibraryError) -> anyhow::Error {
+pub(super) fn library_input_error(e: engine::library::LibraryError) -> anyhow::Error {
     use engine::library::LibraryError as E;
     match e {
         E::DuplicateName { .. } | E::InvalidName { .. } => BadInput(e.to_string()).into(),

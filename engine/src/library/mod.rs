@@ -30,6 +30,7 @@ mod embeddings;
 mod error;
 mod open;
 mod open_lock;
+mod piper;
 mod projects;
 mod schema;
 mod tunings;
@@ -48,6 +49,7 @@ pub use error::LibraryError;
 pub use open::{
     default_path, Library, LibraryOptions, DEFAULT_BUSY_TIMEOUT, LIBRARY_ENV, LIBRARY_FILE,
 };
+pub use piper::{NewPiperVoice, PiperRecord};
 pub use projects::{Autosave, Project, ProjectDraft};
 pub use schema::SCHEMA_VERSION;
 pub use tunings::{PackProblem, Tuning, PACK_VERSION};

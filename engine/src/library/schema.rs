@@ -21,6 +21,11 @@ pub(crate) struct Migration {
     pub version: u32,
     pub name: &'static str,
     pub sql: &'static str,
+    /// The step rebuilds a table other tables reference: foreign keys are switched off around
+    /// its transaction (`SQLite` ignores the pragma inside one; with them on, dropping the old
+    /// table would cascade-delete its children), and `foreign_key_check` must find nothing
+    /// before it commits.
+    pub rebuilds: bool,
 }
 
 /// Every step, oldest first; `version` is the position plus one.
@@ -28,6 +33,7 @@ pub(crate) const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 1,
         name: "voices, speaker embeddings, projects, autosaves",
+        rebuilds: false,
         sql: r"
 CREATE TABLE migrations (
     version    INTEGER PRIMARY KEY,
@@ -80,6 +86,7 @@ CREATE TABLE autosaves (
     Migration {
         version: 2,
         name: "render cache",
+        rebuilds: false,
         sql: r"
 -- Metadata apart from the audio: a cache hit updates last_used/use_seq, and SQLite rewrites
 -- a whole row (overflow pages included) on UPDATE, so the hit must not touch the samples.
@@ -103,6 +110,7 @@ CREATE TABLE render_audio (
     Migration {
         version: 3,
         name: "render cache word timing",
+        rebuilds: false,
         sql: r"
 -- The frames the model gave every token of each pass (u32 little-endian, a pass's count first),
 -- so a cached sentence still says when each word is spoken. NULL in entries made before: those
@@ -113,6 +121,7 @@ ALTER TABLE render_audio ADD COLUMN durations BLOB;
     Migration {
         version: 4,
         name: "tuned voices",
+        rebuilds: false,
         sql: r"
 -- A new kind joins the CHECK, which SQLite can change only by rebuilding the table (same
 -- columns, same order, same ids).
@@ -156,10 +165,49 @@ CREATE TABLE voice_tunings (
     Migration {
         version: 5,
         name: "autosaved cast choices",
+        rebuilds: false,
         sql: r"
 -- An autosave keeps the author's voice choices with the text (speaker -> voice@speed, as a
 -- project's cast_json): recovering after a crash must not lose the casting either.
 ALTER TABLE autosaves ADD COLUMN cast_json TEXT NOT NULL DEFAULT '{}';
+",
+    },
+    Migration {
+        version: 6,
+        name: "Piper voices",
+        rebuilds: true,
+        sql: r"
+-- A new kind joins the CHECK: the table is rebuilt (same columns, order and ids) with foreign
+-- keys off, so voice_tunings' rows stay.
+CREATE TABLE voices_v6 (
+    id         INTEGER PRIMARY KEY,
+    name       TEXT    NOT NULL UNIQUE,
+    kind       TEXT    NOT NULL CHECK (kind IN ('stock', 'blend', 'matched', 'tuned', 'piper')),
+    language   TEXT,
+    gender     TEXT    CHECK (gender IN ('female', 'male')),
+    recipe     TEXT,
+    notes      TEXT    NOT NULL DEFAULT '',
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    style      BLOB    CHECK (style IS NULL OR length(style) = 522240)
+);
+INSERT INTO voices_v6 (id, name, kind, language, gender, recipe, notes, created_at, updated_at, style)
+    SELECT id, name, kind, language, gender, recipe, notes, created_at, updated_at, style FROM voices;
+DROP TABLE voices;
+ALTER TABLE voices_v6 RENAME TO voices;
+-- A Piper voice: the user's model file by path and content (sha256 and size, checked whenever
+-- it is loaded, so a moved or replaced file is reported, never spoken by another voice), its
+-- .onnx.json as it was when added, and the licence facts shown beside the voice.
+CREATE TABLE piper_voices (
+    voice_id     INTEGER PRIMARY KEY REFERENCES voices (id) ON DELETE CASCADE,
+    onnx_path    TEXT    NOT NULL,
+    onnx_sha256  TEXT    NOT NULL CHECK (length(onnx_sha256) = 64),
+    onnx_size    INTEGER NOT NULL,
+    config_json  TEXT    NOT NULL,
+    speaker      INTEGER,
+    dataset      TEXT,
+    license      TEXT
+);
 ",
     },
 ];
@@ -187,18 +235,60 @@ pub(crate) fn user_version(conn: &Connection) -> rusqlite::Result<u32> {
 pub(crate) fn migrate_to(conn: &mut Connection, target: u32) -> rusqlite::Result<MigrateOutcome> {
     let mut start = None;
     loop {
+        // A rebuilding step runs with foreign keys off (see `Migration::rebuilds`).
+        let next = user_version(conn)? as usize;
+        let rebuilds = MIGRATIONS
+            .get(next)
+            .is_some_and(|m| m.rebuilds && next < target as usize);
+        let keys_were: i64 = conn.pragma_query_value(None, "foreign_keys", |r| r.get(0))?;
+        if rebuilds {
+            conn.pragma_update(None, "foreign_keys", "OFF")?;
+        }
+        let result = migrate_step(conn, target, &mut start);
+        if rebuilds {
+            conn.pragma_update(None, "foreign_keys", keys_were)?;
+        }
+        if let Some(outcome) = result? {
+            return Ok(outcome);
+        }
+    }
+}
+
+/// One step of [`migrate_to`]: `Some` when there is nothing left to do.
+fn migrate_step(
+    conn: &mut Connection,
+    target: u32,
+    start: &mut Option<u32>,
+) -> rusqlite::Result<Option<MigrateOutcome>> {
+    {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let current = user_version(&tx)?;
         let from = *start.get_or_insert(current);
         if current > target {
-            return Ok(MigrateOutcome::Newer { found: current });
+            return Ok(Some(MigrateOutcome::Newer { found: current }));
         }
         if current == target {
-            return Ok(MigrateOutcome::Done { from });
+            return Ok(Some(MigrateOutcome::Done { from }));
         }
         let step = &MIGRATIONS[current as usize];
         debug_assert_eq!(step.version, current + 1);
         tx.execute_batch(step.sql)?;
+        if step.rebuilds {
+            let violations: i64 =
+                tx.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+                    r.get(0)
+                })?;
+            if violations > 0 {
+                // Rolled back when `tx` drops: the library stays at the previous version.
+                return Err(rusqlite::Error::SqliteFailure(
+                    rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT),
+                    Some(format!(
+                        "upgrading to v{} ({}) would leave {violations} broken references",
+                        step.version, step.name
+                    )),
+                ));
+            }
+        }
         if current == 0 {
             tx.pragma_update(None, "application_id", APPLICATION_ID)?;
         }
@@ -214,4 +304,5 @@ pub(crate) fn migrate_to(conn: &mut Connection, target: u32) -> rusqlite::Result
             "library schema upgraded"
         );
     }
+    Ok(None)
 }

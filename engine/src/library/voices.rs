@@ -27,6 +27,8 @@ pub enum VoiceKind {
     Matched,
     /// Searched beyond the stock blends toward a speaker's clip (`voice_tunings` says how).
     Tuned,
+    /// A Piper (VITS) voice from the user's own model file (`piper_voices` says which).
+    Piper,
 }
 
 impl VoiceKind {
@@ -38,6 +40,7 @@ impl VoiceKind {
             VoiceKind::Blend => "blend",
             VoiceKind::Matched => "matched",
             VoiceKind::Tuned => "tuned",
+            VoiceKind::Piper => "piper",
         }
     }
 
@@ -47,6 +50,7 @@ impl VoiceKind {
             "blend" => VoiceKind::Blend,
             "matched" => VoiceKind::Matched,
             "tuned" => VoiceKind::Tuned,
+            "piper" => VoiceKind::Piper,
             _ => return None,
         })
     }
@@ -280,7 +284,7 @@ impl Library {
         VoiceKind::parse(&kind).ok_or_else(|| self.malformed("voice kind", &kind))
     }
 
-    fn voice_where(
+    pub(crate) fn voice_where(
         &self,
         clause: &str,
         value: impl rusqlite::ToSql,

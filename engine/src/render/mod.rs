@@ -167,7 +167,7 @@ impl SentenceSource for FromModel {
         phonemes: &str,
         request: &SpeechRequest,
     ) -> Result<SentenceAudio, RenderError> {
-        let segments = engine.sentence_segments(phonemes);
+        let segments = engine.sentence_segments_for(phonemes, request)?;
         Ok(engine.render_segments_timed(segments, request, Mode::Offline)?)
     }
 }
@@ -250,7 +250,8 @@ pub fn render_episode(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<RenderReport, RenderError> {
     let started = std::time::Instant::now();
-    let mut plans = plan_episode(episode)?;
+    let mut plans =
+        plan::plan_episode_with(episode, &|spec| engine.piper_voice(spec).ok().flatten())?;
     if !plans.iter().any(LinePlan::speaks) {
         return Err(RenderError::NothingToSay);
     }

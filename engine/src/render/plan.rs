@@ -19,8 +19,9 @@ use crate::phonemes::Language;
 use crate::script::{Episode, Line, Piece, Position, SoundCue};
 use crate::speech::SPEED_RANGE;
 use crate::text;
-use crate::voice::VoiceSpec;
+use crate::voice::{PiperVoice, VoiceSpec};
 use crate::words::phonemize_words;
+use std::sync::Arc;
 
 use super::RenderError;
 
@@ -145,13 +146,32 @@ fn placeholder_index(c: char) -> Option<usize> {
 /// Plans every line of `episode`. Lines with nothing speakable are kept (with no steps) so that
 /// line indices stay those of the script; the renderer skips them.
 pub fn plan_episode(episode: &Episode) -> Result<Vec<LinePlan>, RenderError> {
+    plan_episode_with(episode, &|_| None)
+}
+
+/// [`plan_episode`] for a cast that may hold Piper voices: `piper` gives the registered voice
+/// a spec names (the engine's, [`crate::Engine::piper_voice`]), whose lines are read as
+/// piper-tts reads them.
+pub fn plan_episode_with(
+    episode: &Episode,
+    piper: &dyn Fn(&VoiceSpec) -> Option<Arc<PiperVoice>>,
+) -> Result<Vec<LinePlan>, RenderError> {
     let source: Vec<&str> = episode.text.split('\n').collect();
     episode
         .lines
         .iter()
         .enumerate()
-        .map(|(index, line)| plan_line(episode, &source, index, line))
+        .map(|(index, line)| plan_line(episode, &source, index, line, piper))
         .collect()
+}
+
+/// How a line's sentences become phonemes.
+#[derive(Clone)]
+enum Reader {
+    /// Banter's pipeline in the voice's language (Kokoro).
+    Kokoro(Language),
+    /// piper-tts's pipeline for this voice.
+    Piper(Arc<PiperVoice>),
 }
 
 fn plan_line(
@@ -159,6 +179,7 @@ fn plan_line(
     source: &[&str],
     index: usize,
     line: &Line,
+    piper: &dyn Fn(&VoiceSpec) -> Option<Arc<PiperVoice>>,
 ) -> Result<LinePlan, RenderError> {
     let member = episode
         .cast
@@ -171,7 +192,16 @@ fn plan_line(
         at: episode.locate(line.position),
         message: format!("voice of {}: {e}", member.name),
     })?;
-    let language = spec.language();
+    let reader = match spec.piper_key() {
+        Some(key) => Reader::Piper(piper(&spec).ok_or_else(|| RenderError::Script {
+            at: episode.locate(line.position),
+            message: format!(
+                "the voice of {} is a Piper voice ({key}) this engine does not know; add it with `banter voices add`",
+                member.name
+            ),
+        })?),
+        None => Reader::Kokoro(spec.language()),
+    };
     let base_speed = member.speed.or(episode.settings.speed).unwrap_or(1.0);
     let keep = episode.settings.keep_stage_directions;
 
@@ -185,7 +215,7 @@ fn plan_line(
     let mut flush =
         |run: &mut Run, speed: f32, steps: &mut Vec<Step>, inline: &mut Vec<SoundCue>| {
             let from = steps.len();
-            flush(run, speed, language, steps, episode, line, &mut finder)?;
+            flush(run, speed, &reader, steps, episode, line, &mut finder)?;
             sounds::attach_inline(steps, from, inline);
             Ok::<(), RenderError>(())
         };
@@ -275,7 +305,7 @@ impl Run {
 fn flush(
     run: &mut Run,
     speed: f32,
-    language: Language,
+    reader: &Reader,
     steps: &mut Vec<Step>,
     episode: &Episode,
     line: &Line,
@@ -288,11 +318,23 @@ fn flush(
     let speed = speed.clamp(*SPEED_RANGE.start(), *SPEED_RANGE.end());
     for range in text::split_sentences(&run.text) {
         let caption = caption_of(&run, range.clone());
-        let (phonemes, words) =
-            phonemize_sentence(&run, range, language).map_err(|e| RenderError::Script {
-                at: episode.locate(line.position),
-                message: format!("cannot phonemize \"{}\": {e}", excerpt(&caption)),
-            })?;
+        let cannot = |e: &dyn std::fmt::Display| RenderError::Script {
+            at: episode.locate(line.position),
+            message: format!("cannot phonemize \"{}\": {e}", excerpt(&caption)),
+        };
+        let (phonemes, words) = match reader {
+            Reader::Kokoro(language) => {
+                phonemize_sentence(&run, range, *language).map_err(|e| cannot(&e))?
+            }
+            // piper-tts reads the author's words; its sentences of one of ours are one pass.
+            // No word timing yet: the caption is timed by the sentence.
+            Reader::Piper(voice) => (
+                crate::segments::piper_sentences(&caption, voice)
+                    .map_err(|e| cannot(&e))?
+                    .concat(),
+                Vec::new(),
+            ),
+        };
         if phonemes.chars().any(char::is_alphabetic) {
             let words = words
                 .into_iter()

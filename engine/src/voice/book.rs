@@ -10,13 +10,15 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::assets::ModelStore;
 
-use super::{StockVoice, VoiceError, VoiceSpec, VoiceTable};
+use super::{PiperVoice, StockVoice, VoiceError, VoiceSpec, VoiceTable};
 
-/// Loaded voice tables by canonical spec; shareable between threads.
+/// Loaded voice tables by canonical spec, and the Piper voices registered by key; shareable
+/// between threads.
 #[derive(Debug)]
 pub struct VoiceBook {
     store: ModelStore,
     tables: Mutex<HashMap<String, Arc<VoiceTable>>>,
+    piper: Mutex<HashMap<String, Arc<PiperVoice>>>,
 }
 
 impl VoiceBook {
@@ -26,6 +28,7 @@ impl VoiceBook {
         Self {
             store: store.clone(),
             tables: Mutex::new(HashMap::new()),
+            piper: Mutex::new(HashMap::new()),
         }
     }
 
@@ -35,8 +38,50 @@ impl VoiceBook {
         stock_voices(&self.store)
     }
 
+    /// Checks that `spec` can be spoken: a Kokoro voice's table loads, a Piper voice is
+    /// registered.
+    pub fn check(&self, spec: &VoiceSpec) -> Result<(), VoiceError> {
+        match spec.piper_key() {
+            Some(key) => self.piper(key).map(|_| ()),
+            None => self.voice(spec).map(|_| ()),
+        }
+    }
+
+    /// Makes a Piper voice speakable; returns the spec that names it.
+    pub fn register_piper(&self, voice: PiperVoice) -> VoiceSpec {
+        let key = voice.key();
+        self.piper
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key.clone(), Arc::new(voice));
+        VoiceSpec {
+            terms: vec![super::BlendTerm {
+                voice: key,
+                weight: 1.0,
+            }],
+        }
+    }
+
+    /// The registered Piper voice with `key`.
+    pub fn piper(&self, key: &str) -> Result<Arc<PiperVoice>, VoiceError> {
+        self.piper
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(key)
+            .cloned()
+            .ok_or_else(|| VoiceError::UnknownPiper {
+                key: key.to_owned(),
+            })
+    }
+
     /// Loads (once) the table of a stock voice or blend; a table registered for `spec` wins.
     pub fn voice(&self, spec: &VoiceSpec) -> Result<Arc<VoiceTable>, VoiceError> {
+        if let Some(key) = spec.piper_key() {
+            return Err(VoiceError::MalformedBlend {
+                spec: key.to_owned(),
+                reason: "a Piper voice has no style table".to_owned(),
+            });
+        }
         let key = spec.canonical();
         if let Some(t) = self.lock().get(&key) {
             return Ok(Arc::clone(t));

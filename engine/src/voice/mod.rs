@@ -11,8 +11,14 @@ use std::path::{Path, PathBuf};
 use crate::phonemes::Language;
 
 mod book;
+mod piper;
 
 pub use book::{stock_voices, VoiceBook};
+pub use piper::{
+    file_sha256, inspect_piper_model, is_piper_key, PiperModelInfo, PiperVoice, PIPER_PREFIX,
+};
+/// A Piper voice's `.onnx.json`, validated.
+pub use vits::config::PiperConfig;
 
 /// Rows in a voice table: one per possible phoneme count (1..=510).
 pub const STYLE_ROWS: usize = 510;
@@ -31,6 +37,14 @@ pub enum VoiceError {
     BadTable { path: PathBuf, len: usize },
     #[error("voice table {path} contains non-finite values")]
     NonFinite { path: PathBuf },
+    #[error("Piper voice {name} ({path}): {reason}")]
+    PiperFile {
+        name: String,
+        path: PathBuf,
+        reason: String,
+    },
+    #[error("the Piper voice `{key}` is not known to this engine (add it with `banter voices add NAME FILE.onnx`)")]
+    UnknownPiper { key: String },
     #[error(transparent)]
     Io(#[from] std::io::Error),
 }
@@ -147,9 +161,10 @@ impl VoiceSpec {
                 (part, 1.0)
             };
             if name.is_empty()
-                || !name
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                || !(is_piper_key(name)
+                    || name
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
             {
                 return Err(bad(&format!("`{name}` is not a voice name")));
             }
@@ -161,7 +176,21 @@ impl VoiceSpec {
         if terms.iter().map(|t| t.weight).sum::<f32>() <= 0.0 {
             return Err(bad("the weights add up to zero"));
         }
+        if terms.len() > 1 && terms.iter().any(|t| is_piper_key(&t.voice)) {
+            return Err(bad(
+                "a Piper voice cannot be blended (blends mix Kokoro voices' style tables)",
+            ));
+        }
         Ok(Self { terms })
+    }
+
+    /// The Piper voice's key when this spec names one (see [`PiperVoice::key`]).
+    #[must_use]
+    pub fn piper_key(&self) -> Option<&str> {
+        match self.terms.as_slice() {
+            [one] if is_piper_key(&one.voice) => Some(&one.voice),
+            _ => None,
+        }
     }
 
     /// The language to phonemize in: that of the heaviest term (American English if unknown).

@@ -9,7 +9,8 @@
 
 use crate::library::{Library, VoiceKind};
 use crate::script::Episode;
-use crate::voice::{VoiceSpec, VoiceTable};
+use crate::speech::SynthError;
+use crate::voice::{PiperVoice, VoiceError, VoiceSpec, VoiceTable};
 use crate::Engine;
 
 use super::VoiceMatchError;
@@ -21,6 +22,60 @@ pub struct LibraryVoice {
     pub spec: VoiceSpec,
     /// The stored table (`None` for a saved voice without one: its recipe is rendered).
     pub table: Option<VoiceTable>,
+    /// A Piper voice, to register with the engine before its spec is spoken.
+    pub piper: Option<PiperVoice>,
+}
+
+impl LibraryVoice {
+    /// Makes the engine speak this voice as saved (its table, or its Piper model).
+    pub fn register(&self, engine: &Engine) {
+        if let Some(table) = &self.table {
+            engine.register_voice(&self.spec, table.clone());
+        }
+        if let Some(piper) = &self.piper {
+            engine.register_piper(piper.clone());
+        }
+    }
+}
+
+/// The Piper voice the library keeps under `name`, checked against its file's path and size
+/// (the sha256 is checked when the model is loaded): a moved or deleted file is an error that
+/// says which and where, before anything is queued.
+pub fn piper_voice(library: &Library, name: &str) -> Result<Option<PiperVoice>, VoiceMatchError> {
+    let Some(record) = library.piper_record(name)? else {
+        return Ok(None);
+    };
+    let missing = |reason: String| {
+        VoiceMatchError::Synth(SynthError::Voice(VoiceError::PiperFile {
+            name: name.to_owned(),
+            path: record.onnx_path.clone(),
+            reason,
+        }))
+    };
+    let config = vits::config::PiperConfig::parse(&record.config_json)
+        .map_err(|e| missing(format!("its saved .onnx.json no longer reads: {e}")))?;
+    match std::fs::metadata(&record.onnx_path) {
+        Ok(meta) if meta.len() == record.onnx_size => {}
+        Ok(meta) => {
+            return Err(missing(format!(
+                "the file is {} bytes, not the {} it had when the voice was added: it was replaced; add the voice again",
+                meta.len(),
+                record.onnx_size
+            )))
+        }
+        Err(e) => {
+            return Err(missing(format!(
+                "the model file cannot be read ({e}): was it moved or deleted? Put it back or add the voice again from its new place"
+            )))
+        }
+    }
+    Ok(Some(PiperVoice {
+        name: name.to_owned(),
+        onnx: record.onnx_path.clone(),
+        sha256: record.onnx_sha256.clone(),
+        config: std::sync::Arc::new(config),
+        speaker: record.speaker,
+    }))
 }
 
 /// The blend or matched voice called `name`, if the library has one.
@@ -33,6 +88,25 @@ pub fn library_voice(
     };
     if voice.kind == VoiceKind::Stock {
         return Ok(None);
+    }
+    if voice.kind == VoiceKind::Piper {
+        let piper =
+            piper_voice(library, &voice.name)?.ok_or_else(|| VoiceMatchError::UnknownVoice {
+                what: "Piper voice without its model record (run `banter library check`)",
+                name: voice.name.clone(),
+            })?;
+        let spec = VoiceSpec {
+            terms: vec![crate::voice::BlendTerm {
+                voice: piper.key(),
+                weight: 1.0,
+            }],
+        };
+        return Ok(Some(LibraryVoice {
+            name: voice.name,
+            spec,
+            table: None,
+            piper: Some(piper),
+        }));
     }
     let recipe = voice.recipe.ok_or_else(|| VoiceMatchError::UnknownVoice {
         what: "library voice without a recipe",
@@ -58,6 +132,7 @@ pub fn library_voice(
         name: voice.name,
         spec,
         table,
+        piper: None,
     }))
 }
 
@@ -70,9 +145,7 @@ pub fn resolve_voice(
 ) -> Result<VoiceSpec, VoiceMatchError> {
     if let Some(lib) = library {
         if let Some(v) = library_voice(lib, name)? {
-            if let Some(table) = v.table {
-                engine.register_voice(&v.spec, table);
-            }
+            v.register(engine);
             return Ok(v.spec);
         }
     }
@@ -96,9 +169,7 @@ pub fn resolve_cast(
             continue;
         };
         let recipe = v.spec.canonical();
-        if let Some(table) = v.table {
-            engine.register_voice(&v.spec, table);
-        }
+        v.register(engine);
         rewritten.push((member.name.clone(), v.name, recipe.clone()));
         member.voice = recipe;
     }

@@ -161,6 +161,18 @@ fn every_earlier_version_upgrades_to_the_fresh_schema_keeping_data() {
             assert_eq!(autosave.script, "HOST: hi!");
             assert!(autosave.cast.is_empty(), "an older autosave has no cast");
         }
+        if from >= 4 {
+            // Rebuilding the voices table (v6) keeps the tuned voice's tuning row.
+            let tunings: i64 = lib
+                .conn
+                .query_row(
+                    "SELECT count(*) FROM voice_tunings WHERE voice_id = 50",
+                    [],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            assert_eq!(tunings, 1, "from v{from}: the tuning survived");
+        }
         // the new tables work
         let key = crate::library::RenderKey::from_hex(&"ab".repeat(32)).unwrap();
         lib.cache_put(&key, &[0.5; 8], 24_000).unwrap();

@@ -1,0 +1,196 @@
+//! Piper voices on the model thread: their VITS models, loaded when first spoken, through the
+//! one model interface (`scheduler::model`).
+//!
+//! A segment begins with [`Vits::encode`] (text encoder, durations, the prior's sample: cheap,
+//! and it says how long the sentence is), and one scheduling step decodes it (flow and
+//! HiFi-GAN) and resamples it from the voice's rate to the engine's 24 kHz, so a Piper line
+//! joins a Kokoro episode on one timeline. The model file is hashed when it is loaded and must
+//! still be the file the voice was added with: a replaced or moved file is an error naming it,
+//! never another voice speaking.
+//!
+//! Costs are reported in Kokoro's decoder frames of the same audio length (12.5 ms), so the
+//! scheduler's deadlines and prices stay in one unit across families.
+
+use std::sync::Arc;
+
+use candle_core::Device;
+use vits::model::{Noise, Prior, Vits};
+
+use crate::audio::resample::Resampler;
+use crate::scheduler::SegmentJob;
+use crate::speech::{check_speed, Segment, SpeechRequest, SynthError, SAMPLE_RATE};
+use crate::voice::{file_sha256, PiperVoice, VoiceBook, VoiceError};
+
+/// Kokoro decoder frames per second of audio (the scheduler's unit of work).
+const FRAMES_PER_SECOND: f64 = SAMPLE_RATE as f64 / 300.0;
+/// Models kept loaded at once; the least recently used goes first.
+const LOADED_MODELS: usize = 6;
+/// The seed of every sentence's noise: the same text in the same voice is the same audio.
+const SEED: u64 = 0x5049_5045_5221;
+
+/// The Piper models loaded on the model thread, by the model file's sha256.
+pub(crate) struct PiperModels {
+    voices: Arc<VoiceBook>,
+    device: Device,
+    loaded: std::cell::RefCell<Vec<(String, Arc<Vits>)>>,
+}
+
+impl PiperModels {
+    pub(crate) fn new(voices: Arc<VoiceBook>, device: Device) -> Self {
+        Self {
+            voices,
+            device,
+            loaded: std::cell::RefCell::new(Vec::new()),
+        }
+    }
+
+    fn model(&self, voice: &PiperVoice) -> Result<Arc<Vits>, SynthError> {
+        let mut loaded = self.loaded.borrow_mut();
+        if let Some(i) = loaded.iter().position(|(sha, _)| *sha == voice.sha256) {
+            let entry = loaded.remove(i);
+            let model = Arc::clone(&entry.1);
+            loaded.push(entry);
+            return Ok(model);
+        }
+        let sha = file_sha256(&voice.onnx).map_err(|e| match e {
+            VoiceError::Io(source) => SynthError::Voice(VoiceError::PiperFile {
+                name: voice.name.clone(),
+                path: voice.onnx.clone(),
+                reason: source.to_string(),
+            }),
+            other => SynthError::Voice(other),
+        })?;
+        if sha != voice.sha256 {
+            return Err(SynthError::Voice(VoiceError::PiperFile {
+                name: voice.name.clone(),
+                path: voice.onnx.clone(),
+                reason: "the file changed since the voice was added (its sha256 differs); add it again if the new file is the voice you want".to_owned(),
+            }));
+        }
+        let model = Vits::read(&voice.onnx, &self.device).map_err(|e| {
+            SynthError::Voice(VoiceError::PiperFile {
+                name: voice.name.clone(),
+                path: voice.onnx.clone(),
+                reason: e.to_string(),
+            })
+        })?;
+        let model = Arc::new(model);
+        if loaded.len() >= LOADED_MODELS {
+            loaded.remove(0);
+        }
+        loaded.push((sha, Arc::clone(&model)));
+        Ok(model)
+    }
+
+    /// Encodes `segment` in the Piper voice the request names.
+    pub(crate) fn begin(
+        &self,
+        segment: &Segment,
+        request: &SpeechRequest,
+    ) -> Result<Box<dyn SegmentJob>, SynthError> {
+        check_speed(request.speed)?;
+        let key = request.voice.piper_key().ok_or_else(|| {
+            SynthError::Voice(VoiceError::UnknownPiper {
+                key: request.voice.canonical(),
+            })
+        })?;
+        let voice = self.voices.piper(key)?;
+        let model = self.model(&voice)?;
+        let ids: Vec<i64> = segment.ids.iter().map(|&i| i64::from(i)).collect();
+        let mut scales = voice.config.inference;
+        scales.length_scale /= request.speed;
+        let prior = model
+            .encode(&ids, scales, voice.speaker, &Noise::Seeded(SEED))
+            .map_err(|e| piper_error(&voice, &e))?;
+        let rate = voice.config.sample_rate;
+        let seconds = (prior.frames() * model.hop()) as f64 / f64::from(rate);
+        Ok(Box::new(PiperJob {
+            model,
+            voice,
+            prior: Some(prior),
+            frames: (seconds * FRAMES_PER_SECOND).ceil().max(1.0) as usize,
+        }))
+    }
+}
+
+fn piper_error(voice: &PiperVoice, e: &vits::VitsError) -> SynthError {
+    match e {
+        vits::VitsError::Candle(c) => SynthError::Inference(candle_core::Error::Msg(format!(
+            "Piper voice {}: {c}",
+            voice.name
+        ))),
+        other => SynthError::Voice(VoiceError::PiperFile {
+            name: voice.name.clone(),
+            path: voice.onnx.clone(),
+            reason: other.to_string(),
+        }),
+    }
+}
+
+/// One Piper sentence: encoded, waiting for its decode.
+struct PiperJob {
+    model: Arc<Vits>,
+    voice: Arc<PiperVoice>,
+    prior: Option<Prior>,
+    frames: usize,
+}
+
+impl SegmentJob for PiperJob {
+    fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
+        let Some(prior) = self.prior.take() else {
+            return Ok(None);
+        };
+        let audio = self
+            .model
+            .decode(&prior)
+            .map_err(|e| piper_error(&self.voice, &e))?;
+        if !audio.iter().all(|x| x.is_finite()) {
+            return Err(SynthError::DamagedModel {
+                path: self.voice.onnx.display().to_string(),
+            });
+        }
+        Ok(Some(to_engine_rate(&audio, self.voice.config.sample_rate)?))
+    }
+
+    fn is_done(&self) -> bool {
+        self.prior.is_none()
+    }
+
+    fn next_step_frames(&self) -> f64 {
+        self.frames as f64
+    }
+
+    fn frames_to_audio(&self) -> f64 {
+        if self.prior.is_some() {
+            self.frames as f64
+        } else {
+            0.0
+        }
+    }
+
+    fn frames(&self) -> usize {
+        self.frames
+    }
+}
+
+/// A voice's samples at the engine's 24 kHz.
+fn to_engine_rate(audio: &[f32], rate: u32) -> Result<Vec<f32>, SynthError> {
+    if rate == SAMPLE_RATE {
+        return Ok(audio.to_vec());
+    }
+    let fail = |e: crate::audio::AudioError| {
+        SynthError::Inference(candle_core::Error::Msg(format!(
+            "resampling {rate} Hz to {SAMPLE_RATE} Hz: {e}"
+        )))
+    };
+    let mut r = Resampler::new(rate, SAMPLE_RATE).map_err(fail)?;
+    let mut out = Vec::with_capacity(audio.len() * SAMPLE_RATE as usize / rate as usize + 1);
+    r.process(audio, &mut out).map_err(fail)?;
+    r.flush(&mut out).map_err(fail)?;
+    Ok(out)
+}
+
+/// True when the request names a Piper voice ([`crate::families`] routes it here).
+pub(crate) fn is_piper(request: &SpeechRequest) -> bool {
+    request.voice.piper_key().is_some()
+}
