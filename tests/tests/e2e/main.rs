@@ -8,6 +8,7 @@ mod assets;
 mod cli;
 mod convert;
 mod phonemes;
+mod piper;
 mod render;
 mod sound;
 mod speaker;
