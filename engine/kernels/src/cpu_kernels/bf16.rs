@@ -46,6 +46,9 @@ pub fn geometry() -> String {
 pub(super) const MR: usize = 6;
 /// Rows per parallel task (a multiple of [`MR`]).
 const ROWS_PER_TASK: usize = 96;
+/// Outputs up to this many values (1 MiB) are zeroed up front and split by rows and panels;
+/// larger ones by rows alone, each task touching its own rows first.
+const GRID_MAX_VALUES: usize = 256 * 1024;
 
 /// Calls `micro::<M, NV>(args…)` for run-time `m` (1 to 6 rows; any other does nothing) and
 /// `nv` (2, 3 or 4 vectors; any other is 1): the one dispatch every vector kernel's row tail
@@ -519,18 +522,27 @@ pub fn conv(x: Rows<'_>, w: &PackedWeights, g: Geometry) -> Option<Vec<f32>> {
         })
         .collect();
     let len = g.rows.checked_mul(n)?;
-    if g.rows <= ROWS_PER_TASK {
-        // Few rows (an encoder layer, a row per phoneme): the tasks split the columns.
+    let row_blocks = g.rows.div_ceil(ROWS_PER_TASK);
+    if row_blocks * ROWS_PER_TASK * n <= GRID_MAX_VALUES {
+        // Few rows (an encoder layer, a row per phoneme or frame): the tasks split the
+        // columns, and past one task's rows the rows too, so that a few hundred rows over a
+        // few panels still make enough tasks for every thread (three row blocks alone left
+        // one of two threads idle for a third of the product).
         let mut out = vec![0f32; len];
         let dst = Output(out.as_mut_ptr());
-        panels.par_iter().for_each(|p| {
+        let tasks: Vec<(usize, &Panel)> = (0..row_blocks)
+            .flat_map(|b| panels.iter().map(move |p| (b * ROWS_PER_TASK, p)))
+            .collect();
+        tasks.par_iter().for_each(|&(r0, p)| {
+            let rows = ROWS_PER_TASK.min(g.rows - r0);
             // SAFETY: `conv_panel`'s contract: the CPU has the instructions (`runs_here()`
-            // above, for the format `rows_of_panel` dispatches on; `x` is its element type); rows 0..g.rows read inside `x` (the `last` check above); `p` is one of
-            // `panels(n)` with its offset into `w` (built from `w` just above); `dst` is the
-            // start of `out`, g.rows × n values, alive until after this `for_each`; and each
-            // task writes only the columns of its own panel, which no other task touches,
-            // while nothing else reads or writes `out`.
-            unsafe { rows_of_panel(x, w, g, 0, g.rows, p, dst.get()) }
+            // above, for the format `rows_of_panel` dispatches on; `x` is its element type);
+            // rows r0..r0 + rows (inside 0..g.rows) read inside `x` (the `last` check above);
+            // `p` is one of `panels(n)` with its offset into `w` (built from `w` just above);
+            // `dst` + r0·n is row r0 of `out` (g.rows × n values, alive until after this
+            // `for_each`); and each task writes only the columns of its own panel in its own
+            // rows, which no other task touches, while nothing else reads or writes `out`.
+            unsafe { rows_of_panel(x, w, g, r0, rows, p, dst.get().wrapping_add(r0 * n)) }
         });
         return Some(out);
     }
@@ -997,8 +1009,10 @@ mod tests {
                 (12, 22, 64, 45, 6, 1),
                 (3, 66, 32, 40, 1, 2),
                 (1, 2, 32, 16, 1, 1),
-                // Many row tasks, the last one short.
+                // Row blocks by panels, the last block short.
                 (3, 32, 64, 1001, 1, 2),
+                // Past the grid's size: row tasks alone, the last one short.
+                (1, 16, 272, 1000, 1, 1),
             ] {
                 let g = Geometry {
                     rows,
