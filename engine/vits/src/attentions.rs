@@ -29,6 +29,11 @@ pub struct RelativeAttention {
 }
 
 impl RelativeAttention {
+    /// Every convolution of the module, for choosing their CPU kernel.
+    pub fn convs_mut(&mut self) -> Vec<&mut Conv> {
+        vec![&mut self.q, &mut self.k, &mut self.v, &mut self.o]
+    }
+
     pub fn load(ck: &Checkpoint, name: &str, device: &Device) -> Result<Self, VitsError> {
         let q = Conv::load(ck, &format!("{name}.conv_q"), device)?;
         let k = Conv::load(ck, &format!("{name}.conv_k"), device)?;
@@ -77,68 +82,78 @@ impl RelativeAttention {
         let q = heads(self.q.forward(x)?)?.affine(scale, 0.0)?;
         let k = heads(self.k.forward(x)?)?;
         let v = heads(self.v.forward(x)?)?;
-        let mut scores = q.matmul(&k.transpose(1, 2)?.contiguous()?)?; // [h, t, t]
-        let band = Band::new(t, self.window, x.device())?;
-        // q · rel_k for every offset: [h, t, span], added on its diagonal.
+        let scores = q.matmul(&k.transpose(1, 2)?.contiguous()?)?; // [h, t, t]
+                                                                   // q · rel_k for every offset: [h, t, span], added on its diagonal.
         let rel_logits = q.broadcast_matmul(&self.rel_k.t()?.contiguous()?)?;
-        scores = (scores + band.spread(&rel_logits)?)?;
-        let p = candle_nn::ops::softmax_last_dim(&scores)?;
+        let band = Band {
+            t,
+            window: self.window,
+        };
+        let mut scores = scores.flatten_all()?.to_vec1::<f32>()?;
+        band.spread_add(&mut scores, &rel_logits.flatten_all()?.to_vec1::<f32>()?);
+        // candle's softmax, whose vectorised sums the goldens were matched with
+        let p = candle_nn::ops::softmax_last_dim(&Tensor::from_vec(
+            scores,
+            (self.heads, t, t),
+            x.device(),
+        )?)?;
+        let rel_weights = band.gather(&p.flatten_all()?.to_vec1::<f32>()?); // [h, t, span]
+        let rel_weights = Tensor::from_vec(rel_weights, (self.heads, t, band.span()), x.device())?;
         let mut out = p.matmul(&v)?; // [h, t, d]
-        let rel_weights = band.gather(&p)?; // [h, t, span]
         out = (out + rel_weights.broadcast_matmul(&self.rel_v)?)?;
         let out = out.transpose(1, 2)?.reshape((1, channels, t))?;
         self.o.forward(&out)
     }
 }
 
-/// The `2·window + 1` diagonals around the main one of a `t × t` matrix, as 0/1 masks
-/// `[span, t, t]`: entry `(r, i, j)` is 1 where `j - i = r - window`.
+/// The `2·window + 1` diagonals around the main one of each `t × t` matrix of a row-major
+/// `[h, t, t]` host array: offset `r` is column `i + r - window` of row `i`.
+///
+/// Why host loops: written with candle's ops the band needed `span` dense `t × t` masks and a
+/// multiply-add over all of `[h, t, t]` per diagonal, O(span·t²) work and memory per layer
+/// where the band holds O(span·t) values (at 400 phonemes, 14 passes over 1.3 MB arrays per
+/// layer for 7 200 useful values).
 struct Band {
-    masks: Tensor,
-    span: usize,
+    t: usize,
+    window: usize,
 }
 
 impl Band {
-    fn new(t: usize, window: usize, device: &Device) -> Result<Self, VitsError> {
-        let span = 2 * window + 1;
-        let mut m = vec![0f32; span * t * t];
-        for r in 0..span {
-            for i in 0..t {
-                let j = i as isize + r as isize - window as isize;
-                if (0..t as isize).contains(&j) {
-                    m[(r * t + i) * t + j as usize] = 1.0;
-                }
-            }
-        }
-        Ok(Self {
-            masks: Tensor::from_vec(m, (span, t, t), device)?,
-            span,
+    fn span(&self) -> usize {
+        2 * self.window + 1
+    }
+
+    /// `(row, r, column)` for each in-range band entry of row `i`.
+    fn entries(&self, i: usize) -> impl Iterator<Item = (usize, usize)> {
+        let (t, w) = (self.t, self.window);
+        (0..=2 * w).filter_map(move |r| {
+            let j = (i + r).checked_sub(w)?;
+            (j < t).then_some((r, j))
         })
     }
 
-    /// `[h, t, span]` → `[h, t, t]`, value `(h, i, r)` placed at column `i + r - window`.
-    fn spread(&self, rel: &Tensor) -> Result<Tensor, VitsError> {
-        let mut acc: Option<Tensor> = None;
-        for r in 0..self.span {
-            let col = rel.narrow(D::Minus1, r, 1)?; // [h, t, 1]
-            let term = col.broadcast_mul(&self.masks.get(r)?.unsqueeze(0)?)?;
-            acc = Some(match acc {
-                Some(a) => (a + term)?,
-                None => term,
-            });
+    /// `scores[h, i, i + r - window] += rel[h, i, r]` (`rel` `[h, t, span]`).
+    fn spread_add(&self, scores: &mut [f32], rel: &[f32]) {
+        let (t, span) = (self.t, self.span());
+        for (hi, row) in scores.chunks_exact_mut(t).enumerate() {
+            let i = hi % t;
+            for (r, j) in self.entries(i) {
+                row[j] += rel[hi * span + r];
+            }
         }
-        acc.ok_or_else(|| VitsError::Input("empty band".to_owned()))
     }
 
-    /// `[h, t, t]` → `[h, t, span]`: the band's entries of each row.
-    fn gather(&self, p: &Tensor) -> Result<Tensor, VitsError> {
-        let cols = (0..self.span)
-            .map(|r| {
-                p.broadcast_mul(&self.masks.get(r)?.unsqueeze(0)?)?
-                    .sum_keepdim(D::Minus1)
-            })
-            .collect::<candle_core::Result<Vec<_>>>()?;
-        Ok(Tensor::cat(&cols, D::Minus1)?)
+    /// `[h, t, t]` → `[h, t, span]`: the band's entries of each row (0 outside the matrix).
+    fn gather(&self, p: &[f32]) -> Vec<f32> {
+        let (t, span) = (self.t, self.span());
+        let mut out = vec![0f32; p.len() / t * span];
+        for (hi, row) in p.chunks_exact(t).enumerate() {
+            let i = hi % t;
+            for (r, j) in self.entries(i) {
+                out[hi * span + r] = row[j];
+            }
+        }
+        out
     }
 }
 
@@ -151,6 +166,11 @@ pub struct FeedForward {
 }
 
 impl FeedForward {
+    /// Every convolution of the module, for choosing their CPU kernel.
+    pub fn convs_mut(&mut self) -> Vec<&mut Conv> {
+        vec![&mut self.conv_1, &mut self.conv_2]
+    }
+
     pub fn load(ck: &Checkpoint, name: &str, device: &Device) -> Result<Self, VitsError> {
         let conv_1 = Conv::load(ck, &format!("{name}.conv_1"), device)?;
         let conv_2 = Conv::load(ck, &format!("{name}.conv_2"), device)?;
@@ -177,6 +197,18 @@ pub struct Encoder {
 }
 
 impl Encoder {
+    /// Every convolution of the module, for choosing their CPU kernel.
+    pub fn convs_mut(&mut self) -> Vec<&mut Conv> {
+        self.layers
+            .iter_mut()
+            .flat_map(|(a, _, f, _)| {
+                let mut v = a.convs_mut();
+                v.extend(f.convs_mut());
+                v
+            })
+            .collect()
+    }
+
     pub fn load(ck: &Checkpoint, name: &str, device: &Device) -> Result<Self, VitsError> {
         let n = ck.count(&format!("{name}.attn_layers"));
         if n == 0 {

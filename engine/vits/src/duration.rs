@@ -19,6 +19,14 @@ pub struct DdsConv {
 }
 
 impl DdsConv {
+    /// Every convolution of the module, for choosing their CPU kernel.
+    pub fn convs_mut(&mut self) -> Vec<&mut Conv> {
+        self.layers
+            .iter_mut()
+            .flat_map(|(a, _, b, _)| [a, b])
+            .collect()
+    }
+
     pub fn load(ck: &Checkpoint, name: &str, device: &Device) -> Result<Self, VitsError> {
         let n = ck.count(&format!("{name}.convs_sep"));
         let layers = (0..n)
@@ -61,6 +69,13 @@ pub struct ConvFlow {
 const TAIL_BOUND: f32 = 5.0;
 
 impl ConvFlow {
+    /// Every convolution of the module, for choosing their CPU kernel.
+    pub fn convs_mut(&mut self) -> Vec<&mut Conv> {
+        let mut v = vec![&mut self.pre, &mut self.proj];
+        v.extend(self.convs.convs_mut());
+        v
+    }
+
     pub fn load(ck: &Checkpoint, name: &str, device: &Device) -> Result<Self, VitsError> {
         let pre = Conv::load(ck, &format!("{name}.pre"), device)?;
         let proj = Conv::load(ck, &format!("{name}.proj"), device)?;
@@ -126,6 +141,15 @@ pub struct DurationPredictor {
 }
 
 impl DurationPredictor {
+    /// Every convolution of the module, for choosing their CPU kernel.
+    pub fn convs_mut(&mut self) -> Vec<&mut Conv> {
+        let mut v = vec![&mut self.pre, &mut self.proj];
+        v.extend(self.cond.as_mut());
+        v.extend(self.convs.convs_mut());
+        v.extend(self.flows.iter_mut().flat_map(ConvFlow::convs_mut));
+        v
+    }
+
     pub fn load(ck: &Checkpoint, device: &Device) -> Result<Self, VitsError> {
         let n = ck.count("dp.flows");
         // flows: 0 affine, then (ConvFlow, Flip) pairs; the reverse pass skips ConvFlow 1.

@@ -22,6 +22,17 @@ pub struct Wn {
 }
 
 impl Wn {
+    /// Every convolution of the module, for choosing their CPU kernel.
+    pub fn convs_mut(&mut self) -> Vec<&mut Conv> {
+        let mut v: Vec<&mut Conv> = self
+            .in_layers
+            .iter_mut()
+            .chain(self.res_skip.iter_mut())
+            .collect();
+        v.extend(self.cond.as_mut());
+        v
+    }
+
     pub fn load(ck: &Checkpoint, name: &str, device: &Device) -> Result<Self, VitsError> {
         let n = ck.count(&format!("{name}.in_layers"));
         let in_layers = (0..n)
@@ -93,6 +104,13 @@ pub struct Coupling {
 }
 
 impl Coupling {
+    /// Every convolution of the module, for choosing their CPU kernel.
+    pub fn convs_mut(&mut self) -> Vec<&mut Conv> {
+        let mut v = vec![&mut self.pre, &mut self.post];
+        v.extend(self.enc.convs_mut());
+        v
+    }
+
     pub fn load(ck: &Checkpoint, name: &str, device: &Device) -> Result<Self, VitsError> {
         let post = Conv::load(ck, &format!("{name}.post"), device)?;
         Ok(Self {
@@ -119,6 +137,14 @@ pub struct Flow {
 }
 
 impl Flow {
+    /// Every convolution of the module, for choosing their CPU kernel.
+    pub fn convs_mut(&mut self) -> Vec<&mut Conv> {
+        self.layers
+            .iter_mut()
+            .flat_map(Coupling::convs_mut)
+            .collect()
+    }
+
     pub fn load(ck: &Checkpoint, device: &Device) -> Result<Self, VitsError> {
         let n = ck.count("flow.flows");
         let layers = (0..n)

@@ -6,9 +6,13 @@
 //! graph the reference runs. Depthwise convolutions (the duration predictor's, one group per
 //! channel) are a few shifted multiply-adds instead of candle's one-product-per-group path.
 
+use std::sync::Arc;
+
 use candle_core::{DType, Device, Module, Tensor, D};
+use kernels::cpu_kernels::CpuKernel;
 
 use crate::checkpoint::{Checkpoint, ConvAttrs};
+use crate::packed::PackedConv;
 use crate::VitsError;
 
 /// A tensor from the checkpoint, on `device`, with its expected shape checked.
@@ -39,6 +43,8 @@ pub struct Conv {
     attrs: ConvAttrs,
     /// For depthwise convs: the kernel as `[k]` tensors of shape `[1, channels, 1]`.
     taps: Vec<Tensor>,
+    /// The weights packed for a CPU kernel, where [`Self::use_cpu_kernel`] chose one.
+    packed: Option<Arc<PackedConv>>,
 }
 
 impl Conv {
@@ -74,7 +80,24 @@ impl Conv {
             bias,
             attrs,
             taps,
+            packed: None,
         })
+    }
+
+    /// Runs this convolution's products on the CPU kernel `kernel` from now on (its weights
+    /// packed once), or on candle's ops with `None`. Returns whether the kernel runs them: not
+    /// for transposed, grouped or depthwise convolutions, off the CPU, or where the kernels
+    /// decline the shape.
+    pub fn use_cpu_kernel(&mut self, kernel: Option<CpuKernel>) -> Result<bool, VitsError> {
+        self.packed = None;
+        let Some(kernel) = kernel else {
+            return Ok(false);
+        };
+        if !self.weight.device().is_cpu() || !self.taps.is_empty() {
+            return Ok(false);
+        }
+        self.packed = PackedConv::pack(self, kernel)?.map(Arc::new);
+        Ok(self.packed.is_some())
     }
 
     /// Output channels.
@@ -108,6 +131,11 @@ impl Conv {
 
     /// Runs the convolution on `x` (`[batch, channels, time]`).
     pub fn forward(&self, x: &Tensor) -> Result<Tensor, VitsError> {
+        if let Some(p) = &self.packed {
+            if x.device().is_cpu() && x.dim(0)? == 1 {
+                return p.forward_cm(x);
+            }
+        }
         let a = self.attrs;
         let y = if !self.taps.is_empty() {
             self.depthwise(x)?

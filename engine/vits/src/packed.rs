@@ -45,7 +45,7 @@ fn refused(what: &str) -> VitsError {
 
 /// A convolution (groups 1) on packed weights.
 #[derive(Debug, Clone)]
-struct PackedConv {
+pub(crate) struct PackedConv {
     w: Arc<Bf16Weights>,
     bias: Option<Vec<f32>>,
     c_in: usize,
@@ -59,7 +59,7 @@ struct PackedConv {
 
 impl PackedConv {
     /// `None` where the kernels decline (no AVX-512, odd `C_in`) or the conv is grouped.
-    fn pack(conv: &Conv, kernel: CpuKernel) -> Result<Option<Self>, VitsError> {
+    pub(crate) fn pack(conv: &Conv, kernel: CpuKernel) -> Result<Option<Self>, VitsError> {
         let a = conv.attrs();
         if a.transposed || a.groups != 1 {
             return Ok(None);
@@ -118,6 +118,53 @@ impl PackedConv {
         drop(xp);
         add_rows(&mut y, self.c_out, self.bias.as_deref(), residual, None);
         Ok((y, t_out))
+    }
+}
+
+impl PackedConv {
+    /// Channel-major convenience for the modules at the frame and phoneme rates:
+    /// `[1, C_in, T]` → `[1, C_out, T_out]`, the transposes done on the host (small next to
+    /// the product at these sizes).
+    pub(crate) fn forward_cm(&self, x: &Tensor) -> Result<Tensor, VitsError> {
+        let (b, c, t) = x.dims3()?;
+        if b != 1 || c != self.c_in {
+            return Err(refused("channel-major input of another shape"));
+        }
+        let cm = host(x)?;
+        let (top, bottom) = (self.pad_left, self.pad_right);
+        let mut xp = vec![0f32; (top + t + bottom) * c];
+        transpose_into(&cm, c, t, &mut xp[top * c..(top + t) * c]);
+        let t_out = self.out_len(t)?;
+        let y = self
+            .w
+            .product_host(&xp, t_out, self.stride, self.dilation)
+            .ok_or_else(|| refused("the product declined its input"))?;
+        let n = self.c_out;
+        let mut out = vec![0f32; n * t_out];
+        transpose_into(&y, t_out, n, &mut out);
+        if let Some(bias) = &self.bias {
+            for (row, &b) in out.chunks_exact_mut(t_out).zip(bias) {
+                for v in row.iter_mut() {
+                    *v += b;
+                }
+            }
+        }
+        Ok(Tensor::from_vec(out, (1, n, t_out), x.device())?)
+    }
+}
+
+/// `src` `[rows, cols]` row-major into `dst` as `[cols, rows]`, in tiles that keep both
+/// sides' cache lines in L1.
+fn transpose_into(src: &[f32], rows: usize, cols: usize, dst: &mut [f32]) {
+    const TILE: usize = 32;
+    for r0 in (0..rows).step_by(TILE) {
+        for c0 in (0..cols).step_by(TILE) {
+            for r in r0..(r0 + TILE).min(rows) {
+                for c in c0..(c0 + TILE).min(cols) {
+                    dst[c * rows + r] = src[r * cols + c];
+                }
+            }
+        }
     }
 }
 

@@ -27,6 +27,13 @@ pub struct Encoded {
 }
 
 impl TextEncoder {
+    /// Every convolution of the module, for choosing their CPU kernel.
+    pub fn convs_mut(&mut self) -> Vec<&mut Conv> {
+        let mut v = self.encoder.convs_mut();
+        v.push(&mut self.proj);
+        v
+    }
+
     pub fn load(ck: &Checkpoint, device: &Device) -> Result<Self, VitsError> {
         Ok(Self {
             emb: Embedding::load(ck, "enc_p.emb", device)?,
