@@ -277,7 +277,6 @@ pub fn piper_segment(phonemes: &str, voice: &PiperVoice) -> Result<Option<Segmen
     }))
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -257,7 +257,41 @@ impl Vits {
             .flatten_all()?
             .to_vec1()?)
     }
+
+    /// The samples of frames `range` of a sentence, decoded from those frames and `context`
+    /// more on each side (then cut away), for streaming: the flow and the decoder are
+    /// convolutions without any statistic over time, so once `context` covers their reach
+    /// (see [`DECODE_CONTEXT`]) a window is the same samples as the whole decode.
+    pub fn decode_window(
+        &self,
+        prior: &Prior,
+        range: std::ops::Range<usize>,
+        context: usize,
+    ) -> Result<Vec<f32>, VitsError> {
+        let frames = prior.frames();
+        if range.start >= range.end || range.end > frames {
+            return Err(VitsError::Input(format!(
+                "window {range:?} outside the sentence's {frames} frames"
+            )));
+        }
+        let lo = range.start.saturating_sub(context);
+        let hi = (range.end + context).min(frames);
+        let z_p = prior.z_p.narrow(2, lo, hi - lo)?.contiguous()?;
+        let z = self.flow.reverse(&z_p, prior.g.as_ref())?;
+        let audio: Vec<f32> = self
+            .dec
+            .forward(&z, prior.g.as_ref())?
+            .flatten_all()?
+            .to_vec1()?;
+        let hop = self.hop();
+        Ok(audio[(range.start - lo) * hop..(range.end - lo) * hop].to_vec())
+    }
 }
+
+/// Frames of context on each side that make a window's audio the whole decode's
+/// ([`Vits::decode_window`]): on a medium voice 40 frames leave 69 dB, 48 give the same
+/// samples (315 dB); the streaming test checks it.
+pub const DECODE_CONTEXT: usize = 48;
 
 /// A sentence encoded up to the flow ([`Vits::encode`]).
 #[derive(Debug, Clone)]
