@@ -32,7 +32,7 @@ pub const SAMPLES_PER_FRAME: usize = 300;
 /// First window (decoder frames, 0.8 s) of a stream's later segments ([`ChunkPlan::first_window`]).
 pub const LATER_FIRST: usize = 64;
 /// Spectrum frames (`har`, `conv_post`) per decoder frame.
-const SPEC_PER_FRAME: usize = 60;
+pub(crate) const SPEC_PER_FRAME: usize = 60;
 
 /// How a segment's decoder frames are cut into windows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
