@@ -103,11 +103,7 @@ pub fn frame_valid(x: &Tensor, valid: &[usize], (before, after): (usize, usize))
 /// epilogue of the single-item pass, over all items' rows.
 fn add_into(y: &Tensor, r: &Tensor) -> Result<Tensor> {
     let (b, t, c) = y.dims3()?;
-    let flat = epilogue::finish(
-        &y.reshape((b * t, c))?,
-        None,
-        Some(&r.reshape((b * t, c))?),
-    )?;
+    let flat = epilogue::finish(&y.reshape((b * t, c))?, None, Some(&r.reshape((b * t, c))?))?;
     flat.reshape((b, t, c))
 }
 
@@ -149,12 +145,7 @@ fn act_batch(
         .zip(styles)
         .enumerate()
         .map(|(b, (&v, s))| {
-            adain.forward_act_tm(
-                &x.get(b)?.narrow(0, 0, v)?,
-                s,
-                act,
-                (before, after + t - v),
-            )
+            adain.forward_act_tm(&x.get(b)?.narrow(0, 0, v)?, s, act, (before, after + t - v))
         })
         .collect::<Result<Vec<_>>>()?;
     Tensor::stack(&items, 0)
@@ -185,7 +176,10 @@ impl Generator {
             .map(|i| {
                 let rows = i.har.dim(0)?;
                 if rows != har_rows(i.x.dim(0)?) {
-                    candle_core::bail!("generator batch: {rows} spectrum rows for {:?}", i.x.dims());
+                    candle_core::bail!(
+                        "generator batch: {rows} spectrum rows for {:?}",
+                        i.x.dims()
+                    );
                 }
                 i.har.pad_with_zeros(0, 0, har_rows(bucket) - rows)
             })
@@ -223,9 +217,7 @@ impl Generator {
         let rows = pass.har.dim(1)?;
         let framed = frame_valid(
             &pass.har,
-            &lengths(&pass.frames, |n| {
-                Ok(n * crate::stream::SPEC_PER_FRAME + 1)
-            })?,
+            &lengths(&pass.frames, |n| Ok(n * crate::stream::SPEC_PER_FRAME + 1))?,
             conv.frame(),
         )?;
         let noise = conv.forward_batch_framed(&framed, rows, true, None)?;
@@ -299,7 +291,9 @@ impl Generator {
                 let framed = frame_valid(&x, &valid, self.conv_post.frame())?;
                 drop(x);
                 let t = framed.dim(1)? - self.conv_post.frame().0 - self.conv_post.frame().1;
-                let post = self.conv_post.forward_batch_framed(&framed, t, true, None)?;
+                let post = self
+                    .conv_post
+                    .forward_batch_framed(&framed, t, true, None)?;
                 let audio = valid
                     .iter()
                     .enumerate()
@@ -352,7 +346,10 @@ mod tests {
         let mut pass = g.begin_pass(item.x.clone(), item.har.clone());
         loop {
             if let Some(audio) = g.advance(&mut pass, &item.style).expect("piece") {
-                return audio.flatten_all().and_then(|a| a.to_vec1()).expect("audio");
+                return audio
+                    .flatten_all()
+                    .and_then(|a| a.to_vec1())
+                    .expect("audio");
             }
         }
     }
@@ -383,7 +380,10 @@ mod tests {
             let snr = snr_db(&want, &got);
             assert!(snr >= 100.0, "item {k}: {snr:.1} dB");
         }
-        assert!(g.advance_batch(&mut pass).is_err(), "a finished pass says so");
+        assert!(
+            g.advance_batch(&mut pass).is_err(),
+            "a finished pass says so"
+        );
     }
 
     #[test]
@@ -398,7 +398,10 @@ mod tests {
         let got: Vec<f32> = got[1].flatten_all().and_then(|a| a.to_vec1()).expect("a");
         let snr = snr_db(&want, &got);
         assert!(snr >= 100.0, "{snr:.1} dB");
-        assert!(g.begin_batch(&[item(6, 0.0)], 5).is_err(), "bucket too small");
+        assert!(
+            g.begin_batch(&[item(6, 0.0)], 5).is_err(),
+            "bucket too small"
+        );
         assert!(g.begin_batch(&[], 5).is_err(), "no items");
     }
 }
