@@ -268,6 +268,26 @@ impl SegmentDecoder {
         })
     }
 
+    /// The same segment again from its first window (its encoding shared, not recomputed):
+    /// for comparing two ways of decoding it.
+    #[must_use]
+    pub fn restarted(&self) -> Self {
+        Self {
+            model: Arc::clone(&self.model),
+            body: self.body.clone(),
+            har: self.har.clone(),
+            style: self.style.clone(),
+            windows: self.windows.clone(),
+            next: 0,
+            pass: None,
+            context: self.context,
+            fade: self.fade,
+            plan: self.plan,
+            tail: Vec::new(),
+            durations: None,
+        }
+    }
+
     /// The frames the encoder gave each token, pads included (each is two decoder frames,
     /// `2 ×` [`SAMPLES_PER_FRAME`] samples), once: `None` after the first call.
     pub fn take_durations(&mut self) -> Option<Arc<[u32]>> {
@@ -603,23 +623,8 @@ mod tests {
             .map(|&(frames, p)| segment(&model, frames, plans[p]))
             .collect();
         // The same segments, decoded in batches.
-        let mut batched: Vec<SegmentDecoder> = alone
-            .iter()
-            .map(|d| SegmentDecoder {
-                model: Arc::clone(&d.model),
-                body: d.body.clone(),
-                har: d.har.clone(),
-                style: d.style.clone(),
-                windows: d.windows.clone(),
-                next: 0,
-                pass: None,
-                context: d.context,
-                fade: d.fade,
-                plan: d.plan,
-                tail: Vec::new(),
-                durations: None,
-            })
-            .collect();
+        let mut batched: Vec<SegmentDecoder> =
+            alone.iter().map(SegmentDecoder::restarted).collect();
         assert_eq!(alone[0].windows, vec![(0, 20), (20, 48)]);
         let want: Vec<Vec<Vec<f32>>> = alone
             .iter_mut()
