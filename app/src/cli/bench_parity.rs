@@ -190,7 +190,8 @@ fn print_batch(report: &parity::batch::BatchReport, names: &[String]) -> anyhow:
             w.snr_db
         );
     }
-    let audio_s = report.windows.iter().map(|w| w.samples).sum::<usize>() as f64 / f64::from(engine::SAMPLE_RATE);
+    let audio_s = report.windows.iter().map(|w| w.samples).sum::<usize>() as f64
+        / f64::from(engine::SAMPLE_RATE);
     println!(
         "alone:   {} passes in {:.3} s ({:.1} ms a window, xRT {:.2})",
         report.passes_alone,
