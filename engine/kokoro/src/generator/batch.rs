@@ -386,6 +386,36 @@ mod tests {
         );
     }
 
+    /// The GPU's arrangement of the dilated convolutions (every phase of the flattened batch
+    /// in one product, see `conv::Conv1d::phases_in_one_product`), run here on the CPU: the
+    /// kernel windows that straddle two items or two phases are dropped, so each item is
+    /// still what it is alone on that path.
+    #[test]
+    fn batched_windows_equal_each_alone_on_the_gpus_dilated_path() {
+        use super::super::conv::tests::{ONE_PRODUCT_ON_CPU, ONE_PRODUCT_RUNS};
+        let g = small_generator();
+        let items: Vec<BatchItem> = [(7, 0.4), (3, 2.2), (10, 5.0)]
+            .iter()
+            .map(|&(f, seed)| item(f, seed))
+            .collect();
+        ONE_PRODUCT_ON_CPU.with(|on| on.set(true));
+        let runs = ONE_PRODUCT_RUNS.with(std::cell::Cell::get);
+        let want: Vec<Vec<f32>> = items.iter().map(|it| alone(&g, it)).collect();
+        let alone_runs = ONE_PRODUCT_RUNS.with(std::cell::Cell::get) - runs;
+        let got = g.forward_batch(&items, 10);
+        let batch_runs = ONE_PRODUCT_RUNS.with(std::cell::Cell::get) - runs - alone_runs;
+        ONE_PRODUCT_ON_CPU.with(|on| on.set(false));
+        let got = got.expect("batch");
+        // One product per dilated convolution for the whole batch, as for each item alone.
+        assert!(alone_runs > 0);
+        assert_eq!(batch_runs * items.len(), alone_runs);
+        for (k, (want, got)) in want.iter().zip(&got).enumerate() {
+            let got: Vec<f32> = got.flatten_all().and_then(|a| a.to_vec1()).expect("audio");
+            let snr = snr_db(want, &got);
+            assert!(snr >= 100.0, "item {k}: {snr:.1} dB");
+        }
+    }
+
     #[test]
     fn a_padded_item_is_its_own_and_the_bucket_must_hold_it() {
         let g = small_generator();

@@ -609,4 +609,4 @@ pub(crate) fn process_cpu_seconds() -> f64 {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;
