@@ -207,6 +207,16 @@ fn print_batch(report: &parity::batch::BatchReport, names: &[String]) -> anyhow:
         audio_s / report.batched_s.max(1e-9),
         report.batched_s / report.alone_s.max(1e-9)
     );
+    let per_frame = |secs: f64, frames: usize| secs * 1e3 / frames.max(1) as f64;
+    println!(
+        "generator frames (context included): alone {}, batched {} ({:.2}x, the padding to \
+         buckets); per frame: alone {:.2} ms, batched {:.2} ms",
+        report.frames_alone,
+        report.frames_batched,
+        report.frames_batched as f64 / report.frames_alone.max(1) as f64,
+        per_frame(report.alone_s, report.frames_alone),
+        per_frame(report.batched_s, report.frames_batched)
+    );
     println!(
         "lowest SNR {:.1} dB over {} windows (bar {} dB)",
         report.lowest_snr_db(),

@@ -55,6 +55,10 @@ pub struct BatchReport {
     /// decoder body, shared by both, not included).
     pub alone_s: f64,
     pub batched_s: f64,
+    /// Decoder frames the generator ran over (context included): alone, and batched (every
+    /// item padded to its batch's bucket), so the timings can be read per frame.
+    pub frames_alone: usize,
+    pub frames_batched: usize,
 }
 
 impl BatchReport {
@@ -115,11 +119,15 @@ pub fn compare(
     }
     let mut batched: Vec<SegmentDecoder> = alone.iter().map(SegmentDecoder::restarted).collect();
 
+    let mut frames_alone = 0.0;
     let start = Instant::now();
     let mut want: Vec<Vec<Vec<f32>>> = Vec::with_capacity(alone.len());
     for d in &mut alone {
         let mut chunks = Vec::new();
-        while let Some(chunk) = d.next_chunk()? {
+        loop {
+            // At a window's start, the work left before its audio is the whole window.
+            frames_alone += d.frames_to_audio();
+            let Some(chunk) = d.next_chunk()? else { break };
             chunks.push(chunk);
         }
         want.push(chunks);
@@ -129,6 +137,7 @@ pub fn compare(
     let start = Instant::now();
     let mut got: Vec<Vec<(Vec<f32>, usize)>> = vec![Vec::new(); batched.len()];
     let mut passes_batched = 0;
+    let mut frames_batched = 0;
     loop {
         let (idx, mut ready): (Vec<usize>, Vec<&mut SegmentDecoder>) = batched
             .iter_mut()
@@ -144,6 +153,7 @@ pub fn compare(
             .filter_map(|d| d.window_bucket())
             .max()
             .unwrap_or(0);
+        frames_batched += padded_to * ready.len();
         let chunks = decode_batched(&mut ready)?;
         passes_batched += 1;
         for (i, chunk) in idx.into_iter().zip(chunks) {
@@ -177,5 +187,7 @@ pub fn compare(
         windows,
         alone_s,
         batched_s,
+        frames_alone: frames_alone.round() as usize,
+        frames_batched,
     })
 }
