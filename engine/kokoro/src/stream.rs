@@ -610,22 +610,30 @@ mod tests {
     #[test]
     fn windows_decoded_in_batches_equal_each_alone() {
         let model = random_model();
-        let streaming = ChunkPlan::streaming();
+        // The streaming plan scaled down (the generator runs at full width here).
+        let small = ChunkPlan {
+            first: 6,
+            rest: 12,
+            context: 4,
+            fade: 2,
+            whole_below: 0,
+        };
         // Different lengths, first windows and styles.
         let plans = [0, 1, 0].map(|i| ChunkPlan {
-            first: streaming.first_window(i),
-            ..streaming
+            first: small.first_window(i),
+            ..small
         });
-        // A stream's first segment (two windows: a 20-frame one, then the rest), a later
-        // one in one 40-frame window, one shorter than any first window.
-        let mut alone: Vec<SegmentDecoder> = [(48, 0), (40, 1), (12, 2)]
+        // A stream's first segment (windows of 6, 12 and 12 frames), a later one (12 and
+        // 8), one shorter than any first window.
+        let mut alone: Vec<SegmentDecoder> = [(30, 0), (20, 1), (5, 2)]
             .iter()
             .map(|&(frames, p)| segment(&model, frames, plans[p]))
             .collect();
         // The same segments, decoded in batches.
         let mut batched: Vec<SegmentDecoder> =
             alone.iter().map(SegmentDecoder::restarted).collect();
-        assert_eq!(alone[0].windows, vec![(0, 20), (20, 48)]);
+        assert_eq!(alone[0].windows, vec![(0, 6), (6, 18), (18, 30)]);
+        assert_eq!(alone[1].windows, vec![(0, 12), (12, 20)]);
         let want: Vec<Vec<Vec<f32>>> = alone
             .iter_mut()
             .map(|d| {
