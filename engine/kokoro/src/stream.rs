@@ -114,12 +114,13 @@ impl ChunkPlan {
     }
 
     /// The frames (context included) that windows of this plan are padded to when several
-    /// run in one batched pass ([`decode_batched`]), ascending: for each window size the plan
-    /// makes (doubling from [`Self::first_window`] of a first and of a later segment up to
-    /// [`Self::rest`], and from a stream's first window, so that a later segment's plan has
-    /// the set of its stream's first), the longest span such a window can have — with context on both sides,
-    /// or as a segment's last window, with context on the left and a merged sliver. Empty for
-    /// [`Self::whole`], whose windows are whole segments of any length (see [`Self::bucket`]).
+    /// run in one batched pass ([`decode_batched`]), ascending. For each window size the plan
+    /// makes — doubling up to [`Self::rest`] from [`Self::first_window`] of a first and of a
+    /// later segment, and from a stream's first window (so that a later segment's plan has
+    /// the set of its stream's first) — the longest span such a window can have: with context
+    /// on both sides, or as a segment's last window, with context on the left and a merged
+    /// sliver. Empty for [`Self::whole`], whose windows are whole segments of any length (see
+    /// [`Self::bucket`]).
     #[must_use]
     pub fn buckets(&self) -> Vec<usize> {
         if self.rest == usize::MAX || self.first == usize::MAX {
