@@ -14,7 +14,7 @@ use candle_core::{Device, Tensor};
 
 use crate::assets::ModelStore;
 use crate::device::DeviceChoice;
-use crate::scheduler::{BeginItem, SegmentJob, SegmentModel, Windowing};
+use crate::scheduler::{advance_each, BeginItem, SegmentJob, SegmentModel, Windowing};
 use crate::speech::{check_speed, Precision, Segment, SpeechRequest, SynthError};
 use crate::voice::{VoiceBook, VoiceTable};
 use kokoro::model::{EncodeInput, Kokoro};
@@ -105,6 +105,23 @@ impl Synthesizer {
         } else {
             1
         }
+    }
+
+    /// How many streams' next windows the scheduler should decode in one generator pass
+    /// (`kokoro::stream::decode_batched`): 1 unless `BANTER_WINDOW_BATCH=N` (1–64) says
+    /// otherwise. On the CPU a batch costs more than its members one by one (the padding to
+    /// a bucket; `banter bench parity --batch N` prints both timings) and would only delay
+    /// the first member; on a GPU it should pay, since a pass is launch-bound, but until
+    /// `bench parity --batch` there shows the batched time below the alone time it stays 1.
+    pub(crate) fn window_batch() -> usize {
+        const ENV: &str = "BANTER_WINDOW_BATCH";
+        if let Ok(v) = std::env::var(ENV) {
+            match v.trim().parse::<usize>() {
+                Ok(n) if (1..=64).contains(&n) => return n,
+                _ => tracing::warn!("{ENV}={v:?} is not a number from 1 to 64; ignored"),
+            }
+        }
+        1
     }
 
     /// Encodes `segment` (everything before its first audio) and returns its decoder, which
@@ -217,6 +234,45 @@ impl SegmentModel for Synthesizer {
         Synthesizer::encoder_batch(self)
     }
 
+    fn window_batch_limit(&self) -> usize {
+        Synthesizer::window_batch()
+    }
+
+    fn advance_windows(
+        &self,
+        jobs: &mut [Box<dyn SegmentJob>],
+    ) -> Vec<Result<Option<Vec<f32>>, SynthError>> {
+        let ours = |job: &mut Box<dyn SegmentJob>| {
+            job.as_any_mut()
+                .and_then(|any| any.downcast_mut::<Checked>())
+                .is_some_and(|c| c.decoder.can_batch())
+        };
+        if jobs.len() < 2 || !jobs.iter_mut().all(ours) {
+            return advance_each(jobs);
+        }
+        let mut checked: Vec<&mut Checked> = jobs
+            .iter_mut()
+            .filter_map(|job| job.as_any_mut()?.downcast_mut::<Checked>())
+            .collect();
+        let mut decoders: Vec<&mut SegmentDecoder> =
+            checked.iter_mut().map(|c| &mut c.decoder).collect();
+        match kokoro::stream::decode_batched(&mut decoders) {
+            Ok(chunks) => chunks
+                .into_iter()
+                .zip(&checked)
+                .map(|(audio, c)| c.check(audio).map(Some))
+                .collect(),
+            Err(e) => checked
+                .iter()
+                .map(|_| {
+                    Err(SynthError::from(ModelError::from(candle_core::Error::Msg(
+                        format!("a batched generator pass failed: {e}"),
+                    ))))
+                })
+                .collect(),
+        }
+    }
+
     fn windowing(&self) -> Windowing {
         let plan = ChunkPlan::streaming();
         Windowing {
@@ -253,17 +309,35 @@ impl Checked {
     }
 }
 
+impl Checked {
+    /// `audio` if every sample is finite; else the weights are damaged.
+    fn check(&self, audio: Vec<f32>) -> Result<Vec<f32>, SynthError> {
+        if audio.iter().all(|x| x.is_finite()) {
+            Ok(audio)
+        } else {
+            Err(SynthError::DamagedModel {
+                path: self.weights.to_string(),
+            })
+        }
+    }
+}
+
 impl SegmentJob for Checked {
     fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
         let chunk = self.decoder.advance().map_err(ModelError::from)?;
-        if let Some(audio) = &chunk {
-            if !audio.iter().all(|x| x.is_finite()) {
-                return Err(SynthError::DamagedModel {
-                    path: self.weights.to_string(),
-                });
-            }
+        chunk.map(|audio| self.check(audio)).transpose()
+    }
+
+    fn window_bucket(&self) -> Option<usize> {
+        if self.decoder.can_batch() {
+            self.decoder.window_bucket()
+        } else {
+            None
         }
-        Ok(chunk)
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
     }
 
     fn is_done(&self) -> bool {
@@ -290,6 +364,69 @@ impl SegmentJob for Checked {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scheduler::{Mode, StreamEvent};
+
+    /// The scheduler's window batches on the real model: three streams at once, their
+    /// encoders and windows run in shared passes (`BANTER_ENCODER_BATCH=4`,
+    /// `BANTER_WINDOW_BATCH=4`, as a GPU would), give each stream the audio it gets one
+    /// window a step.
+    #[test]
+    #[ignore = "needs the model files (`banter models fetch`); run with --ignored"]
+    fn scheduled_window_batches_give_the_audio_of_windows_alone() {
+        let store = ModelStore::open_default().expect("model store");
+        let streams = [
+            (
+                "Hello there, this is the first of three streams.",
+                "af_heart",
+            ),
+            ("A second voice joins in, a little later.", "am_michael"),
+            (
+                "And a third one, longer than the others, so that its windows outlast theirs \
+                 and run on alone at the end.",
+                "bf_emma",
+            ),
+        ];
+        let render = |batch: &str| {
+            std::env::set_var("BANTER_ENCODER_BATCH", batch);
+            std::env::set_var("BANTER_WINDOW_BATCH", batch);
+            let engine = crate::Engine::load(&store, DeviceChoice::Cpu).expect("engine");
+            let mut handles: Vec<_> = streams
+                .iter()
+                .map(|(text, voice)| {
+                    let request = SpeechRequest::new(voice, 1.0).expect("request");
+                    engine
+                        .submit_text(text, request, Mode::Interactive)
+                        .expect("submit")
+                })
+                .collect();
+            let audio: Vec<Vec<f32>> = handles
+                .iter_mut()
+                .map(|h| {
+                    let mut audio = Vec::new();
+                    while let Some(event) = h.blocking_next() {
+                        match event {
+                            StreamEvent::Audio { samples, .. } => audio.extend(samples),
+                            StreamEvent::Failed(e) => panic!("{e}"),
+                        }
+                    }
+                    audio
+                })
+                .collect();
+            let sizes = engine.metrics().batch_size.snapshot();
+            (audio, sizes.sum / sizes.count.max(1) as f64)
+        };
+        let (alone, one) = render("1");
+        let (batched, mean) = render("4");
+        std::env::remove_var("BANTER_ENCODER_BATCH");
+        std::env::remove_var("BANTER_WINDOW_BATCH");
+        assert!((one - 1.0).abs() < 1e-9, "one window a step: {one}");
+        assert!(mean > 1.0, "no step batched: {mean}");
+        for (i, (a, b)) in alone.iter().zip(&batched).enumerate() {
+            let snr = kokoro::parity::snr_db(a, b);
+            eprintln!("stream {i}: {} samples, {snr:.1} dB", a.len());
+            assert!(snr >= 100.0, "stream {i}: {snr:.1} dB");
+        }
+    }
 
     #[test]
     fn speed_limits() {

@@ -19,6 +19,10 @@
 #   7. the peer: the reference Kokoro in PyTorch (kokoro_torch_peer.py) on the same GPU, one
 #      stream and eight (needs PEER_SITE, PEER_MAP, PEER_TOKENS: gpu_remote.sh sets them);
 #   8. capacity: tools/bench/load.py against `serve --device cuda` (RATES, default 1..16/s).
+#   9. `banter bench parity --device cuda --batch N` (N = 1, 4, 8): streaming windows of
+#      many segments in one generator pass against each alone (>= 100 dB per window), and
+#      both timings: whether window batches pay there (BANTER_WINDOW_BATCH stays 1 until
+#      they do).
 # STEPS="1 2" (say) runs a subset; DEVICES="cuda" limits step 3 to the GPU.
 # Each step is bounded by `timeout` so one stuck step cannot eat the machine's time.
 set -u
@@ -32,7 +36,7 @@ export BANTER_CONFIG_DIR BANTER_LIBRARY
 WORK=$(mktemp -d)
 step() { echo; echo "== $* ($(date +%T))"; }
 # STEPS="6 1 2 5" runs only those steps (default: all, parity first).
-want() { [[ " ${STEPS:-6 1 2 3 4 5} " == *" $1 "* ]]; }
+want() { [[ " ${STEPS:-6 9 1 2 3 4 5} " == *" $1 "* ]]; }
 
 step machine
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
@@ -41,6 +45,13 @@ echo "cpu: $(nproc) × $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 if want 6; then
 step "6. bench parity: stage by stage against the f32 CPU port"
 timeout 300 "$BANTER" bench parity --device cuda 2>&1
+fi
+
+if want 9; then
+step "9. bench parity --batch: windows of several segments in one pass against each alone"
+for n in 1 4 8; do
+  timeout 300 "$BANTER" bench parity --device cuda --batch "$n" 2>&1 | tail -5
+done
 fi
 
 if want 1; then

@@ -21,6 +21,11 @@ pub struct ParityBenchArgs {
     /// Voice to compare with.
     #[arg(long, default_value = "af_heart")]
     pub voice: String,
+    /// Instead of the device against the CPU: decode every segment's streaming windows alone
+    /// and then this many at a time in one batched generator pass, on the same device, and
+    /// compare each window (fails below 100 dB).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub batch: Option<u32>,
     #[command(flatten)]
     pub engine: super::EngineArgs,
 }
@@ -41,6 +46,7 @@ pub fn run(args: &ParityBenchArgs) -> anyhow::Result<()> {
     };
     let mut segments = Vec::new();
     let mut names = Vec::new();
+    let mut places = Vec::new();
     for path in &passages {
         let text = fs_err::read_to_string(path)?;
         let stem = path
@@ -52,8 +58,32 @@ pub fn run(args: &ParityBenchArgs) -> anyhow::Result<()> {
         {
             let style = table.style_for(seg.ids.len()).to_vec();
             names.push(format!("{stem} #{}", i + 1));
+            places.push(i);
             segments.push((seg.ids, style));
         }
+    }
+    if let Some(n) = args.batch {
+        let segments: Vec<parity::batch::BatchSegment> = segments
+            .into_iter()
+            .zip(places)
+            .map(|((ids, style), index)| parity::batch::BatchSegment { ids, style, index })
+            .collect();
+        println!(
+            "banter bench parity --batch {n} — the streaming windows of {} segments on {}, \
+             voice {}: each alone, then {n} at a time in one generator pass",
+            segments.len(),
+            if device.is_cpu() {
+                format!(
+                    "the CPU (BANTER_PRECISION={:?})",
+                    engine::Precision::from_env()
+                )
+            } else {
+                choice.to_string()
+            },
+            args.voice
+        );
+        let report = parity::batch::run(&store.kokoro_weights(), &device, &segments, n as usize)?;
+        return print_batch(&report, &names);
     }
     println!(
         "banter bench parity — {} segments of {} against the f32 CPU port, voice {}",
@@ -135,6 +165,75 @@ pub fn run(args: &ParityBenchArgs) -> anyhow::Result<()> {
     println!("generator layers with random weights, device against the CPU:");
     for (op, rows, err) in parity::op_sweep(&device)? {
         println!("  {op:<48}{rows:>7} rows  rel err {err:.1e}");
+    }
+    Ok(())
+}
+
+/// `--batch N`'s report: each window's SNR, the timings; an error below the bar.
+fn print_batch(report: &parity::batch::BatchReport, names: &[String]) -> anyhow::Result<()> {
+    println!(
+        "{:<22}{:>7}{:>9}{:>11}{:>12}",
+        "segment", "window", "samples", "padded to", "SNR dB"
+    );
+    for w in &report.windows {
+        let name = names.get(w.segment).map_or("?", String::as_str);
+        let verdict = if w.snr_db >= parity::batch::MIN_SNR_DB {
+            ""
+        } else {
+            "  BELOW"
+        };
+        println!(
+            "{name:<22}{:>7}{:>9}{:>11}{:>12.1}{verdict}",
+            w.window + 1,
+            w.samples,
+            w.padded_to,
+            w.snr_db
+        );
+    }
+    let audio_s = report.windows.iter().map(|w| w.samples).sum::<usize>() as f64
+        / f64::from(engine::SAMPLE_RATE);
+    println!(
+        "alone:   {} passes in {:.3} s ({:.1} ms a window, xRT {:.2})",
+        report.passes_alone,
+        report.alone_s,
+        report.alone_s * 1e3 / report.passes_alone.max(1) as f64,
+        audio_s / report.alone_s.max(1e-9)
+    );
+    println!(
+        "batched: {} passes in {:.3} s ({:.1} ms a pass, xRT {:.2}), {:.2}x alone's time",
+        report.passes_batched,
+        report.batched_s,
+        report.batched_s * 1e3 / report.passes_batched.max(1) as f64,
+        audio_s / report.batched_s.max(1e-9),
+        report.batched_s / report.alone_s.max(1e-9)
+    );
+    let per_frame = |secs: f64, frames: usize| secs * 1e3 / frames.max(1) as f64;
+    println!(
+        "generator frames (context included): alone {}, batched {} ({:.2}x, the padding to \
+         buckets); per frame: alone {:.2} ms, batched {:.2} ms",
+        report.frames_alone,
+        report.frames_batched,
+        report.frames_batched as f64 / report.frames_alone.max(1) as f64,
+        per_frame(report.alone_s, report.frames_alone),
+        per_frame(report.batched_s, report.frames_batched)
+    );
+    println!(
+        "lowest SNR {:.1} dB over {} windows (bar {} dB)",
+        report.lowest_snr_db(),
+        report.windows.len(),
+        parity::batch::MIN_SNR_DB
+    );
+    if !report.passed() {
+        anyhow::bail!(
+            "{} of {} windows decoded in a batch differ from alone (below {} dB)",
+            report
+                .windows
+                .iter()
+                .filter(|w| w.snr_db < parity::batch::MIN_SNR_DB)
+                .count(),
+            report.windows.len(),
+            parity::batch::MIN_SNR_DB
+        );
     }
     Ok(())
 }

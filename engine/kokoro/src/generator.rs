@@ -491,6 +491,7 @@ pub fn reflection_pad_top1(x: &Tensor) -> Result<Tensor> {
     Tensor::cat(&[&x.narrow(0, 1, 1)?, x], 0)
 }
 
+pub mod batch;
 pub mod conv;
 mod epilogue;
 pub mod pass;

@@ -14,6 +14,8 @@
 
 use std::sync::Arc;
 
+pub mod batch;
+
 use candle_core::{Device, Tensor};
 
 use super::generator::pass::GeneratorPass;

@@ -22,6 +22,7 @@ use std::sync::Arc;
 
 use candle_core::{Tensor, D};
 
+use super::generator::batch::BatchItem;
 use super::generator::pass::GeneratorPass;
 use super::generator::to_time_major;
 use super::model::{Kokoro, Prosody};
@@ -31,8 +32,11 @@ use super::ModelError;
 pub const SAMPLES_PER_FRAME: usize = 300;
 /// First window (decoder frames, 0.8 s) of a stream's later segments ([`ChunkPlan::first_window`]).
 pub const LATER_FIRST: usize = 64;
+/// Windows longer than every bucket of their plan (whole segments) are padded to a multiple
+/// of this many decoder frames (0.4 s) in a batched pass.
+pub const WHOLE_BUCKET: usize = 32;
 /// Spectrum frames (`har`, `conv_post`) per decoder frame.
-const SPEC_PER_FRAME: usize = 60;
+pub(crate) const SPEC_PER_FRAME: usize = 60;
 
 /// How a segment's decoder frames are cut into windows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,6 +113,54 @@ impl ChunkPlan {
         }
     }
 
+    /// The frames (context included) that windows of this plan are padded to when several
+    /// run in one batched pass ([`decode_batched`]), ascending. For each window size the plan
+    /// makes — doubling up to [`Self::rest`] from [`Self::first_window`] of a first and of a
+    /// later segment, and from a stream's first window (so that a later segment's plan has
+    /// the set of its stream's first) — the longest span such a window can have: with context
+    /// on both sides, or as a segment's last window, with context on the left and a merged
+    /// sliver. Empty for [`Self::whole`], whose windows are whole segments of any length (see
+    /// [`Self::bucket`]).
+    #[must_use]
+    pub fn buckets(&self) -> Vec<usize> {
+        if self.rest == usize::MAX || self.first == usize::MAX {
+            return Vec::new();
+        }
+        let sliver = self.context.max(8) - 1;
+        let mut out = Vec::new();
+        // A stream's later segments start longer ([`Self::first_window`]) but share its
+        // first segment's buckets, whose windows start at `streaming().first`.
+        let stream_first = Self::streaming().first.min(self.first);
+        for first in [stream_first, self.first_window(0), self.first_window(1)] {
+            let mut size = first.max(1);
+            loop {
+                let size_now = size.min(self.rest.max(1));
+                out.push(size_now + self.context + self.context.max(sliver));
+                if size_now >= self.rest.max(1) {
+                    break;
+                }
+                size = size.saturating_mul(2);
+            }
+        }
+        if self.whole_below > 0 {
+            out.push(self.whole_below);
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The bucket a window spanning `span` frames (context included) is padded to in a
+    /// batched pass: the smallest of [`Self::buckets`] that holds it, else `span` rounded up
+    /// to a multiple of [`WHOLE_BUCKET`] frames.
+    #[must_use]
+    pub fn bucket(&self, span: usize) -> usize {
+        self.buckets()
+            .into_iter()
+            .find(|&b| b >= span)
+            .unwrap_or_else(|| span.max(1).next_multiple_of(WHOLE_BUCKET))
+    }
+
     /// The `[start, end)` frame ranges of the windows for a segment of `frames` decoder frames.
     #[must_use]
     pub fn windows(&self, frames: usize) -> Vec<(usize, usize)> {
@@ -153,6 +205,8 @@ pub struct SegmentDecoder {
     pass: Option<GeneratorPass>,
     context: usize,
     fade: usize,
+    /// The plan the windows come from (for [`ChunkPlan::bucket`]).
+    plan: ChunkPlan,
     /// The previous window's audio for the first `fade` frames of the next one.
     tail: Vec<f32>,
     /// Frames per token (pads included) until [`Self::take_durations`] hands them on.
@@ -181,11 +235,23 @@ impl SegmentDecoder {
         style: &Tensor,
         plan: ChunkPlan,
     ) -> Result<Self, ModelError> {
+        let inputs = decoder_inputs(&model, prosody, style)?;
+        let mut decoder = Self::from_inputs(model, inputs, plan)?;
+        decoder.durations = Some(prosody.pred_dur.clone().into());
+        Ok(decoder)
+    }
+
+    /// A segment whose decoder body and harmonic source are computed already.
+    pub(crate) fn from_inputs(
+        model: Arc<Kokoro>,
+        inputs: DecoderInputs,
+        plan: ChunkPlan,
+    ) -> Result<Self, ModelError> {
         let DecoderInputs {
             body,
             har,
             acoustic,
-        } = decoder_inputs(&model, prosody, style)?;
+        } = inputs;
         let frames = body.dim(D::Minus1)?;
         Ok(Self {
             model,
@@ -197,9 +263,30 @@ impl SegmentDecoder {
             pass: None,
             context: plan.context,
             fade: plan.fade.min(plan.context),
+            plan,
             tail: Vec::new(),
-            durations: Some(prosody.pred_dur.clone().into()),
+            durations: None,
         })
+    }
+
+    /// The same segment again from its first window (its encoding shared, not recomputed):
+    /// for comparing two ways of decoding it.
+    #[must_use]
+    pub fn restarted(&self) -> Self {
+        Self {
+            model: Arc::clone(&self.model),
+            body: self.body.clone(),
+            har: self.har.clone(),
+            style: self.style.clone(),
+            windows: self.windows.clone(),
+            next: 0,
+            pass: None,
+            context: self.context,
+            fade: self.fade,
+            plan: self.plan,
+            tail: Vec::new(),
+            durations: None,
+        }
     }
 
     /// The frames the encoder gave each token, pads included (each is two decoder frames,
@@ -267,27 +354,69 @@ impl SegmentDecoder {
     /// audio when that piece finished it, `None` when there is more to do (or nothing left:
     /// see [`Self::is_done`]).
     pub fn advance(&mut self) -> candle_core::Result<Option<Vec<f32>>> {
-        let Some(&(start, end)) = self.windows.get(self.next) else {
+        if self.is_done() {
             return Ok(None);
-        };
-        let (lo, hi) = self.span(start, end);
+        }
         let generator = self.model.decoder().generator();
-        let pass = match &mut self.pass {
-            Some(pass) => pass,
-            empty => {
-                let x = self.body.narrow(D::Minus1, lo, hi - lo)?;
-                let har = self.har.narrow(
-                    D::Minus1,
-                    lo * SPEC_PER_FRAME,
-                    (hi - lo) * SPEC_PER_FRAME + 1,
-                )?;
-                empty.insert(generator.begin_pass(to_time_major(&x)?, to_time_major(&har)?))
-            }
+        if self.pass.is_none() {
+            let (x, har) = self.window_input()?;
+            self.pass = Some(generator.begin_pass(x, har));
+        }
+        let Some(pass) = self.pass.as_mut() else {
+            candle_core::bail!("segment decoder: no pass under way");
         };
         let Some(audio) = generator.advance(pass, &self.style)? else {
             return Ok(None);
         };
         self.pass = None;
+        Ok(Some(self.finish_window(&audio)?))
+    }
+
+    /// The next window's generator input: time-major decoder output `[F, 512]` and source
+    /// spectrum `[60·F + 1, 22]` over its span.
+    fn window_input(&self) -> candle_core::Result<(Tensor, Tensor)> {
+        let Some(&(start, end)) = self.windows.get(self.next) else {
+            candle_core::bail!("segment decoder: no window left");
+        };
+        let (lo, hi) = self.span(start, end);
+        let x = self.body.narrow(D::Minus1, lo, hi - lo)?;
+        let har = self.har.narrow(
+            D::Minus1,
+            lo * SPEC_PER_FRAME,
+            (hi - lo) * SPEC_PER_FRAME + 1,
+        )?;
+        Ok((to_time_major(&x)?, to_time_major(&har)?))
+    }
+
+    /// The bucket the next window is padded to in a batched pass ([`ChunkPlan::bucket`] of
+    /// its span); `None` when done.
+    #[must_use]
+    pub fn window_bucket(&self) -> Option<usize> {
+        let &(start, end) = self.windows.get(self.next)?;
+        let (lo, hi) = self.span(start, end);
+        Some(self.plan.bucket(hi - lo))
+    }
+
+    /// Whether the next window can join a batched pass: one is left and no pass of this
+    /// segment's own is under way.
+    #[must_use]
+    pub fn can_batch(&self) -> bool {
+        !self.is_done() && self.pass.is_none()
+    }
+
+    /// The model this segment is decoded with.
+    #[must_use]
+    pub fn model(&self) -> &Arc<Kokoro> {
+        &self.model
+    }
+
+    /// The audio of the window under way from its generator output `[1, samples]` (context
+    /// included): cropped to the window, faded in over the previous window's tail; moves on.
+    fn finish_window(&mut self, audio: &Tensor) -> candle_core::Result<Vec<f32>> {
+        let Some(&(start, end)) = self.windows.get(self.next) else {
+            candle_core::bail!("segment decoder: no window left");
+        };
+        let (lo, _) = self.span(start, end);
         self.next += 1;
         let audio = audio.flatten_all()?.to_vec1::<f32>()?;
         let from = (start - lo) * SAMPLES_PER_FRAME;
@@ -297,8 +426,41 @@ impl SegmentDecoder {
         // What this window says about the first frames of the next, to fade from.
         let tail_end = (to + self.fade * SAMPLES_PER_FRAME).min(audio.len());
         self.tail = audio[to..tail_end].to_vec();
-        Ok(Some(keep))
+        Ok(keep)
     }
+}
+
+/// Decodes the next window of each of `decoders` in one batched generator pass (see
+/// [`crate::generator::batch`]), each padded to the largest of their buckets
+/// ([`SegmentDecoder::window_bucket`]); returns each window's audio, cropped and cross-faded
+/// exactly as [`SegmentDecoder::advance`] would, in order.
+///
+/// Every decoder must [`SegmentDecoder::can_batch`] and share one model.
+pub fn decode_batched(decoders: &mut [&mut SegmentDecoder]) -> candle_core::Result<Vec<Vec<f32>>> {
+    let Some(first) = decoders.first() else {
+        return Ok(Vec::new());
+    };
+    let model = Arc::clone(&first.model);
+    let mut items = Vec::with_capacity(decoders.len());
+    let mut bucket = 0;
+    for d in decoders.iter() {
+        if !d.can_batch() || !Arc::ptr_eq(&d.model, &model) {
+            candle_core::bail!("decode_batched: a segment that is done, busy or of another model");
+        }
+        let (x, har) = d.window_input()?;
+        bucket = bucket.max(d.window_bucket().unwrap_or(0));
+        items.push(BatchItem {
+            x,
+            har,
+            style: d.style.clone(),
+        });
+    }
+    let audio = model.decoder().generator().forward_batch(&items, bucket)?;
+    decoders
+        .iter_mut()
+        .zip(&audio)
+        .map(|(d, a)| d.finish_window(a))
+        .collect()
 }
 
 /// What a segment's generator passes start from.
@@ -373,6 +535,145 @@ mod tests {
         };
         assert_eq!(short.windows(100), vec![(0, 100)]);
         assert_eq!(short.windows(101)[0], (0, 40));
+    }
+
+    #[test]
+    fn every_streaming_window_falls_into_a_bucket() {
+        for plan in [ChunkPlan::streaming(), ChunkPlan::windowed()] {
+            let buckets = plan.buckets();
+            assert!(!buckets.is_empty() && buckets.windows(2).all(|p| p[0] < p[1]));
+            for index in [0, 1] {
+                let segment_plan = ChunkPlan {
+                    first: plan.first_window(index),
+                    ..plan
+                };
+                for frames in 1..=1500 {
+                    for (start, end) in segment_plan.windows(frames) {
+                        let lo = start.saturating_sub(plan.context);
+                        let hi = (end + plan.context).min(frames);
+                        let span = hi - lo;
+                        let bucket = segment_plan.bucket(span);
+                        assert!(
+                            buckets.contains(&bucket) && bucket >= span,
+                            "{plan:?} segment {index}, {frames} frames: window {start}..{end} \
+                             spans {span}, bucket {bucket} not in {buckets:?}"
+                        );
+                        assert_eq!(bucket, plan.bucket(span), "one bucket set per stream");
+                    }
+                }
+            }
+        }
+        let streaming = ChunkPlan::streaming();
+        // first windows (20 and 64 frames), the doubling ones, the steady one, with context
+        assert_eq!(streaming.buckets(), vec![52, 72, 96, 112, 160]);
+        let windowed = ChunkPlan::windowed();
+        assert_eq!(windowed.buckets(), vec![68, 88, 112, 128, 176, 208]);
+        // whole segments: multiples of WHOLE_BUCKET
+        assert!(ChunkPlan::whole().buckets().is_empty());
+        assert_eq!(ChunkPlan::whole().bucket(1), WHOLE_BUCKET);
+        assert_eq!(ChunkPlan::whole().bucket(333), 352);
+        assert_eq!(streaming.bucket(161), 192);
+    }
+
+    /// The model with random weights (built once to create the variables, then again after
+    /// filling them: construction copies weights into its own layouts), with one residual
+    /// block per generator stage instead of three, for speed.
+    fn random_model() -> Arc<Kokoro> {
+        use crate::config::KokoroConfig;
+        use candle_core::{DType, Device};
+        use candle_nn::{VarBuilder, VarMap};
+        let dev = Device::Cpu;
+        let varmap = VarMap::new();
+        let vb = VarBuilder::from_varmap(&varmap, DType::F32, &dev);
+        let mut cfg = KokoroConfig::default();
+        cfg.istftnet.resblock_kernel_sizes.truncate(1);
+        cfg.istftnet.resblock_dilation_sizes.truncate(1);
+        Kokoro::new(&cfg, vb.clone()).expect("model");
+        for var in varmap.all_vars() {
+            let noise = Tensor::randn(0f32, 0.05, var.shape(), &dev).expect("noise");
+            var.set(&noise).expect("set");
+        }
+        Arc::new(Kokoro::new(&cfg, vb).expect("model"))
+    }
+
+    /// A segment of `frames` decoder frames with random decoder inputs and style.
+    fn segment(model: &Arc<Kokoro>, frames: usize, plan: ChunkPlan) -> SegmentDecoder {
+        use candle_core::Device;
+        let dev = Device::Cpu;
+        let inputs = DecoderInputs {
+            body: Tensor::randn(0f32, 1.0, (1, 512, frames), &dev).expect("body"),
+            har: Tensor::randn(0f32, 1.0, (1, 22, frames * SPEC_PER_FRAME + 1), &dev).expect("har"),
+            acoustic: Tensor::randn(0f32, 1.0, (1, 128), &dev).expect("style"),
+        };
+        SegmentDecoder::from_inputs(Arc::clone(model), inputs, plan).expect("decoder")
+    }
+
+    #[test]
+    fn windows_decoded_in_batches_equal_each_alone() {
+        let model = random_model();
+        // The streaming plan scaled down (the generator runs at full width here).
+        let small = ChunkPlan {
+            first: 6,
+            rest: 12,
+            context: 4,
+            fade: 2,
+            whole_below: 0,
+        };
+        // Different lengths, first windows and styles.
+        let plans = [0, 1, 0].map(|i| ChunkPlan {
+            first: small.first_window(i),
+            ..small
+        });
+        // A stream's first segment (windows of 6, 12 and 12 frames), a later one (12 and
+        // 8), one shorter than any first window.
+        let mut alone: Vec<SegmentDecoder> = [(30, 0), (20, 1), (5, 2)]
+            .iter()
+            .map(|&(frames, p)| segment(&model, frames, plans[p]))
+            .collect();
+        // The same segments, decoded in batches.
+        let mut batched: Vec<SegmentDecoder> =
+            alone.iter().map(SegmentDecoder::restarted).collect();
+        assert_eq!(alone[0].windows, vec![(0, 6), (6, 18), (18, 30)]);
+        assert_eq!(alone[1].windows, vec![(0, 12), (12, 20)]);
+        let want: Vec<Vec<Vec<f32>>> = alone
+            .iter_mut()
+            .map(|d| {
+                let mut chunks = Vec::new();
+                while let Some(c) = d.next_chunk().expect("chunk") {
+                    chunks.push(c);
+                }
+                chunks
+            })
+            .collect();
+        let mut got: Vec<Vec<Vec<f32>>> = vec![Vec::new(); batched.len()];
+        let mut batches = 0;
+        loop {
+            let (idx, mut ready): (Vec<usize>, Vec<&mut SegmentDecoder>) = batched
+                .iter_mut()
+                .enumerate()
+                .filter(|(_, d)| d.can_batch())
+                .take(3)
+                .unzip();
+            if ready.is_empty() {
+                break;
+            }
+            let chunks = decode_batched(&mut ready).expect("batch");
+            batches += 1;
+            for (i, c) in idx.into_iter().zip(chunks) {
+                got[i].push(c);
+            }
+        }
+        assert!(
+            batches < want.iter().map(Vec::len).sum::<usize>(),
+            "windows shared passes"
+        );
+        for (s, (w, g)) in want.iter().zip(&got).enumerate() {
+            assert_eq!(w.len(), g.len(), "segment {s}: windows");
+            for (k, (w, g)) in w.iter().zip(g).enumerate() {
+                let snr = crate::parity::snr_db(w, g);
+                assert!(snr >= 100.0, "segment {s} window {k}: {snr:.1} dB");
+            }
+        }
     }
 
     #[test]

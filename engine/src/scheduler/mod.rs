@@ -36,8 +36,12 @@
 //! padded pass ([`policy::encoder_mates`], [`SegmentModel::begin_batch`]), up to the model's
 //! [`SegmentModel::batch_limit`]: 8 on CUDA, 1 on the CPU, where a batch costs about what its
 //! members cost one by one (`banter bench batch`: 0.9–1.1×) and would only make the first
-//! member wait for the others. Generator pieces are not batched: on the CPU one window's
-//! convolutions already fill the cores.
+//! member wait for the others. Generator pieces are not batched on the CPU, where one window's
+//! convolutions already fill the cores; where the model's [`SegmentModel::window_batch_limit`]
+//! is above 1 (a launch-bound GPU), a step that starts a window takes the next windows of
+//! other streams along ([`policy::window_mates`]: newcomers first, then those closest to
+//! running dry, then the rest) and decodes them all in one pass
+//! ([`SegmentModel::advance_windows`]).
 
 mod config;
 mod cost;
@@ -59,7 +63,7 @@ pub use events::{StreamEvent, TimedAudio};
 pub use feed::StreamFeed;
 pub use handle::StreamHandle;
 pub use metrics::Metrics;
-pub(crate) use model::{BeginItem, SegmentJob, SegmentModel, Windowing};
+pub(crate) use model::{advance_each, BeginItem, SegmentJob, SegmentModel, Windowing};
 pub use policy::{Mode, Policy};
 pub(crate) use queue::Scheduler;
 

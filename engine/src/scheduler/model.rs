@@ -4,7 +4,9 @@
 //! [`SegmentModel::batch_limit`]); a session yields the segment's audio window by window, one
 //! short piece of work per scheduling step ([`SegmentJob::advance`]), says what its next piece
 //! costs, and hands over the model's durations for word timing
-//! ([`SegmentJob::take_durations`]). [`Windowing`] says how the family streams.
+//! ([`SegmentJob::take_durations`]). [`Windowing`] says how the family streams. Where a batch
+//! pays, one step may decode the next windows of several streams in one pass
+//! ([`SegmentModel::window_batch_limit`], [`SegmentModel::advance_windows`]).
 //!
 //! Kokoro implements it (`crate::synth`); the scheduler's tests implement a second, fake family
 //! that proves no Kokoro type is needed to schedule. A new family (Piper, a remote server)
@@ -45,8 +47,38 @@ pub(crate) trait SegmentModel {
     fn batch_limit(&self) -> usize {
         1
     }
+    /// How many streams' next windows one step should decode in one batched pass
+    /// ([`Self::advance_windows`]): more than 1 only where a batch costs clearly less than its
+    /// members one by one (a launch-bound GPU). 1, the default, keeps every step one piece of
+    /// one stream's pass.
+    fn window_batch_limit(&self) -> usize {
+        1
+    }
+    /// Decodes the next window of each of `jobs` (each at the start of one, see
+    /// [`SegmentJob::window_bucket`]) to its audio, in one pass where the family can; one
+    /// result per job, in order. The default runs the jobs one after another.
+    fn advance_windows(
+        &self,
+        jobs: &mut [Box<dyn SegmentJob>],
+    ) -> Vec<Result<Option<Vec<f32>>, SynthError>> {
+        advance_each(jobs)
+    }
     /// How this family streams a segment to a listener who is waiting.
     fn windowing(&self) -> Windowing;
+}
+
+/// Runs each job's pieces up to its next audio (or its end), one job after another.
+pub(crate) fn advance_each(
+    jobs: &mut [Box<dyn SegmentJob>],
+) -> Vec<Result<Option<Vec<f32>>, SynthError>> {
+    jobs.iter_mut()
+        .map(|job| loop {
+            match job.advance() {
+                Ok(None) if !job.is_done() => {}
+                other => break other,
+            }
+        })
+        .collect()
 }
 
 /// How a family cuts a segment into windows when a listener waits, in its decoder frames: what
@@ -97,6 +129,18 @@ pub(crate) trait SegmentJob: Send {
     /// The frames per token the encoder predicted (pads included), the first time it is
     /// asked; `None` after, or for a model that does not say.
     fn take_durations(&mut self) -> Option<Arc<[u32]>> {
+        None
+    }
+    /// When the next step starts a window that may share a batched pass
+    /// ([`SegmentModel::advance_windows`]): the length that window is padded to there (in the
+    /// family's own units, comparable between its jobs). `None` in the middle of a window,
+    /// when done, or for a family that does not batch windows.
+    fn window_bucket(&self) -> Option<usize> {
+        None
+    }
+    /// The job as [`Any`](std::any::Any), for its family's
+    /// [`SegmentModel::advance_windows`] to find its own type; `None` where it needs not.
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
         None
     }
 }

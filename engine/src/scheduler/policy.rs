@@ -69,6 +69,9 @@ pub struct StreamView {
     pub step_cost: f64,
     /// Its next step encodes a segment (and so could share a batched encoder pass).
     pub encoding: bool,
+    /// Its next step starts a window that could share a batched generator pass: the length
+    /// that window is padded to (see `SegmentJob::window_bucket`).
+    pub window: Option<usize>,
 }
 
 impl StreamView {
@@ -210,6 +213,38 @@ pub fn encoder_mates(
     batch
 }
 
+/// Streams whose next window may be decoded in one batched pass with `chosen`'s (which
+/// [`pick`] chose and whose next step starts a window), at most `max` of them.
+///
+/// On the device where this runs (the model's `window_batch_limit` above 1), a batch costs
+/// about what its longest member costs alone, so mates ride along rather than wait their
+/// turn, in this order: newcomers waiting for their first audio (oldest first), then started
+/// interactive streams by deadline (closest to running dry first), then background, then
+/// offline work (oldest first). Only windows padded to no more than `chosen`'s join: a mate
+/// never lengthens the step `chosen` was picked for.
+#[must_use]
+pub fn window_mates(streams: &[StreamView], chosen: usize, max: usize) -> Vec<usize> {
+    let Some(bucket) = streams.get(chosen).and_then(|s| s.window) else {
+        return Vec::new();
+    };
+    let mut mates: Vec<(usize, &StreamView)> = streams
+        .iter()
+        .enumerate()
+        .filter(|&(i, s)| {
+            i != chosen && s.runnable && !s.throttled && s.window.is_some_and(|w| w <= bucket)
+        })
+        .collect();
+    // (class, deadline or arrival): newcomers, started interactive, background, offline.
+    let key = |s: &StreamView| match (s.mode, s.runs_dry()) {
+        (Mode::Interactive, None) => (0, s.arrived),
+        (Mode::Interactive, Some(dry)) => (1, dry),
+        (Mode::Background, _) => (2, s.arrived),
+        (Mode::Offline, _) => (3, s.arrived),
+    };
+    mates.sort_by_key(|(_, s)| key(s));
+    mates.into_iter().take(max).map(|(i, _)| i).collect()
+}
+
 /// Whether spending `cost` seconds on something else first still leaves every started stream
 /// (in deadline order, each up to its next audio) served at least `margin` before its listener
 /// runs dry (the margin absorbs the error of an average cost). In overload this holds new
@@ -244,7 +279,44 @@ mod tests {
             next_cost: 0.5,
             step_cost: 0.5,
             encoding: false,
+            window: None,
         }
+    }
+
+    #[test]
+    fn window_mates_are_newcomers_then_the_closest_to_running_dry_then_the_rest() {
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        let window = |mode, arrived, bucket| StreamView {
+            window: Some(bucket),
+            ..view(mode, arrived)
+        };
+        let started = |arrived, produced: f64, bucket| StreamView {
+            first_audio: Some(t0),
+            produced,
+            ..window(Mode::Interactive, arrived, bucket)
+        };
+        let streams = [
+            window(Mode::Offline, at(0), 52),      // 0: an export
+            started(at(1), 9.0, 160),              // 1: started, 9 s sent
+            window(Mode::Interactive, at(30), 52), // 2: a newcomer
+            started(at(2), 3.0, 96),               // 3: started, runs dry first
+            window(Mode::Interactive, at(20), 52), // 4: an older newcomer
+            window(Mode::Background, at(3), 52),   // 5: a probe
+            view(Mode::Interactive, at(4)),        // 6: mid-window: cannot join
+            started(at(5), 1.0, 200),              // 7: padded past the chosen's
+        ];
+        assert_eq!(window_mates(&streams, 1, 8), vec![4, 2, 3, 5, 0]);
+        assert_eq!(window_mates(&streams, 1, 2), vec![4, 2], "up to the limit");
+        assert_eq!(window_mates(&streams, 1, 0), Vec::<usize>::new());
+        // A short first window takes only windows as short: none padded longer.
+        assert_eq!(window_mates(&streams, 2, 8), vec![4, 5, 0]);
+        // Throttled or finished streams wait; a chosen stream mid-window takes no mates.
+        let mut held = streams;
+        held[4].throttled = true;
+        held[2].runnable = false;
+        assert_eq!(window_mates(&held, 1, 8), vec![3, 5, 0]);
+        assert!(window_mates(&streams, 6, 8).is_empty());
     }
 
     #[test]

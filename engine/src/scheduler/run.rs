@@ -23,6 +23,9 @@ pub(super) fn samples_us(n: usize) -> u64 {
 pub(super) enum Work {
     Continue(Box<dyn SegmentJob>),
     Begin(Segment, Option<usize>),
+    /// The whole next window of a segment under way, in one batched pass with the step's
+    /// other windows ([`SegmentModel::advance_windows`]).
+    Window(Box<dyn SegmentJob>),
 }
 
 /// What one scheduling step produced.
@@ -60,6 +63,19 @@ pub(super) fn step(
                 frames,
             })
         }
+        Work::Window(mut job) => {
+            let frames = job.frames_to_audio();
+            let samples = model
+                .advance_windows(std::slice::from_mut(&mut job))
+                .pop()
+                .transpose()?;
+            Ok(Step {
+                job,
+                samples: samples.flatten(),
+                began: None,
+                frames,
+            })
+        }
     }
 }
 
@@ -75,10 +91,11 @@ pub(super) struct Claim {
 pub(super) fn run(shared: &Shared, model: &dyn SegmentModel) {
     let metrics = &shared.metrics;
     let limit = shared.config.max_batch.min(model.batch_limit()).max(1);
+    let window_limit = model.window_batch_limit().max(1);
     // A GPU step has no parallel sections to poll for.
     let on_cpu = model.device().is_cpu();
     loop {
-        let (claims, works) = match next_claims(shared, limit) {
+        let (claims, works) = match next_claims(shared, limit, window_limit) {
             None => return,
             Some(Next::Task(task)) => {
                 task(model);
@@ -110,9 +127,13 @@ pub(super) fn run(shared: &Shared, model: &dyn SegmentModel) {
             .collect();
         let total_units: f64 = units.iter().sum();
         let secs = busy.as_secs_f64();
-        for ((result, claim), units) in results.into_iter().zip(&claims).zip(units) {
+        for (k, ((result, claim), units)) in results.into_iter().zip(&claims).zip(units).enumerate()
+        {
             if let Ok(done) = &result {
                 match &done.began {
+                    // A batch of windows teaches the cost of the chosen one's frames alone:
+                    // what a step costs is an overestimate then, never an underestimate.
+                    None if k > 0 => {}
                     Some(seg) => {
                         let share = if total_units > 0.0 {
                             units / total_units
@@ -133,12 +154,13 @@ pub(super) fn run(shared: &Shared, model: &dyn SegmentModel) {
 }
 
 /// Waits until the policy picks something, then takes its work — and, when it is an encoder
-/// and `limit` allows, the encoders of equally urgent streams to batch with it. `None` on
-/// shutdown.
-pub(super) fn next_claims(shared: &Shared, limit: usize) -> Option<Next> {
+/// and `limit` allows, the encoders of equally urgent streams to batch with it; when it
+/// starts a window and `window_limit` allows, the next windows of others
+/// ([`policy::window_mates`]). `None` on shutdown.
+pub(super) fn next_claims(shared: &Shared, limit: usize, window_limit: usize) -> Option<Next> {
     let cfg = shared.config;
     let mut st = shared.lock();
-    let (choice, mates) = loop {
+    let (choice, mates, windows) = loop {
         if st.shutdown {
             return None;
         }
@@ -155,12 +177,20 @@ pub(super) fn next_claims(shared: &Shared, limit: usize) -> Option<Next> {
             .map(|e| view(e, cost, windowing))
             .collect();
         if let Some(i) = policy::pick(&views, now, cfg.margin, cfg.policy) {
+            let windows = if window_limit > 1 && cfg.policy == Policy::Pressing {
+                policy::window_mates(&views, i, window_limit - 1)
+            } else {
+                Vec::new()
+            };
+            if !windows.is_empty() {
+                break (i, windows, true);
+            }
             let mates = if limit > 1 && cfg.policy == Policy::Pressing {
                 policy::encoder_mates(&views, i, now, cfg.margin, limit - 1)
             } else {
                 Vec::new()
             };
-            break (i, mates);
+            break (i, mates, false);
         }
         st = shared
             .wake
@@ -178,7 +208,11 @@ pub(super) fn next_claims(shared: &Shared, limit: usize) -> Option<Next> {
             .queue_wait
             .observe(e.ready_since.elapsed().as_secs_f64());
         works.push(if let Some(job) = e.job.take() {
-            Work::Continue(job)
+            if windows {
+                Work::Window(job)
+            } else {
+                Work::Continue(job)
+            }
         } else {
             let first = first_window(e, windowing);
             Work::Begin(e.segments[e.next].clone(), first)
@@ -192,12 +226,47 @@ pub(super) fn next_claims(shared: &Shared, limit: usize) -> Option<Next> {
     Some(Next::Step(claims, works))
 }
 
-/// Runs a step: one stream's work, or several streams' encoders in one batched pass.
+/// Runs a step: one stream's work, or several streams' encoders in one batched pass, or
+/// several streams' next windows in one batched pass.
 pub(super) fn run_works(
     model: &dyn SegmentModel,
     works: Vec<Work>,
     claims: &[Claim],
 ) -> Vec<Result<Step, SynthError>> {
+    if works.len() > 1 && works.iter().all(|w| matches!(w, Work::Window(_))) {
+        let mut jobs: Vec<Box<dyn SegmentJob>> = works
+            .into_iter()
+            .filter_map(|w| match w {
+                Work::Window(job) => Some(job),
+                Work::Continue(_) | Work::Begin(..) => None,
+            })
+            .collect();
+        let frames: Vec<f64> = jobs.iter().map(|j| j.frames_to_audio()).collect();
+        let audio = model.advance_windows(&mut jobs);
+        if audio.len() != jobs.len() {
+            let err = || {
+                SynthError::Inference(candle_core::Error::Msg(format!(
+                    "{} windows decoded for {} segments",
+                    audio.len(),
+                    jobs.len()
+                )))
+            };
+            return jobs.iter().map(|_| Err(err())).collect();
+        }
+        return jobs
+            .into_iter()
+            .zip(audio)
+            .zip(frames)
+            .map(|((job, samples), frames)| {
+                Ok(Step {
+                    job,
+                    samples: samples?,
+                    began: None,
+                    frames,
+                })
+            })
+            .collect();
+    }
     let all_begin = works.iter().all(|w| matches!(w, Work::Begin(..)));
     if works.len() == 1 || !all_begin {
         return works
@@ -210,7 +279,7 @@ pub(super) fn run_works(
         .into_iter()
         .filter_map(|w| match w {
             Work::Begin(segment, first) => Some((segment, first)),
-            Work::Continue(_) => None,
+            Work::Continue(_) | Work::Window(_) => None,
         })
         .collect();
     let items: Vec<BeginItem<'_>> = segments
@@ -370,5 +439,6 @@ pub(super) fn view(e: &Entry, cost: CostModel, windowing: Windowing) -> policy::
         throttled: e.throttled,
         runnable: e.job.is_some() || e.next < e.segments.len(),
         encoding: e.job.is_none() && e.next < e.segments.len(),
+        window: e.job.as_ref().and_then(|job| job.window_bucket()),
     }
 }

@@ -28,6 +28,8 @@ struct FakeModel {
     first_windows: Mutex<Vec<Option<usize>>>,
     /// Encoders per batched pass the model offers (`batch_limit`).
     batch: usize,
+    /// Windows per batched pass the model offers (`window_batch_limit`).
+    windows: usize,
 }
 
 impl FakeModel {
@@ -46,7 +48,16 @@ impl FakeModel {
             step_log: Mutex::new(Vec::new()),
             first_windows: Mutex::new(Vec::new()),
             batch: 1,
+            windows: 1,
         })
+    }
+
+    /// Batches encoders and windows, `windows` of each (as on a GPU).
+    fn batching_windows(cost_ms: u64, chunks: usize, pieces: usize, windows: usize) -> Arc<Self> {
+        let mut model = Arc::into_inner(Self::in_pieces(cost_ms, chunks, pieces)).expect("fresh");
+        model.batch = windows;
+        model.windows = windows;
+        Arc::new(model)
     }
 
     fn batching(cost_ms: u64, chunks: usize, batch: usize) -> Arc<Self> {
@@ -125,6 +136,15 @@ impl SegmentJob for FakeJob {
             10.0 * (self.model.pieces - self.piece) as f64
         }
     }
+
+    /// A first window pads to 7, later ones to 33 (the fake's own numbers).
+    fn window_bucket(&self) -> Option<usize> {
+        (self.piece == 0 && !self.is_done()).then_some(if self.next == 0 { 7 } else { 33 })
+    }
+
+    fn as_any_mut(&mut self) -> Option<&mut dyn std::any::Any> {
+        Some(self)
+    }
 }
 
 /// The model thread owns the model as a `Box<dyn SegmentModel>`; jobs and the tests need their
@@ -174,6 +194,31 @@ impl SegmentModel for Shared {
 
     fn windowing(&self) -> Windowing {
         FAKE_WINDOWING
+    }
+
+    fn window_batch_limit(&self) -> usize {
+        self.0.windows
+    }
+
+    /// Logs the batch (`a0#1+b0#0:windows`), then runs each window as the default does.
+    fn advance_windows(
+        &self,
+        jobs: &mut [Box<dyn SegmentJob>],
+    ) -> Vec<Result<Option<Vec<f32>>, SynthError>> {
+        let names: Vec<String> = jobs
+            .iter_mut()
+            .map(|job| {
+                job.as_any_mut()
+                    .and_then(|any| any.downcast_mut::<FakeJob>())
+                    .map_or_else(|| "?".to_owned(), |j| format!("{}#{}", j.name, j.next))
+            })
+            .collect();
+        self.0
+            .step_log
+            .lock()
+            .expect("log")
+            .push(format!("{}:windows", names.join("+")));
+        advance_each(jobs)
     }
 
     fn begin_batch(&self, items: &[BeginItem<'_>]) -> Vec<Result<Box<dyn SegmentJob>, SynthError>> {
@@ -597,6 +642,70 @@ fn waiting_encoders_share_one_pass_and_fail_alone() {
     assert_eq!(sched.metrics().failed.load(Ordering::Relaxed), 1);
 }
 
+/// Where the model offers window batches (and encoder batches, as on a GPU), a step that
+/// starts a window takes the next windows of other streams along: newcomers' first windows
+/// share one pass; every stream still gets all of its audio, in order; a batch that a first
+/// window leads holds only first windows (none padded longer than the chosen one's); and the
+/// metrics count the batches.
+#[test]
+fn windows_of_several_streams_share_one_pass() {
+    let model = FakeModel::batching_windows(2, 3, 3, 4);
+    let sched = start(&model, SchedulerConfig::default());
+    let mut gate = sched
+        .submit_text("slow0", request(), Mode::Interactive)
+        .expect("gate");
+    std::thread::sleep(Duration::from_millis(30));
+    let mut handles: Vec<StreamHandle> = ["a0|a1", "b0", "c0|c1", "d0"]
+        .iter()
+        .map(|t| {
+            sched
+                .submit_text(t, request(), Mode::Interactive)
+                .expect("submit")
+        })
+        .collect();
+    let chunks = |h: &mut StreamHandle| {
+        let mut got = Vec::new();
+        while let Some(ev) = h.blocking_next() {
+            match ev {
+                StreamEvent::Audio { segment, .. } => got.push(segment),
+                StreamEvent::Failed(e) => panic!("{e}"),
+            }
+        }
+        got
+    };
+    assert_eq!(chunks(&mut gate), vec![0, 0, 0]);
+    let got: Vec<Vec<usize>> = handles.iter_mut().map(chunks).collect();
+    assert_eq!(
+        got,
+        [
+            vec![0, 0, 0, 1, 1, 1],
+            vec![0, 0, 0],
+            vec![0, 0, 0, 1, 1, 1],
+            vec![0, 0, 0]
+        ]
+    );
+    let steps = model.steps();
+    let batches: Vec<Vec<&str>> = steps
+        .iter()
+        .filter_map(|s| s.strip_suffix(":windows"))
+        .map(|s| s.split('+').collect())
+        .collect();
+    // The four newcomers, encoded in one pass, decode their first windows in one pass, the
+    // oldest (the one the policy picks) first, the others by arrival.
+    assert!(
+        batches.contains(&vec!["a0#0", "b0#0", "c0#0", "d0#0"]),
+        "{steps:?}"
+    );
+    assert!(batches.iter().all(|b| b.len() <= 4), "{steps:?}");
+    for b in &batches {
+        if b[0].ends_with("#0") {
+            assert!(b.iter().all(|w| w.ends_with("#0")), "{b:?} in {steps:?}");
+        }
+    }
+    let sizes = sched.metrics().batch_size.snapshot();
+    assert!(sizes.sum > sizes.count as f64, "{sizes:?}");
+}
+
 /// A model that offers no batching (the CPU) begins every segment in a step of its own.
 #[test]
 fn without_batching_each_encoder_runs_alone() {
@@ -619,6 +728,10 @@ fn without_batching_each_encoder_runs_alone() {
         while h.blocking_next().is_some() {}
     }
     assert!(model.steps().iter().all(|s| !s.ends_with(":batch")));
+    assert!(
+        model.steps().iter().all(|s| !s.ends_with(":windows")),
+        "a model that offers no window batches (the CPU) decodes a piece a step"
+    );
     let sizes = sched.metrics().batch_size.snapshot();
     assert!(sizes.count > 0);
     assert!((sizes.sum - sizes.count as f64).abs() < 1e-9, "{sizes:?}");

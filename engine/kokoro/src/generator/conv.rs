@@ -266,6 +266,47 @@ impl Conv1d {
         finish(&y, bias, residual)
     }
 
+    /// [`Self::forward_tm_padded`] for a batch: `xp` `[B, rows, C_in]` holds each item's
+    /// input of `t_in` steps framed by at least the zero rows of [`Self::frame`] (and zeros
+    /// past each item's own valid steps, as alone, where its valid outputs read them);
+    /// `residual` is `[B, T_out, C_out]`. Returns `[B, T_out, C_out]`.
+    ///
+    /// The items run as one sequence through one set of products: with every item's block of
+    /// rows a multiple of the stride long, output row `j` of item `b` reads exactly item `b`'s
+    /// framed rows `j·stride ..` (as alone); the outputs whose kernel straddles two items are
+    /// computed and dropped.
+    pub fn forward_batch_framed(
+        &self,
+        xp: &Tensor,
+        t_in: usize,
+        with_bias: bool,
+        residual: Option<&Tensor>,
+    ) -> Result<Tensor> {
+        let (b, rows, c_in) = xp.dims3()?;
+        let s = self.stride;
+        let block = rows.max(t_in + 2 * self.padding).next_multiple_of(s);
+        let xp = xp.pad_with_zeros(1, 0, block - rows)?;
+        let t_out = self.output_len(t_in);
+        let per_item = block / s;
+        let total = b * block;
+        let flat = xp.reshape((total, c_in))?;
+        let flat_t_in = total - 2 * self.padding;
+        let flat_out = self.output_len(flat_t_in);
+        let residual = residual
+            .map(|r| {
+                r.pad_with_zeros(1, 0, per_item - t_out)?
+                    .reshape((b * per_item, self.c_out))?
+                    .narrow(0, 0, flat_out)?
+                    .contiguous()
+            })
+            .transpose()?;
+        let y = self.forward_tm_padded(&flat, flat_t_in, with_bias, residual.as_ref())?;
+        y.pad_with_zeros(0, 0, b * per_item - flat_out)?
+            .reshape((b, per_item, self.c_out))?
+            .narrow(1, 0, t_out)?
+            .contiguous()
+    }
+
     /// On a GPU, all `d` phases of a dilated convolution as one im2col and one product
     /// (`phased` `[d, per_phase, C_in]` contiguous): the flattened phases are unfolded as one
     /// sequence, so windows start at every row; the `K−1` windows at the end of each phase
@@ -426,19 +467,34 @@ impl ConvTranspose1d {
 
     fn upsample(&self, x: &Tensor, reflect_top1: bool) -> Result<Tensor> {
         let t = x.dim(0)?;
-        let (s, c, q) = (self.stride, self.c_out, self.q);
         // Checked before the product, which would be wasted on a shape that cannot unroll.
-        if q == 0 || t == 0 {
-            candle_core::bail!("conv_transpose1d: {t} input steps, {q} tap groups");
+        self.checked_len(t)?;
+        let taps = self.taps(x)?;
+        self.unroll(&taps, reflect_top1)
+    }
+
+    /// Output steps for `t` input steps (before any reflection pad); an error where there
+    /// are none.
+    pub fn checked_len(&self, t: usize) -> Result<usize> {
+        if self.q == 0 || t == 0 {
+            candle_core::bail!("conv_transpose1d: {t} input steps, {} tap groups", self.q);
         }
-        let Some(len) = ((t - 1) * s + self.kernel).checked_sub(2 * self.padding) else {
+        let Some(len) = ((t - 1) * self.stride + self.kernel).checked_sub(2 * self.padding) else {
             candle_core::bail!(
                 "conv_transpose1d: padding {} exceeds the output",
                 self.padding
             );
         };
+        Ok(len)
+    }
+
+    /// The product `x·W` `[T, Q·stride·C_out]`: every input step's output taps. Rows are
+    /// independent, so the rows of several inputs stacked one after another give each
+    /// input's own taps (see `generator::batch`).
+    pub(super) fn taps(&self, x: &Tensor) -> Result<Tensor> {
+        let t = x.dim(0)?;
         let x = x.contiguous()?;
-        let taps = match self.weight_tm.product()? {
+        Ok(match self.weight_tm.product()? {
             Product::F32(w) => par_map(
                 x.device(),
                 &row_pieces(t, x.device(), 0),
@@ -446,7 +502,15 @@ impl ConvTranspose1d {
             )
             .and_then(|parts| cat_rows(&parts))?,
             Product::Bf16(w) => w.product(&x, t, 1, 1)?,
-        };
+        })
+    }
+
+    /// The output of one input's taps ([`Self::taps`]), with the bias (and the reflected top
+    /// row when asked).
+    pub(super) fn unroll(&self, taps: &Tensor, reflect_top1: bool) -> Result<Tensor> {
+        let t = taps.dim(0)?;
+        let (s, c, q) = (self.stride, self.c_out, self.q);
+        let len = self.checked_len(t)?;
         let unroll = Unroll {
             steps: t,
             q,
@@ -457,7 +521,7 @@ impl ConvTranspose1d {
             bias: self.bias_host.as_deref(),
             reflect_top1,
         };
-        if let Some(y) = unroll.run(&taps)? {
+        if let Some(y) = unroll.run(taps)? {
             return Ok(y);
         }
         let mut sum: Option<Tensor> = None;
@@ -545,4 +609,4 @@ pub(crate) fn process_cpu_seconds() -> f64 {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

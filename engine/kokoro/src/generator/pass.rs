@@ -56,7 +56,7 @@ impl GeneratorPass {
 }
 
 /// What piece `p` of a pass is.
-enum Piece {
+pub(super) enum Piece {
     StageInput(usize),
     Block(usize, usize),
     Output,
@@ -69,7 +69,7 @@ impl Generator {
         self.stages() * (1 + self.blocks_per_stage()) + 1
     }
 
-    fn piece(&self, p: usize) -> Piece {
+    pub(super) fn piece(&self, p: usize) -> Piece {
         let per_stage = 1 + self.blocks_per_stage();
         let (stage, k) = (p / per_stage, p % per_stage);
         if stage >= self.stages() {
@@ -165,14 +165,14 @@ impl Generator {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::{Generator, GeneratorConfig};
     use candle_core::{DType, Device, Tensor};
     use candle_nn::{VarBuilder, VarMap};
 
     /// A narrow generator with random weights (built once to create the variables, then again
     /// after filling them: construction copies weights into its own layouts).
-    fn small_generator() -> Generator {
+    pub(in crate::generator) fn small_generator() -> Generator {
         let mut cfg = GeneratorConfig::default();
         cfg.istft.upsample_initial_channel = 32;
         let dev = Device::Cpu;

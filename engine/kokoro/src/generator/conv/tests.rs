@@ -49,9 +49,9 @@ fn conv_transpose_matches_candle() {
 
 thread_local! {
     /// Set by a test to run the GPU's one-product dilated convolution on the CPU.
-    pub(super) static ONE_PRODUCT_ON_CPU: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    pub(in crate::generator) static ONE_PRODUCT_ON_CPU: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// How many dilated convolutions took that path on this thread.
-    pub(super) static ONE_PRODUCT_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    pub(in crate::generator) static ONE_PRODUCT_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The GPU's arrangement of a dilated convolution (all phases unfolded as one sequence, one

@@ -1,0 +1,437 @@
+//! One generator pass over the windows of several segments at once, stacked on a batch axis.
+//!
+//! Why: on a GPU a window's pass is a few hundred small launches whatever its length, so the
+//! device waits on the launches, not the arithmetic; windows of many streams in one pass share
+//! them. On the CPU it changes nothing that matters (the products are as large either way), so
+//! the scheduler keeps one window a step there.
+//!
+//! Items differ in length (a stream's first window is shorter than its steady ones, a
+//! segment's last one is whatever is left) and are padded to one length, a bucket
+//! ([`crate::stream::ChunkPlan::bucket`]) so the shapes a device sees are few. A padded item
+//! computes what it computes alone:
+//! - every convolution runs over all items as one sequence of rows
+//!   ([`Conv1d::forward_batch_framed`]): each item is framed by zero rows, its rows past its own
+//!   length are zero where a convolution would read them (as alone, where they are the
+//!   convolution's padding), and the outputs that straddle two items are dropped;
+//! - every instance norm and its activation run per item over that item's valid rows only,
+//!   with its own style, and write zeros past them ([`frame_valid`]);
+//! - an upsampler's product runs over all rows at once, and each item's taps are unrolled on
+//!   their own;
+//! - the inverse STFT runs per item on its valid rows, so each item's audio is its own length.
+//!
+//! Everything between (sums, scales, leaky `ReLU`) is element-wise over the whole batch. The
+//! rows of a padded item past its length hold values that no valid output reads.
+//!
+//! The pass runs a piece at a time like [`super::pass::GeneratorPass`], with the same pieces.
+
+use candle_core::{Result, Tensor};
+
+use super::{epilogue, leaky_relu, AdaINResBlock1, Generator};
+use super::{POST_LEAKY_SLOPE, STAGE_LEAKY_SLOPE};
+
+/// A batched pass: what [`super::pass::GeneratorPass`] holds, for `B` items, plus each
+/// item's length.
+#[derive(Debug)]
+pub struct BatchPass {
+    /// `[B, T, C]`: the stage activation, until the stage input is built from it.
+    x: Option<Tensor>,
+    /// `[B, 60·F + 1, 22]`: the source spectra, each zero past its own length.
+    har: Tensor,
+    input: Option<Tensor>,
+    sum: Option<Tensor>,
+    /// Each item's acoustic style `[1, 128]`.
+    styles: Vec<Tensor>,
+    /// Each item's decoder frames.
+    frames: Vec<usize>,
+    /// Decoder frames every item is padded to.
+    bucket: usize,
+    next: usize,
+}
+
+impl BatchPass {
+    /// Index of the next piece to run (equal to [`Generator::pieces`] when finished).
+    #[must_use]
+    pub fn next_piece(&self) -> usize {
+        self.next
+    }
+
+    /// Items in the batch.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// True for a batch of no items.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+
+    /// Decoder frames every item is padded to.
+    #[must_use]
+    pub fn bucket(&self) -> usize {
+        self.bucket
+    }
+}
+
+/// One item of a batched pass: a window's time-major decoder output `[F, 512]`, its source
+/// spectrum `[60·F + 1, 22]`, and its acoustic style `[1, 128]`.
+#[derive(Debug, Clone)]
+pub struct BatchItem {
+    pub x: Tensor,
+    pub har: Tensor,
+    pub style: Tensor,
+}
+
+/// `x` `[B, T, C]` with item `b` cut to its first `valid[b]` rows and framed by zero rows:
+/// `before`, then its rows, then zeros to `before + T + after` rows.
+pub fn frame_valid(x: &Tensor, valid: &[usize], (before, after): (usize, usize)) -> Result<Tensor> {
+    let t = x.dim(1)?;
+    let items = valid
+        .iter()
+        .enumerate()
+        .map(|(b, &v)| {
+            x.get(b)?
+                .narrow(0, 0, v.min(t))?
+                .pad_with_zeros(0, before, after + t - v.min(t))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Tensor::stack(&items, 0)
+}
+
+/// `y + r` for `[B, T, C]` tensors, into `y` (fresh, held by nothing else) on the CPU: the
+/// epilogue of the single-item pass, over all items' rows.
+fn add_into(y: &Tensor, r: &Tensor) -> Result<Tensor> {
+    let (b, t, c) = y.dims3()?;
+    let flat = epilogue::finish(&y.reshape((b * t, c))?, None, Some(&r.reshape((b * t, c))?))?;
+    flat.reshape((b, t, c))
+}
+
+/// `f` of each item's decoder frames.
+fn lengths(frames: &[usize], f: impl Fn(usize) -> Result<usize>) -> Result<Vec<usize>> {
+    frames.iter().map(|&n| f(n)).collect()
+}
+
+impl AdaINResBlock1 {
+    /// [`Self::forward_tm`] for a batch `x` `[B, T, C]` whose item `b` has `valid[b]` rows.
+    fn forward_batch(&self, x: &Tensor, styles: &[Tensor], valid: &[usize]) -> Result<Tensor> {
+        let mut x = x.clone();
+        let t = x.dim(1)?;
+        for l in &self.layers {
+            let a1 = act_batch(&l.adain1, &l.snake1, &x, styles, valid, l.conv1.frame())?;
+            let c1 = l.conv1.forward_batch_framed(&a1, t, false, None)?;
+            drop(a1);
+            let a2 = act_batch(&l.adain2, &l.snake2, &c1, styles, valid, l.conv2.frame())?;
+            drop(c1);
+            x = l.conv2.forward_batch_framed(&a2, t, true, Some(&x))?;
+        }
+        Ok(x)
+    }
+}
+
+/// `act(AdaIN(x))` per item over its valid rows, with its own style, framed by zeros as
+/// [`frame_valid`] frames: `[B, before + T + after, C]`.
+fn act_batch(
+    adain: &crate::adain::AdaIN1d,
+    act: &crate::adain::Activation,
+    x: &Tensor,
+    styles: &[Tensor],
+    valid: &[usize],
+    (before, after): (usize, usize),
+) -> Result<Tensor> {
+    let t = x.dim(1)?;
+    let items = valid
+        .iter()
+        .zip(styles)
+        .enumerate()
+        .map(|(b, (&v, s))| {
+            adain.forward_act_tm(&x.get(b)?.narrow(0, 0, v)?, s, act, (before, after + t - v))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Tensor::stack(&items, 0)
+}
+
+impl Generator {
+    /// Starts a batched pass over `items`, each padded to `bucket` decoder frames (at least
+    /// the longest item's).
+    pub fn begin_batch(&self, items: &[BatchItem], bucket: usize) -> Result<BatchPass> {
+        let frames = items
+            .iter()
+            .map(|i| i.x.dim(0))
+            .collect::<Result<Vec<_>>>()?;
+        let longest = frames.iter().copied().max().unwrap_or(0);
+        if items.is_empty() || bucket < longest {
+            candle_core::bail!(
+                "generator batch: {} items, the longest {longest} frames, bucket {bucket}",
+                items.len()
+            );
+        }
+        let har_rows = |n: usize| n * crate::stream::SPEC_PER_FRAME + 1;
+        let x = items
+            .iter()
+            .map(|i| i.x.pad_with_zeros(0, 0, bucket - i.x.dim(0)?))
+            .collect::<Result<Vec<_>>>()?;
+        let har = items
+            .iter()
+            .map(|i| {
+                let rows = i.har.dim(0)?;
+                if rows != har_rows(i.x.dim(0)?) {
+                    candle_core::bail!(
+                        "generator batch: {rows} spectrum rows for {:?}",
+                        i.x.dims()
+                    );
+                }
+                i.har.pad_with_zeros(0, 0, har_rows(bucket) - rows)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(BatchPass {
+            x: Some(Tensor::stack(&x, 0)?),
+            har: Tensor::stack(&har, 0)?,
+            input: None,
+            sum: None,
+            styles: items.iter().map(|i| i.style.clone()).collect(),
+            frames,
+            bucket,
+            next: 0,
+        })
+    }
+
+    /// Each item's rows entering stage `i` (`i == stages()`: the last stage's output).
+    fn batch_rows(&self, i: usize, frames: usize) -> Result<usize> {
+        let mut t = frames;
+        for (k, up) in self.ups.iter().enumerate().take(i) {
+            t = up.checked_len(t)? + usize::from(k + 1 == self.stages());
+        }
+        Ok(t)
+    }
+
+    /// Each item's rows of the noise branch of stage `i` (from its spectrum's rows).
+    fn batch_noise_rows(&self, i: usize, frames: usize) -> usize {
+        let har = frames * crate::stream::SPEC_PER_FRAME + 1;
+        self.noise_convs[i].output_len(har)
+    }
+
+    /// [`Self::stage_input_tm`] for a batch.
+    fn stage_input_batch(&self, i: usize, pass: &BatchPass, x: &Tensor) -> Result<Tensor> {
+        let conv = &self.noise_convs[i];
+        let rows = pass.har.dim(1)?;
+        let framed = frame_valid(
+            &pass.har,
+            &lengths(&pass.frames, |n| Ok(n * crate::stream::SPEC_PER_FRAME + 1))?,
+            conv.frame(),
+        )?;
+        let noise = conv.forward_batch_framed(&framed, rows, true, None)?;
+        drop(framed);
+        let noise_valid = lengths(&pass.frames, |n| Ok(self.batch_noise_rows(i, n)))?;
+        let x_source = self.noise_res[i].forward_batch(&noise, &pass.styles, &noise_valid)?;
+        drop(noise);
+        let x = leaky_relu(x, STAGE_LEAKY_SLOPE)?;
+        // One product over every item's rows; each item's taps unrolled on their own.
+        let (b, t, c) = x.dims3()?;
+        let taps = self.ups[i].taps(&x.reshape((b * t, c))?)?;
+        drop(x);
+        let reflect = i + 1 == self.stages();
+        let out_rows = x_source.dim(1)?;
+        let ups = pass
+            .frames
+            .iter()
+            .enumerate()
+            .map(|(k, &n)| {
+                let valid = self.batch_rows(i, n)?;
+                let y = self.ups[i].unroll(&taps.narrow(0, k * t, valid)?, reflect)?;
+                let rows = y.dim(0)?;
+                y.pad_with_zeros(0, 0, out_rows.saturating_sub(rows))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let up = Tensor::stack(&ups, 0)?;
+        if up.dims() != x_source.dims() {
+            candle_core::bail!(
+                "generator batch: upsampled {:?}, noise branch {:?}",
+                up.dims(),
+                x_source.dims()
+            );
+        }
+        add_into(&up, &x_source)
+    }
+
+    /// Runs the next piece of a batched pass; returns each item's audio `[1, 600·F]` after
+    /// the last piece, `None` before it.
+    pub fn advance_batch(&self, pass: &mut BatchPass) -> Result<Option<Vec<Tensor>>> {
+        let p = pass.next;
+        let out = match self.piece(p) {
+            super::pass::Piece::StageInput(i) => {
+                let Some(x) = pass.x.take() else {
+                    candle_core::bail!("generator batch: stage {i} without its input");
+                };
+                pass.input = Some(self.stage_input_batch(i, pass, &x)?);
+                None
+            }
+            super::pass::Piece::Block(i, j) => {
+                let Some(input) = &pass.input else {
+                    candle_core::bail!("generator batch: block {j} of stage {i} before its input");
+                };
+                let valid = lengths(&pass.frames, |n| self.batch_rows(i + 1, n))?;
+                let y = self.resblocks[i][j].forward_batch(input, &pass.styles, &valid)?;
+                pass.sum = Some(match pass.sum.take() {
+                    None => y,
+                    Some(sum) => add_into(&y, &sum)?,
+                });
+                if j + 1 == self.blocks_per_stage() {
+                    pass.input = None;
+                    pass.x = Some(self.stage_output(pass.sum.take())?);
+                }
+                None
+            }
+            super::pass::Piece::Output => {
+                let Some(x) = pass.x.take() else {
+                    candle_core::bail!("generator batch: already finished");
+                };
+                let valid = lengths(&pass.frames, |n| self.batch_rows(self.stages(), n))?;
+                let x = leaky_relu(&x, POST_LEAKY_SLOPE)?;
+                let framed = frame_valid(&x, &valid, self.conv_post.frame())?;
+                drop(x);
+                let t = framed.dim(1)? - self.conv_post.frame().0 - self.conv_post.frame().1;
+                let post = self
+                    .conv_post
+                    .forward_batch_framed(&framed, t, true, None)?;
+                let audio = valid
+                    .iter()
+                    .enumerate()
+                    .map(|(b, &v)| self.istft_tm(&post.get(b)?.narrow(0, 0, v)?))
+                    .collect::<Result<Vec<_>>>()?;
+                Some(audio)
+            }
+        };
+        pass.next = p + 1;
+        Ok(out)
+    }
+
+    /// A whole batched pass at once.
+    pub fn forward_batch(&self, items: &[BatchItem], bucket: usize) -> Result<Vec<Tensor>> {
+        let mut pass = self.begin_batch(items, bucket)?;
+        loop {
+            if let Some(audio) = self.advance_batch(&mut pass)? {
+                return Ok(audio);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::pass::tests::small_generator;
+    use super::*;
+    use crate::parity::snr_db;
+    use candle_core::Device;
+
+    /// A window's inputs of `frames` decoder frames (the small generator's 32 channels),
+    /// different for every `seed`, and a style of its own.
+    fn item(frames: usize, seed: f32) -> BatchItem {
+        let dev = Device::Cpu;
+        let v: Vec<f32> = (0..frames * 32)
+            .map(|i| (i as f32 * 0.37 + seed).sin() * (1.0 + seed * 0.1))
+            .collect();
+        let x = Tensor::from_vec(v, (frames, 32), &dev).expect("x");
+        let rows = frames * 60 + 1;
+        let h: Vec<f32> = (0..rows * 22)
+            .map(|i| (i as f32 * 0.11 + seed * 1.7).cos())
+            .collect();
+        let har = Tensor::from_vec(h, (rows, 22), &dev).expect("har");
+        let s: Vec<f32> = (0..128).map(|i| (i as f32 * 0.05 + seed).sin()).collect();
+        let style = Tensor::from_vec(s, (1, 128), &dev).expect("style");
+        BatchItem { x, har, style }
+    }
+
+    fn alone(g: &Generator, item: &BatchItem) -> Vec<f32> {
+        let mut pass = g.begin_pass(item.x.clone(), item.har.clone());
+        loop {
+            if let Some(audio) = g.advance(&mut pass, &item.style).expect("piece") {
+                return audio
+                    .flatten_all()
+                    .and_then(|a| a.to_vec1())
+                    .expect("audio");
+            }
+        }
+    }
+
+    #[test]
+    fn batched_windows_equal_each_alone() {
+        let g = small_generator();
+        // Different lengths (one fills the bucket, one is a single frame past the shortest
+        // a convolution needs) and different styles.
+        let items: Vec<BatchItem> = [(9, 0.0), (4, 1.3), (12, 2.9), (9, 4.1)]
+            .iter()
+            .map(|&(f, seed)| item(f, seed))
+            .collect();
+        let mut pass = g.begin_batch(&items, 12).expect("batch");
+        let mut audio = None;
+        for p in 0..g.pieces() {
+            assert_eq!(pass.next_piece(), p);
+            let out = g.advance_batch(&mut pass).expect("piece");
+            assert_eq!(out.is_some(), p + 1 == g.pieces(), "audio only at the end");
+            audio = out.or(audio);
+        }
+        let audio = audio.expect("audio");
+        assert_eq!(audio.len(), items.len());
+        for (k, (it, got)) in items.iter().zip(&audio).enumerate() {
+            let want = alone(&g, it);
+            let got: Vec<f32> = got.flatten_all().and_then(|a| a.to_vec1()).expect("audio");
+            assert_eq!(got.len(), want.len(), "item {k}: its own length");
+            let snr = snr_db(&want, &got);
+            assert!(snr >= 100.0, "item {k}: {snr:.1} dB");
+        }
+        assert!(
+            g.advance_batch(&mut pass).is_err(),
+            "a finished pass says so"
+        );
+    }
+
+    /// The GPU's arrangement of the dilated convolutions (every phase of the flattened batch
+    /// in one product, see `conv::Conv1d::phases_in_one_product`), run here on the CPU: the
+    /// kernel windows that straddle two items or two phases are dropped, so each item is
+    /// still what it is alone on that path.
+    #[test]
+    fn batched_windows_equal_each_alone_on_the_gpus_dilated_path() {
+        use super::super::conv::tests::{ONE_PRODUCT_ON_CPU, ONE_PRODUCT_RUNS};
+        let g = small_generator();
+        let items: Vec<BatchItem> = [(7, 0.4), (3, 2.2), (10, 5.0)]
+            .iter()
+            .map(|&(f, seed)| item(f, seed))
+            .collect();
+        ONE_PRODUCT_ON_CPU.with(|on| on.set(true));
+        let runs = ONE_PRODUCT_RUNS.with(std::cell::Cell::get);
+        let want: Vec<Vec<f32>> = items.iter().map(|it| alone(&g, it)).collect();
+        let alone_runs = ONE_PRODUCT_RUNS.with(std::cell::Cell::get) - runs;
+        let got = g.forward_batch(&items, 10);
+        let batch_runs = ONE_PRODUCT_RUNS.with(std::cell::Cell::get) - runs - alone_runs;
+        ONE_PRODUCT_ON_CPU.with(|on| on.set(false));
+        let got = got.expect("batch");
+        // One product per dilated convolution for the whole batch, as for each item alone.
+        assert!(alone_runs > 0);
+        assert_eq!(batch_runs * items.len(), alone_runs);
+        for (k, (want, got)) in want.iter().zip(&got).enumerate() {
+            let got: Vec<f32> = got.flatten_all().and_then(|a| a.to_vec1()).expect("audio");
+            let snr = snr_db(want, &got);
+            assert!(snr >= 100.0, "item {k}: {snr:.1} dB");
+        }
+    }
+
+    #[test]
+    fn a_padded_item_is_its_own_and_the_bucket_must_hold_it() {
+        let g = small_generator();
+        let short = item(5, 0.7);
+        let want = alone(&g, &short);
+        // The same item in a much longer bucket, next to a long neighbour with another style.
+        let got = g
+            .forward_batch(&[item(16, 3.3), short.clone()], 16)
+            .expect("batch");
+        let got: Vec<f32> = got[1].flatten_all().and_then(|a| a.to_vec1()).expect("a");
+        let snr = snr_db(&want, &got);
+        assert!(snr >= 100.0, "{snr:.1} dB");
+        assert!(
+            g.begin_batch(&[item(6, 0.0)], 5).is_err(),
+            "bucket too small"
+        );
+        assert!(g.begin_batch(&[], 5).is_err(), "no items");
+    }
+}

@@ -1,0 +1,193 @@
+//! Batched decoding against decoding alone: the streaming windows of many segments decoded
+//! `N` at a time in one generator pass ([`crate::stream::decode_batched`]) must give each
+//! window the audio it gets in its own pass. `banter bench parity --batch N` prints it.
+//!
+//! Both runs use the same model on the same device and the same encoder output, so anything
+//! but rounding is a bug: the bar is 100 dB per window.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use candle_core::{Device, Tensor};
+
+use super::snr_db;
+use crate::model::Kokoro;
+use crate::precision::Precision;
+use crate::stream::{decode_batched, ChunkPlan, SegmentDecoder};
+use crate::ModelError;
+
+/// The bar every window must clear.
+pub const MIN_SNR_DB: f64 = 100.0;
+
+/// One segment to decode: phoneme ids, its voice's 256-wide style row, and its place in its
+/// stream (0: the first segment, whose first window is the shortest; see
+/// [`ChunkPlan::first_window`]).
+#[derive(Debug, Clone)]
+pub struct BatchSegment {
+    pub ids: Vec<u32>,
+    pub style: Vec<f32>,
+    pub index: usize,
+}
+
+/// One window's agreement.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WindowParity {
+    /// Index into the segments.
+    pub segment: usize,
+    /// Index of the window in its segment.
+    pub window: usize,
+    /// Its samples.
+    pub samples: usize,
+    /// Frames its batched pass padded it to (the largest bucket in the batch).
+    pub padded_to: usize,
+    /// Batched against alone.
+    pub snr_db: f64,
+}
+
+/// What [`run`] found.
+#[derive(Debug, Clone)]
+pub struct BatchReport {
+    pub windows: Vec<WindowParity>,
+    /// Generator passes: alone (one per window) and batched.
+    pub passes_alone: usize,
+    pub passes_batched: usize,
+    /// Wall time of all windows decoded alone, and batched (seconds; the encoder and the
+    /// decoder body, shared by both, not included).
+    pub alone_s: f64,
+    pub batched_s: f64,
+    /// Decoder frames the generator ran over (context included): alone, and batched (every
+    /// item padded to its batch's bucket), so the timings can be read per frame.
+    pub frames_alone: usize,
+    pub frames_batched: usize,
+}
+
+impl BatchReport {
+    /// The lowest window SNR (∞ for no windows).
+    #[must_use]
+    pub fn lowest_snr_db(&self) -> f64 {
+        self.windows
+            .iter()
+            .map(|w| w.snr_db)
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    /// Whether every window clears [`MIN_SNR_DB`].
+    #[must_use]
+    pub fn passed(&self) -> bool {
+        self.windows.iter().all(|w| w.snr_db >= MIN_SNR_DB)
+    }
+}
+
+/// Loads the model from `weights` on `device` as the engine runs it there
+/// (`BANTER_PRECISION`'s products on the CPU), encodes `segments` once, and decodes their
+/// streaming windows alone and then `n` at a time.
+pub fn run(
+    weights: &std::path::Path,
+    device: &Device,
+    segments: &[BatchSegment],
+    n: usize,
+) -> Result<BatchReport, ModelError> {
+    let mut model = Kokoro::load(weights, device)?;
+    if let Some(kernel) = Precision::from_env().bf16_kernel() {
+        model.use_bf16(kernel)?;
+    }
+    compare(&Arc::new(model), segments, n)
+}
+
+/// [`run`] with a loaded model.
+pub fn compare(
+    model: &Arc<Kokoro>,
+    segments: &[BatchSegment],
+    n: usize,
+) -> Result<BatchReport, ModelError> {
+    let device = model.encoder().device().clone();
+    let streaming = ChunkPlan::streaming();
+    let mut alone = Vec::with_capacity(segments.len());
+    for seg in segments {
+        let style = Tensor::from_slice(&seg.style, (1, seg.style.len()), &device)?;
+        let prosody = model.encoder().encode(&seg.ids, &style, 1.0)?;
+        let plan = ChunkPlan {
+            first: streaming.first_window(seg.index),
+            ..streaming
+        };
+        alone.push(SegmentDecoder::from_prosody(
+            Arc::clone(model),
+            &prosody,
+            &style,
+            plan,
+        )?);
+    }
+    let mut batched: Vec<SegmentDecoder> = alone.iter().map(SegmentDecoder::restarted).collect();
+
+    let mut frames_alone = 0.0;
+    let start = Instant::now();
+    let mut want: Vec<Vec<Vec<f32>>> = Vec::with_capacity(alone.len());
+    for d in &mut alone {
+        let mut chunks = Vec::new();
+        loop {
+            // At a window's start, the work left before its audio is the whole window.
+            frames_alone += d.frames_to_audio();
+            let Some(chunk) = d.next_chunk()? else { break };
+            chunks.push(chunk);
+        }
+        want.push(chunks);
+    }
+    let alone_s = start.elapsed().as_secs_f64();
+
+    let start = Instant::now();
+    let mut got: Vec<Vec<(Vec<f32>, usize)>> = vec![Vec::new(); batched.len()];
+    let mut passes_batched = 0;
+    let mut frames_batched = 0;
+    loop {
+        let (idx, mut ready): (Vec<usize>, Vec<&mut SegmentDecoder>) = batched
+            .iter_mut()
+            .enumerate()
+            .filter(|(_, d)| d.can_batch())
+            .take(n.max(1))
+            .unzip();
+        if ready.is_empty() {
+            break;
+        }
+        let padded_to = ready
+            .iter()
+            .filter_map(|d| d.window_bucket())
+            .max()
+            .unwrap_or(0);
+        frames_batched += padded_to * ready.len();
+        let chunks = decode_batched(&mut ready)?;
+        passes_batched += 1;
+        for (i, chunk) in idx.into_iter().zip(chunks) {
+            got[i].push((chunk, padded_to));
+        }
+    }
+    let batched_s = start.elapsed().as_secs_f64();
+
+    let mut windows = Vec::new();
+    for (segment, (w, g)) in want.iter().zip(&got).enumerate() {
+        if w.len() != g.len() {
+            return Err(ModelError::Tensor(candle_core::Error::Msg(format!(
+                "segment {segment}: {} windows alone, {} batched",
+                w.len(),
+                g.len()
+            ))));
+        }
+        for (window, (w, (g, padded_to))) in w.iter().zip(g).enumerate() {
+            windows.push(WindowParity {
+                segment,
+                window,
+                samples: w.len(),
+                padded_to: *padded_to,
+                snr_db: snr_db(w, g),
+            });
+        }
+    }
+    Ok(BatchReport {
+        passes_alone: windows.len(),
+        passes_batched,
+        windows,
+        alone_s,
+        batched_s,
+        frames_alone: frames_alone.round() as usize,
+        frames_batched,
+    })
+}
