@@ -144,6 +144,12 @@ pub enum Command {
     TuneVoice { speaker: String, clip: PathBuf },
     /// Cancel `speaker`'s running tuning (nothing is saved).
     CancelTune { speaker: String },
+    /// Add the Piper voice `onnx` (with its `.onnx.json` beside it) to the library, then cast
+    /// `speaker` in it if one is given (a `.onnx` dropped on the window, or on a speaker's row).
+    AddPiperVoice {
+        onnx: PathBuf,
+        speaker: Option<String>,
+    },
 
     // --- find ---
     /// Open the find bar and focus its field.

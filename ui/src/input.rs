@@ -3,9 +3,13 @@
 //! Dropped files: a script (by extension, or any text file that parses) opens as a new project;
 //! an audio file dropped on a turn in the script's lines view is written before it as a sound
 //! cue (`[sound: FILE]`, or `[bed: FILE]` with Shift held); an audio clip dropped on a speaker in
-//! the cast panel asks for a voice match; an audio clip dropped elsewhere, or any other file,
-//! gets a message saying what the studio accepts. Several files: the first script opens, each
-//! clip on a speaker is matched, each sound on a turn is cued, the rest reported.
+//! the cast panel asks for a voice match; a Piper voice (`NAME.onnx`, or its `NAME.onnx.json`)
+//! is added to the library, and cast for the speaker it was dropped on, if any (the drop is the
+//! studio's way to bring one, as `banter voices add` is the CLI's); an audio clip dropped
+//! elsewhere, or any other file, gets a message saying what the studio accepts. Several files:
+//! the first script opens, each clip on a speaker is matched, each sound on a turn is cued, each
+//! Piper model is added once (its `.onnx` and `.onnx.json` dropped together are one voice), the
+//! rest reported.
 //!
 //! Like a view, this only emits [`Command`]s (the decisions that depend on the studio's state,
 //! such as what Esc closes, are the commands'); the frame loop applies them before drawing the
@@ -28,16 +32,28 @@ pub const AUDIO_EXTENSIONS: [&str; 6] = ["wav", "flac", "mp3", "ogg", "oga", "op
 pub enum DropKind {
     Script,
     Audio,
+    /// A Piper voice: the `.onnx` model (its `.onnx.json` classifies as the model it names).
+    PiperVoice(PathBuf),
     Unsupported,
 }
 
+/// What a dropped file is, by its name.
 #[must_use]
 pub fn classify(path: &Path) -> DropKind {
     let ext = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    if AUDIO_EXTENSIONS.contains(&ext.as_str()) {
+    let stem_ext = || {
+        Path::new(path.file_stem().unwrap_or_default())
+            .extension()
+            .map(|e| e.to_string_lossy().to_ascii_lowercase())
+    };
+    if ext == "onnx" {
+        DropKind::PiperVoice(path.to_path_buf())
+    } else if ext == "json" && stem_ext().as_deref() == Some("onnx") {
+        DropKind::PiperVoice(path.with_extension(""))
+    } else if AUDIO_EXTENSIONS.contains(&ext.as_str()) {
         DropKind::Audio
     } else if SCRIPT_EXTENSIONS.contains(&ext.as_str()) || ext.is_empty() {
         DropKind::Script
@@ -110,6 +126,7 @@ fn drops(ctx: &egui::Context, out: &mut Vec<Command>) {
     let speaker = pointer.and_then(|p| crate::view::cast::speaker_at(ctx, p));
     let line = pointer.and_then(|p| crate::view::editor::line_at(ctx, p));
     let mut opened = false;
+    let mut models: Vec<PathBuf> = Vec::new();
     let mut skipped = Vec::new();
     for path in paths {
         match classify(&path) {
@@ -136,8 +153,18 @@ fn drops(ctx: &egui::Context, out: &mut Vec<Command>) {
                     path.display()
                 )),
             },
+            DropKind::PiperVoice(onnx) => {
+                if !models.contains(&onnx) {
+                    models.push(onnx.clone());
+                    out.push(Command::AddPiperVoice {
+                        onnx,
+                        speaker: speaker.clone(),
+                    });
+                }
+            }
             DropKind::Unsupported => skipped.push(format!(
-                "{}: not a script or an audio file (scripts: {}; voice clips and sounds: {})",
+                "{}: not a script, an audio file or a Piper voice (scripts: {}; voice clips and \
+                 sounds: {}; Piper voices: NAME.onnx with NAME.onnx.json beside it)",
                 path.display(),
                 SCRIPT_EXTENSIONS.join(", "),
                 AUDIO_EXTENSIONS.join(", ")
@@ -233,13 +260,106 @@ mod tests {
         let said = h.state().message().unwrap_or_default().to_owned();
         assert!(
             said.starts_with("not opened: ")
-                && said.contains("cover.png: not a script or an audio file"),
+                && said.contains("cover.png: not a script, an audio file or a Piper voice"),
             "{said}"
         );
         assert_eq!(
             h.state().document().text,
             format!("Ann: One.\n{cue}\nBen: Two.\n")
         );
+    }
+
+    /// Runs frames until the status line says something containing `what` (at most 20 s).
+    fn wait_for_status(h: &mut Harness<'static, Studio>, what: &str) -> String {
+        let start = std::time::Instant::now();
+        loop {
+            h.run_steps(1);
+            let said = h.state().message().unwrap_or_default().to_owned();
+            if said.contains(what) || start.elapsed() > std::time::Duration::from_secs(20) {
+                return said;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
+
+    /// The library voices the cast offers, asked of the library afresh.
+    fn library_voices(h: &mut Harness<'static, Studio>) -> Vec<String> {
+        h.state()
+            .library
+            .send(crate::work::library::LibCmd::ListVoices);
+        assert!(h.state().library.flush(std::time::Duration::from_secs(5)));
+        h.run_steps(1);
+        h.state().library_voices.clone()
+    }
+
+    #[test]
+    fn a_piper_voice_without_its_json_is_refused_with_the_reason_and_nothing_is_added() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut h = studio(&dir);
+        let onnx = dir.path().join("en_US-joe-medium.onnx");
+        fs_err::write(&onnx, b"not a model").expect("write");
+        drop_on(&mut h, "One.", &onnx, false);
+        let said = wait_for_status(&mut h, "not added");
+        assert!(
+            said.starts_with("not added: Piper voice en_US-joe-medium.onnx")
+                && said.contains("en_US-joe-medium.onnx.json is missing or unreadable"),
+            "{said}"
+        );
+        assert!(library_voices(&mut h).is_empty());
+        assert_eq!(h.state().document().text, "Ann: One.\nBen: Two.\n");
+    }
+
+    #[test]
+    fn a_piper_voice_dropped_on_a_speaker_is_added_named_from_its_file_and_cast() {
+        let store = match engine::assets::ModelStore::open_default() {
+            Ok(store) if store.piper_test_voice_ready() => store,
+            _ => {
+                eprintln!("skipped: the Piper test voice is not fetched");
+                return;
+            }
+        };
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut h = studio(&dir);
+        let row = h
+            .query_all_by_label("Ben")
+            .map(|n| n.rect())
+            .min_by(|a, b| a.left().total_cmp(&b.left()))
+            .expect("Ben is in the cast panel");
+        h.hover_at(row.center());
+        h.run_steps(1);
+        drop_file(h.input_mut(), &store.piper_test_voice());
+        h.run_steps(1);
+        let said = wait_for_status(&mut h, "added Piper voice");
+        assert!(
+            said.starts_with("added Piper voice joe (22050 Hz")
+                && said.contains("licence: ")
+                && said.ends_with("Ben now speaks as joe"),
+            "{said}"
+        );
+        assert_eq!(library_voices(&mut h), ["joe"]);
+        let ben = |h: &Harness<'static, Studio>| {
+            h.state()
+                .document()
+                .speakers()
+                .into_iter()
+                .find(|(s, _)| s == "Ben")
+                .map(|(_, c)| c.voice)
+        };
+        assert_eq!(ben(&h).as_deref(), Some("joe"));
+        h.state_mut().apply(Command::Undo);
+        assert_ne!(
+            ben(&h).as_deref(),
+            Some("joe"),
+            "one undo step, like a choice"
+        );
+        // Dropped again away from the cast: the name is taken, so it is "joe 2", cast to nobody.
+        h.hover_at(egui::pos2(1270.0, 790.0));
+        h.run_steps(1);
+        drop_file(h.input_mut(), &store.piper_test_voice());
+        let said = wait_for_status(&mut h, "joe 2");
+        assert!(said.starts_with("added Piper voice joe 2 ("), "{said}");
+        assert!(!said.contains("now speaks as"), "{said}");
+        assert_eq!(library_voices(&mut h), ["joe", "joe 2"]);
     }
 
     #[test]
@@ -249,5 +369,13 @@ mod tests {
         assert_eq!(classify(Path::new("voice.wav")), DropKind::Audio);
         assert_eq!(classify(Path::new("voice.Mp3")), DropKind::Audio);
         assert_eq!(classify(Path::new("photo.png")), DropKind::Unsupported);
+        assert_eq!(
+            classify(Path::new("v/en_US-joe-medium.ONNX")),
+            DropKind::PiperVoice("v/en_US-joe-medium.ONNX".into())
+        );
+        assert_eq!(
+            classify(Path::new("v/en_US-joe-medium.onnx.json")),
+            DropKind::PiperVoice("v/en_US-joe-medium.onnx".into())
+        );
     }
 }

@@ -161,6 +161,7 @@ impl Studio {
             Command::MatchVoice { speaker, clip } => self.start_voice_match(speaker, clip),
             Command::TuneVoice { speaker, clip } => self.start_voice_tune(speaker, clip),
             Command::CancelTune { speaker } => self.cancel_voice_tune(&speaker),
+            Command::AddPiperVoice { onnx, speaker } => self.start_piper_add(onnx, speaker),
 
             Command::OpenFind => self.open_find(),
             Command::CloseFind => self.find.open = false,

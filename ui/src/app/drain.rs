@@ -1,6 +1,7 @@
 //! The frame loop's first step: take everything the workers reported since the last frame
-//! (model load, playback audio, imports, voice matches, library answers, export progress) and
-//! fold it into the studio's state. Only `try_iter`: nothing here waits.
+//! (model load, playback audio, imports, voice matches, dropped Piper voices checked, library
+//! answers, export progress) and fold it into the studio's state. Only `try_iter`: nothing here
+//! waits.
 
 use std::time::Instant;
 
@@ -88,6 +89,7 @@ impl Studio {
         }
         self.drain_open();
         self.drain_voice_tools();
+        self.drain_piper();
         self.drain_outputs();
         self.drain_library();
         self.drain_export();
@@ -120,6 +122,7 @@ impl Studio {
                     self.projects = p;
                 }
                 LibEvent::Voices(v) => self.library_voices = v,
+                LibEvent::PiperAdded(added) => self.piper_added(&added),
                 LibEvent::Autosaves(a) => self.recovery = a,
                 LibEvent::Error(e) => self.say(e.to_string()),
             }

@@ -16,6 +16,7 @@ mod find;
 mod live;
 mod open;
 mod outputs;
+mod piper;
 mod playback;
 mod project;
 mod tasks;

@@ -9,6 +9,7 @@ use crate::devices::DeviceEvent;
 use crate::files::OpenError;
 use crate::work::export::ExportJob;
 use crate::work::load::LoadEvent;
+use crate::work::piper::Inspected;
 use crate::work::play::PlayJob;
 use crate::work::preview::PreviewJob;
 use crate::work::voicematch::{CastChecked, MatchReport};
@@ -50,6 +51,8 @@ pub(crate) struct BackgroundTasks {
     pub checks: Channel<CastChecked>,
     /// Output devices listed and opened.
     pub outputs: Channel<DeviceEvent>,
+    /// Dropped Piper voices, checked (or refused) before the library adds them.
+    pub piper: Channel<Inspected>,
 }
 
 impl BackgroundTasks {
@@ -65,6 +68,7 @@ impl BackgroundTasks {
             matches: Channel::new(crate::work::EVENTS),
             checks: Channel::new(4),
             outputs: Channel::new(4),
+            piper: Channel::new(16),
         }
     }
 

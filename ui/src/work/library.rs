@@ -1,4 +1,5 @@
-//! The library (projects, autosaves, recovery, the names of library voices) on its own thread:
+//! The library (projects, autosaves, recovery, library voices and the Piper voices dropped on the
+//! studio) on its own thread:
 //! `SQLite` is disk I/O, and the UI thread never waits on disk. Commands go in through a
 //! channel; answers come back as events.
 //!
@@ -17,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use engine::library::{Autosave, Library, LibraryError, ProjectDraft, VoiceKind};
 
+use super::piper::{PiperAdd, PiperAdded};
 use super::{send, spawn, SpawnError, Waker};
 
 /// Why the library is unavailable (projects cannot be listed or saved; the rest works).
@@ -39,6 +41,12 @@ pub enum LibError {
     },
     #[error("no project called \"{0}\" in the library")]
     NoProject(String),
+    #[error("Piper voice {} not added: {source}", .onnx.display())]
+    Piper {
+        onnx: PathBuf,
+        #[source]
+        source: Box<LibraryError>,
+    },
     #[error(transparent)]
     Library(#[from] Box<LibraryError>),
 }
@@ -65,6 +73,8 @@ pub enum LibCmd {
     /// The library's own voices (blends, matched voices), not the stock ones.
     ListVoices,
     ClearAutosave(String),
+    /// Add a checked Piper model's voices under a free name (see [`super::piper`]).
+    AddPiper(Box<PiperAdd>),
     /// Answers when every earlier command is done.
     Flush(mpsc::SyncSender<()>),
 }
@@ -82,6 +92,8 @@ pub enum LibEvent {
     Autosaves(Vec<Autosave>),
     /// Library voice names (blends and matched voices).
     Voices(Vec<String>),
+    /// A Piper model's voices were added.
+    PiperAdded(Box<PiperAdded>),
     Error(LibError),
 }
 
@@ -248,6 +260,16 @@ fn handle(lib: &Library, cmd: LibCmd) -> Option<LibEvent> {
             ))
         }),
         LibCmd::ClearAutosave(name) => lib.clear_autosave(&name).map(|()| None),
+        LibCmd::AddPiper(add) => {
+            let onnx = add.info.onnx.clone();
+            return Some(match super::piper::add(lib, *add) {
+                Ok(added) => LibEvent::PiperAdded(Box::new(added)),
+                Err(e) => LibEvent::Error(LibError::Piper {
+                    onnx,
+                    source: Box::new(e),
+                }),
+            });
+        }
         LibCmd::Flush(done) => {
             let _ = done.send(());
             Ok(None)

@@ -1,11 +1,12 @@
 //! Everything that must not run on the UI thread: loading and fetching the model, playback
-//! rendering, exports, the library and voice matching. Each runs on a named thread and reports
+//! rendering, exports, the library, voice matching and checking dropped Piper voices. Each runs on a named thread and reports
 //! through a channel; every report asks egui for a repaint so the window shows it at once.
 
 pub mod export;
 pub mod library;
 pub mod load;
 pub mod matcher;
+pub mod piper;
 pub mod play;
 pub mod preview;
 pub mod resolve;
