@@ -36,7 +36,7 @@ impl SegmentModel for Families {
         first_window: Option<usize>,
     ) -> Result<Box<dyn SegmentJob>, SynthError> {
         if is_piper(request) {
-            self.piper.begin(segment, request)
+            self.piper.begin(segment, request, first_window)
         } else {
             SegmentModel::begin(&self.kokoro, segment, request, first_window)
         }
@@ -56,9 +56,9 @@ impl SegmentModel for Families {
         .into_iter();
         items
             .iter()
-            .map(|(segment, request, _)| {
+            .map(|(segment, request, first_window)| {
                 if is_piper(request) {
-                    self.piper.begin(segment, request)
+                    self.piper.begin(segment, request, *first_window)
                 } else {
                     from_kokoro.next().unwrap_or_else(|| {
                         Err(SynthError::Inference(candle_core::Error::Msg(
@@ -72,6 +72,18 @@ impl SegmentModel for Families {
 
     fn batch_limit(&self) -> usize {
         self.kokoro.batch_limit()
+    }
+
+    fn window_batch_limit(&self) -> usize {
+        self.kokoro.window_batch_limit()
+    }
+
+    /// Kokoro batches its own windows and runs anything else (a Piper job) one by one.
+    fn advance_windows(
+        &self,
+        jobs: &mut [Box<dyn SegmentJob>],
+    ) -> Vec<Result<Option<Vec<f32>>, SynthError>> {
+        self.kokoro.advance_windows(jobs)
     }
 
     fn windowing(&self) -> Windowing {

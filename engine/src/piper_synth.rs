@@ -2,9 +2,13 @@
 //! one model interface (`scheduler::model`).
 //!
 //! A segment begins with [`Vits::encode`] (text encoder, durations, the prior's sample: cheap,
-//! and it says how long the sentence is), and one scheduling step decodes it (flow and
-//! HiFi-GAN) and resamples it from the voice's rate to the engine's 24 kHz, so a Piper line
-//! joins a Kokoro episode on one timeline. The model file is hashed when it is loaded and must
+//! and it says how long the sentence is). Then, for a file, one scheduling step decodes it
+//! whole (flow and HiFi-GAN); for a listener who waits, it is decoded in windows, the first as
+//! short as Kokoro's first window and each later one twice the last, each with
+//! [`DECODE_CONTEXT`] frames of its neighbours, which makes a window's samples the whole
+//! decode's (the flow and the decoder have no statistic over time). The audio is resampled
+//! from the voice's rate to the engine's 24 kHz as it comes, so a Piper line joins a Kokoro
+//! episode on one timeline and streams like one. The model file is hashed when it is loaded and must
 //! still be the file the voice was added with: a replaced or moved file is an error naming it,
 //! never another voice speaking.
 //!
@@ -14,7 +18,7 @@
 use std::sync::Arc;
 
 use candle_core::Device;
-use vits::model::{Noise, Prior, Vits};
+use vits::model::{Noise, Prior, Vits, DECODE_CONTEXT};
 
 use crate::audio::resample::Resampler;
 use crate::scheduler::SegmentJob;
@@ -87,6 +91,7 @@ impl PiperModels {
         &self,
         segment: &Segment,
         request: &SpeechRequest,
+        first_window: Option<usize>,
     ) -> Result<Box<dyn SegmentJob>, SynthError> {
         check_speed(request.speed)?;
         let key = request.voice.piper_key().ok_or_else(|| {
@@ -103,12 +108,24 @@ impl PiperModels {
             .encode(&ids, scales, voice.speaker, &Noise::Seeded(SEED))
             .map_err(|e| piper_error(&voice, &e))?;
         let rate = voice.config.sample_rate;
-        let seconds = (prior.frames() * model.hop()) as f64 / f64::from(rate);
+        let frames = prior.frames();
+        // Kokoro frames (the scheduler's unit) per frame of this voice.
+        let scale = (model.hop() as f64 / f64::from(rate)) * FRAMES_PER_SECOND;
+        let first = first_window.map(|kokoro| ((kokoro as f64 / scale).ceil() as usize).max(1));
+        let resampler = if rate == SAMPLE_RATE {
+            None
+        } else {
+            Some(Resampler::new(rate, SAMPLE_RATE).map_err(|e| resample_error(rate, &e))?)
+        };
         Ok(Box::new(PiperJob {
             model,
             voice,
-            prior: Some(prior),
-            frames: (seconds * FRAMES_PER_SECOND).ceil().max(1.0) as usize,
+            prior,
+            next: 0,
+            window: first.unwrap_or(frames).min(frames),
+            windowed: first.is_some(),
+            scale,
+            resampler,
         }))
     }
 }
@@ -127,67 +144,102 @@ fn piper_error(voice: &PiperVoice, e: &vits::VitsError) -> SynthError {
     }
 }
 
-/// One Piper sentence: encoded, waiting for its decode.
+/// One Piper sentence: encoded, decoded window by window (or whole).
 struct PiperJob {
     model: Arc<Vits>,
     voice: Arc<PiperVoice>,
-    prior: Option<Prior>,
-    frames: usize,
+    prior: Prior,
+    /// The first frame not decoded yet.
+    next: usize,
+    /// Frames in the next window.
+    window: usize,
+    /// Decoding in windows (a listener waits) rather than whole.
+    windowed: bool,
+    /// Kokoro frames per frame of this voice.
+    scale: f64,
+    /// The voice's rate to 24 kHz, carried across windows (`None` at 24 kHz).
+    resampler: Option<Resampler>,
+}
+
+impl PiperJob {
+    /// The frames the next step decodes, context included, in this voice's frames.
+    fn next_cost(&self) -> usize {
+        let frames = self.prior.frames();
+        if self.next >= frames {
+            return 0;
+        }
+        if !self.windowed {
+            return frames;
+        }
+        let end = (self.next + self.window).min(frames);
+        let lo = self.next.saturating_sub(DECODE_CONTEXT);
+        let hi = (end + DECODE_CONTEXT).min(frames);
+        hi - lo
+    }
 }
 
 impl SegmentJob for PiperJob {
     fn advance(&mut self) -> Result<Option<Vec<f32>>, SynthError> {
-        let Some(prior) = self.prior.take() else {
+        let frames = self.prior.frames();
+        if self.next >= frames {
             return Ok(None);
+        }
+        let end = if self.windowed {
+            (self.next + self.window).min(frames)
+        } else {
+            frames
         };
-        let audio = self
-            .model
-            .decode(&prior)
-            .map_err(|e| piper_error(&self.voice, &e))?;
+        let audio = if self.next == 0 && end == frames {
+            self.model.decode(&self.prior)
+        } else {
+            self.model
+                .decode_window(&self.prior, self.next..end, DECODE_CONTEXT)
+        }
+        .map_err(|e| piper_error(&self.voice, &e))?;
         if !audio.iter().all(|x| x.is_finite()) {
             return Err(SynthError::DamagedModel {
                 path: self.voice.onnx.display().to_string(),
             });
         }
-        Ok(Some(to_engine_rate(&audio, self.voice.config.sample_rate)?))
+        self.next = end;
+        self.window = self.window.saturating_mul(2).max(1);
+        let rate = self.voice.config.sample_rate;
+        let Some(resampler) = self.resampler.as_mut() else {
+            return Ok(Some(audio));
+        };
+        let mut out = Vec::with_capacity(audio.len() * SAMPLE_RATE as usize / rate as usize + 64);
+        resampler
+            .process(&audio, &mut out)
+            .map_err(|e| resample_error(rate, &e))?;
+        if self.next >= frames {
+            resampler
+                .flush(&mut out)
+                .map_err(|e| resample_error(rate, &e))?;
+        }
+        Ok(Some(out))
     }
 
     fn is_done(&self) -> bool {
-        self.prior.is_none()
+        self.next >= self.prior.frames()
     }
 
     fn next_step_frames(&self) -> f64 {
-        self.frames as f64
+        self.next_cost() as f64 * self.scale
     }
 
     fn frames_to_audio(&self) -> f64 {
-        if self.prior.is_some() {
-            self.frames as f64
-        } else {
-            0.0
-        }
+        self.next_step_frames()
     }
 
     fn frames(&self) -> usize {
-        self.frames
+        (self.prior.frames() as f64 * self.scale).ceil() as usize
     }
 }
 
-/// A voice's samples at the engine's 24 kHz.
-fn to_engine_rate(audio: &[f32], rate: u32) -> Result<Vec<f32>, SynthError> {
-    if rate == SAMPLE_RATE {
-        return Ok(audio.to_vec());
-    }
-    let fail = |e: crate::audio::AudioError| {
-        SynthError::Inference(candle_core::Error::Msg(format!(
-            "resampling {rate} Hz to {SAMPLE_RATE} Hz: {e}"
-        )))
-    };
-    let mut r = Resampler::new(rate, SAMPLE_RATE).map_err(fail)?;
-    let mut out = Vec::with_capacity(audio.len() * SAMPLE_RATE as usize / rate as usize + 1);
-    r.process(audio, &mut out).map_err(fail)?;
-    r.flush(&mut out).map_err(fail)?;
-    Ok(out)
+fn resample_error(rate: u32, e: &crate::audio::AudioError) -> SynthError {
+    SynthError::Inference(candle_core::Error::Msg(format!(
+        "resampling {rate} Hz to {SAMPLE_RATE} Hz: {e}"
+    )))
 }
 
 /// True when the request names a Piper voice ([`crate::families`] routes it here).

