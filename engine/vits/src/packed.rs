@@ -692,3 +692,157 @@ impl PackedGenerator {
         Ok(y)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use candle_core::{Device, Tensor};
+
+    use crate::checkpoint::{Checkpoint, ConvAttrs, Param};
+    use crate::generator::Generator;
+    use crate::CpuKernel;
+
+    /// Deterministic values in about [-scale, scale].
+    fn values(n: usize, seed: usize, scale: f32) -> Vec<f32> {
+        (0..n)
+            .map(|i| ((i * 7919 + seed * 104_729) as f32 * 0.618_034).sin() * scale)
+            .collect()
+    }
+
+    fn conv(
+        ck: &mut Checkpoint,
+        name: &str,
+        dims: [usize; 3],
+        pad: (usize, usize),
+        dilation: usize,
+        stride: usize,
+        transposed: bool,
+        bias: Option<usize>,
+    ) {
+        let seed = ck.params.len() + 1;
+        let n = dims.iter().product();
+        let fan_in = (dims[1] * dims[2]) as f32;
+        ck.params.insert(
+            format!("{name}.weight"),
+            Param {
+                dims: dims.to_vec(),
+                data: values(n, seed, 1.5 / fan_in.sqrt()),
+            },
+        );
+        if let Some(b) = bias {
+            ck.params.insert(
+                format!("{name}.bias"),
+                Param {
+                    dims: vec![b],
+                    data: values(b, seed + 1000, 0.1),
+                },
+            );
+        }
+        ck.convs.insert(
+            name.to_owned(),
+            ConvAttrs {
+                pad_left: pad.0,
+                pad_right: pad.1,
+                dilation,
+                stride,
+                groups: 1,
+                transposed,
+            },
+        );
+    }
+
+    /// A small generator of the medium voices' shape: `conv_pre`, two upsamplers (one with a
+    /// kernel that is not a multiple of its stride), two `ResBlock2` per stage with dilated
+    /// convs, and a one-channel `conv_post` without bias.
+    fn checkpoint() -> Checkpoint {
+        let mut ck = Checkpoint::default();
+        conv(
+            &mut ck,
+            "dec.conv_pre",
+            [32, 8, 7],
+            (3, 3),
+            1,
+            1,
+            false,
+            Some(32),
+        );
+        conv(
+            &mut ck,
+            "dec.ups.0",
+            [32, 16, 8],
+            (2, 2),
+            1,
+            4,
+            true,
+            Some(16),
+        );
+        conv(
+            &mut ck,
+            "dec.ups.1",
+            [16, 8, 5],
+            (1, 1),
+            1,
+            2,
+            true,
+            Some(8),
+        );
+        for (stage, c) in [(0usize, 16usize), (1, 8)] {
+            for (b, k) in [(0usize, 3usize), (1, 5)] {
+                for (i, d) in [(0usize, 1usize), (1, 3)] {
+                    let p = d * (k - 1) / 2;
+                    let name = format!("dec.resblocks.{}.convs.{i}", stage * 2 + b);
+                    conv(&mut ck, &name, [c, c, k], (p, p), d, 1, false, Some(c));
+                }
+            }
+        }
+        conv(
+            &mut ck,
+            "dec.conv_post",
+            [1, 8, 7],
+            (3, 3),
+            1,
+            1,
+            false,
+            None,
+        );
+        ck
+    }
+
+    /// The packed generator in f32 products against candle's ops: the same samples up to the
+    /// order of the sums. Skipped on CPUs without the kernels.
+    #[test]
+    fn packed_generator_matches_candles_ops() {
+        let ck = checkpoint();
+        let dev = Device::Cpu;
+        let mut generator = Generator::load(&ck, &dev).expect("generator");
+        let frames = 37;
+        let z = Tensor::from_vec(values(8 * frames, 9, 1.0), (1, 8, frames), &dev).expect("z");
+        let want: Vec<f32> = generator
+            .forward(&z, None)
+            .and_then(|y| Ok(y.flatten_all()?.to_vec1()?))
+            .expect("candle");
+        // (37 − 1)·4 + 8 − 2·2 = 148 rows, then (148 − 1)·2 + 5 − 2·1 = 297 samples
+        assert_eq!(want.len(), 297);
+        for kernel in [CpuKernel::F32, CpuKernel::Vectors] {
+            if !generator.use_cpu_kernel(Some(kernel)).expect("pack") {
+                return;
+            }
+            let got: Vec<f32> = generator
+                .forward(&z, None)
+                .and_then(|y| Ok(y.flatten_all()?.to_vec1()?))
+                .expect("packed");
+            assert_eq!(got.len(), want.len());
+            let err = got
+                .iter()
+                .zip(&want)
+                .map(|(a, b)| (a - b).abs())
+                .fold(0f32, f32::max);
+            let peak = want.iter().map(|v| v.abs()).fold(0f32, f32::max);
+            let tol = if kernel == CpuKernel::F32 { 1e-5 } else { 2e-2 };
+            assert!(peak > 0.05, "a signal to compare ({peak})");
+            assert!(
+                err <= tol * peak,
+                "{kernel:?}: max error {err}, peak {peak}"
+            );
+        }
+    }
+}
