@@ -751,9 +751,10 @@ mod tests {
     }
 
     /// A small generator of the medium voices' shape: `conv_pre`, two upsamplers (one with a
-    /// kernel that is not a multiple of its stride), two `ResBlock2` per stage with dilated
-    /// convs, and a one-channel `conv_post` without bias.
-    fn checkpoint() -> Checkpoint {
+    /// kernel that is not a multiple of its stride), two residual blocks per stage with dilated
+    /// convs (`ResBlock2`, or with `pairs` `ResBlock1`), and a one-channel `conv_post` without
+    /// bias.
+    fn checkpoint(pairs: bool) -> Checkpoint {
         let mut ck = Checkpoint::default();
         conv(
             &mut ck,
@@ -789,8 +790,17 @@ mod tests {
             for (b, k) in [(0usize, 3usize), (1, 5)] {
                 for (i, d) in [(0usize, 1usize), (1, 3)] {
                     let p = d * (k - 1) / 2;
-                    let name = format!("dec.resblocks.{}.convs.{i}", stage * 2 + b);
-                    conv(&mut ck, &name, [c, c, k], (p, p), d, 1, false, Some(c));
+                    let block = format!("dec.resblocks.{}", stage * 2 + b);
+                    if pairs {
+                        let (c1, c2) =
+                            (format!("{block}.convs1.{i}"), format!("{block}.convs2.{i}"));
+                        conv(&mut ck, &c1, [c, c, k], (p, p), d, 1, false, Some(c));
+                        let q = (k - 1) / 2;
+                        conv(&mut ck, &c2, [c, c, k], (q, q), 1, 1, false, Some(c));
+                    } else {
+                        let name = format!("{block}.convs.{i}");
+                        conv(&mut ck, &name, [c, c, k], (p, p), d, 1, false, Some(c));
+                    }
                 }
             }
         }
@@ -811,9 +821,14 @@ mod tests {
     /// order of the sums. Skipped on CPUs without the kernels.
     #[test]
     fn packed_generator_matches_candles_ops() {
-        let ck = checkpoint();
+        for pairs in [false, true] {
+            same_samples(&checkpoint(pairs));
+        }
+    }
+
+    fn same_samples(ck: &Checkpoint) {
         let dev = Device::Cpu;
-        let mut generator = Generator::load(&ck, &dev).expect("generator");
+        let mut generator = Generator::load(ck, &dev).expect("generator");
         let frames = 37;
         let z = Tensor::from_vec(values(8 * frames, 9, 1.0), (1, 8, frames), &dev).expect("z");
         let want: Vec<f32> = generator
