@@ -141,12 +141,7 @@ impl Engine {
     ) -> Result<(Vec<Segment>, WordTrack), SynthError> {
         check_speed(request.speed)?;
         if let Some(voice) = self.piper_voice(&request.voice)? {
-            // Piper voices give no word timing yet: the track knows the segments but no words,
-            // so a caption of a Piper line is timed by its sentences, not its words.
-            let segments = segments::piper_segments(text, &voice)?;
-            let phonemes: String = segments.iter().map(|s| s.phonemes.as_str()).collect();
-            let track = WordTrack::new(text, &phonemes, Vec::new(), &segments);
-            return Ok((segments, track));
+            return segments::piper_segments_with_words(text, &voice);
         }
         self.voices.voice(&request.voice)?;
         segments::segments_with_words(text, request)

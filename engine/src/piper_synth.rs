@@ -117,9 +117,17 @@ impl PiperModels {
         } else {
             Some(Resampler::new(rate, SAMPLE_RATE).map_err(|e| resample_error(rate, &e))?)
         };
+        let durations = kokoro_layout(
+            &segment.phonemes,
+            &voice,
+            &prior.durations,
+            model.hop() as f64 / f64::from(rate),
+        )
+        .map(Arc::from);
         Ok(Box::new(PiperJob {
             model,
             voice,
+            durations,
             prior,
             next: 0,
             window: first.unwrap_or(frames).min(frames),
@@ -148,6 +156,8 @@ fn piper_error(voice: &PiperVoice, e: &vits::VitsError) -> SynthError {
 struct PiperJob {
     model: Arc<Vits>,
     voice: Arc<PiperVoice>,
+    /// The sentence's durations in Kokoro's layout for word timing, until taken.
+    durations: Option<Arc<[u32]>>,
     prior: Prior,
     /// The first frame not decoded yet.
     next: usize,
@@ -234,6 +244,79 @@ impl SegmentJob for PiperJob {
     fn frames(&self) -> usize {
         (self.prior.frames() as f64 * self.scale).ceil() as usize
     }
+
+    fn take_durations(&mut self) -> Option<Arc<[u32]>> {
+        self.durations.take()
+    }
+}
+
+/// Seconds of one of Kokoro's duration frames (600 samples at 24 kHz), the unit word timing
+/// counts in ([`crate::words`]).
+const KOKORO_FRAME_SECS: f64 = crate::words::SAMPLES_PER_FRAME as f64 / SAMPLE_RATE as f64;
+
+/// A Piper sentence's durations (frames per id: `^ _ p1 _ p2 _ … $`) in the layout Kokoro's
+/// word timing reads: one duration per phoneme character Kokoro's vocabulary knows, between a
+/// leading and a trailing pad, in Kokoro's 25 ms frames. A phoneme's time includes the pad
+/// after it; characters Kokoro's vocabulary lacks (and phonemes the voice has no ids for) give
+/// their time to the next known character. Rounded on the running total, so no error adds up.
+/// `None` when the ids and the durations do not line up (no word timing rather than wrong).
+fn kokoro_layout(
+    phonemes: &str,
+    voice: &PiperVoice,
+    durations: &[u32],
+    seconds_per_frame: f64,
+) -> Option<Vec<u32>> {
+    let map = &voice.config.phoneme_id_map;
+    let count = |symbol: &str| map.get(symbol).map_or(0, Vec::len);
+    let (bos, pad, eos) = (count("^"), count("_"), count("$"));
+    let mut list: Vec<String> = phonemes.chars().map(String::from).collect();
+    if !voice.config.vowel_clusters.is_empty() {
+        list = crate::phonemes::merge_vowel_clusters(list, &voice.config.vowel_clusters);
+    }
+    let frames = |range: std::ops::Range<usize>| -> Option<f64> {
+        Some(f64::from(durations.get(range)?.iter().sum::<u32>()) * seconds_per_frame)
+    };
+    let mut at = bos + pad;
+    let lead = frames(0..at)?;
+    // Seconds of each character of `phonemes`.
+    let mut per_char: Vec<f64> = Vec::with_capacity(phonemes.len());
+    for phoneme in &list {
+        let n = count(phoneme);
+        let secs = if n == 0 {
+            0.0
+        } else {
+            let s = frames(at..at + n + pad)?;
+            at += n + pad;
+            s
+        };
+        for (i, _) in phoneme.chars().enumerate() {
+            per_char.push(if i == 0 { secs } else { 0.0 });
+        }
+    }
+    if at + eos != durations.len() {
+        return None;
+    }
+    let tail = frames(at..durations.len())?;
+    let vocab = crate::phonemes::Vocab::kokoro();
+    let mut seconds = vec![lead];
+    let mut carry = 0.0;
+    for (c, secs) in phonemes.chars().zip(per_char) {
+        carry += secs;
+        if vocab.contains(c) {
+            seconds.push(carry);
+            carry = 0.0;
+        }
+    }
+    seconds.push(carry + tail);
+    let mut out = Vec::with_capacity(seconds.len());
+    let (mut total, mut placed) = (0.0f64, 0i64);
+    for s in seconds {
+        total += s;
+        let now = (total / KOKORO_FRAME_SECS).round() as i64;
+        out.push(u32::try_from(now - placed).unwrap_or(0));
+        placed = now;
+    }
+    Some(out)
 }
 
 fn resample_error(rate: u32, e: &crate::audio::AudioError) -> SynthError {

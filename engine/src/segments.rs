@@ -237,18 +237,22 @@ pub fn piper_sentences(text: &str, voice: &PiperVoice) -> Result<Vec<String>, Sy
             vec![text.nfd().map(String::from).collect()]
         }
     };
-    Ok(sentences
-        .into_iter()
-        .map(|phonemes| {
-            phonemes
-                .iter()
-                .flat_map(|p| match voice.config.phoneme_map.get(p) {
-                    Some(mapped) => mapped.clone(),
-                    None => vec![p.clone()],
-                })
-                .collect::<String>()
-        })
-        .collect())
+    // One string per sentence; vowel clusters are merged when the ids are made.
+    Ok(sentences.into_iter().map(|p| p.concat()).collect())
+}
+
+/// [`piper_segments`], and the [`WordTrack`] that times the text's words from the voice's own
+/// durations (words are runs between spaces, mapped onto piper's phonemes).
+pub fn piper_segments_with_words(
+    text: &str,
+    voice: &PiperVoice,
+) -> Result<(Vec<Segment>, WordTrack), SynthError> {
+    let segments = piper_segments(text, voice)?;
+    let (phonemes, words) = crate::words::phonemize_words_with(text, |t| {
+        piper_sentences(t, voice).map(|s| s.concat())
+    })?;
+    let track = WordTrack::new(text, &phonemes, words, &segments);
+    Ok((segments, track))
 }
 
 /// One sentence of Piper phonemes (a string, one character per phoneme) as a segment; `None`
@@ -257,7 +261,10 @@ pub fn piper_segment(phonemes: &str, voice: &PiperVoice) -> Result<Option<Segmen
     if !phonemes.chars().any(char::is_alphabetic) {
         return Ok(None);
     }
-    let list: Vec<String> = phonemes.chars().map(String::from).collect();
+    let mut list: Vec<String> = phonemes.chars().map(String::from).collect();
+    if !voice.config.vowel_clusters.is_empty() {
+        list = crate::phonemes::merge_vowel_clusters(list, &voice.config.vowel_clusters);
+    }
     let ids = crate::phonemes::piper_ids(&list, &voice.config.phoneme_id_map)?;
     if !ids.missing.is_empty() {
         let missing: Vec<&str> = ids.missing.iter().map(|(_, p)| p.as_str()).collect();

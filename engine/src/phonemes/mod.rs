@@ -48,8 +48,8 @@ use std::sync::{Mutex, PoisonError};
 
 pub use data::{DATA_ENV, ESPEAK_NG_VERSION};
 pub use piper::{
-    piper_ids, piper_phonemize, piper_phonemize_with_clusters, PiperIds, PIPER_BOS, PIPER_EOS,
-    PIPER_PAD,
+    merge_vowel_clusters, piper_ids, piper_phonemize, piper_phonemize_with_clusters, PiperIds,
+    PIPER_BOS, PIPER_EOS, PIPER_PAD,
 };
 pub(crate) use punctuation::is_plain_mark;
 pub use split::{split_phonemes, MAX_PHONEMES};

@@ -204,7 +204,8 @@ fn remove_switch_flags(phonemes: &str) -> String {
 }
 
 /// piper's `_merge_known_vowel_clusters`: longest known cluster first, at least two phonemes.
-fn merge_vowel_clusters(phonemes: Vec<String>, clusters: &[Vec<String>]) -> Vec<String> {
+#[must_use]
+pub fn merge_vowel_clusters(phonemes: Vec<String>, clusters: &[Vec<String>]) -> Vec<String> {
     let Some(max_len) = clusters.iter().map(Vec::len).max() else {
         return phonemes;
     };

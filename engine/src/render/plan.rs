@@ -326,14 +326,16 @@ fn flush(
             Reader::Kokoro(language) => {
                 phonemize_sentence(&run, range, *language).map_err(|e| cannot(&e))?
             }
-            // piper-tts reads the author's words; its sentences of one of ours are one pass.
-            // No word timing yet: the caption is timed by the sentence.
-            Reader::Piper(voice) => (
-                crate::segments::piper_sentences(&caption, voice)
-                    .map_err(|e| cannot(&e))?
-                    .concat(),
-                Vec::new(),
-            ),
+            // piper-tts reads the author's words; its sentences of one of ours are one pass,
+            // and its words are runs between spaces mapped onto its phonemes.
+            Reader::Piper(voice) => {
+                let (phonemes, words) = crate::words::phonemize_words_with(&caption, |t| {
+                    crate::segments::piper_sentences(t, voice).map(|s| s.concat())
+                })
+                .map_err(|e| cannot(&e))?;
+                let words = words.into_iter().map(|w| (w.text, w.phonemes)).collect();
+                (phonemes, words)
+            }
         };
         if phonemes.chars().any(char::is_alphabetic) {
             let words = words

@@ -82,6 +82,36 @@ pub fn phonemize_words(
     Ok((phonemes, spans))
 }
 
+/// [`phonemize_words`] for a voice with a phonemizer of its own (a Piper voice reads the text
+/// as written, through piper's pipeline): `phonemize` gives the phonemes of the whole text and
+/// of each word alone (when espeak's word count differs from the text's). Words are runs
+/// between spaces, as for languages without a normaliser.
+pub fn phonemize_words_with<E>(
+    text: &str,
+    mut phonemize: impl FnMut(&str) -> Result<String, E>,
+) -> Result<(String, Vec<WordSpan>), E> {
+    let stretches: Vec<Stretch> = plain_words(text)
+        .into_iter()
+        .map(|r| (r.clone(), r))
+        .collect();
+    let phonemes = phonemize(text)?;
+    let ranges = map_words(&phonemes, text, &stretches, |word| {
+        phonemize(word).map_or_else(|_| word.chars().count(), |p| letters(&p))
+    });
+    let spans = stretches
+        .iter()
+        .zip(ranges)
+        .filter_map(|((_, source), phonemes)| {
+            Some(WordSpan {
+                text: text.get(source.clone())?.to_owned(),
+                source: source.clone(),
+                phonemes,
+            })
+        })
+        .collect();
+    Ok((phonemes, spans))
+}
+
 /// A stretch of text read as words: its range in the said text and in the source.
 type Stretch = (Range<usize>, Range<usize>);
 

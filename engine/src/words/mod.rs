@@ -38,7 +38,7 @@ use std::ops::Range;
 
 use serde::Serialize;
 
-pub use map::{phonemize_words, speakable_with_map};
+pub use map::{phonemize_words, phonemize_words_with, speakable_with_map};
 pub use refine::refine;
 pub use timing::{word_samples, Pass};
 pub use track::WordTrack;

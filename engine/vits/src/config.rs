@@ -48,8 +48,12 @@ pub struct PiperConfig {
     pub inference: Inference,
     /// Phoneme (one or a few code points) to its ids.
     pub phoneme_id_map: HashMap<String, Vec<i64>>,
-    /// Phonemes replaced by others before the ids are looked up.
+    /// The file's `phoneme_map` (piper-tts 1.8.0 reads but never applies it; neither does
+    /// Banter, so the ids stay piper's).
     pub phoneme_map: HashMap<String, Vec<String>>,
+    /// Runs of phonemes the voice was trained on as one (`vowel_clusters`), merged before the
+    /// ids are looked up.
+    pub vowel_clusters: Vec<Vec<String>>,
     pub num_symbols: usize,
     pub num_speakers: usize,
     /// Speaker name to id, sorted by name (empty for a one-speaker voice).
@@ -74,6 +78,8 @@ struct Raw {
     phoneme_type: Option<String>,
     #[serde(default)]
     phoneme_map: HashMap<String, Vec<String>>,
+    #[serde(default)]
+    vowel_clusters: Vec<Vec<String>>,
     phoneme_id_map: HashMap<String, Vec<i64>>,
     #[serde(default)]
     num_symbols: Option<usize>,
@@ -219,6 +225,7 @@ impl PiperConfig {
             inference,
             phoneme_id_map: raw.phoneme_id_map,
             phoneme_map: raw.phoneme_map,
+            vowel_clusters: raw.vowel_clusters,
             num_symbols,
             num_speakers,
             speakers: raw.speaker_id_map.into_iter().collect(),
