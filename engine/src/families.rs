@@ -6,27 +6,64 @@
 //! fairly and a waiting listener is served first whatever voice they asked for. Each request
 //! names its family through its voice ([`crate::voice::VoiceSpec::piper_key`]); encoders are
 //! batched only within Kokoro, Piper segments begin one by one.
+//!
+//! Kokoro is loaded when the engine starts, or (for a command that speaks only Piper voices,
+//! [`crate::Engine::load_on_demand`]) when it is first asked for: a Piper voice then starts in
+//! the time its own model takes to load, and the 300 MB of Kokoro's weights stay on disk.
+
+use std::cell::OnceCell;
+
+use candle_core::Device;
 
 use crate::piper_synth::{is_piper, PiperModels};
-use crate::scheduler::{BeginItem, SegmentJob, SegmentModel, Windowing};
+use crate::scheduler::{advance_each, BeginItem, SegmentJob, SegmentModel, Windowing};
 use crate::speech::{Segment, SpeechRequest, SynthError};
-use crate::synth::Synthesizer;
+use crate::synth::{encoder_batch_on, kokoro_windowing, Synthesizer};
+
+/// Loads Kokoro on the model thread.
+pub(crate) type KokoroLoader = Box<dyn Fn() -> Result<Synthesizer, SynthError>>;
 
 /// Kokoro and the Piper voices, on the model thread.
 pub(crate) struct Families {
-    kokoro: Synthesizer,
+    kokoro: OnceCell<Synthesizer>,
+    load_kokoro: KokoroLoader,
+    device: Device,
     piper: PiperModels,
 }
 
 impl Families {
-    pub(crate) fn new(kokoro: Synthesizer, piper: PiperModels) -> Self {
-        Self { kokoro, piper }
+    /// Both families on `device`; Kokoro loaded now when `eager`, else on first use.
+    pub(crate) fn new(
+        load_kokoro: KokoroLoader,
+        device: Device,
+        piper: PiperModels,
+        eager: bool,
+    ) -> Result<Self, SynthError> {
+        let families = Self {
+            kokoro: OnceCell::new(),
+            load_kokoro,
+            device,
+            piper,
+        };
+        if eager {
+            families.kokoro()?;
+        }
+        Ok(families)
+    }
+
+    /// Kokoro, loaded the first time (a failed load is tried again by the next request).
+    fn kokoro(&self) -> Result<&Synthesizer, SynthError> {
+        if let Some(k) = self.kokoro.get() {
+            return Ok(k);
+        }
+        let loaded = (self.load_kokoro)()?;
+        Ok(self.kokoro.get_or_init(|| loaded))
     }
 }
 
 impl SegmentModel for Families {
-    fn device(&self) -> candle_core::Device {
-        SegmentModel::device(&self.kokoro)
+    fn device(&self) -> Device {
+        self.device.clone()
     }
 
     fn begin(
@@ -38,22 +75,36 @@ impl SegmentModel for Families {
         if is_piper(request) {
             self.piper.begin(segment, request, first_window)
         } else {
-            SegmentModel::begin(&self.kokoro, segment, request, first_window)
+            SegmentModel::begin(self.kokoro()?, segment, request, first_window)
         }
     }
 
     fn begin_batch(&self, items: &[BeginItem<'_>]) -> Vec<Result<Box<dyn SegmentJob>, SynthError>> {
-        let kokoro: Vec<BeginItem<'_>> = items
+        let kokoro_items: Vec<BeginItem<'_>> = items
             .iter()
             .filter(|(_, request, _)| !is_piper(request))
             .copied()
             .collect();
-        let mut from_kokoro = if kokoro.is_empty() {
-            Vec::new()
-        } else {
-            SegmentModel::begin_batch(&self.kokoro, &kokoro)
-        }
-        .into_iter();
+        let mut from_kokoro: std::vec::IntoIter<Result<Box<dyn SegmentJob>, SynthError>> =
+            if kokoro_items.is_empty() {
+                Vec::new()
+            } else {
+                match self.kokoro() {
+                    Ok(k) => SegmentModel::begin_batch(k, &kokoro_items),
+                    // Each item fails with the load's reason.
+                    Err(e) => {
+                        let reason = e.to_string();
+                        let mut out = vec![Err(e)];
+                        out.extend((1..kokoro_items.len()).map(|_| {
+                            Err(SynthError::Inference(candle_core::Error::Msg(
+                                reason.clone(),
+                            )))
+                        }));
+                        out
+                    }
+                }
+            }
+            .into_iter();
         items
             .iter()
             .map(|(segment, request, first_window)| {
@@ -71,11 +122,11 @@ impl SegmentModel for Families {
     }
 
     fn batch_limit(&self) -> usize {
-        self.kokoro.batch_limit()
+        encoder_batch_on(&self.device)
     }
 
     fn window_batch_limit(&self) -> usize {
-        self.kokoro.window_batch_limit()
+        Synthesizer::window_batch()
     }
 
     /// Kokoro batches its own windows and runs anything else (a Piper job) one by one.
@@ -83,10 +134,13 @@ impl SegmentModel for Families {
         &self,
         jobs: &mut [Box<dyn SegmentJob>],
     ) -> Vec<Result<Option<Vec<f32>>, SynthError>> {
-        self.kokoro.advance_windows(jobs)
+        match self.kokoro.get() {
+            Some(k) => k.advance_windows(jobs),
+            None => advance_each(jobs),
+        }
     }
 
     fn windowing(&self) -> Windowing {
-        self.kokoro.windowing()
+        kokoro_windowing()
     }
 }

@@ -22,7 +22,7 @@ use candle_core::Device;
 
 use crate::assets::ModelStore;
 use crate::device::DeviceChoice;
-use crate::families::Families;
+use crate::families::{Families, KokoroLoader};
 use crate::piper_synth::PiperModels;
 use crate::scheduler::{
     Metrics, Mode, Scheduler, SchedulerConfig, SchedulerError, SegmentModel, StreamFeed,
@@ -58,13 +58,33 @@ impl Engine {
         device: DeviceChoice,
         config: SchedulerConfig,
     ) -> Result<Self, SynthError> {
+        Self::start(store, device, config, true)
+    }
+
+    /// [`Self::load`], but Kokoro is loaded only when a request first needs it: for a command
+    /// that speaks a Piper voice, which then starts in the time its own model takes to load.
+    /// A Kokoro request pays Kokoro's load then, and a missing or damaged Kokoro model fails
+    /// that request instead of the start.
+    pub fn load_on_demand(store: &ModelStore, device: DeviceChoice) -> Result<Self, SynthError> {
+        Self::start(store, device, SchedulerConfig::default(), false)
+    }
+
+    fn start(
+        store: &ModelStore,
+        device: DeviceChoice,
+        config: SchedulerConfig,
+        eager: bool,
+    ) -> Result<Self, SynthError> {
         let voices = Arc::new(VoiceBook::new(store));
         let for_model = Arc::clone(&voices);
         let store = store.clone();
         let load = move || -> Result<Box<dyn SegmentModel>, SynthError> {
-            let kokoro = Synthesizer::load(&store, device, Arc::clone(&for_model))?;
-            let piper = PiperModels::new(for_model, kokoro.device().clone());
-            Ok(Box::new(Families::new(kokoro, piper)))
+            let device = device.open()?;
+            let piper = PiperModels::new(Arc::clone(&for_model), device.clone());
+            let on = device.clone();
+            let loader: KokoroLoader =
+                Box::new(move || Synthesizer::load(&store, on.clone(), Arc::clone(&for_model)));
+            Ok(Box::new(Families::new(loader, device, piper, eager)?))
         };
         let (scheduler, device) = Scheduler::start(load, config)?;
         Ok(Self {

@@ -13,7 +13,6 @@ use std::sync::Arc;
 use candle_core::{Device, Tensor};
 
 use crate::assets::ModelStore;
-use crate::device::DeviceChoice;
 use crate::scheduler::{advance_each, BeginItem, SegmentJob, SegmentModel, Windowing};
 use crate::speech::{check_speed, Precision, Segment, SpeechRequest, SynthError};
 use crate::voice::{VoiceBook, VoiceTable};
@@ -43,10 +42,11 @@ pub(crate) struct Synthesizer {
 }
 
 impl Synthesizer {
-    /// Loads the converted weights from `store` onto `device`; voice tables come from `voices`.
+    /// Loads the converted weights from `store` onto `device` (opened by the caller); voice
+    /// tables come from `voices`.
     pub(crate) fn load(
         store: &ModelStore,
-        device: DeviceChoice,
+        device: Device,
         voices: Arc<VoiceBook>,
     ) -> Result<Self, SynthError> {
         if !store.is_ready() {
@@ -54,7 +54,6 @@ impl Synthesizer {
                 dir: store.root().display().to_string(),
             });
         }
-        let device = device.open()?;
         let path = store.kokoro_weights();
         let load_error = |source| SynthError::Load {
             path: path.display().to_string(),
@@ -93,18 +92,7 @@ impl Synthesizer {
     /// costs ~0.9–1.0× its members one by one (`banter bench batch`) and would only delay
     /// the first member's audio. `BANTER_ENCODER_BATCH=N` overrides (1–64).
     pub(crate) fn encoder_batch(&self) -> usize {
-        const ENV: &str = "BANTER_ENCODER_BATCH";
-        if let Ok(v) = std::env::var(ENV) {
-            match v.trim().parse::<usize>() {
-                Ok(n) if (1..=64).contains(&n) => return n,
-                _ => tracing::warn!("{ENV}={v:?} is not a number from 1 to 64; ignored"),
-            }
-        }
-        if self.device.is_cuda() {
-            8
-        } else {
-            1
-        }
+        encoder_batch_on(&self.device)
     }
 
     /// How many streams' next windows the scheduler should decode in one generator pass
@@ -202,6 +190,22 @@ impl Synthesizer {
     }
 }
 
+/// [`Synthesizer::encoder_batch`] for a model on `device` (known before the model loads).
+pub(crate) fn encoder_batch_on(device: &Device) -> usize {
+    const ENV: &str = "BANTER_ENCODER_BATCH";
+    if let Ok(v) = std::env::var(ENV) {
+        match v.trim().parse::<usize>() {
+            Ok(n) if (1..=64).contains(&n) => return n,
+            _ => tracing::warn!("{ENV}={v:?} is not a number from 1 to 64; ignored"),
+        }
+    }
+    if device.is_cuda() {
+        8
+    } else {
+        1
+    }
+}
+
 // --- Kokoro through the one model interface (`scheduler::model`) ---
 
 impl SegmentModel for Synthesizer {
@@ -274,12 +278,17 @@ impl SegmentModel for Synthesizer {
     }
 
     fn windowing(&self) -> Windowing {
-        let plan = ChunkPlan::streaming();
-        Windowing {
-            first: plan.first_window(0),
-            later_first: plan.first_window(1),
-            context: plan.context,
-        }
+        kokoro_windowing()
+    }
+}
+
+/// How Kokoro streams (fixed by its chunk plan, known before the model loads).
+pub(crate) fn kokoro_windowing() -> Windowing {
+    let plan = ChunkPlan::streaming();
+    Windowing {
+        first: plan.first_window(0),
+        later_first: plan.first_window(1),
+        context: plan.context,
     }
 }
 
@@ -389,7 +398,7 @@ mod tests {
         let render = |batch: &str| {
             std::env::set_var("BANTER_ENCODER_BATCH", batch);
             std::env::set_var("BANTER_WINDOW_BATCH", batch);
-            let engine = crate::Engine::load(&store, DeviceChoice::Cpu).expect("engine");
+            let engine = crate::Engine::load(&store, crate::device::DeviceChoice::Cpu).expect("engine");
             let mut handles: Vec<_> = streams
                 .iter()
                 .map(|(text, voice)| {

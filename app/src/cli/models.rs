@@ -136,6 +136,13 @@ pub fn load_engine(args: &EngineArgs) -> anyhow::Result<Engine> {
     load_engine_with(args, engine::scheduler::SchedulerConfig::default())
 }
 
+/// [`load_engine`] with Kokoro loaded only when first asked for (a command speaking a Piper
+/// voice: see [`Engine::load_on_demand`]).
+pub fn load_engine_on_demand(args: &EngineArgs) -> anyhow::Result<Engine> {
+    let (device, store) = device_and_store(args)?;
+    Ok(Engine::load_on_demand(&store, device)?)
+}
+
 /// [`load_engine`] with the scheduler configured (`banter serve`).
 pub fn load_engine_with(
     args: &EngineArgs,

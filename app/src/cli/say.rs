@@ -89,7 +89,12 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
         ))
         .into());
     }
-    let engine = super::models::load_engine(&args.engine)?;
+    // A Piper voice needs no Kokoro: it is loaded only if something asks for it.
+    let engine = if saved.as_ref().is_some_and(|v| v.piper.is_some()) {
+        super::models::load_engine_on_demand(&args.engine)?
+    } else {
+        super::models::load_engine(&args.engine)?
+    };
     if let Some(v) = &saved {
         v.register(&engine);
     }
