@@ -398,7 +398,8 @@ mod tests {
         let render = |batch: &str| {
             std::env::set_var("BANTER_ENCODER_BATCH", batch);
             std::env::set_var("BANTER_WINDOW_BATCH", batch);
-            let engine = crate::Engine::load(&store, crate::device::DeviceChoice::Cpu).expect("engine");
+            let engine =
+                crate::Engine::load(&store, crate::device::DeviceChoice::Cpu).expect("engine");
             let mut handles: Vec<_> = streams
                 .iter()
                 .map(|(text, voice)| {
