@@ -31,6 +31,8 @@ pub mod model;
 mod packed;
 pub mod spline;
 pub mod text_encoder;
+#[cfg(test)]
+mod tiny;
 
 pub use error::VitsError;
 /// The CPU kernels the generator can run on ([`model::Vits::use_cpu_kernel`]).
