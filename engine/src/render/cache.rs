@@ -41,6 +41,18 @@ pub fn model_version() -> String {
     )
 }
 
+/// What a Piper voice's audio depends on beyond the ids, in the key's voice slot: the model
+/// file's content, the speaker and the voice's inference settings.
+fn piper_voice_hash(voice: &crate::voice::PiperVoice) -> String {
+    use sha2::{Digest, Sha256};
+    let i = voice.config.inference;
+    let text = format!(
+        "piper\0{}\0{:?}\0{}\0{}\0{}",
+        voice.sha256, voice.speaker, i.noise_scale, i.length_scale, i.noise_w
+    );
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
 /// Hits, misses and model time of one [`Cached`] source.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct CacheCounts {
@@ -121,14 +133,18 @@ impl<S: SentenceSource> Cached<S> {
         let table_hash = if let Some(h) = known {
             h
         } else {
-            let h = RenderKey::voice_table_hash(&*engine.voice(&request.voice).ok()?);
+            let h = match engine.piper_voice(&request.voice).ok()? {
+                Some(voice) => piper_voice_hash(&voice),
+                None => RenderKey::voice_table_hash(&*engine.voice(&request.voice).ok()?),
+            };
             if let Ok(mut m) = self.table_hashes.lock() {
                 m.insert(spec, h.clone());
             }
             h
         };
         let passes: Vec<Vec<u32>> = engine
-            .sentence_segments(phonemes)
+            .sentence_segments_for(phonemes, request)
+            .ok()?
             .into_iter()
             .map(|s| s.ids)
             .collect();
