@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use engine::library::NewPiperVoice;
-use engine::voice::{inspect_piper_model, PiperVoice};
+use engine::voice::inspect_piper_model;
 
 use crate::exit::BadInput;
 
@@ -25,36 +25,7 @@ pub struct AddArgs {
 
 pub fn add(args: &AddArgs) -> anyhow::Result<()> {
     let info = inspect_piper_model(&args.onnx).map_err(|e| BadInput(e.to_string()))?;
-    let base = |speaker: Option<i64>| PiperVoice {
-        name: args.name.clone(),
-        onnx: info.onnx.clone(),
-        sha256: info.sha256.clone(),
-        config: info.config.clone(),
-        speaker,
-    };
-    let speakers: Vec<(String, Option<i64>)> = if info.speakers.is_empty() {
-        vec![(args.name.trim().to_owned(), None)]
-    } else {
-        info.speakers
-            .iter()
-            .map(|(speaker, id)| (format!("{}/{speaker}", args.name.trim()), Some(*id)))
-            .collect()
-    };
-    let voices: Vec<NewPiperVoice> = speakers
-        .iter()
-        .map(|(name, speaker)| NewPiperVoice {
-            name: name.clone(),
-            key: base(*speaker).key(),
-            onnx_path: info.onnx.clone(),
-            onnx_sha256: info.sha256.clone(),
-            onnx_size: info.size,
-            config_json: info.config_json.clone(),
-            speaker: *speaker,
-            dataset: info.config.dataset.clone(),
-            license: info.config.license.clone(),
-            notes: args.notes.clone(),
-        })
-        .collect();
+    let voices = NewPiperVoice::for_model(&info, args.name.trim(), &args.notes);
     let library = super::library::open()?;
     let added = library
         .add_piper_voices(&voices)

@@ -16,6 +16,7 @@ use super::clock;
 use super::error::LibraryError;
 use super::open::Library;
 use super::voices::{clean_name, Voice, VoiceKind};
+use crate::voice::{piper_key, PiperModelInfo};
 
 /// One Piper voice to add (one speaker of a model).
 #[derive(Debug, Clone)]
@@ -32,6 +33,37 @@ pub struct NewPiperVoice {
     pub dataset: Option<String>,
     pub license: Option<String>,
     pub notes: String,
+}
+
+impl NewPiperVoice {
+    /// The voices a checked model adds under `base`: `base`, or `base/SPEAKER` for each speaker
+    /// of a multi-speaker model (the CLI's `voices add` and the studio's drop both add these).
+    #[must_use]
+    pub fn for_model(info: &PiperModelInfo, base: &str, notes: &str) -> Vec<Self> {
+        let named: Vec<(String, Option<i64>)> = if info.speakers.is_empty() {
+            vec![(base.to_owned(), None)]
+        } else {
+            info.speakers
+                .iter()
+                .map(|(speaker, id)| (format!("{base}/{speaker}"), Some(*id)))
+                .collect()
+        };
+        named
+            .into_iter()
+            .map(|(name, speaker)| Self {
+                name,
+                key: piper_key(&info.sha256, speaker),
+                onnx_path: info.onnx.clone(),
+                onnx_sha256: info.sha256.clone(),
+                onnx_size: info.size,
+                config_json: info.config_json.clone(),
+                speaker,
+                dataset: info.config.dataset.clone(),
+                license: info.config.license.clone(),
+                notes: notes.to_owned(),
+            })
+            .collect()
+    }
 }
 
 /// What the library keeps of a Piper voice.

@@ -15,7 +15,8 @@ mod piper;
 
 pub use book::{stock_voices, VoiceBook};
 pub use piper::{
-    file_sha256, inspect_piper_model, is_piper_key, PiperModelInfo, PiperVoice, PIPER_PREFIX,
+    file_sha256, inspect_piper_model, is_piper_key, piper_key, PiperModelInfo, PiperVoice,
+    PIPER_PREFIX,
 };
 /// A Piper voice's `.onnx.json`, validated.
 pub use vits::config::PiperConfig;

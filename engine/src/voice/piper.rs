@@ -48,11 +48,7 @@ impl PiperVoice {
     /// The key this voice renders under (see the module docs).
     #[must_use]
     pub fn key(&self) -> String {
-        let short = &self.sha256[..self.sha256.len().min(16)];
-        match self.speaker {
-            Some(id) => format!("{PIPER_PREFIX}{short}/{id}"),
-            None => format!("{PIPER_PREFIX}{short}"),
-        }
+        piper_key(&self.sha256, self.speaker)
     }
 
     /// The `.onnx.json` beside `onnx` (`NAME.onnx.json`).
@@ -61,6 +57,17 @@ impl PiperVoice {
         let mut name = onnx.as_os_str().to_owned();
         name.push(".json");
         PathBuf::from(name)
+    }
+}
+
+/// The key of the voice of the model whose sha256 is `sha256`, speaker `speaker` (see the
+/// module docs).
+#[must_use]
+pub fn piper_key(sha256: &str, speaker: Option<i64>) -> String {
+    let short = &sha256[..sha256.len().min(16)];
+    match speaker {
+        Some(id) => format!("{PIPER_PREFIX}{short}/{id}"),
+        None => format!("{PIPER_PREFIX}{short}"),
     }
 }
 

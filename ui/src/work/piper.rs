@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 
 use engine::library::{Library, LibraryError, NewPiperVoice};
-use engine::voice::{inspect_piper_model, PiperModelInfo, PiperVoice, VoiceError};
+use engine::voice::{inspect_piper_model, PiperModelInfo, VoiceError};
 
 use super::{send, spawn, Waker};
 
@@ -140,18 +140,6 @@ pub fn name_from_file(onnx: &Path) -> String {
     }
 }
 
-/// The names `info`'s voices get under `base`: `base`, or `base/SPEAKER` for each speaker.
-fn names(base: &str, info: &PiperModelInfo) -> Vec<(String, Option<i64>)> {
-    if info.speakers.is_empty() {
-        vec![(base.to_owned(), None)]
-    } else {
-        info.speakers
-            .iter()
-            .map(|(speaker, id)| (format!("{base}/{speaker}"), Some(*id)))
-            .collect()
-    }
-}
-
 /// Adds `add`'s voices to `lib` under the first of `name`, `name 2`, `name 3`... whose names are
 /// all free (on the library thread).
 ///
@@ -169,36 +157,13 @@ pub fn add(lib: &Library, add: PiperAdd) -> Result<PiperAdded, LibraryError> {
         } else {
             format!("{base} {n}")
         };
-        let names = names(&candidate, &add.info);
-        if names.iter().all(|(name, _)| !taken.contains(name)) {
-            break names;
+        let voices = NewPiperVoice::for_model(&add.info, &candidate, "");
+        if voices.iter().all(|v| !taken.contains(&v.name)) {
+            break voices;
         }
         n += 1;
     };
-    let info = &add.info;
-    let voices: Vec<NewPiperVoice> = free
-        .iter()
-        .map(|(name, speaker)| NewPiperVoice {
-            name: name.clone(),
-            key: PiperVoice {
-                name: name.clone(),
-                onnx: info.onnx.clone(),
-                sha256: info.sha256.clone(),
-                config: info.config.clone(),
-                speaker: *speaker,
-            }
-            .key(),
-            onnx_path: info.onnx.clone(),
-            onnx_sha256: info.sha256.clone(),
-            onnx_size: info.size,
-            config_json: info.config_json.clone(),
-            speaker: *speaker,
-            dataset: info.config.dataset.clone(),
-            license: info.config.license.clone(),
-            notes: String::new(),
-        })
-        .collect();
-    let added = lib.add_piper_voices(&voices)?;
+    let added = lib.add_piper_voices(&free)?;
     Ok(PiperAdded {
         names: added.into_iter().map(|v| v.name).collect(),
         info: add.info,
