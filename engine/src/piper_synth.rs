@@ -269,10 +269,7 @@ fn kokoro_layout(
     let map = &voice.config.phoneme_id_map;
     let count = |symbol: &str| map.get(symbol).map_or(0, Vec::len);
     let (bos, pad, eos) = (count("^"), count("_"), count("$"));
-    let mut list: Vec<String> = phonemes.chars().map(String::from).collect();
-    if !voice.config.vowel_clusters.is_empty() {
-        list = crate::phonemes::merge_vowel_clusters(list, &voice.config.vowel_clusters);
-    }
+    let list = crate::segments::piper_phoneme_list(phonemes, voice);
     let frames = |range: std::ops::Range<usize>| -> Option<f64> {
         Some(f64::from(durations.get(range)?.iter().sum::<u32>()) * seconds_per_frame)
     };

@@ -248,11 +248,29 @@ pub fn piper_segments_with_words(
     voice: &PiperVoice,
 ) -> Result<(Vec<Segment>, WordTrack), SynthError> {
     let segments = piper_segments(text, voice)?;
-    let (phonemes, words) = crate::words::phonemize_words_with(text, |t| {
-        piper_sentences(t, voice).map(|s| s.concat())
-    })?;
+    let (phonemes, words) = piper_words(text, voice)?;
     let track = WordTrack::new(text, &phonemes, words, &segments);
     Ok((segments, track))
+}
+
+/// The phonemes of all of `text` for `voice` (its sentences joined) and the words mapped onto
+/// them: runs between spaces, each phonemized alone where espeak's word count differs.
+pub fn piper_words(
+    text: &str,
+    voice: &PiperVoice,
+) -> Result<(String, Vec<crate::words::WordSpan>), SynthError> {
+    crate::words::phonemize_words_with(text, |t| piper_sentences(t, voice).map(|s| s.concat()))
+}
+
+/// A sentence's Piper phonemes (a string, one character per phoneme) as the voice's phoneme
+/// list: its known vowel clusters merged, as piper merges them.
+pub(crate) fn piper_phoneme_list(phonemes: &str, voice: &PiperVoice) -> Vec<String> {
+    let list: Vec<String> = phonemes.chars().map(String::from).collect();
+    if voice.config.vowel_clusters.is_empty() {
+        list
+    } else {
+        crate::phonemes::merge_vowel_clusters(list, &voice.config.vowel_clusters)
+    }
 }
 
 /// One sentence of Piper phonemes (a string, one character per phoneme) as a segment; `None`
@@ -261,10 +279,7 @@ pub fn piper_segment(phonemes: &str, voice: &PiperVoice) -> Result<Option<Segmen
     if !phonemes.chars().any(char::is_alphabetic) {
         return Ok(None);
     }
-    let mut list: Vec<String> = phonemes.chars().map(String::from).collect();
-    if !voice.config.vowel_clusters.is_empty() {
-        list = crate::phonemes::merge_vowel_clusters(list, &voice.config.vowel_clusters);
-    }
+    let list = piper_phoneme_list(phonemes, voice);
     let ids = crate::phonemes::piper_ids(&list, &voice.config.phoneme_id_map)?;
     if !ids.missing.is_empty() {
         let missing: Vec<&str> = ids.missing.iter().map(|(_, p)| p.as_str()).collect();

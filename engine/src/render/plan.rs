@@ -329,10 +329,8 @@ fn flush(
             // piper-tts reads the author's words; its sentences of one of ours are one pass,
             // and its words are runs between spaces mapped onto its phonemes.
             Reader::Piper(voice) => {
-                let (phonemes, words) = crate::words::phonemize_words_with(&caption, |t| {
-                    crate::segments::piper_sentences(t, voice).map(|s| s.concat())
-                })
-                .map_err(|e| cannot(&e))?;
+                let (phonemes, words) =
+                    crate::segments::piper_words(&caption, voice).map_err(|e| cannot(&e))?;
                 let words = words.into_iter().map(|w| (w.text, w.phonemes)).collect();
                 (phonemes, words)
             }
