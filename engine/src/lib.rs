@@ -22,6 +22,7 @@
 //!   the `script` crate, below this one.
 //! - [`speaker`]: GE2E speaker embeddings (resemblyzer's encoder) to match and check voices.
 //! - [`scheduler`]: one model thread serving every stream, most urgent first.
+//! - [`remote`]: the same streams rendered on servers (Triton) instead of the model thread.
 //! - [`render`]: episodes to finished audio (loudness, captions, chapters, stems).
 //! - [`audio`]: output containers and the DSP around them (resampling, loudness, limiting).
 //! - [`library`]: the user's `SQLite` library: saved voices, speaker embeddings, projects and the
@@ -39,6 +40,7 @@ pub mod library;
 pub mod panic_guard;
 pub mod phonemes;
 mod piper_synth;
+pub mod remote;
 pub mod render;
 pub mod scheduler;
 pub mod scratch;
