@@ -84,6 +84,13 @@ pub fn sentence_segments(phonemes: &str) -> Vec<Segment> {
         .collect()
 }
 
+/// One segment of exactly these phonemes, as another machine cut it (a remote render's
+/// segment arriving at a server); `None` when none of them is a Kokoro symbol.
+#[must_use]
+pub fn exact_segment(phonemes: &str) -> Option<Segment> {
+    encode(phonemes.to_owned())
+}
+
 fn encode(phonemes: String) -> Option<Segment> {
     let ids = Vocab::kokoro().encode(&phonemes);
     (!ids.is_empty()).then_some(Segment { phonemes, ids })
