@@ -24,6 +24,7 @@ use crate::assets::ModelStore;
 use crate::device::DeviceChoice;
 use crate::families::{Families, KokoroLoader};
 use crate::piper_synth::PiperModels;
+use crate::remote::{Dispatcher, SegmentServer};
 use crate::scheduler::{
     Metrics, Mode, Scheduler, SchedulerConfig, SchedulerError, SegmentModel, StreamFeed,
     StreamHandle, TimedAudio,
@@ -39,10 +40,22 @@ use crate::words::WordTrack;
 /// stops when the last clone (and the last stream handle) is dropped.
 #[derive(Clone)]
 pub struct Engine {
-    scheduler: Scheduler,
+    backend: Backend,
     voices: Arc<VoiceBook>,
     device: Device,
     device_name: Arc<str>,
+}
+
+/// Where the audio is made: the model thread here, or servers elsewhere ([`Engine::remote`]).
+#[derive(Clone)]
+enum Backend {
+    Local(Scheduler),
+    Remote(Arc<RemoteBackend>),
+}
+
+struct RemoteBackend {
+    dispatcher: Dispatcher,
+    metrics: Arc<Metrics>,
 }
 
 impl Engine {
@@ -88,11 +101,42 @@ impl Engine {
         };
         let (scheduler, device) = Scheduler::start(load, config)?;
         Ok(Self {
-            scheduler,
+            backend: Backend::Local(scheduler),
             voices,
             device_name: crate::device::describe(&device).into(),
             device,
         })
+    }
+
+    /// An engine whose audio is made by `servers` (Triton endpoints, from `triton/client`), each
+    /// given `slots` segments at once ([`crate::remote`]). Voices and segments resolve here
+    /// from `store`'s voice tables, exactly as for a local render; no model is loaded here.
+    pub fn remote(
+        store: &ModelStore,
+        servers: Vec<Arc<dyn SegmentServer>>,
+        slots: usize,
+    ) -> Result<Self, SynthError> {
+        let names: Vec<&str> = servers.iter().map(|s| s.name()).collect();
+        let device_name = format!("remote: {}", names.join(", "));
+        let dispatcher = Dispatcher::start(servers, slots)?;
+        Ok(Self {
+            backend: Backend::Remote(Arc::new(RemoteBackend {
+                dispatcher,
+                metrics: Arc::new(Metrics::default()),
+            })),
+            voices: Arc::new(VoiceBook::new(store)),
+            device: Device::Cpu,
+            device_name: device_name.into(),
+        })
+    }
+
+    /// For a remote engine, each server with the segments it has spoken; empty for a local one.
+    #[must_use]
+    pub fn remote_spoken(&self) -> Vec<(String, usize)> {
+        match &self.backend {
+            Backend::Local(_) => Vec::new(),
+            Backend::Remote(r) => r.dispatcher.spoken(),
+        }
     }
 
     /// The device the model runs on, in words (`CPU`, `CUDA:0 (NVIDIA H100)`, …).
@@ -196,7 +240,7 @@ impl Engine {
         mode: Mode,
     ) -> Result<StreamHandle, SchedulerError> {
         let segments = self.segments(text, &request)?;
-        self.scheduler.submit(segments, request, mode)
+        self.submit(segments, request, mode)
     }
 
     /// Queues segments; interactive streams are decoded in windows when the scheduler is
@@ -208,7 +252,14 @@ impl Engine {
         mode: Mode,
     ) -> Result<StreamHandle, SchedulerError> {
         self.check(&request)?;
-        self.scheduler.submit(segments, request, mode)
+        match &self.backend {
+            Backend::Local(scheduler) => scheduler.submit(segments, request, mode),
+            Backend::Remote(r) => {
+                let table = self.remote_table(&request)?;
+                let whole = mode != Mode::Interactive;
+                r.dispatcher.submit(segments, &table, &request, mode, whole)
+            }
+        }
     }
 
     /// Opens a stream for text that is still being written (an LLM's reply, a pipe): push its
@@ -221,7 +272,14 @@ impl Engine {
         mode: Mode,
     ) -> Result<(StreamFeed, StreamHandle), SchedulerError> {
         self.check(&request)?;
-        self.scheduler.open(request, mode)
+        match &self.backend {
+            Backend::Local(scheduler) => scheduler.open(request, mode),
+            Backend::Remote(r) => {
+                let table = self.remote_table(&request)?;
+                let whole = mode != Mode::Interactive;
+                Ok(r.dispatcher.open_feed(&table, &request, mode, whole))
+            }
+        }
     }
 
     /// Queues segments to be decoded whole, exactly as one pass computes them, whatever the
@@ -233,7 +291,13 @@ impl Engine {
         mode: Mode,
     ) -> Result<StreamHandle, SchedulerError> {
         self.check(&request)?;
-        self.scheduler.submit_whole(segments, request, mode)
+        match &self.backend {
+            Backend::Local(scheduler) => scheduler.submit_whole(segments, request, mode),
+            Backend::Remote(r) => {
+                let table = self.remote_table(&request)?;
+                r.dispatcher.submit(segments, &table, &request, mode, true)
+            }
+        }
     }
 
     /// Speaks `text` whole in `mode` and waits for all of it (not from an async runtime).
@@ -272,13 +336,19 @@ impl Engine {
     /// The scheduler's figures (struct and Prometheus text).
     #[must_use]
     pub fn metrics(&self) -> Arc<Metrics> {
-        self.scheduler.metrics()
+        match &self.backend {
+            Backend::Local(scheduler) => scheduler.metrics(),
+            Backend::Remote(r) => Arc::clone(&r.metrics),
+        }
     }
 
     /// How the scheduler was configured.
     #[must_use]
     pub fn config(&self) -> SchedulerConfig {
-        self.scheduler.config()
+        match &self.backend {
+            Backend::Local(scheduler) => scheduler.config(),
+            Backend::Remote(_) => SchedulerConfig::default(),
+        }
     }
 
     /// Speed and voice, checked before anything is queued, so a bad request fails at once
@@ -287,6 +357,14 @@ impl Engine {
         check_speed(request.speed)?;
         self.voices.check(&request.voice)?;
         Ok(())
+    }
+
+    /// The table a remote segment travels with; a Piper voice's model stays here, refused.
+    fn remote_table(&self, request: &SpeechRequest) -> Result<Arc<VoiceTable>, SynthError> {
+        if request.voice.piper_key().is_some() {
+            return Err(crate::remote::piper_refused(&request.voice.canonical()));
+        }
+        self.voice(&request.voice)
     }
 }
 
@@ -312,7 +390,14 @@ impl Engine {
             self.check(request)?;
         }
         let first = kokoro::stream::ChunkPlan::streaming().first;
-        self.scheduler.run_on_model(move |model| {
+        let Backend::Local(scheduler) = &self.backend else {
+            return Err(SynthError::Remote {
+                server: self.device_name.to_string(),
+                message: "timing the encoder needs the model on this machine".into(),
+            }
+            .into());
+        };
+        scheduler.run_on_model(move |model| {
             let begins: Vec<crate::scheduler::BeginItem<'_>> = items
                 .iter()
                 .map(|(segment, request)| (segment, request, Some(first)))

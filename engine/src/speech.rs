@@ -60,6 +60,9 @@ pub enum SynthError {
     Inference(#[from] candle_core::Error),
     #[error("starting the model thread: {0}")]
     Start(#[source] std::io::Error),
+    /// A remote engine's server refused a segment, or no server could be reached.
+    #[error("{server}: {message}")]
+    Remote { server: String, message: String },
 }
 
 impl SynthError {

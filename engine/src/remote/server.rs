@@ -1,6 +1,6 @@
 //! What the engine asks of a server it renders on: speak one segment, stream its chunks back.
 //!
-//! The engine knows no network: a transport (Triton over KServe v2 gRPC, in `triton/client`)
+//! The engine knows no network: a transport (Triton over `KServe` v2 gRPC, in `triton/client`)
 //! implements [`SegmentServer`] in a crate above it and hands it to
 //! [`Engine::remote`](crate::Engine::remote). Everything else, which server gets which
 //! segment, the order the listener hears, what happens when a server goes away, is the

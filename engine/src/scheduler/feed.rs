@@ -14,14 +14,47 @@ use crate::speech::Segment;
 /// arrives. Dropping it (or [`Self::close`]) says the text is complete; the stream then ends
 /// once everything pushed has been spoken.
 pub struct StreamFeed {
+    sink: Box<dyn FeedSink>,
+}
+
+/// Where a feed's segments go: the local queue, or the remote dispatcher ([`crate::remote`]).
+/// Dropping the sink says the text is complete.
+pub(crate) trait FeedSink: Send + Sync {
+    fn push(&self, segments: Vec<Segment>) -> Result<(), SchedulerError>;
+    fn pending(&self) -> usize;
+}
+
+impl StreamFeed {
+    pub(crate) fn new(sink: Box<dyn FeedSink>) -> Self {
+        Self { sink }
+    }
+
+    /// Appends segments to the stream. [`SchedulerError::Ended`] when the stream is gone (its
+    /// listener dropped the handle, or it failed).
+    pub fn push(&self, segments: Vec<Segment>) -> Result<(), SchedulerError> {
+        self.sink.push(segments)
+    }
+
+    /// Segments pushed and not yet begun (the text waiting for the model).
+    #[must_use]
+    pub fn pending(&self) -> usize {
+        self.sink.pending()
+    }
+
+    /// The text is complete: the stream ends after what was pushed.
+    pub fn close(self) {
+        // Dropping the sink does it.
+    }
+}
+
+/// A feed into the local scheduler's queue.
+pub(super) struct LocalFeed {
     pub(super) id: u64,
     pub(super) shared: Arc<Shared>,
 }
 
-impl StreamFeed {
-    /// Appends segments to the stream. [`SchedulerError::Ended`] when the stream is gone (its
-    /// listener dropped the handle, or it failed).
-    pub fn push(&self, segments: Vec<Segment>) -> Result<(), SchedulerError> {
+impl FeedSink for LocalFeed {
+    fn push(&self, segments: Vec<Segment>) -> Result<(), SchedulerError> {
         let mut st = self.shared.lock();
         if st.shutdown {
             return Err(SchedulerError::Shutdown);
@@ -59,23 +92,16 @@ impl StreamFeed {
         Ok(())
     }
 
-    /// Segments pushed and not yet begun (the text waiting for the model).
-    #[must_use]
-    pub fn pending(&self) -> usize {
+    fn pending(&self) -> usize {
         let st = self.shared.lock();
         st.streams
             .iter()
             .find(|e| e.id == self.id)
             .map_or(0, |e| e.segments.len() - e.next)
     }
-
-    /// The text is complete: the stream ends after what was pushed.
-    pub fn close(self) {
-        // `Drop` does it.
-    }
 }
 
-impl Drop for StreamFeed {
+impl Drop for LocalFeed {
     fn drop(&mut self) {
         let mut st = self.shared.lock();
         let Some(pos) = st.streams.iter().position(|e| e.id == self.id) else {

@@ -12,12 +12,54 @@ use super::state::{Link, Shared};
 
 /// The consumer's end of a stream. Dropping it cancels the stream.
 pub struct StreamHandle {
-    pub(super) rx: mpsc::Receiver<StreamEvent>,
+    rx: mpsc::Receiver<StreamEvent>,
+    tie: Arc<dyn StreamTie>,
+}
+
+/// What a handle tells the producer of its stream: audio taken (flow control) and
+/// cancellation. The local model thread's queue and the remote dispatcher
+/// ([`crate::remote`]) each tie their streams' handles to themselves through it.
+pub(crate) trait StreamTie: Send + Sync {
+    /// The consumer took `samples` samples.
+    fn taken(&self, samples: usize);
+    /// Nobody wants the rest.
+    fn cancel(&self);
+}
+
+/// A stream of the local scheduler: its link and the queue it wakes.
+pub(super) struct LocalTie {
     pub(super) link: Arc<Link>,
     pub(super) shared: Arc<Shared>,
 }
 
+impl StreamTie for LocalTie {
+    fn taken(&self, samples: usize) {
+        let us = samples_us(samples);
+        let _ = self
+            .link
+            .unread_us
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
+                Some(v.saturating_sub(us))
+            });
+        let _ = self.shared.metrics.buffered_us.fetch_update(
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+            |v| Some(v.saturating_sub(us)),
+        );
+        self.shared.wake.notify_all();
+    }
+
+    fn cancel(&self) {
+        self.link.cancelled.store(true, Ordering::Relaxed);
+        self.shared.wake.notify_all();
+    }
+}
+
 impl StreamHandle {
+    pub(crate) fn new(rx: mpsc::Receiver<StreamEvent>, tie: Arc<dyn StreamTie>) -> Self {
+        Self { rx, tie }
+    }
+
     /// The next event, or `None` when the stream is complete.
     pub async fn next(&mut self) -> Option<StreamEvent> {
         let event = self.rx.recv().await;
@@ -69,26 +111,13 @@ impl StreamHandle {
 
     fn taken(&self, event: Option<&StreamEvent>) {
         if let Some(StreamEvent::Audio { samples, .. }) = event {
-            let us = samples_us(samples.len());
-            let _ = self
-                .link
-                .unread_us
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |v| {
-                    Some(v.saturating_sub(us))
-                });
-            let _ = self.shared.metrics.buffered_us.fetch_update(
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-                |v| Some(v.saturating_sub(us)),
-            );
-            self.shared.wake.notify_all();
+            self.tie.taken(samples.len());
         }
     }
 
     /// Stops the stream; its remaining segments are dropped before the next scheduling step.
     pub fn cancel(&self) {
-        self.link.cancelled.store(true, Ordering::Relaxed);
-        self.shared.wake.notify_all();
+        self.tie.cancel();
     }
 }
 

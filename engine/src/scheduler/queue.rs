@@ -9,7 +9,8 @@ use tokio::sync::mpsc;
 use super::config::SchedulerConfig;
 use super::cost::CostModel;
 use super::error::SchedulerError;
-use super::feed::StreamFeed;
+use super::feed::{LocalFeed, StreamFeed};
+use super::handle::LocalTie;
 use super::handle::StreamHandle;
 use super::metrics::Metrics;
 use super::model::{SegmentModel, Windowing};
@@ -156,10 +157,10 @@ impl Scheduler {
         let windowed = self.shared.config.windowed && mode == Mode::Interactive;
         let (id, handle) = self.insert(Vec::new(), request, mode, windowed, true)?;
         Ok((
-            StreamFeed {
+            StreamFeed::new(Box::new(LocalFeed {
                 id,
                 shared: Arc::clone(&self.shared),
-            },
+            })),
             handle,
         ))
     }
@@ -189,11 +190,13 @@ impl Scheduler {
             // Nothing to say: the channel closes at once (its sender is dropped here).
             Metrics::add(&self.shared.metrics.submitted, 1);
             Metrics::add(&self.shared.metrics.completed, 1);
-            let handle = StreamHandle {
+            let handle = StreamHandle::new(
                 rx,
-                link,
-                shared: Arc::clone(&self.shared),
-            };
+                Arc::new(LocalTie {
+                    link,
+                    shared: Arc::clone(&self.shared),
+                }),
+            );
             return Ok((u64::MAX, handle));
         }
         let mut st = self.shared.lock();
@@ -239,11 +242,13 @@ impl Scheduler {
         self.shared.wake.notify_all();
         Ok((
             id,
-            StreamHandle {
+            StreamHandle::new(
                 rx,
-                link,
-                shared: Arc::clone(&self.shared),
-            },
+                Arc::new(LocalTie {
+                    link,
+                    shared: Arc::clone(&self.shared),
+                }),
+            ),
         ))
     }
 }
