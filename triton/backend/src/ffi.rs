@@ -1,9 +1,10 @@
 //! The part of Triton's backend C API (`tritonbackend.h` 1.19, `tritonserver.h` 1.34, Triton
 //! 2.51) this backend calls, declared by hand, and the safe wrappers the rest of the crate uses.
 //!
-//! `unsafe` is allowed here and in [`crate::entry`] only, because calling C is the point: every
+//! `unsafe` is allowed here and in `entry` only, because calling C is the point: every
 //! function below is resolved from the `tritonserver` process when Triton loads the library
-//! (the cdylib leaves them undefined; `build.rs`). The wrappers keep one rule each, stated on
+//! (the cdylib leaves them undefined: rustc links a cdylib without `-z defs`, so no linker
+//! flag is needed). The wrappers keep one rule each, stated on
 //! their type: a handle is only made from a pointer Triton gave for that purpose, it is used
 //! while Triton says the object lives, and every error Triton returns is read and deleted here,
 //! so no raw pointer or `TRITONSERVER_Error` leaves this module except through [`Failure`]s

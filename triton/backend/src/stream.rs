@@ -47,7 +47,12 @@ pub fn start(state: &InstanceState, plan: Plan, factory: ResponseFactory) {
 fn run(engine: &Engine, plan: Plan, factory: &ResponseFactory, ticket: &StreamTicket) {
     let sent = match guarded(|| stream(engine, plan, factory, ticket)) {
         Ok(()) => factory.send_final(),
-        Err(failure) => factory.send_error(&failure),
+        Err(failure) => {
+            if failure.code == Code::Cancelled {
+                ffi::log_info("banter: a client cancelled its stream; the engine dropped it");
+            }
+            factory.send_error(&failure)
+        }
     };
     if let Err(e) = sent {
         ffi::log_error(&format!("banter: ending a stream: {e}"));
