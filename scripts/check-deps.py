@@ -31,6 +31,11 @@ BUNDLED = {
 # Crates built in two versions, each because upstream crates pin different majors (none of these
 # is a direct dependency of ours at the older version); `cargo tree -d -p app` shows the pairs.
 REVIEWED = {
+    # triton-client's build step only (protox compiles its .proto, prost-build writes the code):
+    # none of these is linked into banter.
+    "foldhash": "prost-build's petgraph 0.8 -> hashbrown 0.15 pins 0.1 (triton-client's build only)",
+    "prettyplease": "prost-build 0.14.6 uses 0.3; bindgen (espeak-rs-sys) and tonic-build pin 0.2",
+    "unicode-width": "miette 7 (protox's error reports) pins 0.1",
     "base64": "spm_precompiled (candle's tokenizers) pins 0.13; axum uses 0.22",
     "bit-set": "fancy-regex (tokenizers) pins 0.8",
     "bit-vec": "follows bit-set",

@@ -65,6 +65,11 @@ pub struct EngineArgs {
     /// Model folder (default: $BANTER_MODEL_DIR or $XDG_DATA_HOME/banter/models).
     #[arg(long, value_name = "DIR")]
     pub models: Option<PathBuf>,
+    /// Render on Triton Inference Server instead of this machine: `triton://HOST:PORT`, or
+    /// several separated by commas to spread the segments over them (one going away, its
+    /// segments go to the others). Voices resolve here. See README, "Scaling out".
+    #[arg(long, value_name = "triton://HOST:PORT[,…]", conflicts_with = "device")]
+    pub engine: Option<String>,
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<()> {

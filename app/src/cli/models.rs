@@ -139,6 +139,9 @@ pub fn load_engine(args: &EngineArgs) -> anyhow::Result<Engine> {
 /// [`load_engine`] with Kokoro loaded only when first asked for (a command speaking a Piper
 /// voice: see [`Engine::load_on_demand`]).
 pub fn load_engine_on_demand(args: &EngineArgs) -> anyhow::Result<Engine> {
+    if let Some(endpoints) = &args.engine {
+        return remote_engine(args, endpoints);
+    }
     let (device, store) = device_and_store(args)?;
     Ok(Engine::load_on_demand(&store, device)?)
 }
@@ -148,8 +151,34 @@ pub fn load_engine_with(
     args: &EngineArgs,
     config: engine::scheduler::SchedulerConfig,
 ) -> anyhow::Result<Engine> {
+    if let Some(endpoints) = &args.engine {
+        return remote_engine(args, endpoints);
+    }
     let (device, store) = device_and_store(args)?;
     Ok(Engine::load_with(&store, device, config)?)
+}
+
+/// An engine rendering on the Triton servers `endpoints` names (`--engine`); voices resolve
+/// from the local store, which is fetched first when it is missing.
+fn remote_engine(args: &EngineArgs, endpoints: &str) -> anyhow::Result<Engine> {
+    let endpoints = triton_client::Endpoint::parse_list(endpoints)
+        .map_err(|e| BadInput(format!("--engine: {e}")))?;
+    let store = open(args.models.as_ref())?;
+    ensure_store(&store)?;
+    let servers = endpoints
+        .iter()
+        .map(|e| {
+            triton_client::TritonServer::connect(e).map(|s| {
+                std::sync::Arc::new(s) as std::sync::Arc<dyn engine::remote::SegmentServer>
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| BadInput(format!("--engine: {e}")))?;
+    Ok(Engine::remote(
+        &store,
+        servers,
+        engine::remote::DEFAULT_SLOTS,
+    )?)
 }
 
 /// The device the arguments name (a bad name is bad input) and their model store, fetched
