@@ -13,6 +13,7 @@ mod say_follow;
 mod script;
 mod script_input;
 mod serve;
+mod triton;
 mod voices;
 mod voices_piper;
 mod voices_tune;
@@ -54,6 +55,9 @@ pub enum Command {
     Bench(bench::BenchCommand),
     /// Serve the OpenAI-compatible speech API on localhost.
     Serve(serve::ServeArgs),
+    /// Serve Banter from Triton Inference Server: write a model repository for it.
+    #[command(subcommand)]
+    Triton(triton::TritonCommand),
 }
 
 /// Options shared by every command that runs the model.
@@ -82,6 +86,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Library(cmd)) => library::run(&cmd),
         Some(Command::Bench(cmd)) => bench::run(&cmd),
         Some(Command::Serve(args)) => serve::run(&args),
+        Some(Command::Triton(cmd)) => triton::run(&cmd),
         None => crate::open_studio(None),
     }
 }
