@@ -63,6 +63,9 @@ struct Job {
     index: usize,
     segment: Arc<RemoteJob>,
     mode: Mode,
+    /// A server that refused this segment, with its message: the refusal stands only when a
+    /// second server refuses too (a server in a bad state refuses what others speak).
+    refused: Option<(usize, String)>,
 }
 
 fn rank(mode: Mode) -> u8 {
@@ -167,6 +170,16 @@ impl Dispatcher {
             .collect()
     }
 
+    /// The servers' names, each with whether it is taking segments now.
+    #[must_use]
+    pub fn servers_up(&self) -> Vec<(String, bool)> {
+        self.pool
+            .servers
+            .iter()
+            .map(|s| (s.server.name().to_owned(), s.up.load(Ordering::Relaxed)))
+            .collect()
+    }
+
     /// Opens a stream: its handle's receiver and tie, and the stream to queue jobs on.
     pub(super) fn open(&self) -> (mpsc::Receiver<StreamEvent>, Arc<Stream>) {
         let (tx, rx) = mpsc::channel(CHANNEL_CHUNKS);
@@ -230,6 +243,7 @@ impl Stream {
                     index: first + k,
                     segment: Arc::new(job),
                     mode,
+                    refused: None,
                 },
             );
         }
@@ -288,7 +302,7 @@ impl Stream {
     fn fail(&self, error: SynthError) {
         let mut order = lock(&self.order);
         if let Some(tx) = order.tx.take() {
-            let _ = tx.blocking_send(StreamEvent::Failed(error));
+            let _ = send(&tx, StreamEvent::Failed(error));
         }
         order.parts.clear();
     }
@@ -328,7 +342,7 @@ fn flush(order: &mut Reorder) -> bool {
                 segment_end: chunk.end,
                 durations,
             };
-            if tx.blocking_send(event).is_err() {
+            if !send(&tx, event) {
                 order.tx = None;
                 return false;
             }
@@ -341,6 +355,22 @@ fn flush(order: &mut Reorder) -> bool {
         order.next += 1;
         if finish_if_complete(order) {
             return true;
+        }
+    }
+}
+
+/// Sends `event`, waiting while the listener's channel is full; false when the listener left.
+/// Not tokio's `blocking_send`: a server may call its sink from inside its own runtime's
+/// `block_on` (the gRPC client does), where blocking that way is refused.
+fn send(tx: &mpsc::Sender<StreamEvent>, mut event: StreamEvent) -> bool {
+    loop {
+        match tx.try_send(event) {
+            Ok(()) => return true,
+            Err(mpsc::error::TrySendError::Closed(_)) => return false,
+            Err(mpsc::error::TrySendError::Full(back)) => {
+                event = back;
+                std::thread::sleep(Duration::from_millis(2));
+            }
         }
     }
 }
@@ -371,7 +401,7 @@ fn worker(pool: &Arc<Pool>, i: usize) {
             }
             continue;
         }
-        let job = match next_job(pool, slot) {
+        let job = match next_job(pool, i) {
             Next::Job(job) => job,
             Next::Down => continue,
             Next::Shutdown => return,
@@ -388,11 +418,30 @@ fn worker(pool: &Arc<Pool>, i: usize) {
             job.stream.deliver(job.index, chunk, &mut skip)
         });
         match result {
-            Ok(()) => {}
-            Err(RemoteError::Refused(message)) => job.stream.fail(SynthError::Remote {
-                server: slot.server.name().to_owned(),
-                message,
-            }),
+            Ok(()) => {
+                if let Some((other, message)) = job.refused {
+                    mark_down(
+                        pool,
+                        other,
+                        &format!("refused what {} spoke: {message}", slot.server.name()),
+                    );
+                }
+            }
+            Err(RemoteError::Refused(message)) => match job.refused {
+                Some(_) => job.stream.fail(SynthError::Remote {
+                    server: slot.server.name().to_owned(),
+                    message,
+                }),
+                None if pool.up_count() > 1 || !slot.up.load(Ordering::Relaxed) => {
+                    let mut job = job;
+                    job.refused = Some((i, message));
+                    requeue_elsewhere(pool, job);
+                }
+                None => job.stream.fail(SynthError::Remote {
+                    server: slot.server.name().to_owned(),
+                    message,
+                }),
+            },
             Err(RemoteError::Unavailable(reason)) => server_failed(pool, i, job, &reason),
         }
     }
@@ -406,7 +455,8 @@ enum Next {
 }
 
 /// Waits for a job this worker may take.
-fn next_job(pool: &Pool, slot: &ServerSlot) -> Next {
+fn next_job(pool: &Pool, i: usize) -> Next {
+    let slot = &pool.servers[i];
     let mut queue = lock(&pool.queue);
     loop {
         if queue.shutdown {
@@ -415,7 +465,12 @@ fn next_job(pool: &Pool, slot: &ServerSlot) -> Next {
         if !slot.up.load(Ordering::Relaxed) {
             return Next::Down;
         }
-        if let Some(job) = queue.jobs.pop_front() {
+        // Not a segment this server refused: that one waits for a second opinion.
+        let mine = queue
+            .jobs
+            .iter()
+            .position(|j| j.refused.as_ref().is_none_or(|(by, _)| *by != i));
+        if let Some(job) = mine.and_then(|p| queue.jobs.remove(p)) {
             return Next::Job(job);
         }
         queue = pool
@@ -428,6 +483,12 @@ fn next_job(pool: &Pool, slot: &ServerSlot) -> Next {
 /// Server `i` went away mid-segment: mark it down, tell the user, and give the segment to
 /// the others (or fail every waiting stream when no server is left).
 fn server_failed(pool: &Pool, i: usize, job: Job, reason: &str) {
+    mark_down(pool, i, reason);
+    requeue_elsewhere(pool, job);
+}
+
+/// Marks server `i` down with `reason`, telling the user the first time.
+fn mark_down(pool: &Pool, i: usize, reason: &str) {
     let slot = &pool.servers[i];
     reason.clone_into(&mut lock(&slot.reason));
     if slot.up.swap(false, Ordering::Relaxed) {
@@ -436,6 +497,11 @@ fn server_failed(pool: &Pool, i: usize, job: Job, reason: &str) {
             "failed: {reason}; its segments go to the other servers"
         );
     }
+}
+
+/// Puts `job` first in the queue for the servers that are up; fails every waiting stream
+/// when none is.
+fn requeue_elsewhere(pool: &Pool, job: Job) {
     let mut queue = lock(&pool.queue);
     queue.jobs.push_front(job);
     if pool.servers.iter().any(|s| s.up.load(Ordering::Relaxed)) {
@@ -453,6 +519,13 @@ fn server_failed(pool: &Pool, i: usize, job: Job, reason: &str) {
 }
 
 impl Pool {
+    fn up_count(&self) -> usize {
+        self.servers
+            .iter()
+            .filter(|s| s.up.load(Ordering::Relaxed))
+            .count()
+    }
+
     /// The error for a request when no server is up, naming each with its reason.
     fn all_down(&self) -> Option<SynthError> {
         if self.servers.iter().any(|s| s.up.load(Ordering::Relaxed)) {

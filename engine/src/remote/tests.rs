@@ -47,6 +47,11 @@ impl SegmentServer for Fake {
         if !self.up.load(Ordering::Relaxed) {
             return Err(RemoteError::Unavailable("connection refused".into()));
         }
+        if job.phonemes.starts_with('?') && self.name == "sick" {
+            return Err(RemoteError::Refused(
+                "model `banter` has no available versions".into(),
+            ));
+        }
         if job.phonemes.starts_with('!') {
             return Err(RemoteError::Refused("input `PHONEMES`: no".into()));
         }
@@ -229,4 +234,27 @@ fn a_dropped_handle_stops_the_servers() {
         "work stopped"
     );
     assert!(a.chunks.load(Ordering::Relaxed) < 40 * 3);
+}
+
+#[test]
+fn a_refusal_another_server_does_not_share_takes_the_refuser_out() {
+    let (sick, well) = (Fake::new("sick", 1, None), Fake::new("well", 1, None));
+    let d = start(&[&sick, &well]);
+    let mut segs = segments(6);
+    for s in &mut segs {
+        s.phonemes.insert(0, '?');
+    }
+    let want: Vec<f32> = segs.iter().flat_map(|s| audio_of(&s.phonemes)).collect();
+    let handle = d
+        .submit(segs, &table(), &request(), Mode::Offline, true)
+        .expect("queued");
+    let (got, _, error) = collect(handle);
+    assert_eq!(error, None);
+    assert_eq!(got, want);
+    assert_eq!(d.spoken(), vec![("sick".into(), 0), ("well".into(), 6)]);
+    assert_eq!(
+        d.servers_up()[0],
+        ("sick".into(), false),
+        "the refuser is out"
+    );
 }

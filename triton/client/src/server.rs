@@ -299,6 +299,11 @@ where
         let Reply { item, last } = convert::read_reply(message);
         match item {
             None => {}
+            // A server shutting down or reloading has unloaded the model: that is the server
+            // going away, not the segment's fault.
+            Some(Item::Refused(message)) if is_model_gone(&message) => {
+                return Err(unavailable(format!("{name}: {message}")))
+            }
             Some(Item::Refused(message)) => return Err(RemoteError::Refused(message)),
             Some(Item::Malformed(why)) => {
                 return Err(unavailable(format!(
@@ -367,3 +372,8 @@ where
 
 #[cfg(test)]
 mod tests;
+
+/// Triton's answers for a model that is not (or no longer) loaded.
+fn is_model_gone(message: &str) -> bool {
+    message.contains("unknown model") || message.contains("has no available versions")
+}
