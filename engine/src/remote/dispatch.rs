@@ -427,21 +427,20 @@ fn worker(pool: &Arc<Pool>, i: usize) {
                     );
                 }
             }
-            Err(RemoteError::Refused(message)) => match job.refused {
-                Some(_) => job.stream.fail(SynthError::Remote {
-                    server: slot.server.name().to_owned(),
-                    message,
-                }),
-                None if pool.up_count() > 1 || !slot.up.load(Ordering::Relaxed) => {
+            Err(RemoteError::Refused(message)) => {
+                let ask_another = job.refused.is_none()
+                    && (pool.up_count() > 1 || !slot.up.load(Ordering::Relaxed));
+                if ask_another {
                     let mut job = job;
                     job.refused = Some((i, message));
                     requeue_elsewhere(pool, job);
+                } else {
+                    job.stream.fail(SynthError::Remote {
+                        server: slot.server.name().to_owned(),
+                        message,
+                    });
                 }
-                None => job.stream.fail(SynthError::Remote {
-                    server: slot.server.name().to_owned(),
-                    message,
-                }),
-            },
+            }
             Err(RemoteError::Unavailable(reason)) => server_failed(pool, i, job, &reason),
         }
     }
