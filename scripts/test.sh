@@ -15,6 +15,10 @@ cargo run -q --profile test -p app -- models fetch
 cargo run -q --profile test -p app -- models fetch --piper-test-voice
 # The API tests drive `banter serve` with the official OpenAI Python client; make its venv.
 tools/api-test/setup.sh
+# The Triton tests run a real tritonserver (the nvidia-pytriton wheel's, on the CPU) loading the
+# backend built here: install the one, build the other (a cdylib no test target builds).
+tools/triton/setup.sh
+cargo build -q --profile test -p triton-backend
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 set +e

@@ -16,5 +16,6 @@ mod stages_decoder;
 mod stages_encoder;
 mod streaming;
 mod studio;
+mod triton;
 mod voicelib;
 mod voicetune;

@@ -91,7 +91,16 @@ fn refuse_stale(bin: &Path) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut newest_seen = None;
     // Every crate linked into banter, the model and the parsers included.
-    for krate in ["app", "engine", "engine/kokoro", "engine/script", "ui"] {
+    for krate in [
+        "app",
+        "engine",
+        "engine/kokoro",
+        "engine/script",
+        "engine/vits",
+        "triton/client",
+        "triton/wire",
+        "ui",
+    ] {
         newest(&root.join(krate).join("src"), &mut newest_seen);
     }
     if let Some((modified, path)) = newest_seen {
