@@ -36,5 +36,12 @@ check script "" engine kokoro candle-core candle-nn rusqlite espeak-rs-sys symph
 check ui 1 kokoro vits candle-core candle-nn rusqlite
 check ui "" axum hyper
 check app 1 kokoro vits candle-core candle-nn
+# Triton: the protocol both ends share knows no Banter crate; the engine knows no gRPC (the
+# transport implements the engine's SegmentServer from above); the backend reaches the model only
+# through engine::Engine.
+check triton-wire "" engine kokoro vits candle-core tokio tonic
+check engine "" tonic prost triton-client
+check triton-backend 1 kokoro vits candle-core candle-nn rusqlite
+check ui "" tonic triton-client
 [ $fail -eq 0 ] && echo "layers ok"
 exit $fail

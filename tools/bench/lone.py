@@ -4,6 +4,7 @@ time (0.3 s apart) through the load generator's own client; prints each TTFA and
 and the server's TTFA and step metrics.
 
     python3 tools/bench/lone.py [path/to/banter] [--whole-segments] [--device cpu|cuda|cuda:N]
+                                [--engine triton://HOST:PORT]
                                 (BANTER_PRECISION=f32|bf16|fma|int8|amx)
 
 `--whole-segments` serves every segment in one exact pass (`banter serve --whole-segments`): the
@@ -25,10 +26,11 @@ ROOT = os.path.normpath(os.path.join(HERE, "..", ".."))
 def main():
     argv = sys.argv[1:]
     extra = []
-    if "--device" in argv:  # passed on to `banter serve`
-        i = argv.index("--device")
-        extra += argv[i:i + 2]
-        del argv[i:i + 2]
+    for flag in ("--device", "--engine"):  # passed on to `banter serve`
+        if flag in argv:
+            i = argv.index(flag)
+            extra += argv[i:i + 2]
+            del argv[i:i + 2]
     extra += [a for a in argv if a == "--whole-segments"]
     args = [a for a in argv if a != "--whole-segments"]
     banter = args[0] if args else os.path.join(ROOT, "target", "release", "banter")
