@@ -3,8 +3,11 @@
 //!
 //! `voices tune` (in `voices_tune`) searches beyond the blends toward a clip's speaker.
 //!
-//! `voices match` finds the stock voice or blend of stock voices whose speech is closest to
-//! the speaker of a clip. It says so plainly: a match, not a clone.
+//! `voices match` finds the stock voice, blend of stock voices or library Piper voice whose
+//! speech is closest to the speaker of a clip. It says so plainly: a match, not a clone. A
+//! Piper winner is that Piper voice itself (the families do not blend), so NAME is saved as
+//! another name for it, and the output says so; a Piper voice that could not be compared (its
+//! model file moved, say) is named in a warning.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -14,7 +17,7 @@ use engine::library::{Library, NewVoice, Voice, VoiceKind};
 use engine::phonemes::Language;
 use engine::voice::{StockVoice, VoiceSpec, VoiceTable};
 use engine::voicematch::matching::{save_match, MatchOptions};
-use engine::voicematch::{match_voice, MatchEvent};
+use engine::voicematch::{match_voice, MatchEvent, PiperScore, VoiceMatch};
 
 use super::library::{load_embedder, user_error};
 use super::EngineArgs;
@@ -46,8 +49,9 @@ pub enum VoicesCommand {
         #[arg(long, value_name = "DIR")]
         models: Option<PathBuf>,
     },
-    /// Find the stock voice or blend of stock voices closest to the speaker in CLIP (WAV,
-    /// FLAC, MP3, Ogg) and save it as NAME. This matches a voice Banter has; it does not clone.
+    /// Find the stock voice, blend of stock voices or library Piper voice closest to the speaker
+    /// in CLIP (WAV, FLAC, MP3, Ogg) and save it as NAME. This matches a voice Banter has; it
+    /// does not clone.
     Match(MatchArgs),
     /// Tune a voice toward the speaker of CLIP… (one speaker, 10–30 s of speech in all) and
     /// save it as NAME: a Kokoro voice searched beyond the stock blends, not a clone. Only
@@ -64,10 +68,12 @@ pub enum VoicesCommand {
 pub struct MatchArgs {
     pub name: String,
     pub clip: PathBuf,
-    /// Print `{"voice", "recipe", "similarity", "nearest_stock", "embedding_cache"}`.
+    /// Print `{"voice", "recipe", "similarity", "family", "piper", "best_kokoro", "nearest_stock",
+    /// "nearest_piper", "skipped", "embedding_cache"}`.
     #[arg(long)]
     pub json: bool,
-    /// Compare only with these stock voices (comma-separated); default: every English one.
+    /// Compare only with these voices (comma-separated stock voices and library Piper voices);
+    /// default: every English stock voice and every English Piper voice in the library.
     #[arg(long, value_delimiter = ',', value_name = "VOICES")]
     pub among: Vec<String>,
     /// Probe renders the blend search may spend (each is about 9 s of speech).
@@ -84,10 +90,39 @@ pub struct MatchArgs {
 #[derive(serde::Serialize)]
 struct MatchJson<'a> {
     voice: &'a str,
+    /// The winner in voice-spec form (a Piper winner's key, `piper/…`).
     recipe: &'a str,
     similarity: f32,
+    /// `kokoro` or `piper`: the winner's family.
+    family: &'static str,
+    /// The Piper winner, or null.
+    piper: Option<PiperJson<'a>>,
+    /// The best stock voice or blend, `[recipe, similarity]`, or null.
+    best_kokoro: Option<(&'a str, f32)>,
     nearest_stock: Vec<(&'a str, f32)>,
+    nearest_piper: Vec<PiperJson<'a>>,
+    /// Piper voices that could not be compared: `{name, model, reason}`.
+    skipped: Vec<serde_json::Value>,
     embedding_cache: &'a str,
+}
+
+#[derive(serde::Serialize)]
+struct PiperJson<'a> {
+    name: &'a str,
+    language: &'a str,
+    model: &'a std::path::Path,
+    similarity: f32,
+}
+
+impl<'a> PiperJson<'a> {
+    fn new(p: &'a PiperScore) -> Self {
+        Self {
+            name: &p.name,
+            language: &p.language,
+            model: &p.model,
+            similarity: p.similarity,
+        }
+    }
 }
 
 pub fn run(args: &VoicesArgs) -> anyhow::Result<()> {
@@ -355,39 +390,24 @@ fn match_clip(args: &MatchArgs) -> anyhow::Result<()> {
     if let Some(damage) = &found.clip.damaged {
         eprintln!("note: the clip is damaged ({damage}); the part before the damage was used");
     }
+    for skipped in &found.skipped {
+        eprintln!(
+            "warning: Piper voice `{}` was not compared ({}): {}",
+            skipped.name,
+            skipped.model.display(),
+            skipped.reason
+        );
+    }
     if !args.dry_run {
         save_match(&library, &engine, &args.name, &args.clip, &found).map_err(user_error)?;
     }
     if args.json {
-        let out = MatchJson {
-            voice: args.name.trim(),
-            recipe: &found.recipe,
-            similarity: found.similarity,
-            nearest_stock: found
-                .nearest_stock
-                .iter()
-                .map(|(n, s)| (n.as_str(), *s))
-                .collect(),
-            embedding_cache: found.clip.cache.as_str(),
-        };
-        println!("{}", serde_json::to_string(&out)?);
+        println!(
+            "{}",
+            serde_json::to_string(&match_json(args.name.trim(), &found))?
+        );
     } else {
-        println!(
-            "{} = {}  (similarity {:.3})",
-            args.name.trim(),
-            found.recipe,
-            found.similarity
-        );
-        let nearest: Vec<String> = found
-            .nearest_stock
-            .iter()
-            .map(|(n, s)| format!("{n} {s:.3}"))
-            .collect();
-        println!("nearest stock voices: {}", nearest.join(", "));
-        println!(
-            "This is the closest voice Banter can speak (a stock voice or a blend of them), \
-             matched to the clip's speaker; it is not a clone of that voice."
-        );
+        print_match(args.name.trim(), &found);
     }
     eprintln!(
         "{} in {:.1} s ({} blends scored, {} probes rendered now, clip embedding cache: {})",
@@ -403,6 +423,75 @@ fn match_clip(args: &MatchArgs) -> anyhow::Result<()> {
     );
     warn_if_not_castable(args.name.trim());
     Ok(())
+}
+
+fn match_json<'a>(voice: &'a str, found: &'a VoiceMatch) -> MatchJson<'a> {
+    MatchJson {
+        voice,
+        recipe: &found.recipe,
+        similarity: found.similarity,
+        family: if found.piper.is_some() {
+            "piper"
+        } else {
+            "kokoro"
+        },
+        piper: found.piper.as_ref().map(PiperJson::new),
+        best_kokoro: found.best_kokoro.as_ref().map(|(r, s)| (r.as_str(), *s)),
+        nearest_stock: found
+            .nearest_stock
+            .iter()
+            .map(|(n, s)| (n.as_str(), *s))
+            .collect(),
+        nearest_piper: found.nearest_piper.iter().map(PiperJson::new).collect(),
+        skipped: found
+            .skipped
+            .iter()
+            .map(|s| serde_json::json!({"name": s.name, "model": s.model, "reason": s.reason}))
+            .collect(),
+        embedding_cache: found.clip.cache.as_str(),
+    }
+}
+
+fn print_match(name: &str, found: &VoiceMatch) {
+    println!(
+        "{name} = {}  (similarity {:.3})",
+        found.label(),
+        found.similarity
+    );
+    if !found.nearest_stock.is_empty() {
+        let nearest: Vec<String> = found
+            .nearest_stock
+            .iter()
+            .map(|(n, s)| format!("{n} {s:.3}"))
+            .collect();
+        println!("nearest stock voices: {}", nearest.join(", "));
+    }
+    if !found.nearest_piper.is_empty() {
+        let nearest: Vec<String> = found
+            .nearest_piper
+            .iter()
+            .map(|p| format!("{} (Piper, {}) {:.3}", p.name, p.language, p.similarity))
+            .collect();
+        println!("nearest Piper voices: {}", nearest.join(", "));
+    }
+    match (&found.piper, &found.best_kokoro) {
+        (Some(p), kokoro) => {
+            if let Some((recipe, s)) = kokoro {
+                println!("best Kokoro voice or blend: {recipe} {s:.3}");
+            }
+            println!(
+                "The closest voice is the Piper voice {} itself ({}), matched to the clip's \
+                 speaker; {name} is another name for it (Piper and Kokoro voices cannot be \
+                 blended). It is not a clone of the clip's voice.",
+                p.name,
+                p.model.display()
+            );
+        }
+        (None, _) => println!(
+            "This is the closest voice Banter can speak (a stock voice or a blend of them), \
+             matched to the clip's speaker; it is not a clone of that voice."
+        ),
+    }
 }
 
 fn show_progress(event: &MatchEvent) {
@@ -422,7 +511,12 @@ fn show_progress(event: &MatchEvent) {
             cache,
         } => {
             if *cache == engine::voicematch::CacheUse::Miss {
-                eprintln!("[{done}/{total}] measured stock voice {name} (once)");
+                match name.strip_suffix(" (Piper)") {
+                    Some(piper) => {
+                        eprintln!("[{done}/{total}] measured Piper voice {piper} (once)");
+                    }
+                    None => eprintln!("[{done}/{total}] measured stock voice {name} (once)"),
+                }
             }
         }
         MatchEvent::Blend {

@@ -4,6 +4,11 @@
 //! file is not held in memory twice), a voice by [`probe_key`]: the hash of everything that
 //! determines its rendered probe. Both keys carry the encoder's id and version, so a new
 //! encoder recomputes rather than compares embeddings from two different spaces.
+//!
+//! A Piper voice's probe is keyed by [`piper_probe_key`]: the sha256 of its model file *as it
+//! is now* (hashed before the cache is read, not taken from the library's record) and its
+//! speaker, as the render cache keys Piper audio. A model file replaced under the same name is
+//! therefore never scored from the embedding of the file that was there before.
 
 use std::io::Read;
 use std::path::Path;
@@ -22,8 +27,9 @@ use crate::speaker::{
     Embedding, SpeakerEncoder, SpeakerError, EMBEDDING_DIM, ENCODER_ID, ENCODER_VERSION,
     SAMPLE_RATE as ENCODER_RATE,
 };
+use crate::speech::SynthError;
 use crate::speech::{SpeechRequest, SAMPLE_RATE};
-use crate::voice::VoiceSpec;
+use crate::voice::{file_sha256, PiperVoice, VoiceError, VoiceSpec};
 use crate::{Engine, Mode};
 
 /// Whether an embedding came from the library or was computed now.
@@ -194,6 +200,87 @@ impl VoiceEmbedder {
     }
 }
 
+impl VoiceEmbedder {
+    /// The probe embedding of a Piper voice, rendering the probe (registered with `engine`
+    /// first) only if the library lacks it. The model file is hashed first: a file that is
+    /// gone, unreadable or no longer the one added is a [`VoiceError::PiperFile`] naming it.
+    pub fn piper_embedding(
+        &self,
+        library: &Library,
+        engine: &Engine,
+        voice: &PiperVoice,
+    ) -> Result<(Embedding, CacheUse), VoiceMatchError> {
+        let refuse = |reason: String| {
+            VoiceMatchError::Synth(SynthError::Voice(VoiceError::PiperFile {
+                name: voice.name.clone(),
+                path: voice.onnx.clone(),
+                reason,
+            }))
+        };
+        let sha256 = file_sha256(&voice.onnx).map_err(|e| {
+            refuse(format!(
+                "the model file cannot be read ({e}): was it moved or deleted?"
+            ))
+        })?;
+        if sha256 != voice.sha256 {
+            return Err(refuse(
+                "the file changed since the voice was added (its sha256 differs); add the voice \
+                 again if the new file is the voice you want"
+                    .to_owned(),
+            ));
+        }
+        let key = piper_probe_key(voice, &sha256);
+        if let Some(stored) = library.get_embedding(&key)? {
+            if let Some(e) = embedding_from(&stored.vector) {
+                return Ok((e, CacheUse::Hit));
+            }
+        }
+        engine.register_piper(voice.clone());
+        let request = SpeechRequest {
+            voice: VoiceSpec {
+                terms: vec![crate::voice::BlendTerm {
+                    voice: voice.key(),
+                    weight: 1.0,
+                }],
+            },
+            speed: 1.0,
+            language: None,
+        };
+        // As a stock voice's probe: background work, decoded whole.
+        let audio = engine.synthesize(PROBE_TEXT, &request, Mode::Background)?;
+        let embedding = self.embed_audio(&audio, SAMPLE_RATE)?;
+        let secs = audio.len() as f64 / f64::from(SAMPLE_RATE);
+        library.put_embedding(&key, embedding.as_slice(), secs, SAMPLE_RATE)?;
+        Ok((embedding, CacheUse::Miss))
+    }
+}
+
+/// The embedding-cache key of a Piper voice's probe: the model file's content (`sha256`, as
+/// hashed now), the speaker, the voice's inference settings and espeak voice, the probe text
+/// and this Banter (its VITS port and Piper phonemizer).
+#[must_use]
+pub fn piper_probe_key(voice: &PiperVoice, sha256: &str) -> EmbeddingKey {
+    let i = voice.config.inference;
+    let mut h = Sha256::new();
+    h.update(b"banter.piper-probe.v1\0");
+    for part in [
+        sha256,
+        &format!("{:?}", voice.speaker),
+        &format!("{}\0{}\0{}", i.noise_scale, i.length_scale, i.noise_w),
+        &voice.config.espeak_voice,
+        env!("CARGO_PKG_VERSION"),
+        PROBE_TEXT,
+    ] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    EmbeddingKey {
+        audio_hash: hex::encode(h.finalize()),
+        encoder: ENCODER_ID.to_owned(),
+        encoder_version: ENCODER_VERSION,
+    }
+}
+
 /// A reference clip decoded as the encoder takes it: 16 kHz mono, at most [`MAX_CLIP_SECS`].
 pub(crate) fn decode_clip(path: &Path) -> Result<crate::audio::decode::DecodedAudio, DecodeError> {
     decode_file(
@@ -286,5 +373,38 @@ mod tests {
         assert!(embedding_from(&[0.0; EMBEDDING_DIM]).is_none());
         let e = embedding_from(&[2.0; EMBEDDING_DIM]).expect("valid");
         assert!((e.cosine(&e) - 1.0).abs() < 1e-5);
+    }
+
+    fn piper(speaker: Option<i64>, espeak: &str) -> PiperVoice {
+        let json = format!(
+            r#"{{"audio": {{"sample_rate": 22050}}, "espeak": {{"voice": "{espeak}"}},
+                "phoneme_id_map": {{"^": [1], "_": [0], "$": [2]}}, "num_speakers": 4}}"#
+        );
+        PiperVoice {
+            name: "joe".into(),
+            onnx: "/v/joe.onnx".into(),
+            sha256: "ab".repeat(32),
+            config: std::sync::Arc::new(
+                vits::config::PiperConfig::parse(&json).expect("a valid config"),
+            ),
+            speaker,
+        }
+    }
+
+    #[test]
+    fn piper_probe_keys_follow_the_file_content_and_speaker() {
+        let sha = "ab".repeat(32);
+        let a = piper_probe_key(&piper(None, "en-us"), &sha);
+        assert_eq!(a, piper_probe_key(&piper(None, "en-us"), &sha));
+        // A replaced file (another sha256), another speaker, another espeak voice.
+        assert_ne!(a, piper_probe_key(&piper(None, "en-us"), &"cd".repeat(32)));
+        assert_ne!(a, piper_probe_key(&piper(Some(1), "en-us"), &sha));
+        assert_ne!(
+            piper_probe_key(&piper(Some(1), "en-us"), &sha),
+            piper_probe_key(&piper(Some(2), "en-us"), &sha)
+        );
+        assert_ne!(a, piper_probe_key(&piper(None, "en-gb"), &sha));
+        // Never a Kokoro probe's key.
+        assert_ne!(a.audio_hash, probe_key(&sha, "en-us").audio_hash);
     }
 }

@@ -1,18 +1,20 @@
-//! Uses of speaker embeddings over the voice library: match a reference clip to a stock voice
-//! or a blend of stock voices, warn when a cast's voices are hard to tell apart, and check that
-//! every rendered line still sounds like its speaker's voice.
+//! Uses of speaker embeddings over the voice library: match a reference clip to a stock voice,
+//! a blend of stock voices or a Piper voice of the library, warn when a cast's voices are hard
+//! to tell apart, and check that every rendered line still sounds like its speaker's voice.
 //!
 //! What "match" means here, honestly: Kokoro speaks only in its stock voices and their
-//! weighted blends. Matching finds the stock voice or blend whose speech the GE2E encoder
-//! places closest to the clip's speaker; it does not clone the voice in the clip, and the
-//! similarity it reports says how close it got.
+//! weighted blends, and a Piper voice only as its model was trained. Matching finds the voice
+//! whose speech the GE2E encoder places closest to the clip's speaker; it does not clone the
+//! voice in the clip, and the similarity it reports says how close it got. Piper voices are
+//! compared as they are, never blended (see [`matching`]).
 //!
 //! A voice is compared through its *probe embedding*: the embedding of a fixed passage
 //! ([`PROBE_TEXT`], `assets/passages/probe.txt`, about 9 s of neutral English) rendered in that
 //! voice. Both clip and probe embeddings are cached in the library: a clip under the hash of its
 //! bytes, a probe under the hash of everything that determines its audio (model, engine,
-//! probe text, language, the voice's style table), each with the encoder's id and version. So
-//! the encoder runs once per clip and Kokoro once per voice, ever.
+//! probe text, language, the voice's style table; for a Piper voice, its model file's sha256
+//! and speaker), each with the encoder's id and version. So the encoder runs once per clip and
+//! the model once per voice, ever.
 //!
 //! Files: [`embed`] (clip and probe embeddings with their caches), [`search`] (the blend
 //! search's bookkeeping, pure), [`matching`] (the match itself), [`tune`] (searching beyond
@@ -39,7 +41,9 @@ use crate::speech::SynthError;
 pub use cast::{close_voices, CastPair, CAST_WARN_SIMILARITY};
 pub use consistency::{flag_outliers, ConsistencyReport, LineScore};
 pub use embed::{CacheUse, ClipEmbedding, VoiceEmbedder};
-pub use matching::{match_embedding, match_voice, MatchEvent, MatchOptions, VoiceMatch};
+pub use matching::{
+    match_embedding, match_voice, MatchEvent, MatchOptions, PiperScore, SkippedVoice, VoiceMatch,
+};
 pub use search::BlendSearch;
 
 /// The passage every voice reads for its probe embedding.
@@ -109,7 +113,7 @@ pub enum VoiceMatchError {
          {min}); it was not kept", min = tune::MIN_STABILITY
     )]
     Unstable { stability: f32 },
-    #[error("no stock voice to compare with: {reason}")]
+    #[error("no voice to compare with: {reason}")]
     NoCandidates { reason: String },
     #[error("{what} `{name}` is not a stock voice, a blend of stock voices, or a library voice")]
     UnknownVoice { what: &'static str, name: String },

@@ -9,6 +9,7 @@ mod cli;
 mod convert;
 mod phonemes;
 mod piper;
+mod piper_match;
 mod render;
 mod sound;
 mod speaker;

@@ -143,15 +143,26 @@ fn match_finds_the_source_voice_and_caches_the_clip_embedding() {
     assert_eq!(
         sorted,
         [
+            "best_kokoro",
             "embedding_cache",
+            "family",
+            "nearest_piper",
             "nearest_stock",
+            "piper",
             "recipe",
             "similarity",
+            "skipped",
             "voice"
         ],
         "{v}"
     );
     assert_eq!(v["voice"], "Bella-ish");
+    // A library without Piper voices: the match is Kokoro's, as it always was.
+    assert_eq!(v["family"], "kokoro", "{v}");
+    assert!(
+        v["piper"].is_null() && v["skipped"] == serde_json::json!([]),
+        "{v}"
+    );
     assert_eq!(v["embedding_cache"], "miss");
     let similarity = v["similarity"].as_f64().expect("similarity");
     let nearest = v["nearest_stock"].as_array().expect("nearest_stock");

@@ -33,7 +33,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::embed::VoiceEmbedder;
-use super::matching::{match_embedding, MatchEvent, MatchOptions};
+use super::matching::{match_families, Families, MatchEvent, MatchOptions};
 use super::VoiceMatchError;
 use crate::library::Library;
 use crate::phonemes::Language;
@@ -162,12 +162,15 @@ pub fn tune_voice(
     let cancelled = || cancel.load(Ordering::Relaxed);
     let target = clips::target(embedder, library, clips)?;
     progress(&TuneEvent::Clips(Box::new(target.clone())));
-    let found = match_embedding(
+    // Tuning moves a Kokoro style pack, so it starts from a stock voice or blend: Piper voices
+    // (models of their own, with no pack) are not candidates here.
+    let found = match_families(
         embedder,
         engine,
         library,
         target.as_clip(),
         &options.matching,
+        Families::Kokoro,
         &mut |e| progress(&TuneEvent::Match(e.clone())),
         &cancelled,
     )?;
