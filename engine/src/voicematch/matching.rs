@@ -439,14 +439,26 @@ fn candidates(
                 out.list.push(Candidate::Stock(n.to_owned()));
                 continue;
             }
-            if families == Families::All && piper_candidate(library, n, &mut out, false)? {
-                continue;
+            match families {
+                Families::All => {
+                    if piper_candidate(library, n, &mut out, false)? {
+                        continue;
+                    }
+                }
+                Families::Kokoro => {
+                    if library.piper_record(n)?.is_some() {
+                        return Err(VoiceMatchError::NoCandidates {
+                            reason: format!(
+                                "`{n}` is a Piper voice; tuning moves a Kokoro style pack, so it \
+                                 starts from stock voices only (`banter voices match` compares \
+                                 Piper voices too)"
+                            ),
+                        });
+                    }
+                }
             }
             return Err(VoiceMatchError::UnknownVoice {
-                what: match families {
-                    Families::All => "candidate voice",
-                    Families::Kokoro => "candidate voice for tuning (stock voices only)",
-                },
+                what: "candidate voice",
                 name: n.to_owned(),
             });
         }
