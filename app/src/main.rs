@@ -23,7 +23,7 @@ fn main() {
     exit::install_panic_hook();
     if let Some(script) = script_argument() {
         init_logging(false);
-        let code = match open_studio(Some(script)) {
+        let code = match open_studio(Some(script), None) {
             Ok(()) => 0,
             Err(err) => exit::report(&err),
         };
@@ -97,8 +97,25 @@ fn script_argument() -> Option<std::path::PathBuf> {
 }
 
 /// Opens the studio window (with a script imported, if given) and waits until it closes.
-pub fn open_studio(script: Option<std::path::PathBuf>) -> anyhow::Result<()> {
+pub fn open_studio(
+    script: Option<std::path::PathBuf>,
+    engine: Option<String>,
+) -> anyhow::Result<()> {
+    // `--engine`, else BANTER_ENGINE: where the studio renders when not on this machine.
+    let remote = engine
+        .or_else(|| std::env::var("BANTER_ENGINE").ok())
+        .filter(|e| !e.trim().is_empty())
+        .map(|endpoints| {
+            let list = endpoints.clone();
+            ui::work::load::RemoteEngine {
+                endpoints,
+                connect: std::sync::Arc::new(move |store: &engine::assets::ModelStore| {
+                    cli::models::connect_remote(store, &list).map_err(|e| format!("{e:#}"))
+                }),
+            }
+        });
     let config = ui::StudioConfig {
+        remote,
         // `banter` alone carries on with the project saved last.
         reopen_last: script.is_none(),
         script,

@@ -494,3 +494,107 @@ fn set_export_path(h: &mut egui_kittest::Harness<'static, ui::Studio>, path: &st
     h.state_mut()
         .apply(ui::Command::SetExportSettings(settings));
 }
+
+/// A server made of a function: every segment is half a second of a 220 Hz tone, in two
+/// chunks, with one frame per phoneme; it counts what it spoke.
+struct Tone(std::sync::atomic::AtomicUsize);
+
+impl engine::remote::SegmentServer for Tone {
+    fn name(&self) -> &str {
+        "tone://studio-test"
+    }
+
+    fn speak(
+        &self,
+        job: &engine::remote::RemoteJob,
+        sink: &mut dyn FnMut(engine::remote::RemoteChunk) -> bool,
+    ) -> Result<(), engine::remote::RemoteError> {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tone: Vec<f32> = (0..12_000)
+            .map(|i| 0.3 * (i as f32 * 220.0 * std::f32::consts::TAU / 24_000.0).sin())
+            .collect();
+        let tokens = job.phonemes.chars().count() + 2;
+        let mut frames = vec![0u32; tokens];
+        frames[1] = 20;
+        for (k, half) in tone.chunks(6_000).enumerate() {
+            let chunk = engine::remote::RemoteChunk {
+                samples: half.to_vec(),
+                durations: (k == 0).then(|| frames.clone()),
+                end: k == 1,
+            };
+            if !sink(chunk) {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    fn ready(&self) -> bool {
+        true
+    }
+}
+
+/// `banter --engine …`: the studio plays through servers instead of its own model thread, and
+/// says where it renders.
+#[test]
+fn a_remote_engine_plays_the_studio_s_script() {
+    let Some(store) = model_store() else {
+        return;
+    };
+    let fx = Fixture::new();
+    let tone = std::sync::Arc::new(Tone(std::sync::atomic::AtomicUsize::new(0)));
+    let server = std::sync::Arc::clone(&tone);
+    let remote = ui::work::load::RemoteEngine {
+        endpoints: "tone://studio-test".into(),
+        connect: std::sync::Arc::new(move |store: &engine::assets::ModelStore| {
+            let servers: Vec<std::sync::Arc<dyn engine::remote::SegmentServer>> =
+                vec![std::sync::Arc::clone(&server) as _];
+            engine::Engine::remote(store, servers, 2).map_err(|e| e.to_string())
+        }),
+    };
+    let mut h = fx.harness_remote(store.root(), remote);
+    h.state_mut().apply(ui::Command::EditText(DUO.into()));
+    wait_for_model(&mut h);
+    assert!(h
+        .query_by_label_contains("remote: tone://studio-test")
+        .is_some());
+    h.get_by_label("Play").click();
+    step_until(&mut h, Duration::from_mins(1), "the whole render", |h| {
+        h.state().waveform().complete
+    });
+    let spoken = tone.0.load(std::sync::atomic::Ordering::Relaxed);
+    assert!(spoken >= 2, "every sentence went to the server ({spoken})");
+    let samples = h.state().waveform().samples;
+    assert!(
+        samples >= spoken * 6_000,
+        "{samples} samples from {spoken} tones"
+    );
+}
+
+/// A remote engine that cannot be reached is said, naming it, instead of a silent studio.
+#[test]
+fn an_unreachable_remote_engine_is_named() {
+    let Some(store) = model_store() else {
+        return;
+    };
+    let fx = Fixture::new();
+    let remote = ui::work::load::RemoteEngine {
+        endpoints: "triton://gpu-a:8001".into(),
+        connect: std::sync::Arc::new(|_: &engine::assets::ModelStore| {
+            Err("no server is ready".to_owned())
+        }),
+    };
+    let mut h = fx.harness_remote(store.root(), remote);
+    step_until(&mut h, Duration::from_mins(1), "the failure", |h| {
+        h.state().engine_error().is_some()
+    });
+    let said = h
+        .state()
+        .engine_error()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    assert!(
+        said.contains("triton://gpu-a:8001") && said.contains("no server is ready"),
+        "{said}"
+    );
+}

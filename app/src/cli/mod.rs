@@ -5,7 +5,7 @@ mod bench_batch;
 mod bench_parity;
 mod bench_tune;
 mod library;
-mod models;
+pub(crate) mod models;
 mod output;
 mod render;
 mod say;
@@ -29,6 +29,10 @@ pub struct Cli {
     /// Log debug details to stderr (or set BANTER_LOG=debug).
     #[arg(long, short, global = true)]
     pub verbose: bool,
+    /// The studio renders on Triton servers instead of this machine (`triton://HOST:PORT`,
+    /// several separated by commas; or set BANTER_ENGINE). Each command has its own --engine.
+    #[arg(long, value_name = "triton://HOST:PORT[,…]")]
+    pub engine: Option<String>,
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -87,7 +91,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Some(Command::Bench(cmd)) => bench::run(&cmd),
         Some(Command::Serve(args)) => serve::run(&args),
         Some(Command::Triton(cmd)) => triton::run(&cmd),
-        None => crate::open_studio(None),
+        None => crate::open_studio(None, cli.engine),
     }
 }
 

@@ -161,10 +161,16 @@ pub fn load_engine_with(
 /// An engine rendering on the Triton servers `endpoints` names (`--engine`); voices resolve
 /// from the local store, which is fetched first when it is missing.
 fn remote_engine(args: &EngineArgs, endpoints: &str) -> anyhow::Result<Engine> {
-    let endpoints = triton_client::Endpoint::parse_list(endpoints)
-        .map_err(|e| BadInput(format!("--engine: {e}")))?;
     let store = open(args.models.as_ref())?;
     ensure_store(&store)?;
+    connect_remote(&store, endpoints)
+}
+
+/// Connects to the Triton servers `endpoints` names (`triton://a:8001,triton://b:8001`), each
+/// given [`engine::remote::DEFAULT_SLOTS`] segments at once; voices resolve from `store`.
+pub fn connect_remote(store: &ModelStore, endpoints: &str) -> anyhow::Result<Engine> {
+    let endpoints = triton_client::Endpoint::parse_list(endpoints)
+        .map_err(|e| BadInput(format!("--engine: {e}")))?;
     let servers = endpoints
         .iter()
         .map(|e| {
@@ -175,7 +181,7 @@ fn remote_engine(args: &EngineArgs, endpoints: &str) -> anyhow::Result<Engine> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| BadInput(format!("--engine: {e}")))?;
     Ok(Engine::remote(
-        &store,
+        store,
         servers,
         engine::remote::DEFAULT_SLOTS,
     )?)

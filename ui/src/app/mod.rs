@@ -61,6 +61,9 @@ pub struct StudioConfig {
     /// Reopen the project saved last when the studio starts without a script (`banter` alone);
     /// crash recovery, when it has something to offer, asks first instead.
     pub reopen_last: bool,
+    /// Render on servers instead of this machine (`banter --engine triton://…`): playback,
+    /// previews and exports all go there; voices and the library stay here.
+    pub remote: Option<load::RemoteEngine>,
 }
 
 /// Where the engine stands.
@@ -154,6 +157,7 @@ impl Studio {
                     config.device,
                     config.fetch_models,
                     waker.clone(),
+                    config.remote.clone(),
                 )),
             ),
             Err(e) => (EngineState::Failed(e), None),

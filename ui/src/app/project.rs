@@ -129,6 +129,7 @@ impl Studio {
                     self.config.device,
                     true,
                     self.waker.clone(),
+                    self.config.remote.clone(),
                 ));
             }
             Err(e) => self.engine = EngineState::Failed(e),

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 use std::sync::mpsc;
+use std::sync::Arc;
 
 use engine::assets::{AssetError, FetchEvent, ModelStore};
 use engine::device::DeviceChoice;
@@ -29,6 +30,8 @@ pub enum LoadError {
     Fetch(#[source] Box<AssetError>),
     #[error("loading the model: {0}")]
     Load(#[source] SynthError),
+    #[error("rendering on {endpoints}: {reason}")]
+    Remote { endpoints: String, reason: String },
     #[error(transparent)]
     Spawn(#[from] SpawnError),
 }
@@ -67,19 +70,43 @@ pub fn store(models: Option<PathBuf>) -> Result<ModelStore, LoadError> {
     )
 }
 
-/// Checks the store, fetches if needed (when `fetch` allows), then loads.
+/// How a [`RemoteEngine`] connects: with voices resolved from the given store.
+pub type Connect = dyn Fn(&ModelStore) -> Result<Engine, String> + Send + Sync;
+
+/// Where the studio renders when not on this machine: the servers as the user named them, and
+/// how to reach them. The app makes it (it has the transport, `triton-client`); the studio only
+/// calls it, so the UI stays free of gRPC.
+#[derive(Clone)]
+pub struct RemoteEngine {
+    /// `triton://a:8001,triton://b:8001`, as shown to the user.
+    pub endpoints: String,
+    /// Connects, with voices resolved from the local store.
+    pub connect: Arc<Connect>,
+}
+
+impl std::fmt::Debug for RemoteEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RemoteEngine")
+            .field("endpoints", &self.endpoints)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Checks the store, fetches if needed (when `fetch` allows), then loads the model, or
+/// connects to `remote` when the studio renders elsewhere.
 #[must_use]
 pub fn start(
     store: ModelStore,
     device: DeviceChoice,
     fetch: bool,
     waker: Waker,
+    remote: Option<RemoteEngine>,
 ) -> mpsc::Receiver<LoadEvent> {
     let (tx, rx) = mpsc::sync_channel(EVENTS);
     let tx2 = tx.clone();
     let waker2 = waker.clone();
     if let Err(e) = spawn("banter-load", move || {
-        let event = match load(&store, device, fetch, &tx, &waker) {
+        let event = match load(&store, device, fetch, &tx, &waker, remote.as_ref()) {
             Ok(loaded) => LoadEvent::Loaded(Box::new(loaded)),
             Err(e) => LoadEvent::Failed(e),
         };
@@ -96,6 +123,7 @@ fn load(
     fetch: bool,
     tx: &mpsc::SyncSender<LoadEvent>,
     waker: &Waker,
+    remote: Option<&RemoteEngine>,
 ) -> Result<Loaded, LoadError> {
     if !store.is_ready() {
         if !fetch {
@@ -125,7 +153,23 @@ fn load(
             fraction: None,
         },
     );
-    let engine = Engine::load(store, device).map_err(LoadError::Load)?;
+    let engine = match remote {
+        Some(remote) => {
+            send(
+                tx,
+                waker,
+                LoadEvent::Progress {
+                    text: format!("connecting to {}…", remote.endpoints),
+                    fraction: None,
+                },
+            );
+            (remote.connect)(store).map_err(|reason| LoadError::Remote {
+                endpoints: remote.endpoints.clone(),
+                reason,
+            })?
+        }
+        None => Engine::load(store, device).map_err(LoadError::Load)?,
+    };
     Ok(Loaded {
         device: engine.device_name().to_owned(),
         voices: engine.stock_voices(),

@@ -70,6 +70,24 @@ impl Fixture {
         })
     }
 
+    /// A studio without sound that renders on `remote` (`banter --engine …`).
+    pub fn harness_remote(
+        &self,
+        models: &Path,
+        remote: ui::work::load::RemoteEngine,
+    ) -> Harness<'static, Studio> {
+        let config = StudioConfig {
+            remote: Some(remote),
+            ..self.config(Some(models))
+        };
+        Harness::builder().with_size(SIZE).build_eframe(move |cc| {
+            let none = ui::audio::NoAudio(ui::audio::AudioOutError::NoDevice {
+                host: "ALSA".into(),
+            });
+            Studio::new(&cc.egui_ctx, config, Box::new(none))
+        })
+    }
+
     /// A studio started as a plain `banter` is (no script: it reopens the latest project).
     pub fn harness_reopening(&self, size: egui::Vec2) -> Harness<'static, Studio> {
         let config = StudioConfig {
