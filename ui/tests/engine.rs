@@ -500,7 +500,7 @@ fn set_export_path(h: &mut egui_kittest::Harness<'static, ui::Studio>, path: &st
 struct Tone(std::sync::atomic::AtomicUsize);
 
 impl engine::remote::SegmentServer for Tone {
-    fn name(&self) -> &str {
+    fn name(&self) -> &'static str {
         "tone://studio-test"
     }
 
