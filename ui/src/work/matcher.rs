@@ -189,9 +189,19 @@ impl VoiceTools for EngineMatcher {
                 "the clip is damaged ({damage}); the part before it was used"
             ));
         }
+        // Never silent: a Piper voice whose model file is gone was not a candidate.
+        for skipped in &found.skipped {
+            notes.push(format!(
+                "Piper voice `{}` was not compared ({}): {}",
+                skipped.name,
+                skipped.model.display(),
+                skipped.reason
+            ));
+        }
         Ok(Matched {
             name,
-            recipe: found.recipe,
+            // "joe (Piper voice, en-us)" for a Piper winner, not its engine key.
+            recipe: found.label(),
             similarity: found.similarity,
             nearest: found.nearest_stock,
             notes,
