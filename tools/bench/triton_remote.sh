@@ -40,5 +40,9 @@ if cmp -s "$work/local.wav" "$work/remote.wav" && cmp -s "$work/local.vtt" "$wor
 else
   echo "remote render: DIFFERS from local"
 fi
-echo "lone TTFA, local:";  python3 tools/bench/lone.py "$banter" | head -1
-echo "lone TTFA, remote:"; python3 tools/bench/lone.py "$banter" --engine "$engine" | head -1
+# (whole outputs kept: lone.py also prints the server's metrics, which `| head` would cut off
+# with a broken pipe)
+python3 tools/bench/lone.py "$banter" >"$work/lone-local.txt"
+python3 tools/bench/lone.py "$banter" --engine "$engine" >"$work/lone-remote.txt"
+echo "lone TTFA, local:  $(head -1 "$work/lone-local.txt")"
+echo "lone TTFA, remote: $(head -1 "$work/lone-remote.txt")"

@@ -229,6 +229,14 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
             eprintln!("wrote {}", path.display());
         }
     }
+    let servers = engine.remote_spoken();
+    if !servers.is_empty() {
+        let each: Vec<String> = servers
+            .iter()
+            .map(|(name, n)| format!("{name} {n}"))
+            .collect();
+        eprintln!("segments spoken remotely: {}", each.join(", "));
+    }
     eprintln!(
         "{} lines, {} sentences, {:.1} s of audio in {:.1} s (xRT {:.2}); loudness {} LUFS, true peak {:.1} dBTP",
         report.lines,
