@@ -442,8 +442,15 @@ impl Chunk {
                     .collect::<Result<_, _>>()?,
             )
         };
+        let audio = audio.ok_or_else(|| missing(output::AUDIO))?;
+        if audio.iter().any(|v| !v.is_finite()) {
+            return Err(FieldError::new(
+                output::AUDIO,
+                "holds a sample that is not a number (a damaged model on the server)",
+            ));
+        }
         Ok(Self {
-            audio: audio.ok_or_else(|| missing(output::AUDIO))?,
+            audio,
             segment,
             segment_end: end.ok_or_else(|| missing(output::SEGMENT_END))?,
             durations,

@@ -173,3 +173,16 @@ fn huge_claims_are_refused_before_allocating() {
         .reason
         .contains("at most"));
 }
+
+#[test]
+fn audio_that_is_not_a_number_is_refused() {
+    let chunk = Chunk {
+        audio: vec![0.0, f32::NAN],
+        segment: 0,
+        segment_end: true,
+        durations: None,
+    };
+    let t = chunk.to_tensors();
+    let e = Chunk::from_tensors(t.iter().map(OwnedTensor::borrow)).expect_err("refused");
+    assert_eq!(e.field, "AUDIO");
+}
