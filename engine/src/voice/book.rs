@@ -54,12 +54,7 @@ impl VoiceBook {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(key.clone(), Arc::new(voice));
-        VoiceSpec {
-            terms: vec![super::BlendTerm {
-                voice: key,
-                weight: 1.0,
-            }],
-        }
+        VoiceSpec::one(key)
     }
 
     /// The registered Piper voice with `key`.

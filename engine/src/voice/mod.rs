@@ -123,6 +123,15 @@ pub struct VoiceSpec {
 }
 
 impl VoiceSpec {
+    /// One voice at full weight: a stock voice's name, or a key a table or Piper voice is
+    /// registered under.
+    #[must_use]
+    pub fn one(voice: String) -> Self {
+        Self {
+            terms: vec![BlendTerm { voice, weight: 1.0 }],
+        }
+    }
+
     /// Parses `af_heart`, `af_bella:0.7+af_sky:0.3` or `af_bella(2)+af_sky(1)`.
     pub fn parse(spec: &str) -> Result<Self, VoiceError> {
         let bad = |reason: &str| VoiceError::MalformedBlend {

@@ -180,13 +180,25 @@ impl VoiceEmbedder {
             &crate::library::RenderKey::voice_table_hash(&table),
             spec.language().espeak_code(),
         );
-        if let Some(stored) = library.get_embedding(&key)? {
+        self.probe(library, engine, &key, spec.clone())
+    }
+
+    /// The embedding stored under `key`, else the probe spoken in `voice`, embedded and
+    /// stored under `key`.
+    fn probe(
+        &self,
+        library: &Library,
+        engine: &Engine,
+        key: &EmbeddingKey,
+        voice: VoiceSpec,
+    ) -> Result<(Embedding, CacheUse), VoiceMatchError> {
+        if let Some(stored) = library.get_embedding(key)? {
             if let Some(e) = embedding_from(&stored.vector) {
                 return Ok((e, CacheUse::Hit));
             }
         }
         let request = SpeechRequest {
-            voice: spec.clone(),
+            voice,
             speed: 1.0,
             language: None,
         };
@@ -195,7 +207,7 @@ impl VoiceEmbedder {
         let audio = engine.synthesize(PROBE_TEXT, &request, Mode::Background)?;
         let embedding = self.embed_audio(&audio, SAMPLE_RATE)?;
         let secs = audio.len() as f64 / f64::from(SAMPLE_RATE);
-        library.put_embedding(&key, embedding.as_slice(), secs, SAMPLE_RATE)?;
+        library.put_embedding(key, embedding.as_slice(), secs, SAMPLE_RATE)?;
         Ok((embedding, CacheUse::Miss))
     }
 }
@@ -230,28 +242,9 @@ impl VoiceEmbedder {
             ));
         }
         let key = piper_probe_key(voice, &sha256);
-        if let Some(stored) = library.get_embedding(&key)? {
-            if let Some(e) = embedding_from(&stored.vector) {
-                return Ok((e, CacheUse::Hit));
-            }
-        }
+        // Registered first: the probe (if it must be spoken) speaks through the voice's key.
         engine.register_piper(voice.clone());
-        let request = SpeechRequest {
-            voice: VoiceSpec {
-                terms: vec![crate::voice::BlendTerm {
-                    voice: voice.key(),
-                    weight: 1.0,
-                }],
-            },
-            speed: 1.0,
-            language: None,
-        };
-        // As a stock voice's probe: background work, decoded whole.
-        let audio = engine.synthesize(PROBE_TEXT, &request, Mode::Background)?;
-        let embedding = self.embed_audio(&audio, SAMPLE_RATE)?;
-        let secs = audio.len() as f64 / f64::from(SAMPLE_RATE);
-        library.put_embedding(&key, embedding.as_slice(), secs, SAMPLE_RATE)?;
-        Ok((embedding, CacheUse::Miss))
+        self.probe(library, engine, &key, VoiceSpec::one(voice.key()))
     }
 }
 

@@ -95,12 +95,7 @@ pub fn library_voice(
                 what: "Piper voice without its model record (run `banter library check`)",
                 name: voice.name.clone(),
             })?;
-        let spec = VoiceSpec {
-            terms: vec![crate::voice::BlendTerm {
-                voice: piper.key(),
-                weight: 1.0,
-            }],
-        };
+        let spec = VoiceSpec::one(piper.key());
         return Ok(Some(LibraryVoice {
             name: voice.name,
             spec,

@@ -6,27 +6,12 @@
 //! fetches it, so a missing voice fails there and skips elsewhere.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use candle_core::{Device, Tensor};
 use vits::config::Inference;
 use vits::model::{Noise, Vits};
 
-use crate::support::{banter_command, read_wav};
-
-/// The test voice, or `None` (skipped) when it was not fetched outside CI.
-fn joe() -> Option<PathBuf> {
-    let store = engine::assets::ModelStore::open_default().expect("model store location");
-    if store.piper_test_voice_ready() {
-        return Some(store.piper_test_voice());
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "the Piper test voice is missing (CI must run `banter models fetch --piper-test-voice`)"
-    );
-    eprintln!("skipped: Piper test voice not fetched");
-    None
-}
+use crate::support::{banter_command, piper_test_voice as joe, read_wav};
 
 fn snr_db(reference: &[f32], got: &[f32]) -> f64 {
     let signal: f64 = reference.iter().map(|&x| f64::from(x).powi(2)).sum();

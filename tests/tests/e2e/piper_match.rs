@@ -10,21 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{banter_command, model_store};
-
-/// The Piper test voice, or `None` (skipped) when it was not fetched outside CI.
-fn joe() -> Option<PathBuf> {
-    let store = engine::assets::ModelStore::open_default().expect("model store location");
-    if store.piper_test_voice_ready() {
-        return Some(store.piper_test_voice());
-    }
-    assert!(
-        std::env::var_os("CI").is_none(),
-        "the Piper test voice is missing (CI must run `banter models fetch --piper-test-voice`)"
-    );
-    eprintln!("skipped: Piper test voice not fetched");
-    None
-}
+use crate::support::{banter_command, model_store, piper_test_voice as joe};
 
 /// `banter ARGS` against `library`, expecting success; returns (stdout, stderr).
 fn run(library: &Path, args: &[&str]) -> (String, String) {

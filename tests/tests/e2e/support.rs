@@ -45,6 +45,21 @@ pub fn model_store() -> Option<ModelStore> {
     None
 }
 
+/// The Piper test voice's `.onnx` (`banter models fetch --piper-test-voice`), or `None` (test
+/// skipped) when it was not fetched outside CI; in CI a missing voice is a failure.
+pub fn piper_test_voice() -> Option<PathBuf> {
+    let store = ModelStore::open_default().expect("model store location");
+    if store.piper_test_voice_ready() {
+        return Some(store.piper_test_voice());
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "the Piper test voice is missing (CI must run `banter models fetch --piper-test-voice`)"
+    );
+    eprintln!("skipped: Piper test voice not fetched");
+    None
+}
+
 /// The `banter` binary of this build profile (scripts/test.sh builds it before the tests).
 pub fn banter_path() -> PathBuf {
     static CHECKED: OnceLock<()> = OnceLock::new();

@@ -7,7 +7,7 @@
 //! from its bytes, the way a tuned library voice is, so the same table always renders under the
 //! same spec and the engine's voice book holds it once.
 
-use engine::voice::{BlendTerm, VoiceSpec, VoiceTable};
+use engine::voice::{VoiceSpec, VoiceTable};
 use engine::{Engine, Mode, Segment, SpeechRequest};
 use sha2::{Digest, Sha256};
 use triton_wire::protocol::{self, input, Request, Voice, Words};
@@ -115,12 +115,7 @@ pub fn exact_segments(phonemes: &[String]) -> Result<Vec<Segment>, Failure> {
 #[must_use]
 pub fn style_spec(table: &VoiceTable) -> VoiceSpec {
     let hash = hex::encode(Sha256::digest(table.to_bytes()));
-    VoiceSpec {
-        terms: vec![BlendTerm {
-            voice: format!("af_style{}", &hash[..12]),
-            weight: 1.0,
-        }],
-    }
+    VoiceSpec::one(format!("af_style{}", &hash[..12]))
 }
 
 /// The protocol's native rate is the engine's: samples at it pass through untouched.

@@ -59,6 +59,8 @@ pub mod input {
     pub const SPEED: &str = "SPEED";
     pub const SAMPLE_RATE: &str = "SAMPLE_RATE";
     pub const WHOLE: &str = "WHOLE";
+    /// Every input, in the order a request's tensors are checked.
+    pub const ALL: [&str; 7] = [TEXT, PHONEMES, VOICE, STYLE, SPEED, SAMPLE_RATE, WHOLE];
 }
 
 /// Output tensor names.
@@ -245,15 +247,7 @@ impl Request {
     pub fn from_tensors<'a>(
         tensors: impl IntoIterator<Item = Tensor<'a>>,
     ) -> Result<Self, FieldError> {
-        const NAMES: [&str; 7] = [
-            input::TEXT,
-            input::PHONEMES,
-            input::VOICE,
-            input::STYLE,
-            input::SPEED,
-            input::SAMPLE_RATE,
-            input::WHOLE,
-        ];
+        const NAMES: [&str; 7] = input::ALL;
         let mut seen: [Option<Tensor<'a>>; 7] = [None; 7];
         for t in tensors {
             let Some(slot) = NAMES.iter().position(|n| *n == t.name) else {

@@ -39,7 +39,7 @@ use crate::library::Library;
 use crate::phonemes::Language;
 use crate::speaker::Embedding;
 use crate::speech::{SpeechRequest, SynthError, SAMPLE_RATE};
-use crate::voice::{BlendTerm, StockVoice, VoiceSpec, VoiceTable};
+use crate::voice::{StockVoice, VoiceSpec, VoiceTable};
 use crate::{Engine, Mode};
 
 pub use clips::{Target, TuneClip};
@@ -375,12 +375,7 @@ impl<'a> Renderer<'a> {
             engine,
             embedder,
             request: SpeechRequest {
-                voice: VoiceSpec {
-                    terms: vec![BlendTerm {
-                        voice: format!("tuning-candidate-{n}"),
-                        weight: 1.0,
-                    }],
-                },
+                voice: VoiceSpec::one(format!("tuning-candidate-{n}")),
                 speed: 1.0,
                 language: Some(language),
             },

@@ -15,7 +15,7 @@ use super::{heaviest_stock, Tuned, CONSENT};
 use crate::library::{Library, NewVoice, Tuning, Voice, VoiceKind, PACK_VERSION};
 use crate::render::cache::MODEL_ID;
 use crate::speaker::{ENCODER_ID, ENCODER_VERSION};
-use crate::voice::{BlendTerm, VoiceSpec, VoiceTable};
+use crate::voice::{VoiceSpec, VoiceTable};
 use crate::voicematch::embed::probe_key;
 use crate::voicematch::VoiceMatchError;
 
@@ -28,12 +28,7 @@ pub fn tuned_spec(start_recipe: &str, table: &VoiceTable) -> VoiceSpec {
         .and_then(|s| heaviest_stock(&s))
         .map_or_else(|| "af".to_owned(), |v| v.name[..2].to_owned());
     let hash = hex::encode(Sha256::digest(table.to_bytes()));
-    VoiceSpec {
-        terms: vec![BlendTerm {
-            voice: format!("{prefix}_tuned{}", &hash[..12]),
-            weight: 1.0,
-        }],
-    }
+    VoiceSpec::one(format!("{prefix}_tuned{}", &hash[..12]))
 }
 
 /// Saves `tuned` as the library voice `name` (kind `tuned`), with everything about how it
