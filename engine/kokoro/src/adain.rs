@@ -125,6 +125,44 @@ impl AdaIN1d {
         )?;
         y.squeeze(0)?.t()?.pad_with_zeros(0, before, after)
     }
+
+    /// [`Self::forward_act_tm`] for a batch of items of their own lengths and styles: `x`
+    /// `[B, T, C]` whose item `b` is valid for its first `valid[b]` rows (1 ≤ `valid[b]` ≤ T),
+    /// `s` `[B, style_dim]` → `[B, before + T + after, C]`, each item normalised over its own
+    /// rows and framed by zeros as it would be alone (its rows past `valid[b]` are never read).
+    /// One launch sequence for the whole batch on a GPU; item by item on the CPU, which is
+    /// also the GPU kernel's reference.
+    pub fn forward_act_batch_tm(
+        &self,
+        x: &Tensor,
+        s: &Tensor,
+        act: &Activation,
+        valid: &[usize],
+        (before, after): (usize, usize),
+    ) -> Result<Tensor> {
+        let (batch, t, _) = x.dims3()?;
+        if valid.len() != batch || s.dim(0)? != batch || valid.iter().any(|&v| v == 0 || v > t) {
+            candle_core::bail!(
+                "adain batch: x {:?}, styles {:?}, valid rows {valid:?}",
+                x.dims(),
+                s.dims()
+            );
+        }
+        #[cfg(feature = "cuda")]
+        if crate::cuda_kernels::applies(x) {
+            let h = self.fc.forward(s)?;
+            return crate::cuda_kernels::adain_act_btm(x, &h, act.gpu(), valid, (before, after));
+        }
+        let items = valid
+            .iter()
+            .enumerate()
+            .map(|(b, &v)| {
+                let item = x.get(b)?.narrow(0, 0, v)?;
+                self.forward_act_tm(&item, &s.narrow(0, b, 1)?, act, (before, after + t - v))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Tensor::stack(&items, 0)
+    }
 }
 
 /// A pointwise activation that follows an [`AdaIN1d`].
@@ -544,6 +582,55 @@ mod tests {
                 .and_then(|y| y.squeeze(0)?.t()?.pad_with_zeros(0, 2, 5))
                 .expect("want");
             assert!(max_abs_diff(&tm, &want) < 2e-5, "tm {act:?}");
+            // A batch: item 1 valid for 11 of its 37 rows, the rest junk no output may read,
+            // each item with its own style, framed as alone.
+            let xb = x.transpose(1, 2).expect("tm").expect_contiguous();
+            let junk = Tensor::full(1.0e4f32, (1, t - 11, c), &dev).expect("junk");
+            let xb = Tensor::cat(
+                &[
+                    xb.narrow(0, 0, 1).expect("item 0"),
+                    Tensor::cat(
+                        &[
+                            xb.narrow(0, 1, 1).expect("1").narrow(1, 0, 11).expect("11"),
+                            junk,
+                        ],
+                        1,
+                    )
+                    .expect("item 1"),
+                ],
+                0,
+            )
+            .expect("batch");
+            let got = norm
+                .forward_act_batch_tm(&xb, &s, &act, &[t, 11], (2, 5))
+                .expect("batch");
+            assert_eq!(got.dims(), &[2, t + 7, c]);
+            for (b, v) in [(0, t), (1, 11)] {
+                let want = norm
+                    .forward_act(
+                        &x.get(b)
+                            .expect("b")
+                            .narrow(1, 0, v)
+                            .expect("v")
+                            .unsqueeze(0)
+                            .expect("u"),
+                        &s.narrow(0, b, 1).expect("s"),
+                        &act,
+                    )
+                    .and_then(|y| y.squeeze(0)?.t()?.pad_with_zeros(0, 2, 5 + t - v))
+                    .expect("want");
+                assert!(
+                    max_abs_diff(&got.get(b).expect("got"), &want) < 2e-5,
+                    "item {b} {act:?}"
+                );
+            }
+            for bad in [&[t, 0][..], &[t, t + 1], &[t]] {
+                assert!(
+                    norm.forward_act_batch_tm(&xb, &s, &act, bad, (0, 0))
+                        .is_err(),
+                    "{bad:?}"
+                );
+            }
         }
     }
 

@@ -162,6 +162,50 @@ impl InverseStft {
         })
     }
 
+    /// [`Self::forward_tm`] for a batch `x` `[B, L, 22]` whose item `b` is valid for its first
+    /// `valid[b]` rows: each item's audio `[1, 5·(valid[b] − 1)]`, as alone.
+    ///
+    /// Item by item on the CPU. On a GPU the whole batch goes through each step at once (the
+    /// overlap-add zeroes the rows past each item's length, see
+    /// [`ConvTranspose1d::forward_batch_tm`]) and each item's audio is a view of the batch's.
+    pub fn forward_batch_tm(&self, x: &Tensor, valid: &[usize]) -> Result<Vec<Tensor>> {
+        let (b, l, _) = x.dims3()?;
+        if valid.len() != b || valid.iter().any(|&v| v < 2 || v > l) {
+            candle_core::bail!("inverse STFT batch: x {:?}, valid rows {valid:?}", x.dims());
+        }
+        if !crate::generator::conv::one_product_on(x.device()) {
+            return valid
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| self.forward_tm(&x.get(k)?.narrow(0, 0, v)?))
+                .collect();
+        }
+        // Rows past an item's length are zeroed before the exponential, so whatever they
+        // held, everything stays finite for the overlap-add's mask to zero.
+        let mut mask = vec![0f32; b * l];
+        for (row, &v) in mask.chunks_mut(l).zip(valid) {
+            row[..v].fill(1.0);
+        }
+        let mask = Tensor::from_vec(mask, (b, l, 1), x.device())?;
+        let x = x.to_dtype(DType::F32)?.broadcast_mul(&mask)?;
+        let mag = x.narrow(2, 0, BINS)?.exp()?;
+        let phase = x.narrow(2, BINS, BINS)?.sin()?;
+        let re = (&mag * phase.cos()?)?;
+        let im = (&mag * phase.sin()?)?;
+        let spec = Tensor::cat(&[re, im], 2)?;
+        let raw = self.overlap_add.forward_batch_tm(&spec, valid, false)?;
+        let len = raw.dim(1)?;
+        let head = raw
+            .narrow(1, PAD, N_FFT - PAD)?
+            .broadcast_mul(&self.head_gain)?;
+        let all = Tensor::cat(&[head, raw.narrow(1, N_FFT, len - N_FFT)?], 1)?;
+        valid
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| all.get(k)?.narrow(0, 0, HOP * (v - 1))?.t())
+            .collect()
+    }
+
     /// `conv_post` output `[1, 22, L]` → audio `[1, 5·(L − 1)]`.
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         self.forward_tm(&to_time_major(x)?)

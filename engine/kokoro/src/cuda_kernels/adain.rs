@@ -1,5 +1,6 @@
-//! `AdaIN` + activation as one CUDA op over time-major `[T, C]` or channel-major `[B, C, T]` data.
-//! The CPU reference is `crate::adain`'s fused kernel (`AdaIN1d::forward_act{,_tm}` on the CPU).
+//! `AdaIN` + activation as one CUDA op over time-major `[T, C]`, batched time-major `[B, T, C]`
+//! (items of their own lengths and styles) or channel-major `[B, C, T]` data. The CPU reference
+//! is `crate::adain`'s fused kernel (`AdaIN1d::forward_act{,_tm,_batch_tm}` on the CPU).
 
 // Kernel launches through cudarc are unsafe calls; each carries its SAFETY comment.
 #![allow(unsafe_code)]
@@ -23,12 +24,19 @@ pub enum GpuAct<'a> {
     Snake(&'a Tensor),
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 enum Frame {
     /// `[T, C]` in, `[before + T + after, C]` out, the added rows zero.
-    TimeMajor { before: usize, after: usize },
+    Tm { before: usize, after: usize },
+    /// `[B, T, C]` in, item `b` valid for its first `valid[b]` rows; `[B, before + T + after,
+    /// C]` out, each item's rows at `before..before + valid[b]` and zeros around them.
+    BatchTm {
+        before: usize,
+        after: usize,
+        valid: Vec<i32>,
+    },
     /// `[B, C, T]` in and out.
-    ChannelMajor,
+    Cm,
 }
 
 struct AdaInAct {
@@ -45,12 +53,38 @@ pub fn adain_act_tm(
     act: GpuAct<'_>,
     (before, after): (usize, usize),
 ) -> Result<Tensor> {
-    apply(x, h, act, Frame::TimeMajor { before, after })
+    apply(x, h, act, Frame::Tm { before, after })
+}
+
+/// The same for a batch: `x` `[B, T, C]`, item `b` valid for its first `valid[b]` rows
+/// (each at least 1) with its own style affine `h[b]` (`h` `[B, 2C]`), framed per item by
+/// zero rows to `[B, before + T + after, C]`: three launches whatever `B` is.
+pub fn adain_act_btm(
+    x: &Tensor,
+    h: &Tensor,
+    act: GpuAct<'_>,
+    valid: &[usize],
+    (before, after): (usize, usize),
+) -> Result<Tensor> {
+    let valid = valid
+        .iter()
+        .map(|&v| i32_of(v))
+        .collect::<Result<Vec<_>>>()?;
+    apply(
+        x,
+        h,
+        act,
+        Frame::BatchTm {
+            before,
+            after,
+            valid,
+        },
+    )
 }
 
 /// The same over channel-major `x` `[B, C, T]`, `h` `[B, 2C]`.
 pub fn adain_act_cm(x: &Tensor, h: &Tensor, act: GpuAct<'_>) -> Result<Tensor> {
-    apply(x, h, act, Frame::ChannelMajor)
+    apply(x, h, act, Frame::Cm)
 }
 
 fn apply(x: &Tensor, h: &Tensor, act: GpuAct<'_>, frame: Frame) -> Result<Tensor> {
@@ -108,8 +142,8 @@ impl CustomOp3 for AdaInAct {
         let alpha = data(als, all, "the adain kernel's alpha")?;
         let eps = INSTANCE_NORM_EPS as f32;
         let (act, slope) = (self.act, self.slope);
-        match self.frame {
-            Frame::TimeMajor { before, after } => {
+        match &self.frame {
+            &Frame::Tm { before, after } => {
                 let (t, c) = xl.shape().dims2()?;
                 if hl.shape().elem_count() != 2 * c || t == 0 {
                     candle_core::bail!(
@@ -158,7 +192,75 @@ impl CustomOp3 for AdaInAct {
                     Shape::from((rows, c)),
                 ))
             }
-            Frame::ChannelMajor => {
+            Frame::BatchTm {
+                before,
+                after,
+                valid,
+            } => {
+                let (batch, t, c) = xl.shape().dims3()?;
+                let lengths_ok = valid.len() == batch
+                    && valid
+                        .iter()
+                        .all(|&v| v >= 1 && usize::try_from(v).is_ok_and(|v| v <= t));
+                if hl.shape().elem_count() != 2 * c * batch || !lengths_ok {
+                    candle_core::bail!(
+                        "adain kernel: x [{batch}, {t}, {c}] with {} style values and valid \
+                         rows {valid:?}",
+                        hl.shape().elem_count()
+                    );
+                }
+                let (before, after) = (*before, *after);
+                let rows = before + t + after;
+                let lengths = dev.clone_htod(valid)?;
+                let mut sums = dev.alloc_zeros::<f64>(batch * 2 * c)?;
+                let (bi_, ti, ci) = (i32_of(batch)?, i32_of(t)?, i32_of(c)?);
+                let stats = kernel!(dev, "adain_stats_btm")?;
+                let mut b = stats.builder();
+                b.arg(&x).arg(&lengths).arg(&ti).arg(&ci).arg(&mut sums);
+                let cfg = LaunchConfig {
+                    // Fewer row blocks per item as the batch grows: the grid stays about as
+                    // large as one long item's.
+                    grid_dim: (
+                        u32_of(c.div_ceil(32))?,
+                        u32_of(t.div_ceil(32).min(128usize.div_ceil(batch)).max(1))?,
+                        u32_of(batch)?,
+                    ),
+                    block_dim: (32, 32, 1),
+                    shared_mem_bytes: 0,
+                };
+                // SAFETY: the argument list matches `adain_stats_btm`'s signature; every item's
+                // length was checked to lie in 1..=T, so x is read below B·T·C and sums written
+                // below B·2C.
+                unsafe { b.launch(cfg) }.w()?;
+                let n = batch * rows * c;
+                // SAFETY: every element is written by the kernel below.
+                let mut y = unsafe { dev.alloc::<f32>(n)? };
+                let (bi, ai) = (i32_of(before)?, i32_of(after)?);
+                let apply = kernel!(dev, "adain_apply_btm")?;
+                let mut b = apply.builder();
+                b.arg(&x).arg(&h).arg(&alpha).arg(&sums).arg(&lengths);
+                b.arg(&bi_)
+                    .arg(&ti)
+                    .arg(&ci)
+                    .arg(&bi)
+                    .arg(&ai)
+                    .arg(&act)
+                    .arg(&slope)
+                    .arg(&eps);
+                b.arg(&mut y);
+                let cfg = LaunchConfig {
+                    grid_dim: (u32_of(n.div_ceil(256).min(132 * 32))?, 1, 1),
+                    block_dim: (256, 1, 1),
+                    shared_mem_bytes: 0,
+                };
+                // SAFETY: as above; the kernel writes exactly `B·rows·C` values.
+                unsafe { b.launch(cfg) }.w()?;
+                Ok((
+                    CudaStorage::wrap_cuda_slice(y, dev.clone()),
+                    Shape::from((batch, rows, c)),
+                ))
+            }
+            Frame::Cm => {
                 let (batch, c, t) = xl.shape().dims3()?;
                 if hl.shape().elem_count() != 2 * c * batch || t == 0 {
                     candle_core::bail!(
@@ -195,6 +297,27 @@ impl CustomOp3 for AdaInAct {
             }
         }
     }
+}
+
+/// `[B, T, C]` from `[T, C]` rows: item `b` is `x` rotated by `b` rows (so the items differ)
+/// for its first `valid[b]` rows, then rows of 1e4: values no output may depend on, so a
+/// kernel that read past an item's length would show it.
+fn batch_of(x: &Tensor, valid: &[usize]) -> Result<Tensor> {
+    let (t, c) = x.dims2()?;
+    let items = valid
+        .iter()
+        .enumerate()
+        .map(|(b, &v)| {
+            let rolled = if b == 0 {
+                x.clone()
+            } else {
+                Tensor::cat(&[x.narrow(0, b, t - b)?, x.narrow(0, 0, b)?], 0)?
+            };
+            let junk = (Tensor::ones((t - v, c), DType::F32, x.device())? * 1.0e4)?;
+            Tensor::cat(&[rolled.narrow(0, 0, v)?, junk], 0)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Tensor::stack(&items, 0)
 }
 
 /// The kernels through `AdaIN1d` on `device` against the same block on the CPU (whose fused
@@ -238,25 +361,38 @@ pub(super) fn self_check(device: &Device) -> Result<Vec<KernelCheck>> {
     let acts = |snake: Snake| {
         [
             (
-                "adain_tm/identity",
-                "adain_cm/identity",
+                [
+                    "adain_tm/identity",
+                    "adain_cm/identity",
+                    "adain_btm/identity",
+                ],
                 Activation::Identity,
             ),
             (
-                "adain_tm/leaky",
-                "adain_cm/leaky",
+                ["adain_tm/leaky", "adain_cm/leaky", "adain_btm/leaky"],
                 Activation::LeakyRelu(0.2),
             ),
-            ("adain_tm/snake", "adain_cm/snake", Activation::Snake(snake)),
+            (
+                ["adain_tm/snake", "adain_cm/snake", "adain_btm/snake"],
+                Activation::Snake(snake),
+            ),
         ]
     };
-    for ((tm, cm, gact), (_, _, cact)) in acts(gsnake).into_iter().zip(acts(csnake)) {
+    for (([tm, cm, btm], gact), (_, cact)) in acts(gsnake).into_iter().zip(acts(csnake)) {
         let got = gn.forward_act_tm(&gx_tm, &gs.narrow(0, 0, 1)?, &gact, (3, 2))?;
         let want = cn.forward_act_tm(&cx_tm, &cs.narrow(0, 0, 1)?, &cact, (3, 2))?;
         out.push(compare(tm, &got, &want)?);
         let got = gn.forward_act(&gx_cm, &gs, &gact)?;
         let want = cn.forward_act(&cx_cm, &cs, &cact)?;
         out.push(compare(cm, &got, &want)?);
+        // A batch of three items of different lengths and styles (the last fills the rows),
+        // against the CPU's per-item reference.
+        let valid = [1_200, 7, t / 2];
+        let (gb, cb) = (batch_of(&gx_tm, &valid)?, batch_of(&cx_tm, &valid)?);
+        let styles = |s: &Tensor| Tensor::cat(&[s, &s.narrow(0, 0, 1)?], 0);
+        let got = gn.forward_act_batch_tm(&gb, &styles(&gs)?, &gact, &valid, (3, 2))?;
+        let want = cn.forward_act_batch_tm(&cb, &styles(&cs)?, &cact, &valid, (3, 2))?;
+        out.push(compare(btm, &got, &want)?);
     }
     Ok(out)
 }

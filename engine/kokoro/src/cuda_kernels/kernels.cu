@@ -68,6 +68,68 @@ extern "C" __global__ void adain_apply_tm(const float* x, const float* h, const 
     }
 }
 
+// Batched time-major [B, T, C], item b valid for its first valid[b] rows (1 <= valid[b] <= T):
+// sums [B, 2C] over each item's valid rows only, so a padded item's statistics are its own.
+// Block (32, 32) as adain_stats_tm; gridDim.z walks the items.
+extern "C" __global__ void adain_stats_btm(const float* x, const int* valid, int T, int C, double* sums) {
+    __shared__ double s1[32][33];
+    __shared__ double s2[32][33];
+    int b = blockIdx.z;
+    int len = valid[b];
+    int c = blockIdx.x * 32 + threadIdx.x;
+    const float* xb = x + (long)b * T * C;
+    double a = 0.0, q = 0.0;
+    if (c < C) {
+        for (long t = (long)blockIdx.y * 32 + threadIdx.y; t < len; t += (long)gridDim.y * 32) {
+            double v = (double)xb[t * C + c];
+            a += v;
+            q += v * v;
+        }
+    }
+    s1[threadIdx.y][threadIdx.x] = a;
+    s2[threadIdx.y][threadIdx.x] = q;
+    __syncthreads();
+    if (threadIdx.y == 0 && c < C) {
+        double ta = 0.0, tb = 0.0;
+        for (int k = 0; k < 32; ++k) {
+            ta += s1[k][threadIdx.x];
+            tb += s2[k][threadIdx.x];
+        }
+        atomicAdd(&sums[(long)b * 2 * C + c], ta);
+        atomicAdd(&sums[(long)b * 2 * C + C + c], tb);
+    }
+}
+
+// Batched time-major apply: y [B, before + T + after, C]; item b's rows before..before+valid[b]
+// hold its normalised, styled, activated rows (h [B, 2C]: its own style), every other row zero,
+// which is the frame the next convolution reads (each item as it would be alone).
+extern "C" __global__ void adain_apply_btm(const float* x, const float* h, const float* alpha,
+                                           const double* sums, const int* valid, int B, int T, int C,
+                                           int before, int after, int act, float slope, float eps,
+                                           float* y) {
+    long rows = (long)(before + T + after);
+    long n = (long)B * rows * C;
+    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long)blockDim.x * gridDim.x) {
+        long b = i / (rows * C);
+        long rem = i - b * rows * C;
+        long row = rem / C;
+        int c = (int)(rem - row * C);
+        int len = valid[b];
+        long t = row - before;
+        if (t < 0 || t >= len) {
+            y[i] = 0.0f;
+            continue;
+        }
+        const double* sb = sums + b * 2 * C;
+        double mean = sb[c] / len;
+        double var = sb[C + c] / len - mean * mean;
+        float rstd = 1.0f / sqrtf((float)(var > 0.0 ? var : 0.0) + eps);
+        float v = (x[(b * T + t) * C + c] - (float)mean) * rstd;
+        v = v * (1.0f + h[b * 2 * C + c]) + h[b * 2 * C + C + c];
+        y[i] = act_apply(v, act, slope, alpha, c);
+    }
+}
+
 // Channel-major [B, C, T]: one block per (b, c) row: statistics, then the row in place.
 // h is [B, 2C].
 extern "C" __global__ void adain_cm(const float* x, const float* h, const float* alpha, int C, int T,

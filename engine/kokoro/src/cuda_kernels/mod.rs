@@ -1,10 +1,13 @@
 //! Kokoro's own CUDA kernels, for the two places where candle's op-by-op execution is bound by
 //! kernel launches rather than arithmetic (issue 41):
 //!
-//! - **`AdaIN` + activation** ([`adain_act_tm`], [`adain_act_cm`]): composed from candle ops it is
-//!   about 20 launches (statistics, normalise, affine, then Snake's five element-wise ops), each a
-//!   pass over memory; here it is one kernel over channel-major rows, or three (zero, statistics,
-//!   apply) over time-major data, whose rows are channels side by side.
+//! - **`AdaIN` + activation** ([`adain_act_tm`], [`adain_act_btm`], [`adain_act_cm`]): composed
+//!   from candle ops it is about 20 launches (statistics, normalise, affine, then Snake's five
+//!   element-wise ops), each a pass over memory; here it is one kernel over channel-major rows,
+//!   or three (zero, statistics, apply) over time-major data, whose rows are channels side by
+//!   side. A batch of decoder windows of different lengths (`generator::batch`) takes the same
+//!   three launches for all its items, each normalised over its own valid rows with its own
+//!   style, where one launch sequence per item would undo what batching saves.
 //! - **The bidirectional LSTM recurrence** ([`bilstm`]): with tensor ops each step of each
 //!   direction is a dozen launches (the `shared` LSTM steps once per output frame, ~80 per second
 //!   of audio); here the whole recurrence of a batch, both directions, is one launch.
@@ -20,7 +23,7 @@
 mod adain;
 mod lstm;
 
-pub use adain::{adain_act_cm, adain_act_tm, GpuAct};
+pub use adain::{adain_act_btm, adain_act_cm, adain_act_tm, GpuAct};
 pub use lstm::{bilstm, MAX_HIDDEN};
 
 use std::sync::OnceLock;
@@ -145,4 +148,32 @@ fn compare(name: &'static str, got: &Tensor, want: &Tensor) -> Result<KernelChec
         check.max_abs_ref = check.max_abs_ref.max(w.abs());
     }
     Ok(check)
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every kernel the crate launches (`kernel!(dev, "name")` in these modules).
+    fn launched() -> Vec<&'static str> {
+        [include_str!("adain.rs"), include_str!("lstm.rs")]
+            .iter()
+            .flat_map(|src| src.split("kernel!(dev, \"").skip(1))
+            .filter_map(|rest| rest.split('"').next())
+            .collect()
+    }
+
+    /// `kernels.cu` compiles with NVRTC for compute capability 8.0, and its PTX has an entry
+    /// for every kernel the Rust side launches by name. Needs NVRTC, not a GPU:
+    /// `scripts/check-cuda-kernels.sh` runs it on a machine without one.
+    #[test]
+    fn kernels_compile_and_export_every_launched_name() {
+        let ptx = super::ptx().expect("NVRTC compiles kernels.cu");
+        let names = launched();
+        assert!(names.len() >= 6, "found {names:?}");
+        for name in names {
+            assert!(
+                ptx.contains(&format!(".entry {name}(")),
+                "kernel {name} is launched but not in the PTX"
+            );
+        }
+    }
 }

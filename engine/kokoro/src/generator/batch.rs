@@ -14,10 +14,13 @@
 //!   length are zero where a convolution would read them (as alone, where they are the
 //!   convolution's padding), and the outputs that straddle two items are dropped;
 //! - every instance norm and its activation run per item over that item's valid rows only,
-//!   with its own style, and write zeros past them ([`frame_valid`]);
+//!   with its own style, and write zeros past them (`AdaIN1d::forward_act_batch_tm`: on a GPU
+//!   one launch sequence for all items, so a norm costs the same launches at any batch size);
+//! - a convolution's input is framed by a mask over every item at once ([`frame_valid`]);
 //! - an upsampler's product runs over all rows at once, and each item's taps are unrolled on
-//!   their own;
-//! - the inverse STFT runs per item on its valid rows, so each item's audio is its own length.
+//!   their own (on a GPU, one masked slab sum for all: `ConvTranspose1d::forward_batch_tm`);
+//! - the inverse STFT gives each item its own length of audio (item by item on the CPU, the
+//!   whole batch at once on a GPU: `InverseStft::forward_batch_tm`).
 //!
 //! Everything between (sums, scales, leaky `ReLU`) is element-wise over the whole batch. The
 //! rows of a padded item past its length hold values that no valid output reads.
@@ -39,8 +42,8 @@ pub struct BatchPass {
     har: Tensor,
     input: Option<Tensor>,
     sum: Option<Tensor>,
-    /// Each item's acoustic style `[1, 128]`.
-    styles: Vec<Tensor>,
+    /// The items' acoustic styles, `[B, 128]`.
+    styles: Tensor,
     /// Each item's decoder frames.
     frames: Vec<usize>,
     /// Decoder frames every item is padded to.
@@ -84,19 +87,20 @@ pub struct BatchItem {
 }
 
 /// `x` `[B, T, C]` with item `b` cut to its first `valid[b]` rows and framed by zero rows:
-/// `before`, then its rows, then zeros to `before + T + after` rows.
+/// `before`, then its rows, then zeros to `before + T + after` rows. One mask over all items
+/// (a product and a pad, whatever `B` is); the rows past an item's length are finite values
+/// no valid output reads, so zeroing them by a product is exact.
 pub fn frame_valid(x: &Tensor, valid: &[usize], (before, after): (usize, usize)) -> Result<Tensor> {
-    let t = x.dim(1)?;
-    let items = valid
-        .iter()
-        .enumerate()
-        .map(|(b, &v)| {
-            x.get(b)?
-                .narrow(0, 0, v.min(t))?
-                .pad_with_zeros(0, before, after + t - v.min(t))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Tensor::stack(&items, 0)
+    let (b, t, _) = x.dims3()?;
+    if valid.len() != b {
+        candle_core::bail!("frame_valid: {b} items, {} lengths", valid.len());
+    }
+    let mut mask = vec![0f32; b * t];
+    for (row, &v) in mask.chunks_mut(t).zip(valid) {
+        row[..v.min(t)].fill(1.0);
+    }
+    let mask = Tensor::from_vec(mask, (b, t, 1), x.device())?.to_dtype(x.dtype())?;
+    x.broadcast_mul(&mask)?.pad_with_zeros(1, before, after)
 }
 
 /// `y + r` for `[B, T, C]` tensors, into `y` (fresh, held by nothing else) on the CPU: the
@@ -114,41 +118,23 @@ fn lengths(frames: &[usize], f: impl Fn(usize) -> Result<usize>) -> Result<Vec<u
 
 impl AdaINResBlock1 {
     /// [`Self::forward_tm`] for a batch `x` `[B, T, C]` whose item `b` has `valid[b]` rows.
-    fn forward_batch(&self, x: &Tensor, styles: &[Tensor], valid: &[usize]) -> Result<Tensor> {
+    fn forward_batch(&self, x: &Tensor, styles: &Tensor, valid: &[usize]) -> Result<Tensor> {
         let mut x = x.clone();
         let t = x.dim(1)?;
         for l in &self.layers {
-            let a1 = act_batch(&l.adain1, &l.snake1, &x, styles, valid, l.conv1.frame())?;
+            let a1 =
+                l.adain1
+                    .forward_act_batch_tm(&x, styles, &l.snake1, valid, l.conv1.frame())?;
             let c1 = l.conv1.forward_batch_framed(&a1, t, false, None)?;
             drop(a1);
-            let a2 = act_batch(&l.adain2, &l.snake2, &c1, styles, valid, l.conv2.frame())?;
+            let a2 =
+                l.adain2
+                    .forward_act_batch_tm(&c1, styles, &l.snake2, valid, l.conv2.frame())?;
             drop(c1);
             x = l.conv2.forward_batch_framed(&a2, t, true, Some(&x))?;
         }
         Ok(x)
     }
-}
-
-/// `act(AdaIN(x))` per item over its valid rows, with its own style, framed by zeros as
-/// [`frame_valid`] frames: `[B, before + T + after, C]`.
-fn act_batch(
-    adain: &crate::adain::AdaIN1d,
-    act: &crate::adain::Activation,
-    x: &Tensor,
-    styles: &[Tensor],
-    valid: &[usize],
-    (before, after): (usize, usize),
-) -> Result<Tensor> {
-    let t = x.dim(1)?;
-    let items = valid
-        .iter()
-        .zip(styles)
-        .enumerate()
-        .map(|(b, (&v, s))| {
-            adain.forward_act_tm(&x.get(b)?.narrow(0, 0, v)?, s, act, (before, after + t - v))
-        })
-        .collect::<Result<Vec<_>>>()?;
-    Tensor::stack(&items, 0)
 }
 
 impl Generator {
@@ -189,7 +175,7 @@ impl Generator {
             har: Tensor::stack(&har, 0)?,
             input: None,
             sum: None,
-            styles: items.iter().map(|i| i.style.clone()).collect(),
+            styles: Tensor::cat(&items.iter().map(|i| &i.style).collect::<Vec<_>>(), 0)?,
             frames,
             bucket,
             next: 0,
@@ -226,24 +212,11 @@ impl Generator {
         let x_source = self.noise_res[i].forward_batch(&noise, &pass.styles, &noise_valid)?;
         drop(noise);
         let x = leaky_relu(x, STAGE_LEAKY_SLOPE)?;
-        // One product over every item's rows; each item's taps unrolled on their own.
-        let (b, t, c) = x.dims3()?;
-        let taps = self.ups[i].taps(&x.reshape((b * t, c))?)?;
+        let valid = lengths(&pass.frames, |n| self.batch_rows(i, n))?;
+        let up = self.ups[i].forward_batch_tm(&x, &valid, i + 1 == self.stages())?;
         drop(x);
-        let reflect = i + 1 == self.stages();
         let out_rows = x_source.dim(1)?;
-        let ups = pass
-            .frames
-            .iter()
-            .enumerate()
-            .map(|(k, &n)| {
-                let valid = self.batch_rows(i, n)?;
-                let y = self.ups[i].unroll(&taps.narrow(0, k * t, valid)?, reflect)?;
-                let rows = y.dim(0)?;
-                y.pad_with_zeros(0, 0, out_rows.saturating_sub(rows))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        let up = Tensor::stack(&ups, 0)?;
+        let up = up.pad_with_zeros(1, 0, out_rows.saturating_sub(up.dim(1)?))?;
         if up.dims() != x_source.dims() {
             candle_core::bail!(
                 "generator batch: upsampled {:?}, noise branch {:?}",
@@ -294,12 +267,7 @@ impl Generator {
                 let post = self
                     .conv_post
                     .forward_batch_framed(&framed, t, true, None)?;
-                let audio = valid
-                    .iter()
-                    .enumerate()
-                    .map(|(b, &v)| self.istft_tm(&post.get(b)?.narrow(0, 0, v)?))
-                    .collect::<Result<Vec<_>>>()?;
-                Some(audio)
+                Some(self.istft.forward_batch_tm(&post, &valid)?)
             }
         };
         pass.next = p + 1;
@@ -386,12 +354,13 @@ mod tests {
         );
     }
 
-    /// The GPU's arrangement of the dilated convolutions (every phase of the flattened batch
-    /// in one product, see `conv::Conv1d::phases_in_one_product`), run here on the CPU: the
-    /// kernel windows that straddle two items or two phases are dropped, so each item is
-    /// still what it is alone on that path.
+    /// The GPU's arrangement, run here on the CPU: every phase of a dilated convolution of
+    /// the flattened batch in one product (`conv::Conv1d::phases_in_one_product`; the kernel
+    /// windows that straddle two items or two phases are dropped), and the upsamplers and the
+    /// inverse STFT unrolled for the whole batch at once over masked rows. Each item is still
+    /// what it is alone.
     #[test]
-    fn batched_windows_equal_each_alone_on_the_gpus_dilated_path() {
+    fn batched_windows_equal_each_alone_on_the_gpus_path() {
         use super::super::conv::tests::{ONE_PRODUCT_ON_CPU, ONE_PRODUCT_RUNS};
         let g = small_generator();
         let items: Vec<BatchItem> = [(7, 0.4), (3, 2.2), (10, 5.0)]

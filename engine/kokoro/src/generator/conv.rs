@@ -473,6 +473,78 @@ impl ConvTranspose1d {
         self.unroll(&taps, reflect_top1)
     }
 
+    /// A batch `x` `[B, T, C_in]` whose item `b` is valid for its first `valid[b]` rows:
+    /// `[B, rows, C_out]`, item `b`'s first `checked_len(valid[b])` rows (plus the reflected
+    /// one) what it gets alone; rows past them are values no valid output may read.
+    ///
+    /// One product over every item's rows either way. On the CPU each item's taps are then
+    /// unrolled on their own; on a GPU (where each unroll is a handful of launches) the rows
+    /// past each item's length are zeroed first, so their taps add exact zeros, and one slab
+    /// sum unrolls the whole batch: the same launches at any batch size.
+    pub fn forward_batch_tm(
+        &self,
+        x: &Tensor,
+        valid: &[usize],
+        reflect_top1: bool,
+    ) -> Result<Tensor> {
+        let (b, t, c) = x.dims3()?;
+        if valid.len() != b || valid.iter().any(|&v| v == 0 || v > t) {
+            candle_core::bail!(
+                "conv_transpose1d batch: x {:?}, valid rows {valid:?}",
+                x.dims()
+            );
+        }
+        let len = self.checked_len(t)?;
+        let rows = len + usize::from(reflect_top1);
+        if !one_product_on(x.device()) {
+            let taps = self.taps(&x.reshape((b * t, c))?)?;
+            let items = valid
+                .iter()
+                .enumerate()
+                .map(|(k, &v)| {
+                    let y = self.unroll(&taps.narrow(0, k * t, v)?, reflect_top1)?;
+                    let r = y.dim(0)?;
+                    y.pad_with_zeros(0, 0, rows - r)
+                })
+                .collect::<Result<Vec<_>>>()?;
+            return Tensor::stack(&items, 0);
+        }
+        let mut mask = vec![0f32; b * t];
+        for (row, &v) in mask.chunks_mut(t).zip(valid) {
+            row[..v].fill(1.0);
+        }
+        let mask = Tensor::from_vec(mask, (b, t, 1), x.device())?.to_dtype(x.dtype())?;
+        let taps = self.taps(&x.broadcast_mul(&mask)?.reshape((b * t, c))?)?;
+        let (s, co, q) = (self.stride, self.c_out, self.q);
+        let taps = taps.reshape((b, t, q * s * co))?;
+        let mut sum: Option<Tensor> = None;
+        for j in 0..q {
+            let slab = taps
+                .narrow(2, j * s * co, s * co)?
+                .pad_with_zeros(1, j, q - 1 - j)?;
+            sum = Some(match sum {
+                None => slab,
+                Some(acc) => (acc + slab)?,
+            });
+        }
+        let Some(sum) = sum else {
+            candle_core::bail!("conv_transpose1d: no tap groups");
+        };
+        let y = sum
+            .reshape((b, (t + q - 1) * s, co))?
+            .narrow(1, self.padding, len)?
+            .contiguous()?;
+        let y = match &self.bias {
+            Some(bias) => y.broadcast_add(bias)?,
+            None => y,
+        };
+        if reflect_top1 {
+            Tensor::cat(&[&y.narrow(1, 1, 1)?, &y], 1)
+        } else {
+            Ok(y)
+        }
+    }
+
     /// Output steps for `t` input steps (before any reflection pad); an error where there
     /// are none.
     pub fn checked_len(&self, t: usize) -> Result<usize> {
@@ -552,12 +624,12 @@ impl ConvTranspose1d {
 /// Whether a dilated convolution's phases go through one product: on a GPU (and, in the
 /// unit tests, on the CPU when a test asks, so the GPU's arithmetic is tested here).
 #[cfg(not(test))]
-fn one_product_on(device: &candle_core::Device) -> bool {
+pub(crate) fn one_product_on(device: &candle_core::Device) -> bool {
     !device.is_cpu()
 }
 
 #[cfg(test)]
-fn one_product_on(device: &candle_core::Device) -> bool {
+pub(crate) fn one_product_on(device: &candle_core::Device) -> bool {
     !device.is_cpu() || tests::ONE_PRODUCT_ON_CPU.with(std::cell::Cell::get)
 }
 
