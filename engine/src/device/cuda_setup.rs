@@ -10,6 +10,8 @@
 //!   default pool, whose release threshold is 0: at every synchronisation (each audio window
 //!   copied back) the pool hands its memory back to the driver, and the next window allocates it
 //!   again. A threshold of "everything" keeps it; the pool is still shared with nothing else.
+//! - **TF32 products when asked** (`BANTER_PRECISION=tf32`): cuBLAS's f32 GEMMs on tensor
+//!   cores. A process-wide switch of candle's, so it is set here, where the device opens.
 
 // Two driver calls and candle's own unsafe switch, each with its SAFETY comment.
 #![allow(unsafe_code)]
@@ -27,6 +29,10 @@ pub(super) fn tune(device: &Device) {
     // every operation of this device goes to its one stream (`open_cuda`), so no slice can be
     // used on another stream before its allocation or freed before a use finishes.
     unsafe { cuda.disable_event_tracking() };
+    if crate::Precision::from_env().cuda_tf32() {
+        candle_core::cuda_backend::set_gemm_reduced_precision_f32(true);
+        tracing::info!("CUDA: f32 products on TF32 tensor cores (BANTER_PRECISION=tf32)");
+    }
     let stream = cuda.cuda_stream();
     let ctx = stream.context();
     if let Err(err) = ctx.bind_to_thread() {

@@ -16,7 +16,7 @@ pub const MODEL_STORE: &str = "model_store";
 /// The `parameters` key for the products' precision (`BANTER_PRECISION`'s values).
 pub const PRECISION: &str = "precision";
 /// Values `precision` may take (those `engine::Precision` reads from `BANTER_PRECISION`).
-pub const PRECISIONS: [&str; 6] = ["f32", "bf16", "fma", "int8", "amx", "auto"];
+pub const PRECISIONS: [&str; 7] = engine::Precision::NAMES;
 
 /// The model's settings, checked.
 #[derive(Debug, Clone, PartialEq, Eq)]
