@@ -19,10 +19,14 @@
 #   7. the peer: the reference Kokoro in PyTorch (kokoro_torch_peer.py) on the same GPU, one
 #      stream and eight (needs PEER_SITE, PEER_MAP, PEER_TOKENS: gpu_remote.sh sets them);
 #   8. capacity: tools/bench/load.py against `serve --device cuda` (RATES, default 1..16/s).
-#   9. `banter bench parity --device cuda --batch N` (N = 1, 4, 8): streaming windows of
-#      many segments in one generator pass against each alone (>= 100 dB per window), and
-#      both timings: whether window batches pay there (BANTER_WINDOW_BATCH stays 1 until
-#      they do).
+#   9. `banter bench parity --device cuda --batch N --copies 4` (N = 1, 8, 32, 64): the
+#      streaming windows of the passages' segments four times over, decoded in one generator
+#      pass N at a time against each alone (>= 100 dB per window), and both timings: the
+#      offline audio-seconds per second at each batch size, and whether window batches pay
+#      (BANTER_WINDOW_BATCH stays 1 until they do). BANTER_PRECISION=tf32 then repeats N = 32
+#      with TF32 products (its SNR says how far they drift).
+#  10. capacity again with window batches (BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32}) at higher
+#      rates (RATES10, default 32..128/s) and more requests: how many real-time listeners.
 # STEPS="1 2" (say) runs a subset; DEVICES="cuda" limits step 3 to the GPU.
 # Each step is bounded by `timeout` so one stuck step cannot eat the machine's time.
 set -u
@@ -49,9 +53,12 @@ fi
 
 if want 9; then
 step "9. bench parity --batch: windows of several segments in one pass against each alone"
-for n in 1 4 8; do
-  timeout 300 "$BANTER" bench parity --device cuda --batch "$n" 2>&1 | tail -5
+for n in ${BATCHES:-1 8 32 64}; do
+  echo "-- batch $n"
+  timeout 300 "$BANTER" bench parity --device cuda --batch "$n" --copies "${COPIES:-4}" 2>&1 | tail -4
 done
+echo "-- batch 32, BANTER_PRECISION=tf32"
+BANTER_PRECISION=tf32 timeout 300 "$BANTER" bench parity --device cuda --batch 32 --copies "${COPIES:-4}" 2>&1 | tail -4
 fi
 
 if want 1; then
@@ -156,6 +163,13 @@ step "8. capacity: open-loop load through serve --device cuda"
 timeout "${LOAD_TIMEOUT:-300}" python3 tools/bench/load.py --banter "$BANTER" --targets banter --serve-args "--device cuda" \
   --rates "${RATES:-1,2,4,8,12,16}" --secs "${LOAD_SECS:-10}" --max-requests 60 --past 1 --pause 1 \
   --out "$OUTDIR/load.json" 2>&1 | tail -20
+fi
+
+if want 10; then
+step "10. capacity with window batches (BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32})"
+BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32} timeout "${LOAD_TIMEOUT:-300}" python3 tools/bench/load.py --banter "$BANTER" \
+  --targets banter --serve-args "--device cuda" --rates "${RATES10:-32,64,96,128}" --secs "${LOAD_SECS:-10}" \
+  --max-requests "${MAX_REQUESTS10:-600}" --past 1 --pause 1 --out "$OUTDIR/load-batched.json" 2>&1 | tail -20
 fi
 
 step done

@@ -26,6 +26,15 @@ pub struct ParityBenchArgs {
     /// compare each window (fails below 100 dB).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub batch: Option<u32>,
+    /// With `--batch`: every segment this many times over, so a large batch has enough
+    /// windows to fill it (the GPU check runs batches of up to 64).
+    #[arg(
+        long,
+        default_value_t = 1,
+        requires = "batch",
+        value_parser = clap::value_parser!(u32).range(1..=64)
+    )]
+    pub copies: u32,
     #[command(flatten)]
     pub engine: super::EngineArgs,
 }
@@ -63,11 +72,20 @@ pub fn run(args: &ParityBenchArgs) -> anyhow::Result<()> {
         }
     }
     if let Some(n) = args.batch {
-        let segments: Vec<parity::batch::BatchSegment> = segments
-            .into_iter()
-            .zip(places)
-            .map(|((ids, style), index)| parity::batch::BatchSegment { ids, style, index })
+        let copies = args.copies as usize;
+        let names: Vec<String> = (0..copies)
+            .flat_map(|k| {
+                names.iter().map(move |name| match k {
+                    0 => name.clone(),
+                    k => format!("{name} (copy {})", k + 1),
+                })
+            })
             .collect();
+        let segments: Vec<parity::batch::BatchSegment> =
+            std::iter::repeat_n(segments.into_iter().zip(places).collect::<Vec<_>>(), copies)
+                .flatten()
+                .map(|((ids, style), index)| parity::batch::BatchSegment { ids, style, index })
+                .collect();
         println!(
             "banter bench parity --batch {n} — the streaming windows of {} segments on {}, \
              voice {}: each alone, then {n} at a time in one generator pass",
