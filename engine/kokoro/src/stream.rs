@@ -630,9 +630,10 @@ mod tests {
             .iter()
             .map(|&(frames, p)| segment(&model, frames, plans[p]))
             .collect();
-        // The same segments, decoded in batches.
-        let mut batched: Vec<SegmentDecoder> =
-            alone.iter().map(SegmentDecoder::restarted).collect();
+        // The same segments, decoded in batches, as the CPU arranges a batch and as a GPU
+        // does (one product per dilated convolution, masked rows for the upsamplers and the
+        // inverse STFT), both run here.
+        let batched: Vec<SegmentDecoder> = alone.iter().map(SegmentDecoder::restarted).collect();
         assert_eq!(alone[0].windows, vec![(0, 6), (6, 18), (18, 30)]);
         assert_eq!(alone[1].windows, vec![(0, 12), (12, 20)]);
         let want: Vec<Vec<Vec<f32>>> = alone
@@ -645,33 +646,42 @@ mod tests {
                 chunks
             })
             .collect();
-        let mut got: Vec<Vec<Vec<f32>>> = vec![Vec::new(); batched.len()];
-        let mut batches = 0;
-        loop {
-            let (idx, mut ready): (Vec<usize>, Vec<&mut SegmentDecoder>) = batched
-                .iter_mut()
-                .enumerate()
-                .filter(|(_, d)| d.can_batch())
-                .take(3)
-                .unzip();
-            if ready.is_empty() {
-                break;
+        for gpu in [false, true] {
+            let mut batched: Vec<SegmentDecoder> =
+                batched.iter().map(SegmentDecoder::restarted).collect();
+            crate::generator::conv::tests::ONE_PRODUCT_ON_CPU.with(|on| on.set(gpu));
+            let mut got: Vec<Vec<Vec<f32>>> = vec![Vec::new(); batched.len()];
+            let mut batches = 0;
+            loop {
+                let (idx, mut ready): (Vec<usize>, Vec<&mut SegmentDecoder>) = batched
+                    .iter_mut()
+                    .enumerate()
+                    .filter(|(_, d)| d.can_batch())
+                    .take(3)
+                    .unzip();
+                if ready.is_empty() {
+                    break;
+                }
+                let chunks = decode_batched(&mut ready).expect("batch");
+                batches += 1;
+                for (i, c) in idx.into_iter().zip(chunks) {
+                    got[i].push(c);
+                }
             }
-            let chunks = decode_batched(&mut ready).expect("batch");
-            batches += 1;
-            for (i, c) in idx.into_iter().zip(chunks) {
-                got[i].push(c);
-            }
-        }
-        assert!(
-            batches < want.iter().map(Vec::len).sum::<usize>(),
-            "windows shared passes"
-        );
-        for (s, (w, g)) in want.iter().zip(&got).enumerate() {
-            assert_eq!(w.len(), g.len(), "segment {s}: windows");
-            for (k, (w, g)) in w.iter().zip(g).enumerate() {
-                let snr = crate::parity::snr_db(w, g);
-                assert!(snr >= 100.0, "segment {s} window {k}: {snr:.1} dB");
+            crate::generator::conv::tests::ONE_PRODUCT_ON_CPU.with(|on| on.set(false));
+            assert!(
+                batches < want.iter().map(Vec::len).sum::<usize>(),
+                "windows shared passes"
+            );
+            for (s, (w, g)) in want.iter().zip(&got).enumerate() {
+                assert_eq!(w.len(), g.len(), "segment {s}: windows");
+                for (k, (w, g)) in w.iter().zip(g).enumerate() {
+                    let snr = crate::parity::snr_db(w, g);
+                    assert!(
+                        snr >= 100.0,
+                        "gpu arrangement {gpu}: segment {s} window {k}: {snr:.1} dB"
+                    );
+                }
             }
         }
     }

@@ -681,4 +681,4 @@ pub(crate) fn process_cpu_seconds() -> f64 {
 }
 
 #[cfg(test)]
-pub(super) mod tests;
+pub(crate) mod tests;

@@ -49,7 +49,7 @@ fn conv_transpose_matches_candle() {
 
 thread_local! {
     /// Set by a test to run the GPU's one-product dilated convolution on the CPU.
-    pub(in crate::generator) static ONE_PRODUCT_ON_CPU: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    pub(crate) static ONE_PRODUCT_ON_CPU: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
     /// How many dilated convolutions took that path on this thread.
     pub(in crate::generator) static ONE_PRODUCT_RUNS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
