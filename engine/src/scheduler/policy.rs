@@ -93,13 +93,30 @@ impl StreamView {
     }
 }
 
-/// Index of the stream to run next, or `None` when nothing may run.
+/// Index of the stream to run next, or `None` when nothing may run; each step serves one
+/// stream (see [`pick_batched`]).
 #[must_use]
 pub fn pick(
     streams: &[StreamView],
     now: Instant,
     margin: Duration,
     policy: Policy,
+) -> Option<usize> {
+    pick_batched(streams, now, margin, policy, 1)
+}
+
+/// [`pick`] on a model whose steps decode the next windows of up to `batch` streams in one
+/// pass at about the cost of its longest member ([`window_mates`]). Admitting a new stream
+/// then weighs the started streams served `batch` at a time, not one by one: with hundreds
+/// of listeners on a GPU, summing them one by one would hold every newcomer back for
+/// seconds that batching does not actually take.
+#[must_use]
+pub fn pick_batched(
+    streams: &[StreamView],
+    now: Instant,
+    margin: Duration,
+    policy: Policy,
+    batch: usize,
 ) -> Option<usize> {
     let eligible = |s: &&StreamView| s.runnable && !s.throttled;
     let candidates = streams.iter().enumerate().filter(|(_, s)| eligible(s));
@@ -116,7 +133,7 @@ pub fn pick(
     if let Some(&(i, new)) = newest {
         // Step by step: after this step the policy decides again, so a started stream that
         // comes due meanwhile is served before the new stream's next piece.
-        if admits(new.step_cost, &started, now, margin) {
+        if admits(new.step_cost, &started, now, margin, batch) {
             return Some(i);
         }
     }
@@ -203,6 +220,7 @@ pub fn encoder_mates(
             &started_by_deadline(&eligible),
             now,
             margin,
+            1,
         ) {
             cost += s.step_cost;
         } else {
@@ -249,17 +267,23 @@ pub fn window_mates(streams: &[StreamView], chosen: usize, max: usize) -> Vec<us
 /// (in deadline order, each up to its next audio) served at least `margin` before its listener
 /// runs dry (the margin absorbs the error of an average cost). In overload this holds new
 /// streams back until the started ones finish or get ahead; the queue cap then refuses
-/// newcomers.
+/// newcomers. Started streams are served `batch` at a time in deadline order, a group costing
+/// what its dearest member does (one by one for `batch` 1: a group's cost is the sum).
 fn admits(
     cost: f64,
     started: &[(usize, &StreamView, Instant)],
     now: Instant,
     margin: Duration,
+    batch: usize,
 ) -> bool {
     let mut t = now + Duration::from_secs_f64(cost.max(0.0));
-    started.iter().all(|(_, s, dry)| {
-        t += Duration::from_secs_f64(s.next_cost.max(0.0));
-        t + margin <= *dry
+    started.chunks(batch.max(1)).all(|group| {
+        let dearest = group
+            .iter()
+            .map(|(_, s, _)| s.next_cost.max(0.0))
+            .fold(0.0, f64::max);
+        t += Duration::from_secs_f64(dearest);
+        group.iter().all(|&(_, _, dry)| t + margin <= dry)
     })
 }
 
@@ -338,6 +362,51 @@ mod tests {
         dry.produced = 9.95;
         assert!(dry.is_pressing(now, margin));
         assert_eq!(pick(&[new, dry], now, margin, Policy::Pressing), Some(1));
+    }
+
+    #[test]
+    fn with_window_batches_many_playing_streams_still_admit_a_new_one() {
+        let t0 = Instant::now();
+        let now = t0 + Duration::from_secs(4);
+        let margin = Duration::from_millis(100);
+        let mut new = view(Mode::Interactive, now);
+        new.step_cost = 0.05;
+        // 64 listeners, each 1 s from running dry, each 50 ms of work from its next audio.
+        let mut playing = view(Mode::Interactive, t0);
+        playing.first_audio = Some(t0);
+        playing.produced = 5.0;
+        playing.next_cost = 0.05;
+        let mut streams = vec![playing; 64];
+        streams.push(new);
+        // One by one they need 3.2 s: the newcomer waits, the first due is served.
+        assert_eq!(
+            pick_batched(&streams, now, margin, Policy::Pressing, 1),
+            Some(0)
+        );
+        assert_eq!(pick(&streams, now, margin, Policy::Pressing), Some(0));
+        // 32 at a time, two passes of 50 ms after the newcomer's 50 ms: 0.25 s with the margin.
+        assert_eq!(
+            pick_batched(&streams, now, margin, Policy::Pressing, 32),
+            Some(64)
+        );
+        // Batches do not make room that is not there: with 120 ms left, even one pass of
+        // the started ones after the newcomer's step misses the margin.
+        for s in &mut streams[..64] {
+            s.produced = 4.12;
+        }
+        assert_eq!(
+            pick_batched(&streams, now, margin, Policy::Pressing, 32),
+            Some(0)
+        );
+        // And a group costs its dearest member: one slow stream among them counts.
+        for s in &mut streams[..64] {
+            s.produced = 5.0;
+        }
+        streams[40].next_cost = 0.9;
+        assert_eq!(
+            pick_batched(&streams, now, margin, Policy::Pressing, 32),
+            Some(0)
+        );
     }
 
     #[test]

@@ -176,7 +176,7 @@ pub(super) fn next_claims(shared: &Shared, limit: usize, window_limit: usize) ->
             .iter()
             .map(|e| view(e, cost, windowing))
             .collect();
-        if let Some(i) = policy::pick(&views, now, cfg.margin, cfg.policy) {
+        if let Some(i) = policy::pick_batched(&views, now, cfg.margin, cfg.policy, window_limit) {
             let windows = if window_limit > 1 && cfg.policy == Policy::Pressing {
                 policy::window_mates(&views, i, window_limit - 1)
             } else {
