@@ -139,6 +139,30 @@ impl Engine {
         }
     }
 
+    /// How many sentences an export renders ahead of the one it places
+    /// (`render::first_pass::render_draft`): 1 on a local CPU, where one segment already
+    /// fills the cores and more would only hold audio; on a GPU as many as the scheduler
+    /// batches in one pass (encoders or windows); for remote servers, their slots together.
+    /// `BANTER_RENDER_AHEAD=N` (1–64) overrides it.
+    #[must_use]
+    pub fn render_lookahead(&self) -> usize {
+        const ENV: &str = "BANTER_RENDER_AHEAD";
+        if let Ok(v) = std::env::var(ENV) {
+            match v.trim().parse::<usize>() {
+                Ok(n) if (1..=64).contains(&n) => return n,
+                _ => tracing::warn!("{ENV}={v:?} is not a number from 1 to 64; ignored"),
+            }
+        }
+        match &self.backend {
+            Backend::Local(_) if self.device.is_cpu() => 1,
+            Backend::Local(scheduler) => scheduler
+                .config()
+                .max_batch
+                .max(crate::synth::Synthesizer::window_batch()),
+            Backend::Remote(r) => r.dispatcher.capacity(),
+        }
+    }
+
     /// The device the model runs on, in words (`CPU`, `CUDA:0 (NVIDIA H100)`, …).
     #[must_use]
     pub fn device_name(&self) -> &str {

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Remote against local in one run: the bundled episode rendered by `banter` on this machine and
-# through one tritonserver serving the Banter backend (same machine, loopback gRPC), then lone
-# first audio (TTFA) of `banter serve` local and `banter serve --engine triton://…`.
+# through one tritonserver serving the Banter backend (same machine, loopback gRPC), remotely
+# both with the sentences rendered ahead (the default: the servers' slots) and one at a time
+# (BANTER_RENDER_AHEAD=1, as before they were), then lone first audio (TTFA) of `banter serve`
+# local and `banter serve --engine triton://…`.
 # Release builds; tritonserver from tools/triton/setup.sh. Prints seconds, xRT, whether the two
 # renders are byte-identical, and each TTFA series (tools/bench/lone.py).
 #
@@ -26,12 +28,13 @@ for _ in $(seq 1 120); do
 done
 engine="triton://127.0.0.1:$grpc"
 episode=assets/examples/episode.md
-for where in local remote; do
-  flags=(); [ "$where" = remote ] && flags=(--engine "$engine")
+for where in local remote remote-one-at-a-time; do
+  flags=(); [ "$where" != local ] && flags=(--engine "$engine")
+  ahead=(); [ "$where" = remote-one-at-a-time ] && ahead=(BANTER_RENDER_AHEAD=1)
   # one warm-up so both sides run with warm caches and a loaded model
-  $banter render "$episode" -o "$work/warm.wav" --no-cache --captions none "${flags[@]}" >/dev/null 2>&1
+  env "${ahead[@]}" $banter render "$episode" -o "$work/warm.wav" --no-cache --captions none "${flags[@]}" >/dev/null 2>&1
   start=$(date +%s.%N)
-  $banter render "$episode" -o "$work/$where.wav" --no-cache --captions words "${flags[@]}" 2>"$work/$where.err" >/dev/null
+  env "${ahead[@]}" $banter render "$episode" -o "$work/$where.wav" --no-cache --captions words "${flags[@]}" 2>"$work/$where.err" >/dev/null
   end=$(date +%s.%N)
   echo "$where render: $(python3 -c "print(f'{$end - $start:.2f}')") s; $(tail -1 "$work/$where.err")"
 done

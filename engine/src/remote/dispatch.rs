@@ -35,6 +35,7 @@ const CHANNEL_CHUNKS: usize = 64;
 /// The dispatcher over a fixed set of servers.
 pub struct Dispatcher {
     pool: Arc<Pool>,
+    slots: usize,
 }
 
 struct Pool {
@@ -157,7 +158,13 @@ impl Dispatcher {
                     .map_err(SynthError::Start)?;
             }
         }
-        Ok(Self { pool })
+        Ok(Self { pool, slots })
+    }
+
+    /// Segments the servers take at once: every server's slots.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.pool.servers.len() * self.slots
     }
 
     /// The servers' names with how many segments each has spoken.

@@ -19,10 +19,11 @@ use crate::audio::LoudnessMeter;
 use crate::speech::{SpeechRequest, SAMPLE_RATE};
 use crate::Engine;
 
+use super::ahead::Ahead;
 use super::captions::{Cue, LineMark};
 use super::plan::LinePlan;
 use super::timeline::{Placement, SoundMark, Timeline};
-use super::{Progress, RenderError, SentenceSource};
+use super::{Progress, RenderError, SentenceAudio, SentenceSource};
 
 /// The rendered timeline, waiting to be mastered.
 pub struct Draft {
@@ -75,7 +76,16 @@ impl RawFile<'_> {
     }
 }
 
-/// Renders `plans` in order into a raw temporary file in `dir`.
+/// One sentence the walk asks for: its line's voice as written, its phonemes and the request.
+struct Ask {
+    voice: String,
+    phonemes: String,
+    request: SpeechRequest,
+}
+
+/// Renders `plans` in order into a raw temporary file in `dir`. Up to
+/// [`Engine::render_lookahead`] sentences are rendered ahead of the one being placed (see
+/// `render::ahead`); they are placed in order all the same.
 pub fn render_draft(
     engine: &Engine,
     source: &dyn SentenceSource,
@@ -84,6 +94,57 @@ pub fn render_draft(
     dir: &Path,
     cancel: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
+) -> Result<Draft, RenderError> {
+    // Every sentence the walk will ask for, in its order: which they are does not depend on
+    // the audio, only where they land does.
+    let sentences: Vec<Ask> = Timeline::new(plans, 0, episode_gap)
+        .filter_map(|p| match p {
+            Placement::Sentence(slot) => Some(slot),
+            _ => None,
+        })
+        .map(|slot| {
+            Ok(Ask {
+                voice: slot.plan.voice.clone(),
+                phonemes: slot.sentence.phonemes.clone(),
+                request: SpeechRequest::new(&slot.plan.voice, slot.sentence.speed)?,
+            })
+        })
+        .collect::<Result<_, RenderError>>()?;
+    let lookahead = engine.render_lookahead();
+    let ahead = Ahead::new(sentences.len(), lookahead);
+    let render = |k: usize| {
+        let ask = &sentences[k];
+        source.sentence(engine, &ask.phonemes, &ask.request)
+    };
+    std::thread::scope(|scope| {
+        // However the walk ends (done, an error, a panic), no sentence starts after it, so
+        // the scope's join waits only for those under way.
+        let _stop = ahead.stop_on_drop();
+        if lookahead > 1 {
+            ahead
+                .start(scope, cancel, &render)
+                .map_err(|e| RenderError::io(dir, e))?;
+        }
+        let next = |k: usize| {
+            if lookahead > 1 {
+                ahead.take(k)
+            } else {
+                render(k)
+            }
+        };
+        walk_draft(plans, episode_gap, dir, cancel, progress, &sentences, &next)
+    })
+}
+
+/// The walk of [`render_draft`], with sentence `k`'s audio from `next(k)`.
+fn walk_draft(
+    plans: &[LinePlan],
+    episode_gap: Option<f32>,
+    dir: &Path,
+    cancel: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+    sentences: &[Ask],
+    next: &dyn Fn(usize) -> Result<SentenceAudio, RenderError>,
 ) -> Result<Draft, RenderError> {
     let raw = tempfile::Builder::new()
         .prefix(&crate::scratch::prefix("render"))
@@ -108,6 +169,7 @@ pub fn render_draft(
     };
     let mut walk = Timeline::new(plans, 0, episode_gap);
     let mut line_start = 0;
+    let mut sentence = 0;
     while let Some(placement) = walk.next() {
         if cancel.load(Ordering::Relaxed) {
             return Err(RenderError::Cancelled);
@@ -119,8 +181,21 @@ pub fn render_draft(
                 speaking = plan.speaks();
             }
             Placement::Sentence(slot) => {
-                let request = SpeechRequest::new(&slot.plan.voice, slot.sentence.speed)?;
-                let audio = source.sentence(engine, &slot.sentence.phonemes, &request)?;
+                // The list was made by the same walk; a mismatch would be a bug, never a
+                // sentence placed in another's audio.
+                match sentences.get(sentence) {
+                    Some(ask)
+                        if ask.phonemes == slot.sentence.phonemes
+                            && ask.voice == slot.plan.voice
+                            && ask.request.speed.to_bits() == slot.sentence.speed.to_bits() => {}
+                    _ => {
+                        return Err(RenderError::Internal(format!(
+                            "sentence {sentence} of the walk is not the one rendered for it"
+                        )))
+                    }
+                }
+                let audio = next(sentence)?;
+                sentence += 1;
                 let placed = walk.place(&slot, &audio.samples, &audio.durations);
                 speech.push(placed.at..placed.at + placed.keep.len() as u64);
                 tl.push(&audio.samples[placed.keep], &raw_path)?;

@@ -19,6 +19,7 @@
 //! Ctrl-C (the `cancel` flag, checked between sentences and blocks) never leaves a half-written
 //! file under the target's name; the raw draft is deleted on every path out.
 
+mod ahead;
 pub mod cache;
 pub mod captions;
 pub mod first_pass;
@@ -78,6 +79,9 @@ pub enum RenderError {
     /// A sound file that could be read when the script was checked and no longer can.
     #[error(transparent)]
     Decode(#[from] crate::audio::decode::DecodeError),
+    /// Something Banter itself got wrong, refused rather than written into the episode.
+    #[error("internal error (a bug in Banter; please report it): {0}")]
+    Internal(String),
 }
 
 impl From<SchedulerError> for RenderError {
