@@ -369,7 +369,9 @@ impl SegmentDecoder {
             return Ok(None);
         };
         self.pass = None;
-        Ok(Some(self.finish_window(&audio)?))
+        Ok(Some(
+            self.finish_window(&audio.flatten_all()?.to_vec1::<f32>()?)?,
+        ))
     }
 
     /// The next window's generator input: time-major decoder output `[F, 512]` and source
@@ -412,13 +414,12 @@ impl SegmentDecoder {
 
     /// The audio of the window under way from its generator output `[1, samples]` (context
     /// included): cropped to the window, faded in over the previous window's tail; moves on.
-    fn finish_window(&mut self, audio: &Tensor) -> candle_core::Result<Vec<f32>> {
+    fn finish_window(&mut self, audio: &[f32]) -> candle_core::Result<Vec<f32>> {
         let Some(&(start, end)) = self.windows.get(self.next) else {
             candle_core::bail!("segment decoder: no window left");
         };
         let (lo, _) = self.span(start, end);
         self.next += 1;
-        let audio = audio.flatten_all()?.to_vec1::<f32>()?;
         let from = (start - lo) * SAMPLES_PER_FRAME;
         let to = (end - lo) * SAMPLES_PER_FRAME;
         let mut keep = audio[from..to].to_vec();
@@ -456,11 +457,40 @@ pub fn decode_batched(decoders: &mut [&mut SegmentDecoder]) -> candle_core::Resu
         });
     }
     let audio = model.decoder().generator().forward_batch(&items, bucket)?;
+    let audio = to_host(&audio)?;
     decoders
         .iter_mut()
         .zip(&audio)
         .map(|(d, a)| d.finish_window(a))
         .collect()
+}
+
+/// Each item's audio `[1, n]` on the host. From a GPU in one copy: each item's own would wait
+/// for the device, one after another (the GPU's arrangement: `conv::one_product_on`).
+fn to_host(audio: &[Tensor]) -> candle_core::Result<Vec<Vec<f32>>> {
+    let Some(first) = audio.first() else {
+        return Ok(Vec::new());
+    };
+    if !crate::generator::conv::one_product_on(first.device()) {
+        return audio
+            .iter()
+            .map(|a| a.flatten_all()?.to_vec1::<f32>())
+            .collect();
+    }
+    let lens = audio.iter().map(Tensor::elem_count).collect::<Vec<_>>();
+    let flat = audio
+        .iter()
+        .map(Tensor::flatten_all)
+        .collect::<candle_core::Result<Vec<_>>>()?;
+    let all = Tensor::cat(&flat, 0)?.to_vec1::<f32>()?;
+    let mut at = 0;
+    Ok(lens
+        .into_iter()
+        .map(|n| {
+            at += n;
+            all[at - n..at].to_vec()
+        })
+        .collect())
 }
 
 /// What a segment's generator passes start from.
