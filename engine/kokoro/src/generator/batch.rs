@@ -103,6 +103,31 @@ pub fn frame_valid(x: &Tensor, valid: &[usize], (before, after): (usize, usize))
     x.broadcast_mul(&mask)?.pad_with_zeros(1, before, after)
 }
 
+/// `[B, rows, C]` from `[r_b, C]` items (each `r_b <= rows`), zero past each item's rows.
+fn padded_stack<'a>(
+    items: impl ExactSizeIterator<Item = &'a Tensor>,
+    rows: usize,
+) -> Result<Tensor> {
+    let b = items.len();
+    let mut out: Option<Tensor> = None;
+    for (k, item) in items.enumerate() {
+        let (r, c) = item.dims2()?;
+        if r > rows {
+            candle_core::bail!("generator batch: an item of {r} rows in a bucket of {rows}");
+        }
+        let all = match &out {
+            Some(all) => all,
+            None => out.insert(Tensor::zeros((b * rows, c), item.dtype(), item.device())?),
+        };
+        all.slice_set(&item.contiguous()?, 0, k * rows)?;
+    }
+    let Some(all) = out else {
+        candle_core::bail!("generator batch: no items");
+    };
+    let c = all.dim(1)?;
+    all.reshape((b, rows, c))
+}
+
 /// `y + r` for `[B, T, C]` tensors, into `y` (fresh, held by nothing else) on the CPU: the
 /// epilogue of the single-item pass, over all items' rows.
 fn add_into(y: &Tensor, r: &Tensor) -> Result<Tensor> {
@@ -153,26 +178,18 @@ impl Generator {
             );
         }
         let har_rows = |n: usize| n * crate::stream::SPEC_PER_FRAME + 1;
-        let x = items
-            .iter()
-            .map(|i| i.x.pad_with_zeros(0, 0, bucket - i.x.dim(0)?))
-            .collect::<Result<Vec<_>>>()?;
-        let har = items
-            .iter()
-            .map(|i| {
-                let rows = i.har.dim(0)?;
-                if rows != har_rows(i.x.dim(0)?) {
-                    candle_core::bail!(
-                        "generator batch: {rows} spectrum rows for {:?}",
-                        i.x.dims()
-                    );
-                }
-                i.har.pad_with_zeros(0, 0, har_rows(bucket) - rows)
-            })
-            .collect::<Result<Vec<_>>>()?;
+        for i in items {
+            let rows = i.har.dim(0)?;
+            if rows != har_rows(i.x.dim(0)?) {
+                candle_core::bail!("generator batch: {rows} spectrum rows for {:?}", i.x.dims());
+            }
+        }
+        // Each item copied once into a zeroed batch (a pad and a stack would copy it twice).
+        let x = padded_stack(items.iter().map(|i| &i.x), bucket)?;
+        let har = padded_stack(items.iter().map(|i| &i.har), har_rows(bucket))?;
         Ok(BatchPass {
-            x: Some(Tensor::stack(&x, 0)?),
-            har: Tensor::stack(&har, 0)?,
+            x: Some(x),
+            har,
             input: None,
             sum: None,
             styles: Tensor::cat(&items.iter().map(|i| &i.style).collect::<Vec<_>>(), 0)?,
