@@ -192,9 +192,10 @@ impl ChunkPlan {
 /// a window's audio is ready.
 pub struct SegmentDecoder {
     model: Arc<Kokoro>,
-    /// Decoder output `[1, 512, L]` (the generator's input).
+    /// Decoder output, time-major `[L, 512]` (the generator's input): made so once, each
+    /// window's rows are a view, not a transposed copy.
     body: Tensor,
-    /// Source spectrum `[1, 22, 60L + 1]`.
+    /// Source spectrum, time-major `[60L + 1, 22]`.
     har: Tensor,
     /// Acoustic style `[1, 128]`.
     style: Tensor,
@@ -255,8 +256,8 @@ impl SegmentDecoder {
         let frames = body.dim(D::Minus1)?;
         Ok(Self {
             model,
-            body,
-            har,
+            body: to_time_major(&body)?,
+            har: to_time_major(&har)?,
             style: acoustic,
             windows: plan.windows(frames),
             next: 0,
@@ -381,13 +382,11 @@ impl SegmentDecoder {
             candle_core::bail!("segment decoder: no window left");
         };
         let (lo, hi) = self.span(start, end);
-        let x = self.body.narrow(D::Minus1, lo, hi - lo)?;
-        let har = self.har.narrow(
-            D::Minus1,
-            lo * SPEC_PER_FRAME,
-            (hi - lo) * SPEC_PER_FRAME + 1,
-        )?;
-        Ok((to_time_major(&x)?, to_time_major(&har)?))
+        let x = self.body.narrow(0, lo, hi - lo)?;
+        let har = self
+            .har
+            .narrow(0, lo * SPEC_PER_FRAME, (hi - lo) * SPEC_PER_FRAME + 1)?;
+        Ok((x, har))
     }
 
     /// The bucket the next window is padded to in a batched pass ([`ChunkPlan::bucket`] of
