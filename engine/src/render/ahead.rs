@@ -99,21 +99,23 @@ impl Ahead {
                 st.next += 1;
                 st.next - 1
             };
+            // A panic is a bug and stays one (the app's hook ends the process; the scope
+            // re-raises it), but without a hook the draft must not wait for this sentence
+            // forever: the guard answers for it while the panic unwinds.
+            let guard = Unanswered { ahead: self, k };
             let result = if cancel.load(Ordering::Relaxed) {
                 Err(RenderError::Cancelled)
             } else {
-                // A panic would leave the draft waiting for this sentence forever.
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| render(k))).unwrap_or_else(
-                    |_| {
-                        Err(RenderError::Internal(format!(
-                            "rendering sentence {k} panicked"
-                        )))
-                    },
-                )
+                render(k)
             };
-            self.lock().done.insert(k, result);
-            self.changed.notify_all();
+            std::mem::forget(guard);
+            self.answer(k, result);
         }
+    }
+
+    fn answer(&self, k: usize, result: Result<SentenceAudio, RenderError>) {
+        self.lock().done.insert(k, result);
+        self.changed.notify_all();
     }
 
     /// Sentence `k`'s audio, waiting for it; the draft takes `0, 1, 2, …` in order.
@@ -147,6 +149,25 @@ impl Ahead {
     #[must_use]
     pub(super) fn stop_on_drop(&self) -> StopOnDrop<'_> {
         StopOnDrop(self)
+    }
+}
+
+/// A sentence a worker took and has not answered for; dropped only while its render panics.
+struct Unanswered<'a> {
+    ahead: &'a Ahead,
+    k: usize,
+}
+
+impl Drop for Unanswered<'_> {
+    fn drop(&mut self) {
+        self.ahead.answer(
+            self.k,
+            Err(RenderError::Internal(format!(
+                "rendering sentence {} panicked",
+                self.k
+            ))),
+        );
+        self.ahead.stop();
     }
 }
 
@@ -241,6 +262,27 @@ mod tests {
             "{}",
             calls.load(Ordering::SeqCst)
         );
+    }
+
+    /// A panicking render is still a panic (the scope re-raises it), but the draft gets an
+    /// error for that sentence instead of waiting forever.
+    #[test]
+    fn a_panic_answers_for_its_sentence_and_stays_a_panic() {
+        let cancel = AtomicBool::new(false);
+        let queue = Ahead::new(10, 2);
+        let render = |k: usize| {
+            assert!(k != 1, "sentence 1 breaks");
+            Ok(audio(k))
+        };
+        let joined = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            std::thread::scope(|scope| {
+                let _stop = queue.stop_on_drop();
+                queue.start(scope, &cancel, &render).expect("workers");
+                assert!(queue.take(0).is_ok());
+                assert!(matches!(queue.take(1), Err(RenderError::Internal(_))));
+            });
+        }));
+        assert!(joined.is_err(), "the scope re-raises the worker's panic");
     }
 
     /// A cancelled render starts no sentence; the draft sees the cancellation.
