@@ -119,4 +119,4 @@ start=$SECONDS
 cargo build --release -p app --features cuda
 bin="$CARGO_TARGET_DIR/release/banter"
 echo "build-cuda: built in $((SECONDS - start)) s: $bin"
-echo "build-cuda: elsewhere run it with LD_LIBRARY_PATH holding libcudart.so.13, libcublas(Lt).so.13, libcurand.so.10, libnvrtc.so.13 and libnvrtc-builtins.so.13.0 (NVRTC opens it by name, past the RUNPATH; here: $CUDA_DIR/lib) and the NVIDIA driver (>= 580) providing libcuda.so.1"
+echo "build-cuda: elsewhere run it with LD_LIBRARY_PATH holding libcudart.so.13, libcublas(Lt).so.13, libcurand.so.10, libnvrtc.so.13 with libnvrtc-builtins.so.13.0 beside it (Banter loads the builtins from libnvrtc's directory) and the NVIDIA driver (>= 580) providing libcuda.so.1"

@@ -21,6 +21,7 @@
 //! an A/B measurement or as a way out should one misbehave on some GPU.
 
 mod adain;
+mod builtins;
 mod lstm;
 
 pub use adain::{adain_act_btm, adain_act_cm, adain_act_tm, GpuAct};
@@ -67,6 +68,9 @@ fn compiled() -> bool {
 fn ptx() -> Result<&'static str> {
     static PTX: OnceLock<std::result::Result<String, String>> = OnceLock::new();
     let compiled = PTX.get_or_init(|| {
+        if let Some(path) = builtins::preload() {
+            tracing::debug!(path = %path.display(), "NVRTC's builtins loaded from beside libnvrtc");
+        }
         let opts = CompileOptions {
             // Any GPU of compute capability 8.0 or later JIT-compiles it (double atomicAdd
             // needs 6.0); the H100/H200 are 9.0.
