@@ -27,6 +27,7 @@
 #      with TF32 products (its SNR says how far they drift).
 #  10. capacity again with window batches (BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32}) at higher
 #      rates (RATES10, default 32..128/s) and more requests: how many real-time listeners.
+# Before each step's header: the peak GPU memory in use during the step before it.
 # STEPS="1 2" (say) runs a subset; DEVICES="cuda" limits step 3 to the GPU.
 # Each step is bounded by `timeout` so one stuck step cannot eat the machine's time.
 set -u
@@ -38,7 +39,22 @@ export BANTER_MODEL_DIR=$MODELS BANTER_NO_FETCH=1
 BANTER_CONFIG_DIR=$(mktemp -d) BANTER_LIBRARY=$(mktemp -d)/library.sqlite
 export BANTER_CONFIG_DIR BANTER_LIBRARY
 WORK=$(mktemp -d)
-step() { echo; echo "== $* ($(date +%T))"; }
+# Peak GPU memory per step: nvidia-smi samples every 250 ms in the background; each step's
+# header is preceded by the peak the step before it reached (every process on the GPU).
+MEMLOG="$OUTDIR/gpu_mem.log"
+: > "$MEMLOG"
+nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits -lms 250 >> "$MEMLOG" 2>/dev/null &
+MEMPID=$!
+trap 'kill "$MEMPID" 2>/dev/null' EXIT
+MEMSEEN=0
+peak() {
+  local n; n=$(wc -l < "$MEMLOG")
+  if (( n > MEMSEEN )); then
+    echo "   (peak GPU memory in use during the step: $(tail -n +$((MEMSEEN + 1)) "$MEMLOG" | sort -n | tail -1) MiB)"
+  fi
+  MEMSEEN=$n
+}
+step() { peak; echo; echo "== $* ($(date +%T))"; }
 # STEPS="6 1 2 5" runs only those steps (default: all, parity first).
 want() { [[ " ${STEPS:-6 9 1 2 3 4 5} " == *" $1 "* ]]; }
 
