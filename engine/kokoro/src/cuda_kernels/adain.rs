@@ -26,14 +26,13 @@ pub enum GpuAct<'a> {
 
 #[derive(Debug, Clone)]
 enum Frame {
-    /// `[T, C]` in, `[before + T + after, C]` out, the added rows zero.
-    Tm { before: usize, after: usize },
-    /// `[B, T, C]` in, item `b` valid for its first `valid[b]` rows; `[B, before + T + after,
-    /// C]` out, each item's rows at `before..before + valid[b]` and zeros around them.
-    BatchTm {
+    /// Time-major `[B, T, C]` in, item `b` valid for its first `valid[b]` rows (all `T` when
+    /// `valid` is `None`); `[B, before + T + after, C]` out, each item's rows at
+    /// `before..before + valid[b]` and zeros around them.
+    Tm {
         before: usize,
         after: usize,
-        valid: Vec<i32>,
+        valid: Option<Vec<i32>>,
     },
     /// `[B, C, T]` in and out.
     Cm,
@@ -53,7 +52,12 @@ pub fn adain_act_tm(
     act: GpuAct<'_>,
     (before, after): (usize, usize),
 ) -> Result<Tensor> {
-    apply(x, h, act, Frame::Tm { before, after })
+    let frame = Frame::Tm {
+        before,
+        after,
+        valid: None,
+    };
+    apply(&x.unsqueeze(0)?, h, act, frame)?.squeeze(0)
 }
 
 /// The same for a batch: `x` `[B, T, C]`, item `b` valid for its first `valid[b]` rows
@@ -74,10 +78,10 @@ pub fn adain_act_btm(
         x,
         h,
         act,
-        Frame::BatchTm {
+        Frame::Tm {
             before,
             after,
-            valid,
+            valid: Some(valid),
         },
     )
 }
@@ -143,66 +147,19 @@ impl CustomOp3 for AdaInAct {
         let eps = INSTANCE_NORM_EPS as f32;
         let (act, slope) = (self.act, self.slope);
         match &self.frame {
-            &Frame::Tm { before, after } => {
-                let (t, c) = xl.shape().dims2()?;
-                if hl.shape().elem_count() != 2 * c || t == 0 {
-                    candle_core::bail!(
-                        "adain kernel: x [{t}, {c}] with {} style values",
-                        hl.shape().elem_count()
-                    );
-                }
-                let rows = before + t + after;
-                let mut sums = dev.alloc_zeros::<f64>(2 * c)?;
-                let (ti, ci) = (i32_of(t)?, i32_of(c)?);
-                let stats = kernel!(dev, "adain_stats_tm")?;
-                let mut b = stats.builder();
-                b.arg(&x).arg(&ti).arg(&ci).arg(&mut sums);
-                let cfg = LaunchConfig {
-                    grid_dim: (u32_of(c.div_ceil(32))?, u32_of(t.div_ceil(32).min(128))?, 1),
-                    block_dim: (32, 32, 1),
-                    shared_mem_bytes: 0,
-                };
-                // SAFETY: the argument list matches `adain_stats_tm`'s signature and every
-                // index the kernel forms stays below T·C (x) and 2C (sums).
-                unsafe { b.launch(cfg) }.w()?;
-                let n = rows * c;
-                // SAFETY: every element is written by the kernel below.
-                let mut y = unsafe { dev.alloc::<f32>(n)? };
-                let (bi, ai) = (i32_of(before)?, i32_of(after)?);
-                let apply = kernel!(dev, "adain_apply_tm")?;
-                let mut b = apply.builder();
-                b.arg(&x).arg(&h).arg(&alpha).arg(&sums);
-                b.arg(&ti)
-                    .arg(&ci)
-                    .arg(&bi)
-                    .arg(&ai)
-                    .arg(&act)
-                    .arg(&slope)
-                    .arg(&eps);
-                b.arg(&mut y);
-                let cfg = LaunchConfig {
-                    grid_dim: (u32_of(n.div_ceil(256).min(132 * 32))?, 1, 1),
-                    block_dim: (256, 1, 1),
-                    shared_mem_bytes: 0,
-                };
-                // SAFETY: as above; the kernel writes exactly `rows·C` values.
-                unsafe { b.launch(cfg) }.w()?;
-                Ok((
-                    CudaStorage::wrap_cuda_slice(y, dev.clone()),
-                    Shape::from((rows, c)),
-                ))
-            }
-            Frame::BatchTm {
+            Frame::Tm {
                 before,
                 after,
                 valid,
             } => {
                 let (batch, t, c) = xl.shape().dims3()?;
-                let lengths_ok = valid.len() == batch
-                    && valid
-                        .iter()
-                        .all(|&v| v >= 1 && usize::try_from(v).is_ok_and(|v| v <= t));
-                if hl.shape().elem_count() != 2 * c * batch || !lengths_ok {
+                let lengths_ok = valid.as_ref().is_none_or(|valid| {
+                    valid.len() == batch
+                        && valid
+                            .iter()
+                            .all(|&v| v >= 1 && usize::try_from(v).is_ok_and(|v| v <= t))
+                });
+                if hl.shape().elem_count() != 2 * c * batch || t == 0 || !lengths_ok {
                     candle_core::bail!(
                         "adain kernel: x [{batch}, {t}, {c}] with {} style values and valid \
                          rows {valid:?}",
@@ -211,12 +168,20 @@ impl CustomOp3 for AdaInAct {
                 }
                 let (before, after) = (*before, *after);
                 let rows = before + t + after;
-                let lengths = dev.clone_htod(valid)?;
+                // Without lengths every item is valid for all T rows: the kernels read a null
+                // pointer as that, so one item costs no upload.
+                let lengths = valid.as_ref().map(|v| dev.clone_htod(v)).transpose()?;
+                let null: u64 = 0;
                 let mut sums = dev.alloc_zeros::<f64>(batch * 2 * c)?;
-                let (bi_, ti, ci) = (i32_of(batch)?, i32_of(t)?, i32_of(c)?);
-                let stats = kernel!(dev, "adain_stats_btm")?;
+                let (bn, ti, ci) = (i32_of(batch)?, i32_of(t)?, i32_of(c)?);
+                let stats = kernel!(dev, "adain_stats_tm")?;
                 let mut b = stats.builder();
-                b.arg(&x).arg(&lengths).arg(&ti).arg(&ci).arg(&mut sums);
+                b.arg(&x);
+                match &lengths {
+                    Some(l) => b.arg(l),
+                    None => b.arg(&null),
+                };
+                b.arg(&ti).arg(&ci).arg(&mut sums);
                 let cfg = LaunchConfig {
                     // Fewer row blocks per item as the batch grows: the grid stays about as
                     // large as one long item's.
@@ -228,18 +193,22 @@ impl CustomOp3 for AdaInAct {
                     block_dim: (32, 32, 1),
                     shared_mem_bytes: 0,
                 };
-                // SAFETY: the argument list matches `adain_stats_btm`'s signature; every item's
-                // length was checked to lie in 1..=T, so x is read below B·T·C and sums written
-                // below B·2C.
+                // SAFETY: the argument list matches `adain_stats_tm`'s signature (lengths a
+                // device array of B values or null); every item's length was checked to lie in
+                // 1..=T, so x is read below B·T·C and sums written below B·2C.
                 unsafe { b.launch(cfg) }.w()?;
                 let n = batch * rows * c;
                 // SAFETY: every element is written by the kernel below.
                 let mut y = unsafe { dev.alloc::<f32>(n)? };
                 let (bi, ai) = (i32_of(before)?, i32_of(after)?);
-                let apply = kernel!(dev, "adain_apply_btm")?;
+                let apply = kernel!(dev, "adain_apply_tm")?;
                 let mut b = apply.builder();
-                b.arg(&x).arg(&h).arg(&alpha).arg(&sums).arg(&lengths);
-                b.arg(&bi_)
+                b.arg(&x).arg(&h).arg(&alpha).arg(&sums);
+                match &lengths {
+                    Some(l) => b.arg(l),
+                    None => b.arg(&null),
+                };
+                b.arg(&bn)
                     .arg(&ti)
                     .arg(&ci)
                     .arg(&bi)

@@ -19,63 +19,16 @@ __device__ __forceinline__ float act_apply(float v, int act, float slope, const 
     return v;
 }
 
-// Time-major [T, C] statistics: sums[c] += Σ_t x, sums[C+c] += Σ_t x² (sums zeroed first).
-// Block (32, 32): threadIdx.x walks channels (coalesced rows), threadIdx.y and gridDim.y rows.
-extern "C" __global__ void adain_stats_tm(const float* x, int T, int C, double* sums) {
-    __shared__ double s1[32][33];
-    __shared__ double s2[32][33];
-    int c = blockIdx.x * 32 + threadIdx.x;
-    double a = 0.0, b = 0.0;
-    if (c < C) {
-        for (long t = (long)blockIdx.y * 32 + threadIdx.y; t < T; t += (long)gridDim.y * 32) {
-            double v = (double)x[t * C + c];
-            a += v;
-            b += v * v;
-        }
-    }
-    s1[threadIdx.y][threadIdx.x] = a;
-    s2[threadIdx.y][threadIdx.x] = b;
-    __syncthreads();
-    if (threadIdx.y == 0 && c < C) {
-        double ta = 0.0, tb = 0.0;
-        for (int k = 0; k < 32; ++k) {
-            ta += s1[k][threadIdx.x];
-            tb += s2[k][threadIdx.x];
-        }
-        atomicAdd(&sums[c], ta);
-        atomicAdd(&sums[C + c], tb);
-    }
-}
-
-// Time-major apply: y [before + T + after, C], framed by zero rows.
-extern "C" __global__ void adain_apply_tm(const float* x, const float* h, const float* alpha,
-                                          const double* sums, int T, int C, int before, int after,
-                                          int act, float slope, float eps, float* y) {
-    long n = (long)(before + T + after) * C;
-    for (long i = (long)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (long)blockDim.x * gridDim.x) {
-        long row = i / C;
-        int c = (int)(i - row * C);
-        if (row < before || row >= before + T) {
-            y[i] = 0.0f;
-            continue;
-        }
-        double mean = sums[c] / T;
-        double var = sums[C + c] / T - mean * mean;
-        float rstd = 1.0f / sqrtf((float)(var > 0.0 ? var : 0.0) + eps);
-        float v = (x[(row - before) * C + c] - (float)mean) * rstd;
-        v = v * (1.0f + h[c]) + h[C + c];
-        y[i] = act_apply(v, act, slope, alpha, c);
-    }
-}
-
-// Batched time-major [B, T, C], item b valid for its first valid[b] rows (1 <= valid[b] <= T):
-// sums [B, 2C] over each item's valid rows only, so a padded item's statistics are its own.
-// Block (32, 32) as adain_stats_tm; gridDim.z walks the items.
-extern "C" __global__ void adain_stats_btm(const float* x, const int* valid, int T, int C, double* sums) {
+// Time-major [B, T, C] statistics (sums zeroed first), item b valid for its first valid[b] rows
+// (1 <= valid[b] <= T; every row of every item when valid is null): sums[b, c] += Σ_t x,
+// sums[b, C + c] += Σ_t x², over each item's valid rows only, so a padded item's statistics are
+// its own. Block (32, 32): threadIdx.x walks channels (coalesced rows), threadIdx.y and
+// gridDim.y rows; gridDim.z walks the items.
+extern "C" __global__ void adain_stats_tm(const float* x, const int* valid, int T, int C, double* sums) {
     __shared__ double s1[32][33];
     __shared__ double s2[32][33];
     int b = blockIdx.z;
-    int len = valid[b];
+    int len = valid ? valid[b] : T;
     int c = blockIdx.x * 32 + threadIdx.x;
     const float* xb = x + (long)b * T * C;
     double a = 0.0, q = 0.0;
@@ -100,10 +53,11 @@ extern "C" __global__ void adain_stats_btm(const float* x, const int* valid, int
     }
 }
 
-// Batched time-major apply: y [B, before + T + after, C]; item b's rows before..before+valid[b]
-// hold its normalised, styled, activated rows (h [B, 2C]: its own style), every other row zero,
-// which is the frame the next convolution reads (each item as it would be alone).
-extern "C" __global__ void adain_apply_btm(const float* x, const float* h, const float* alpha,
+// Time-major apply: y [B, before + T + after, C]; item b's rows before..before+valid[b] (all T
+// when valid is null) hold its normalised, styled, activated rows (h [B, 2C]: its own style),
+// every other row zero, which is the frame the next convolution reads (each item as it would
+// be alone).
+extern "C" __global__ void adain_apply_tm(const float* x, const float* h, const float* alpha,
                                            const double* sums, const int* valid, int B, int T, int C,
                                            int before, int after, int act, float slope, float eps,
                                            float* y) {
@@ -114,7 +68,7 @@ extern "C" __global__ void adain_apply_btm(const float* x, const float* h, const
         long rem = i - b * rows * C;
         long row = rem / C;
         int c = (int)(rem - row * C);
-        int len = valid[b];
+        int len = valid ? valid[b] : T;
         long t = row - before;
         if (t < 0 || t >= len) {
             y[i] = 0.0f;
