@@ -182,12 +182,7 @@ impl InverseStft {
         }
         // Rows past an item's length are zeroed before the exponential, so whatever they
         // held, everything stays finite for the overlap-add's mask to zero.
-        let mut mask = vec![0f32; b * l];
-        for (row, &v) in mask.chunks_mut(l).zip(valid) {
-            row[..v].fill(1.0);
-        }
-        let mask = Tensor::from_vec(mask, (b, l, 1), x.device())?;
-        let x = x.to_dtype(DType::F32)?.broadcast_mul(&mask)?;
+        let x = crate::generator::batch::mask_valid(&x.to_dtype(DType::F32)?, valid)?;
         let mag = x.narrow(2, 0, BINS)?.exp()?;
         let phase = x.narrow(2, BINS, BINS)?.sin()?;
         let re = (&mag * phase.cos()?)?;

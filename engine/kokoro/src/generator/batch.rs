@@ -87,20 +87,25 @@ pub struct BatchItem {
 }
 
 /// `x` `[B, T, C]` with item `b` cut to its first `valid[b]` rows and framed by zero rows:
-/// `before`, then its rows, then zeros to `before + T + after` rows. One mask over all items
-/// (a product and a pad, whatever `B` is); the rows past an item's length are finite values
-/// no valid output reads, so zeroing them by a product is exact.
+/// `before`, then its rows, then zeros to `before + T + after` rows.
 pub fn frame_valid(x: &Tensor, valid: &[usize], (before, after): (usize, usize)) -> Result<Tensor> {
+    mask_valid(x, valid)?.pad_with_zeros(1, before, after)
+}
+
+/// `x` `[B, T, C]` with the rows past item `b`'s first `valid[b]` zeroed: one mask over all
+/// items (a product, whatever `B` is). The rows past an item's length are finite values no
+/// valid output reads, so zeroing them by a product is exact.
+pub(crate) fn mask_valid(x: &Tensor, valid: &[usize]) -> Result<Tensor> {
     let (b, t, _) = x.dims3()?;
     if valid.len() != b {
-        candle_core::bail!("frame_valid: {b} items, {} lengths", valid.len());
+        candle_core::bail!("mask_valid: {b} items, {} lengths", valid.len());
     }
     let mut mask = vec![0f32; b * t];
     for (row, &v) in mask.chunks_mut(t).zip(valid) {
         row[..v.min(t)].fill(1.0);
     }
     let mask = Tensor::from_vec(mask, (b, t, 1), x.device())?.to_dtype(x.dtype())?;
-    x.broadcast_mul(&mask)?.pad_with_zeros(1, before, after)
+    x.broadcast_mul(&mask)
 }
 
 /// `[B, rows, C]` from `[r_b, C]` items (each `r_b <= rows`), zero past each item's rows.

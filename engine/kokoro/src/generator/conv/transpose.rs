@@ -165,31 +165,10 @@ impl ConvTranspose1d {
                 .collect::<Result<Vec<_>>>()?;
             return Tensor::stack(&items, 0);
         }
-        let mut mask = vec![0f32; b * t];
-        for (row, &v) in mask.chunks_mut(t).zip(valid) {
-            row[..v].fill(1.0);
-        }
-        let mask = Tensor::from_vec(mask, (b, t, 1), x.device())?.to_dtype(x.dtype())?;
-        let taps = self.taps(&x.broadcast_mul(&mask)?.reshape((b * t, c))?)?;
-        let (s, co, q) = (self.stride, self.c_out, self.q);
-        let taps = taps.reshape((b, t, q * s * co))?;
-        let mut sum: Option<Tensor> = None;
-        for j in 0..q {
-            let slab = taps
-                .narrow(2, j * s * co, s * co)?
-                .pad_with_zeros(1, j, q - 1 - j)?;
-            sum = Some(match sum {
-                None => slab,
-                Some(acc) => (acc + slab)?,
-            });
-        }
-        let Some(sum) = sum else {
-            candle_core::bail!("conv_transpose1d: no tap groups");
-        };
-        let y = sum
-            .reshape((b, (t + q - 1) * s, co))?
-            .narrow(1, self.padding, len)?
-            .contiguous()?;
+        let masked = super::super::batch::mask_valid(x, valid)?;
+        let taps = self.taps(&masked.reshape((b * t, c))?)?;
+        let taps = taps.reshape((b, t, self.q * self.stride * self.c_out))?;
+        let y = self.slab_sum(&taps, len)?.contiguous()?;
         let y = match &self.bias {
             Some(bias) => y.broadcast_add(bias)?,
             None => y,
@@ -233,6 +212,30 @@ impl ConvTranspose1d {
         })
     }
 
+    /// Taps `[B, T, Q·stride·C_out]` as output rows, without the bias: the `Q` slabs summed
+    /// in order, slab `q` shifted down `q` rows (zeros where a slab was padded), each row
+    /// unrolled into `stride` output steps and cropped to `len` past the padding:
+    /// `[B, len, C_out]`.
+    fn slab_sum(&self, taps: &Tensor, len: usize) -> Result<Tensor> {
+        let (b, t, _) = taps.dims3()?;
+        let (s, c, q) = (self.stride, self.c_out, self.q);
+        let mut sum: Option<Tensor> = None;
+        for j in 0..q {
+            let slab = taps
+                .narrow(2, j * s * c, s * c)?
+                .pad_with_zeros(1, j, q - 1 - j)?;
+            sum = Some(match sum {
+                None => slab,
+                Some(acc) => (acc + slab)?,
+            });
+        }
+        let Some(sum) = sum else {
+            candle_core::bail!("conv_transpose1d: no tap groups");
+        };
+        sum.reshape((b, (t + q - 1) * s, c))?
+            .narrow(1, self.padding, len)
+    }
+
     /// The output of one input's taps ([`Self::taps`]), with the bias (and the reflected top
     /// row when asked).
     pub(super) fn unroll(&self, taps: &Tensor, reflect_top1: bool) -> Result<Tensor> {
@@ -252,22 +255,7 @@ impl ConvTranspose1d {
         if let Some(y) = unroll.run(taps)? {
             return Ok(y);
         }
-        let mut sum: Option<Tensor> = None;
-        for j in 0..q {
-            let slab = taps
-                .narrow(1, j * s * c, s * c)?
-                .pad_with_zeros(0, j, q - 1 - j)?;
-            sum = Some(match sum {
-                None => slab,
-                Some(acc) => (acc + slab)?,
-            });
-        }
-        let Some(sum) = sum else {
-            candle_core::bail!("conv_transpose1d: no tap groups");
-        };
-        let y = sum
-            .reshape(((t + q - 1) * s, c))?
-            .narrow(0, self.padding, len)?;
+        let y = self.slab_sum(&taps.unsqueeze(0)?, len)?.squeeze(0)?;
         let y = finish(&y, self.bias.as_ref().zip(self.bias_host.as_deref()), None)?;
         if reflect_top1 {
             super::super::reflection_pad_top1(&y)
