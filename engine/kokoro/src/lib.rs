@@ -47,6 +47,9 @@ pub mod stream;
 pub mod text_encoder;
 pub mod weights;
 
+#[cfg(test)]
+mod test_weights;
+
 // The CPU kernel layer lives in the `kernels` crate, shared with VITS; these keep its old paths.
 pub use kernels::{cpu_kernels, fill, permute};
 

@@ -618,10 +618,7 @@ mod tests {
         cfg.istftnet.resblock_kernel_sizes.truncate(1);
         cfg.istftnet.resblock_dilation_sizes.truncate(1);
         Kokoro::new(&cfg, vb.clone()).expect("model");
-        for var in varmap.all_vars() {
-            let noise = Tensor::randn(0f32, 0.05, var.shape(), &dev).expect("noise");
-            var.set(&noise).expect("set");
-        }
+        crate::test_weights::fill_normal(&varmap, 0.05, 41);
         Arc::new(Kokoro::new(&cfg, vb).expect("model"))
     }
 

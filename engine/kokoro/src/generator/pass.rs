@@ -179,10 +179,7 @@ pub(super) mod tests {
         let varmap = VarMap::new();
         let vb = VarBuilder::from_varmap(&varmap, DType::F32, &dev);
         Generator::new(&cfg, vb.clone()).expect("generator");
-        for var in varmap.all_vars() {
-            let noise = Tensor::randn(0f32, 0.2, var.shape(), &dev).expect("noise");
-            var.set(&noise).expect("set");
-        }
+        crate::test_weights::fill_normal(&varmap, 0.2, 41);
         Generator::new(&cfg, vb).expect("generator")
     }
 
