@@ -146,12 +146,8 @@ impl Engine {
     /// `BANTER_RENDER_AHEAD=N` (1–64) overrides it.
     #[must_use]
     pub fn render_lookahead(&self) -> usize {
-        const ENV: &str = "BANTER_RENDER_AHEAD";
-        if let Ok(v) = std::env::var(ENV) {
-            match v.trim().parse::<usize>() {
-                Ok(n) if (1..=64).contains(&n) => return n,
-                _ => tracing::warn!("{ENV}={v:?} is not a number from 1 to 64; ignored"),
-            }
+        if let Some(n) = crate::synth::count_from_env("BANTER_RENDER_AHEAD") {
+            return n;
         }
         match &self.backend {
             Backend::Local(_) if self.device.is_cpu() => 1,

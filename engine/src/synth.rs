@@ -102,14 +102,7 @@ impl Synthesizer {
     /// the first member; on a GPU it should pay, since a pass is launch-bound, but until
     /// `bench parity --batch` there shows the batched time below the alone time it stays 1.
     pub(crate) fn window_batch() -> usize {
-        const ENV: &str = "BANTER_WINDOW_BATCH";
-        if let Ok(v) = std::env::var(ENV) {
-            match v.trim().parse::<usize>() {
-                Ok(n) if (1..=64).contains(&n) => return n,
-                _ => tracing::warn!("{ENV}={v:?} is not a number from 1 to 64; ignored"),
-            }
-        }
-        1
+        count_from_env("BANTER_WINDOW_BATCH").unwrap_or(1)
     }
 
     /// Encodes `segment` (everything before its first audio) and returns its decoder, which
@@ -192,17 +185,26 @@ impl Synthesizer {
 
 /// [`Synthesizer::encoder_batch`] for a model on `device` (known before the model loads).
 pub(crate) fn encoder_batch_on(device: &Device) -> usize {
-    const ENV: &str = "BANTER_ENCODER_BATCH";
-    if let Ok(v) = std::env::var(ENV) {
-        match v.trim().parse::<usize>() {
-            Ok(n) if (1..=64).contains(&n) => return n,
-            _ => tracing::warn!("{ENV}={v:?} is not a number from 1 to 64; ignored"),
-        }
+    if let Some(n) = count_from_env("BANTER_ENCODER_BATCH") {
+        return n;
     }
     if device.is_cuda() {
         8
     } else {
         1
+    }
+}
+
+/// A count from 1 to 64 set in the environment variable `name` (the batch and look-ahead
+/// knobs); `None` when unset, and when set to anything else, which is warned about.
+pub(crate) fn count_from_env(name: &str) -> Option<usize> {
+    let v = std::env::var(name).ok()?;
+    match v.trim().parse::<usize>() {
+        Ok(n) if (1..=64).contains(&n) => Some(n),
+        _ => {
+            tracing::warn!("{name}={v:?} is not a number from 1 to 64; ignored");
+            None
+        }
     }
 }
 
