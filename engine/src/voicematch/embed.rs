@@ -254,16 +254,25 @@ impl VoiceEmbedder {
 #[must_use]
 pub fn piper_probe_key(voice: &PiperVoice, sha256: &str) -> EmbeddingKey {
     let i = voice.config.inference;
+    keyed_probe(
+        b"banter.piper-probe.v1\0",
+        &[
+            sha256,
+            &format!("{:?}", voice.speaker),
+            &format!("{}\0{}\0{}", i.noise_scale, i.length_scale, i.noise_w),
+            &voice.config.espeak_voice,
+            env!("CARGO_PKG_VERSION"),
+            PROBE_TEXT,
+        ],
+    )
+}
+
+/// A probe's embedding-cache key: the sha256 of `tag`, then each part with its length first
+/// (so no two lists of parts hash alike), under this encoder.
+fn keyed_probe(tag: &[u8], parts: &[&str]) -> EmbeddingKey {
     let mut h = Sha256::new();
-    h.update(b"banter.piper-probe.v1\0");
-    for part in [
-        sha256,
-        &format!("{:?}", voice.speaker),
-        &format!("{}\0{}\0{}", i.noise_scale, i.length_scale, i.noise_w),
-        &voice.config.espeak_voice,
-        env!("CARGO_PKG_VERSION"),
-        PROBE_TEXT,
-    ] {
+    h.update(tag);
+    for part in parts {
         h.update((part.len() as u64).to_le_bytes());
         h.update(part.as_bytes());
     }
@@ -300,24 +309,17 @@ pub enum SpeechError {
 /// language it is phonemized in, and the voice's style table hash.
 #[must_use]
 pub fn probe_key(voice_table_hash: &str, language: &str) -> EmbeddingKey {
-    let mut h = Sha256::new();
-    h.update(b"banter.voice-probe.v1\0");
-    for part in [
-        MODEL_ID,
-        &model_version(),
-        env!("CARGO_PKG_VERSION"),
-        language,
-        PROBE_TEXT,
-        voice_table_hash,
-    ] {
-        h.update((part.len() as u64).to_le_bytes());
-        h.update(part.as_bytes());
-    }
-    EmbeddingKey {
-        audio_hash: hex::encode(h.finalize()),
-        encoder: ENCODER_ID.to_owned(),
-        encoder_version: ENCODER_VERSION,
-    }
+    keyed_probe(
+        b"banter.voice-probe.v1\0",
+        &[
+            MODEL_ID,
+            &model_version(),
+            env!("CARGO_PKG_VERSION"),
+            language,
+            PROBE_TEXT,
+            voice_table_hash,
+        ],
+    )
 }
 
 /// A stored vector as an [`Embedding`]; `None` if it has the wrong width or is all zero.
