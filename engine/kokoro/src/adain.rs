@@ -127,23 +127,25 @@ impl AdaIN1d {
     }
 
     /// [`Self::forward_act_tm`] for a batch of items of their own lengths and styles: `x`
-    /// `[B, T, C]` whose item `b` is valid for its first `valid[b]` rows (1 ≤ `valid[b]` ≤ T),
-    /// `s` `[B, style_dim]` → `[B, before + T + after, C]`, each item normalised over its own
-    /// rows and framed by zeros as it would be alone (its rows past `valid[b]` are never read).
-    /// One launch sequence for the whole batch on a GPU; item by item on the CPU, which is
-    /// also the GPU kernel's reference.
+    /// `[B, T, C]` whose item `b` is valid for its first `valid.host()[b]` rows (1 ≤ that ≤
+    /// T), `s` `[B, style_dim]` → `[B, before + T + after, C]`, each item normalised over its
+    /// own rows and framed by zeros as it would be alone (its rows past its length are never
+    /// read). One launch sequence for the whole batch on a GPU, reading the lengths where they
+    /// already are on the device; item by item on the CPU, which is also the GPU kernel's
+    /// reference.
     pub fn forward_act_batch_tm(
         &self,
         x: &Tensor,
         s: &Tensor,
         act: &Activation,
-        valid: &[usize],
+        valid: &crate::generator::rows::ValidRows,
         (before, after): (usize, usize),
     ) -> Result<Tensor> {
         let (batch, t, _) = x.dims3()?;
-        if valid.len() != batch || s.dim(0)? != batch || valid.iter().any(|&v| v == 0 || v > t) {
+        let host = valid.host();
+        if host.len() != batch || s.dim(0)? != batch || host.iter().any(|&v| v == 0 || v > t) {
             candle_core::bail!(
-                "adain batch: x {:?}, styles {:?}, valid rows {valid:?}",
+                "adain batch: x {:?}, styles {:?}, valid rows {host:?}",
                 x.dims(),
                 s.dims()
             );
@@ -151,9 +153,15 @@ impl AdaIN1d {
         #[cfg(feature = "cuda")]
         if crate::cuda_kernels::applies(x) {
             let h = self.fc.forward(s)?;
-            return crate::cuda_kernels::adain_act_btm(x, &h, act.gpu(), valid, (before, after));
+            return crate::cuda_kernels::adain_act_btm(
+                x,
+                &h,
+                act.gpu(),
+                valid.lengths(),
+                (before, after),
+            );
         }
-        let items = valid
+        let items = host
             .iter()
             .enumerate()
             .map(|(b, &v)| {
@@ -434,8 +442,14 @@ pub fn upsample_nearest2(x: &Tensor) -> Result<Tensor> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::generator::rows::ValidRows;
     use candle_core::{DType, Device};
     use candle_nn::VarMap;
+
+    /// `host` lengths of a batch padded to `rows`, on the CPU.
+    fn rows(host: &[usize], rows: usize) -> ValidRows {
+        ValidRows::upload(host, rows, &Device::Cpu).expect("valid rows")
+    }
 
     fn ramp(shape: (usize, usize, usize), scale: f32) -> Tensor {
         let n = shape.0 * shape.1 * shape.2;
@@ -602,7 +616,7 @@ mod tests {
             )
             .expect("batch");
             let got = norm
-                .forward_act_batch_tm(&xb, &s, &act, &[t, 11], (2, 5))
+                .forward_act_batch_tm(&xb, &s, &act, &rows(&[t, 11], t), (2, 5))
                 .expect("batch");
             assert_eq!(got.dims(), &[2, t + 7, c]);
             for (b, v) in [(0, t), (1, 11)] {
@@ -624,11 +638,14 @@ mod tests {
                     "item {b} {act:?}"
                 );
             }
-            for bad in [&[t, 0][..], &[t, t + 1], &[t]] {
+            // Past the rows, or not one length per item (a zero length cannot even upload).
+            assert!(ValidRows::upload(&[t, 0], t, &dev).is_err());
+            for bad in [rows(&[t, t + 1], t + 1), rows(&[t], t)] {
                 assert!(
-                    norm.forward_act_batch_tm(&xb, &s, &act, bad, (0, 0))
+                    norm.forward_act_batch_tm(&xb, &s, &act, &bad, (0, 0))
                         .is_err(),
-                    "{bad:?}"
+                    "{:?}",
+                    bad.host()
                 );
             }
         }

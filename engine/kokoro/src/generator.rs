@@ -207,6 +207,9 @@ pub struct Generator {
     istft: InverseStft,
     /// Each pass piece's share of the work ([`Self::piece_weights`]), computed once.
     weights: Vec<f64>,
+    /// Captured batched passes (`BANTER_CUDA_GRAPHS=1`), shared by clones.
+    #[cfg(feature = "cuda")]
+    graphs: std::sync::Arc<graphs::Graphs>,
 }
 
 impl Generator {
@@ -320,6 +323,8 @@ impl Generator {
             conv_post,
             istft: InverseStft::new(vb.device())?,
             weights: Vec::new(),
+            #[cfg(feature = "cuda")]
+            graphs: std::sync::Arc::default(),
         };
         generator.weights = generator.compute_piece_weights();
         Ok(generator)
@@ -494,7 +499,10 @@ pub fn reflection_pad_top1(x: &Tensor) -> Result<Tensor> {
 pub mod batch;
 pub mod conv;
 mod epilogue;
+#[cfg(feature = "cuda")]
+pub mod graphs;
 pub mod pass;
+pub mod rows;
 mod unroll;
 
 #[cfg(test)]

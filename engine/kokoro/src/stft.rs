@@ -17,6 +17,7 @@
 use candle_core::{DType, Device, Result, Tensor};
 use rayon::prelude::*;
 
+use super::generator::rows::ValidRows;
 use super::generator::{to_time_major, ConvTranspose1d};
 
 /// FFT size (and window length) of both transforms.
@@ -162,23 +163,33 @@ impl InverseStft {
         })
     }
 
-    /// [`Self::forward_tm`] for a batch `x` `[B, L, 22]` whose item `b` is valid for its first
-    /// `valid[b]` rows: each item's audio `[1, 5·(valid[b] − 1)]`, as alone.
+    /// Time-major `conv_post` outputs `[B, L, 22]` of a batch whose item `b` is valid for its
+    /// first `valid.host()[b]` rows: the items' audio padded to one row each, `[B, N]`, item
+    /// `b`'s first `5·(valid − 1)` samples what it gets alone.
     ///
-    /// Item by item on the CPU. On a GPU the whole batch goes through each step at once (the
-    /// overlap-add zeroes the rows past each item's length, see
-    /// [`ConvTranspose1d::forward_batch_tm`]) and each item's audio is a view of the batch's.
-    pub fn forward_batch_tm(&self, x: &Tensor, valid: &[usize]) -> Result<Vec<Tensor>> {
+    /// Item by item on the CPU (each padded with zeros to the longest). On a GPU the whole
+    /// batch goes through each step at once (the overlap-add zeroes the rows past each item's
+    /// length, see [`ConvTranspose1d::forward_batch_tm`]), with no per-item launch.
+    pub fn forward_batch_tm(&self, x: &Tensor, valid: &ValidRows) -> Result<Tensor> {
         let (b, l, _) = x.dims3()?;
-        if valid.len() != b || valid.iter().any(|&v| v < 2 || v > l) {
-            candle_core::bail!("inverse STFT batch: x {:?}, valid rows {valid:?}", x.dims());
+        let host = valid.host();
+        if host.len() != b || host.iter().any(|&v| v < 2 || v > l) {
+            candle_core::bail!("inverse STFT batch: x {:?}, valid rows {host:?}", x.dims());
         }
         if !crate::generator::conv::one_product_on(x.device()) {
-            return valid
+            let items = host
                 .iter()
                 .enumerate()
                 .map(|(k, &v)| self.forward_tm(&x.get(k)?.narrow(0, 0, v)?))
-                .collect();
+                .collect::<Result<Vec<_>>>()?;
+            let lens = items.iter().map(|a| a.dim(1)).collect::<Result<Vec<_>>>()?;
+            let n = lens.iter().copied().max().unwrap_or(0);
+            let items = items
+                .iter()
+                .zip(lens)
+                .map(|(a, len)| a.pad_with_zeros(1, 0, n - len))
+                .collect::<Result<Vec<_>>>()?;
+            return Tensor::cat(&items, 0);
         }
         // Rows past an item's length are zeroed before the exponential, so whatever they
         // held, everything stays finite for the overlap-add's mask to zero.
@@ -193,12 +204,7 @@ impl InverseStft {
         let head = raw
             .narrow(1, PAD, N_FFT - PAD)?
             .broadcast_mul(&self.head_gain)?;
-        let all = Tensor::cat(&[head, raw.narrow(1, N_FFT, len - N_FFT)?], 1)?;
-        valid
-            .iter()
-            .enumerate()
-            .map(|(k, &v)| all.get(k)?.narrow(0, 0, HOP * (v - 1))?.t())
-            .collect()
+        Tensor::cat(&[head, raw.narrow(1, N_FFT, len - N_FFT)?], 1)?.squeeze(2)
     }
 
     /// `conv_post` output `[1, 22, L]` → audio `[1, 5·(L − 1)]`.

@@ -455,41 +455,15 @@ pub fn decode_batched(decoders: &mut [&mut SegmentDecoder]) -> candle_core::Resu
             style: d.style.clone(),
         });
     }
-    let audio = model.decoder().generator().forward_batch(&items, bucket)?;
-    let audio = to_host(&audio)?;
+    let audio = model
+        .decoder()
+        .generator()
+        .forward_batch_host(&items, bucket)?;
     decoders
         .iter_mut()
         .zip(&audio)
         .map(|(d, a)| d.finish_window(a))
         .collect()
-}
-
-/// Each item's audio `[1, n]` on the host. From a GPU in one copy: each item's own would wait
-/// for the device, one after another (the GPU's arrangement: `conv::one_product_on`).
-fn to_host(audio: &[Tensor]) -> candle_core::Result<Vec<Vec<f32>>> {
-    let Some(first) = audio.first() else {
-        return Ok(Vec::new());
-    };
-    if !crate::generator::conv::one_product_on(first.device()) {
-        return audio
-            .iter()
-            .map(|a| a.flatten_all()?.to_vec1::<f32>())
-            .collect();
-    }
-    let lens = audio.iter().map(Tensor::elem_count).collect::<Vec<_>>();
-    let flat = audio
-        .iter()
-        .map(Tensor::flatten_all)
-        .collect::<candle_core::Result<Vec<_>>>()?;
-    let all = Tensor::cat(&flat, 0)?.to_vec1::<f32>()?;
-    let mut at = 0;
-    Ok(lens
-        .into_iter()
-        .map(|n| {
-            at += n;
-            all[at - n..at].to_vec()
-        })
-        .collect())
 }
 
 /// What a segment's generator passes start from.

@@ -14,6 +14,7 @@ use candle_nn::VarBuilder;
 
 use super::{compare, data, kernel, KernelCheck};
 use crate::adain::{Activation, AdaIN1d, Snake, INSTANCE_NORM_EPS};
+use crate::generator::rows::ValidRows;
 
 /// The activation after the norm, as the kernel takes it.
 #[derive(Debug, Clone, Copy)]
@@ -27,12 +28,13 @@ pub enum GpuAct<'a> {
 #[derive(Debug, Clone)]
 enum Frame {
     /// Time-major `[B, T, C]` in, item `b` valid for its first `valid[b]` rows (all `T` when
-    /// `valid` is `None`); `[B, before + T + after, C]` out, each item's rows at
-    /// `before..before + valid[b]` and zeros around them.
+    /// `valid` is `None`; a `[B]` `u32` tensor on the device, each length in `1..=T`, which
+    /// `ValidRows` checked where it was uploaded); `[B, before + T + after, C]` out, each
+    /// item's rows at `before..before + valid[b]` and zeros around them.
     Tm {
         before: usize,
         after: usize,
-        valid: Option<Vec<i32>>,
+        valid: Option<Tensor>,
     },
     /// `[B, C, T]` in and out.
     Cm,
@@ -60,20 +62,19 @@ pub fn adain_act_tm(
     apply(&x.unsqueeze(0)?, h, act, frame)?.squeeze(0)
 }
 
-/// The same for a batch: `x` `[B, T, C]`, item `b` valid for its first `valid[b]` rows
-/// (each at least 1) with its own style affine `h[b]` (`h` `[B, 2C]`), framed per item by
-/// zero rows to `[B, before + T + after, C]`: three launches whatever `B` is.
+/// The same for a batch: `x` `[B, T, C]`, item `b` valid for its first `lengths[b]` rows
+/// (`lengths` `[B]` `u32` on the device, each in `1..=T`: `generator::rows::ValidRows`
+/// checks them on the host as it uploads them) with its own style affine `h[b]` (`h`
+/// `[B, 2C]`), framed per item by zero rows to `[B, before + T + after, C]`: three launches
+/// whatever `B` is, and no copy from the host.
 pub fn adain_act_btm(
     x: &Tensor,
     h: &Tensor,
     act: GpuAct<'_>,
-    valid: &[usize],
+    lengths: &Tensor,
     (before, after): (usize, usize),
 ) -> Result<Tensor> {
-    let valid = valid
-        .iter()
-        .map(|&v| i32_of(v))
-        .collect::<Result<Vec<_>>>()?;
+    let valid = lengths.to_dtype(DType::U32)?.contiguous()?;
     apply(
         x,
         h,
@@ -153,24 +154,33 @@ impl CustomOp3 for AdaInAct {
                 valid,
             } => {
                 let (batch, t, c) = xl.shape().dims3()?;
-                let lengths_ok = valid.as_ref().is_none_or(|valid| {
-                    valid.len() == batch
-                        && valid
-                            .iter()
-                            .all(|&v| v >= 1 && usize::try_from(v).is_ok_and(|v| v <= t))
-                });
+                let lengths_ok = valid.as_ref().is_none_or(|valid| valid.dims() == [batch]);
                 if hl.shape().elem_count() != 2 * c * batch || t == 0 || !lengths_ok {
                     candle_core::bail!(
-                        "adain kernel: x [{batch}, {t}, {c}] with {} style values and valid \
-                         rows {valid:?}",
-                        hl.shape().elem_count()
+                        "adain kernel: x [{batch}, {t}, {c}] with {} style values and lengths \
+                         {:?}",
+                        hl.shape().elem_count(),
+                        valid.as_ref().map(Tensor::dims)
                     );
                 }
                 let (before, after) = (*before, *after);
                 let rows = before + t + after;
                 // Without lengths every item is valid for all T rows: the kernels read a null
-                // pointer as that, so one item costs no upload.
-                let lengths = valid.as_ref().map(|v| dev.clone_htod(v)).transpose()?;
+                // pointer as that. With them, the kernels also clamp each to 1..=T, so even a
+                // length that escaped the host's check cannot move a read or write.
+                let storage = valid.as_ref().map(Tensor::storage_and_layout);
+                let lengths = match &storage {
+                    Some((s, l)) => {
+                        let candle_core::Storage::Cuda(s) = &**s else {
+                            candle_core::bail!("adain kernel: lengths off the GPU");
+                        };
+                        let Some((start, end)) = l.contiguous_offsets() else {
+                            candle_core::bail!("adain kernel: lengths not contiguous");
+                        };
+                        Some(s.as_cuda_slice::<u32>()?.slice(start..end))
+                    }
+                    None => None,
+                };
                 let null: u64 = 0;
                 let mut sums = dev.alloc_zeros::<f64>(batch * 2 * c)?;
                 let (bn, ti, ci) = (i32_of(batch)?, i32_of(t)?, i32_of(c)?);
@@ -194,7 +204,7 @@ impl CustomOp3 for AdaInAct {
                     shared_mem_bytes: 0,
                 };
                 // SAFETY: the argument list matches `adain_stats_tm`'s signature (lengths a
-                // device array of B values or null); every item's length was checked to lie in
+                // device array of B values or null); the kernel clamps every item's length to
                 // 1..=T, so x is read below B·T·C and sums written below B·2C.
                 unsafe { b.launch(cfg) }.w()?;
                 let n = batch * rows * c;
@@ -359,8 +369,12 @@ pub(super) fn self_check(device: &Device) -> Result<Vec<KernelCheck>> {
         let valid = [1_200, 7, t / 2];
         let (gb, cb) = (batch_of(&gx_tm, &valid)?, batch_of(&cx_tm, &valid)?);
         let styles = |s: &Tensor| Tensor::cat(&[s, &s.narrow(0, 0, 1)?], 0);
-        let got = gn.forward_act_batch_tm(&gb, &styles(&gs)?, &gact, &valid, (3, 2))?;
-        let want = cn.forward_act_batch_tm(&cb, &styles(&cs)?, &cact, &valid, (3, 2))?;
+        let (gv, cv) = (
+            ValidRows::upload(&valid, t, device)?,
+            ValidRows::upload(&valid, t, &Device::Cpu)?,
+        );
+        let got = gn.forward_act_batch_tm(&gb, &styles(&gs)?, &gact, &gv, (3, 2))?;
+        let want = cn.forward_act_batch_tm(&cb, &styles(&cs)?, &cact, &cv, (3, 2))?;
         out.push(compare(btm, &got, &want)?);
     }
     Ok(out)

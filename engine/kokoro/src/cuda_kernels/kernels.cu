@@ -19,16 +19,26 @@ __device__ __forceinline__ float act_apply(float v, int act, float slope, const 
     return v;
 }
 
+// Item b's valid rows of T: all of them without lengths, else its length clamped to 1..=T (the
+// host checks every length where it uploads them; the clamp keeps a bad one from moving an
+// access even so).
+__device__ __forceinline__ int item_len(const unsigned int* valid, long b, int T) {
+    if (!valid) return T;
+    unsigned int v = valid[b];
+    return v < 1u ? 1 : (v > (unsigned int)T ? T : (int)v);
+}
+
 // Time-major [B, T, C] statistics (sums zeroed first), item b valid for its first valid[b] rows
 // (1 <= valid[b] <= T; every row of every item when valid is null): sums[b, c] += Σ_t x,
 // sums[b, C + c] += Σ_t x², over each item's valid rows only, so a padded item's statistics are
 // its own. Block (32, 32): threadIdx.x walks channels (coalesced rows), threadIdx.y and
 // gridDim.y rows; gridDim.z walks the items.
-extern "C" __global__ void adain_stats_tm(const float* x, const int* valid, int T, int C, double* sums) {
+extern "C" __global__ void adain_stats_tm(const float* x, const unsigned int* valid, int T, int C,
+                                           double* sums) {
     __shared__ double s1[32][33];
     __shared__ double s2[32][33];
     int b = blockIdx.z;
-    int len = valid ? valid[b] : T;
+    int len = item_len(valid, b, T);
     int c = blockIdx.x * 32 + threadIdx.x;
     const float* xb = x + (long)b * T * C;
     double a = 0.0, q = 0.0;
@@ -58,7 +68,7 @@ extern "C" __global__ void adain_stats_tm(const float* x, const int* valid, int 
 // every other row zero, which is the frame the next convolution reads (each item as it would
 // be alone).
 extern "C" __global__ void adain_apply_tm(const float* x, const float* h, const float* alpha,
-                                           const double* sums, const int* valid, int B, int T, int C,
+                                           const double* sums, const unsigned int* valid, int B, int T, int C,
                                            int before, int after, int act, float slope, float eps,
                                            float* y) {
     long rows = (long)(before + T + after);
@@ -68,7 +78,7 @@ extern "C" __global__ void adain_apply_tm(const float* x, const float* h, const 
         long rem = i - b * rows * C;
         long row = rem / C;
         int c = (int)(rem - row * C);
-        int len = valid ? valid[b] : T;
+        int len = item_len(valid, b, T);
         long t = row - before;
         if (t < 0 || t >= len) {
             y[i] = 0.0f;

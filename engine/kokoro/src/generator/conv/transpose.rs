@@ -129,9 +129,9 @@ impl ConvTranspose1d {
         self.unroll(&taps, reflect_top1)
     }
 
-    /// A batch `x` `[B, T, C_in]` whose item `b` is valid for its first `valid[b]` rows:
-    /// `[B, rows, C_out]`, item `b`'s first `checked_len(valid[b])` rows (plus the reflected
-    /// one) what it gets alone; rows past them are values no valid output may read.
+    /// A batch `x` `[B, T, C_in]` whose item `b` is valid for its first `valid.host()[b]`
+    /// rows: `[B, rows, C_out]`, item `b`'s first `checked_len` of those rows (plus the
+    /// reflected one) what it gets alone; rows past them are values no valid output may read.
     ///
     /// One product over every item's rows either way. On the CPU each item's taps are then
     /// unrolled on their own; on a GPU (where each unroll is a handful of launches) the rows
@@ -140,13 +140,14 @@ impl ConvTranspose1d {
     pub fn forward_batch_tm(
         &self,
         x: &Tensor,
-        valid: &[usize],
+        valid: &crate::generator::rows::ValidRows,
         reflect_top1: bool,
     ) -> Result<Tensor> {
         let (b, t, c) = x.dims3()?;
-        if valid.len() != b || valid.iter().any(|&v| v == 0 || v > t) {
+        let host = valid.host();
+        if host.len() != b || host.iter().any(|&v| v == 0 || v > t) {
             candle_core::bail!(
-                "conv_transpose1d batch: x {:?}, valid rows {valid:?}",
+                "conv_transpose1d batch: x {:?}, valid rows {host:?}",
                 x.dims()
             );
         }
@@ -154,7 +155,7 @@ impl ConvTranspose1d {
         let rows = len + usize::from(reflect_top1);
         if !one_product_on(x.device()) {
             let taps = self.taps(&x.reshape((b * t, c))?)?;
-            let items = valid
+            let items = host
                 .iter()
                 .enumerate()
                 .map(|(k, &v)| {
