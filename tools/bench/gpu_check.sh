@@ -25,8 +25,13 @@
 #      offline audio-seconds per second at each batch size, and whether window batches pay
 #      (BANTER_WINDOW_BATCH stays 1 until they do). BANTER_PRECISION=tf32 then repeats N = 32
 #      with TF32 products (its SNR says how far they drift).
+#      Then N = 32 and 64 with BANTER_CUDA_GRAPHS=1: each batched shape captured as a CUDA graph
+#      on its second pass and replayed after (the "again:" line is the replayed run, with the
+#      number of graphs ready; a graph whose replay differs from its eager pass is dropped
+#      with a warning).
 #  10. capacity again with window batches (BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32}) at higher
 #      rates (RATES10, default 32..128/s) and more requests: how many real-time listeners.
+#  11. step 10 with CUDA graphs (BANTER_CUDA_GRAPHS=1).
 # Before each step's header: the peak GPU memory in use during the step before it.
 # STEPS="1 2" (say) runs a subset; DEVICES="cuda" limits step 3 to the GPU.
 # Each step is bounded by `timeout` so one stuck step cannot eat the machine's time.
@@ -71,10 +76,15 @@ if want 9; then
 step "9. bench parity --batch: windows of several segments in one pass against each alone"
 for n in ${BATCHES:-1 8 32 64}; do
   echo "-- batch $n"
-  timeout 300 "$BANTER" bench parity --device cuda --batch "$n" --copies "${COPIES:-4}" 2>&1 | tail -4
+  timeout 300 "$BANTER" bench parity --device cuda --batch "$n" --copies "${COPIES:-4}" 2>&1 | tail -5
 done
 echo "-- batch 32, BANTER_PRECISION=tf32"
-BANTER_PRECISION=tf32 timeout 300 "$BANTER" bench parity --device cuda --batch 32 --copies "${COPIES:-4}" 2>&1 | tail -4
+BANTER_PRECISION=tf32 timeout 300 "$BANTER" bench parity --device cuda --batch 32 --copies "${COPIES:-4}" 2>&1 | tail -5
+for n in 32 64; do
+  echo "-- batch $n, BANTER_CUDA_GRAPHS=1"
+  BANTER_CUDA_GRAPHS=1 timeout 300 "$BANTER" bench parity --device cuda --batch "$n" --copies "${COPIES:-4}" 2>&1 \
+    | grep -E "CUDA graph|^(alone|batched|again|lowest)" | tail -12
+done
 fi
 
 if want 1; then
@@ -186,6 +196,14 @@ step "10. capacity with window batches (BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32})
 BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32} timeout "${LOAD_TIMEOUT:-300}" python3 tools/bench/load.py --banter "$BANTER" \
   --targets banter --serve-args "--device cuda" --rates "${RATES10:-32,64,96,128}" --secs "${LOAD_SECS:-10}" \
   --max-requests "${MAX_REQUESTS10:-600}" --past 1 --pause 1 --out "$OUTDIR/load-batched.json" 2>&1 | tail -20
+fi
+
+if want 11; then
+step "11. capacity with window batches and CUDA graphs (BANTER_CUDA_GRAPHS=1)"
+BANTER_CUDA_GRAPHS=1 BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32} timeout "${LOAD_TIMEOUT:-300}" python3 tools/bench/load.py \
+  --banter "$BANTER" --targets banter --serve-args "--device cuda" --rates "${RATES10:-32,64,96,128}" \
+  --secs "${LOAD_SECS:-10}" --max-requests "${MAX_REQUESTS10:-600}" --past 1 --pause 1 \
+  --out "$OUTDIR/load-graphs.json" 2>&1 | tail -20
 fi
 
 step done
