@@ -23,7 +23,8 @@
 #      streaming windows of the passages' segments four times over, decoded in one generator
 #      pass N at a time against each alone (>= 100 dB per window), and both timings: the
 #      offline audio-seconds per second at each batch size, and whether window batches pay
-#      (BANTER_WINDOW_BATCH stays 1 until they do). BANTER_PRECISION=tf32 then repeats N = 32
+#      (BANTER_WINDOW_BATCH stays 1 until they do), and whether the repeated run took memory from
+#      the driver (the pools' reserved bytes). BANTER_PRECISION=tf32 then repeats N = 32
 #      with TF32 products (its SNR says how far they drift).
 #      Then N = 32 and 64 with BANTER_CUDA_GRAPHS=1: each batched shape captured as a CUDA graph
 #      on its second pass and replayed after (the "again:" line is the replayed run, with the
@@ -76,14 +77,14 @@ if want 9; then
 step "9. bench parity --batch: windows of several segments in one pass against each alone"
 for n in ${BATCHES:-1 8 32 64}; do
   echo "-- batch $n"
-  timeout 300 "$BANTER" bench parity --device cuda --batch "$n" --copies "${COPIES:-4}" 2>&1 | tail -5
+  timeout 300 "$BANTER" bench parity --device cuda --batch "$n" --copies "${COPIES:-4}" 2>&1 | tail -6
 done
 echo "-- batch 32, BANTER_PRECISION=tf32"
-BANTER_PRECISION=tf32 timeout 300 "$BANTER" bench parity --device cuda --batch 32 --copies "${COPIES:-4}" 2>&1 | tail -5
+BANTER_PRECISION=tf32 timeout 300 "$BANTER" bench parity --device cuda --batch 32 --copies "${COPIES:-4}" 2>&1 | tail -6
 for n in 32 64; do
   echo "-- batch $n, BANTER_CUDA_GRAPHS=1"
   BANTER_CUDA_GRAPHS=1 timeout 300 "$BANTER" bench parity --device cuda --batch "$n" --copies "${COPIES:-4}" 2>&1 \
-    | grep -E "CUDA graph|^(alone|batched|again|lowest)" | tail -12
+    | grep -E "CUDA graph|^(alone|batched|again|device memory|lowest)" | tail -12
 done
 fi
 

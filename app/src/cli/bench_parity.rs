@@ -234,6 +234,24 @@ fn print_batch(report: &parity::batch::BatchReport, names: &[String]) -> anyhow:
         report.again_lowest_snr_db,
         report.graphs
     );
+    if let Some((first, again)) = report.pools {
+        let mib = |b: u64| b as f64 / 1_048_576.0;
+        println!(
+            "device memory after the first batched run / the repeat: pool reserved {:.0} / {:.0} \
+             MiB (in use {:.0} / {:.0}), graph pool reserved {:.0} / {:.0} MiB; the steady state {}",
+            mib(first.reserved),
+            mib(again.reserved),
+            mib(first.used),
+            mib(again.used),
+            mib(first.graph_reserved),
+            mib(again.graph_reserved),
+            if again.reserved <= first.reserved && again.graph_reserved <= first.graph_reserved {
+                "took no memory from the driver"
+            } else {
+                "STILL ALLOCATES from the driver"
+            }
+        );
+    }
     let per_frame = |secs: f64, frames: usize| secs * 1e3 / frames.max(1) as f64;
     println!(
         "generator frames (context included): alone {}, batched {} ({:.2}x, the padding to \

@@ -33,6 +33,7 @@ pub mod config;
 pub mod cuda_kernels;
 pub mod decoder;
 pub mod dense;
+pub mod device_memory;
 pub mod elementwise;
 pub mod generator;
 pub mod lstm;

@@ -11,6 +11,7 @@ use std::time::Instant;
 use candle_core::{Device, Tensor};
 
 use super::snr_db;
+use crate::device_memory::{pool_use, PoolUse};
 use crate::model::Kokoro;
 use crate::precision::Precision;
 use crate::stream::{decode_batched, ChunkPlan, SegmentDecoder};
@@ -62,6 +63,10 @@ pub struct BatchReport {
     /// Batched shapes with a CUDA graph ready after both runs (`BANTER_CUDA_GRAPHS=1`; 0
     /// elsewhere).
     pub graphs: usize,
+    /// On a CUDA device, what its memory pools held after the first batched run and after the
+    /// repeated one: equal reserved bytes mean the steady state took nothing new from the
+    /// driver.
+    pub pools: Option<(PoolUse, PoolUse)>,
     /// Decoder frames the generator ran over (context included): alone, and batched (every
     /// item padded to its batch's bucket), so the timings can be read per frame.
     pub frames_alone: usize,
@@ -145,12 +150,14 @@ pub fn compare(
     let start = Instant::now();
     let (got, passes_batched, frames_batched) = decode_all(&mut batched, n)?;
     let batched_s = start.elapsed().as_secs_f64();
+    let pools_first = pool_use(&device);
     // Again from the start, every shape now seen before: the steady state (with
     // `BANTER_CUDA_GRAPHS=1`, replays of the graphs the first run captured).
     let mut again: Vec<SegmentDecoder> = alone.iter().map(SegmentDecoder::restarted).collect();
     let start = Instant::now();
     let (got_again, _, _) = decode_all(&mut again, n)?;
     let again_s = start.elapsed().as_secs_f64();
+    let pools = pools_first.zip(pool_use(&device));
     let again_lowest_snr_db = want
         .iter()
         .zip(&got_again)
@@ -185,6 +192,7 @@ pub fn compare(
         again_s,
         again_lowest_snr_db,
         graphs: model.decoder().generator().graphs_ready(),
+        pools,
         frames_alone: frames_alone.round() as usize,
         frames_batched,
     })
