@@ -161,10 +161,11 @@ impl AdaIN1d {
                 (before, after),
             );
         }
-        let items = host
-            .iter()
+        let items = valid
+            .computed()?
+            .into_iter()
             .enumerate()
-            .map(|(b, &v)| {
+            .map(|(b, v)| {
                 let item = x.get(b)?.narrow(0, 0, v)?;
                 self.forward_act_tm(&item, &s.narrow(0, b, 1)?, act, (before, after + t - v))
             })

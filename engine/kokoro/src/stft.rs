@@ -177,10 +177,11 @@ impl InverseStft {
             candle_core::bail!("inverse STFT batch: x {:?}, valid rows {host:?}", x.dims());
         }
         if !crate::generator::conv::one_product_on(x.device()) {
-            let items = host
-                .iter()
+            let items = valid
+                .computed()?
+                .into_iter()
                 .enumerate()
-                .map(|(k, &v)| self.forward_tm(&x.get(k)?.narrow(0, 0, v)?))
+                .map(|(k, v)| self.forward_tm(&x.get(k)?.narrow(0, 0, v)?))
                 .collect::<Result<Vec<_>>>()?;
             let lens = items.iter().map(|a| a.dim(1)).collect::<Result<Vec<_>>>()?;
             let n = lens.iter().copied().max().unwrap_or(0);

@@ -583,6 +583,52 @@ mod tests {
         }
     }
 
+    /// What a replayed CUDA graph relies on (`generator::graphs`): a pass computes from its
+    /// device buffers only. Inputs prepared for one batch, with another batch of the same
+    /// shape copied into their buffers but their own host lengths left stale, give the other
+    /// batch's audio exactly; in both arrangements (the GPU's run here on the CPU).
+    #[test]
+    fn a_pass_follows_its_device_buffers_not_the_host_lengths() {
+        use super::super::conv::tests::ONE_PRODUCT_ON_CPU;
+        let g = small_generator();
+        let a: Vec<BatchItem> = [(9, 0.2), (4, 1.1), (6, 2.0)]
+            .iter()
+            .map(|&(f, seed)| item(f, seed))
+            .collect();
+        let b: Vec<BatchItem> = [(3, 3.3), (10, 4.4), (7, 5.5)]
+            .iter()
+            .map(|&(f, seed)| item(f, seed))
+            .collect();
+        for gpu in [false, true] {
+            ONE_PRODUCT_ON_CPU.with(|on| on.set(gpu));
+            let want = g
+                .prepare_batch(&b, 10)
+                .and_then(|inputs| g.run_batch(&inputs))
+                .and_then(|audio| audio.to_vec2::<f32>());
+            let stale = g.prepare_batch(&a, 10).expect("a");
+            let fresh = g.prepare_batch(&b, 10).expect("b");
+            assert!(stale.same_shape(&fresh));
+            for (to, from) in [
+                (&stale.x, &fresh.x),
+                (&stale.har, &fresh.har),
+                (&stale.styles, &fresh.styles),
+                (stale.rows.device_data(), fresh.rows.device_data()),
+            ] {
+                to.slice_set(from, 0, 0).expect("copy");
+            }
+            let got = g.run_batch(&stale).and_then(|audio| audio.to_vec2::<f32>());
+            ONE_PRODUCT_ON_CPU.with(|on| on.set(false));
+            let (want, got) = (want.expect("b alone"), got.expect("a's buffers"));
+            assert_eq!(want.len(), got.len());
+            for (k, (w, g)) in want.iter().zip(&got).enumerate() {
+                assert!(
+                    w.len() == g.len() && w.iter().zip(g).all(|(w, g)| w.to_bits() == g.to_bits()),
+                    "gpu arrangement {gpu}: item {k} differs"
+                );
+            }
+        }
+    }
+
     #[test]
     fn a_padded_item_is_its_own_and_the_bucket_must_hold_it() {
         let g = small_generator();

@@ -32,6 +32,22 @@ impl ValidRows {
         &self.host
     }
 
+    /// The lengths a pass computes with where it goes item by item: the device's copy where
+    /// reading it costs nothing (the CPU), so the tests show a pass follows its device
+    /// buffers, which is all a replayed CUDA graph sees (`generator::graphs`); elsewhere the
+    /// host's, the same values without waiting for the device.
+    pub fn computed(&self) -> Result<Vec<usize>> {
+        if !self.lengths.device().is_cpu() {
+            return Ok(self.host.clone());
+        }
+        Ok(self
+            .lengths
+            .to_vec1::<u32>()?
+            .into_iter()
+            .map(|v| v as usize)
+            .collect())
+    }
+
     /// The same on the device: `[B]` `u32`.
     #[must_use]
     pub fn lengths(&self) -> &Tensor {

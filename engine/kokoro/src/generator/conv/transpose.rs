@@ -155,10 +155,11 @@ impl ConvTranspose1d {
         let rows = len + usize::from(reflect_top1);
         if !one_product_on(x.device()) {
             let taps = self.taps(&x.reshape((b * t, c))?)?;
-            let items = host
-                .iter()
+            let items = valid
+                .computed()?
+                .into_iter()
                 .enumerate()
-                .map(|(k, &v)| {
+                .map(|(k, v)| {
                     let y = self.unroll(&taps.narrow(0, k * t, v)?, reflect_top1)?;
                     let r = y.dim(0)?;
                     y.pad_with_zeros(0, 0, rows - r)
