@@ -503,6 +503,7 @@ mod epilogue;
 pub mod graphs;
 pub mod pass;
 pub mod rows;
+pub mod shapes;
 mod unroll;
 
 #[cfg(test)]

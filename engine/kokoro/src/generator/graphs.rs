@@ -13,7 +13,7 @@
 //! - the second runs eagerly too (the reference, and the warm-up capture needs: kernels
 //!   compiled, library handles and caches set up), then again under stream capture over its own
 //!   input buffers, which the graph keeps; the graph is replayed once and must give the eager
-//!   audio (every item at least [`MIN_SNR_DB`] from it) or the shape stays eager, with a warning;
+//!   audio (`generator::shapes::replay_agrees`) or the shape stays eager, with a warning;
 //! - later passes copy their inputs into the kept buffers, replay, and read the output buffer
 //!   (a graph allocation, at a fixed address for the graph's lifetime; freed and taken again at
 //!   each launch, `CUDA_GRAPH_INSTANTIATE_FLAG_AUTO_FREE_ON_LAUNCH`) before the next replay,
@@ -25,7 +25,6 @@
 // Stream capture and graph launches through cudarc, and `Send` for a graph kept under a lock.
 #![allow(unsafe_code)]
 
-use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock, PoisonError};
 
 use candle_core::cuda_backend::cudarc::driver::{sys, CudaGraph};
@@ -33,13 +32,8 @@ use candle_core::cuda_backend::WrapErr;
 use candle_core::{Device, Result, Tensor};
 
 use super::batch::{cut, BatchInputs};
+use super::shapes::{replay_agrees, Decision, ShapeCache};
 use super::Generator;
-use crate::parity::snr_db;
-
-/// How close a replay must be to the eager pass, per item. The same bar as batched against
-/// alone; the replay runs the same kernels on the same data, so only the order of the `AdaIN`
-/// statistics' atomic sums may differ.
-pub const MIN_SNR_DB: f64 = 100.0;
 
 /// Shapes kept at most (graphs and their buffers): beyond it, new shapes run eagerly.
 const MAX_SHAPES: usize = 96;
@@ -51,10 +45,17 @@ pub fn enabled() -> bool {
     *ON.get_or_init(|| std::env::var("BANTER_CUDA_GRAPHS").is_ok_and(|v| v.trim() == "1"))
 }
 
-/// The graphs of one generator, by (bucket, items).
-#[derive(Default)]
+/// The graphs of one generator, by shape (`generator::shapes`).
 pub struct Graphs {
-    shapes: Mutex<HashMap<(usize, usize), Shape>>,
+    shapes: Mutex<ShapeCache<Captured>>,
+}
+
+impl Default for Graphs {
+    fn default() -> Self {
+        Self {
+            shapes: Mutex::new(ShapeCache::new(MAX_SHAPES)),
+        }
+    }
 }
 
 impl std::fmt::Debug for Graphs {
@@ -62,14 +63,6 @@ impl std::fmt::Debug for Graphs {
         let shapes = self.shapes.lock().map_or(0, |s| s.len());
         write!(f, "Graphs {{ {shapes} shapes }}")
     }
-}
-
-enum Shape {
-    /// Run once, eagerly.
-    Seen,
-    /// Capture failed or its replay differed: eager from now on.
-    Eager,
-    Ready(Box<Captured>),
 }
 
 struct Captured {
@@ -95,33 +88,23 @@ impl Graphs {
         }
         let key = (inputs.bucket(), inputs.len());
         let mut shapes = self.shapes.lock().unwrap_or_else(PoisonError::into_inner);
-        match shapes.get_mut(&key) {
-            Some(Shape::Ready(c)) => {
+        match shapes.decide(key) {
+            Decision::Eager => Ok(None),
+            Decision::Replay(c) => {
                 c.inputs.load(inputs)?;
-                match c.graph.launch().w() {
-                    Ok(()) => {
-                        let samples = g.batch_samples(&c.inputs)?;
-                        return cut(&c.out, &samples).map(Some);
-                    }
-                    Err(err) => {
-                        tracing::warn!(%err, bucket = key.0, items = key.1, "CUDA graph replay failed; this shape runs eagerly");
-                        shapes.insert(key, Shape::Eager);
-                        return Ok(None);
-                    }
+                if let Err(err) = c.graph.launch().w() {
+                    tracing::warn!(%err, bucket = key.0, items = key.1, "CUDA graph replay failed; this shape runs eagerly");
+                    shapes.failed(key);
+                    return Ok(None);
                 }
+                cut(&c.out, &g.batch_samples(&c.inputs)?).map(Some)
             }
-            Some(Shape::Eager) => return Ok(None),
-            Some(Shape::Seen) => {}
-            None => {
-                if shapes.len() < MAX_SHAPES {
-                    shapes.insert(key, Shape::Seen);
-                }
-                return Ok(None);
+            Decision::Capture => {
+                let (graph, audio) = capture(g, inputs.clone());
+                shapes.captured(key, graph);
+                audio.map(Some)
             }
         }
-        let (shape, audio) = capture(g, inputs.clone());
-        shapes.insert(key, shape);
-        audio.map(Some)
     }
 
     /// Shapes with a graph ready to replay.
@@ -130,15 +113,13 @@ impl Graphs {
         self.shapes
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .values()
-            .filter(|s| matches!(s, Shape::Ready(_)))
-            .count()
+            .ready()
     }
 }
 
 /// The eager pass over `inputs` (its audio is what the caller gets), then a graph of it over
 /// the same buffers, kept if its replay gives that audio.
-fn capture(g: &Generator, inputs: BatchInputs) -> (Shape, Result<Vec<Vec<f32>>>) {
+fn capture(g: &Generator, inputs: BatchInputs) -> (Option<Captured>, Result<Vec<Vec<f32>>>) {
     let (bucket, items) = (inputs.bucket(), inputs.len());
     let device = inputs.device().clone();
     let eager = g
@@ -146,36 +127,28 @@ fn capture(g: &Generator, inputs: BatchInputs) -> (Shape, Result<Vec<Vec<f32>>>)
         .and_then(|samples| Ok((cut(&g.run_batch(&inputs)?, &samples)?, samples)));
     let (eager, samples) = match eager {
         Ok(e) => e,
-        // The pass itself failed: nothing about graphs is known yet.
-        Err(e) => return (Shape::Seen, Err(e)),
+        Err(e) => return (None, Err(e)),
     };
-    let shape = match record(g, &inputs) {
-        Ok((graph, out)) => {
-            let replayed = graph.launch().w().and_then(|()| cut(&out, &samples));
-            match replayed {
-                Ok(replayed) => {
-                    let worst = eager
-                        .iter()
-                        .zip(&replayed)
-                        .map(|(e, r)| snr_db(e, r))
-                        .fold(f64::INFINITY, f64::min);
-                    if worst >= MIN_SNR_DB {
-                        tracing::debug!(bucket, items, worst_db = worst, "CUDA graph captured");
-                        Shape::Ready(Box::new(Captured { graph, inputs, out }))
-                    } else {
-                        tracing::warn!(bucket, items, worst_db = worst, "a CUDA graph's replay differs from its eager pass; this shape runs eagerly");
-                        Shape::Eager
-                    }
-                }
-                Err(err) => {
-                    tracing::warn!(%err, bucket, items, "CUDA graph's first replay failed; this shape runs eagerly");
-                    Shape::Eager
+    let captured = match record(g, &inputs) {
+        Ok((graph, out)) => match graph.launch().w().and_then(|()| cut(&out, &samples)) {
+            Ok(replayed) => {
+                let (agrees, worst) = replay_agrees(&eager, &replayed);
+                if agrees {
+                    tracing::debug!(bucket, items, worst_db = worst, "CUDA graph captured");
+                    Some(Captured { graph, inputs, out })
+                } else {
+                    tracing::warn!(bucket, items, worst_db = worst, "a CUDA graph's replay differs from its eager pass; this shape runs eagerly");
+                    None
                 }
             }
-        }
+            Err(err) => {
+                tracing::warn!(%err, bucket, items, "CUDA graph's first replay failed; this shape runs eagerly");
+                None
+            }
+        },
         Err(err) => {
             tracing::warn!(%err, bucket, items, "CUDA graph capture failed; this shape runs eagerly");
-            Shape::Eager
+            None
         }
     };
     // A failed capture's frees are refused and recorded by cudarc for the next call to report:
@@ -185,7 +158,7 @@ fn capture(g: &Generator, inputs: BatchInputs) -> (Shape, Result<Vec<Vec<f32>>>)
             tracing::debug!(%err, "CUDA: an error recorded during graph capture, cleared");
         }
     }
-    (shape, Ok(eager))
+    (captured, Ok(eager))
 }
 
 /// [`Generator::run_batch`] over `inputs` recorded into a graph (not run): the graph and the
