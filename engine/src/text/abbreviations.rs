@@ -95,6 +95,11 @@ const BEFORE_NUMBER: &[(&str, &str)] = &[
     ("ca", "circa"),
     ("c", "circa"),
     ("approx", "approximately"),
+    ("ext", "extension"),
+    ("Ext", "extension"),
+    ("Apt", "apartment"),
+    ("apt", "apartment"),
+    ("Rm", "room"),
 ];
 
 /// Acronyms said as words, left for espeak to pronounce.
@@ -157,6 +162,11 @@ fn looks_like_a_word(word: &str) -> bool {
     let onset_ok =
         bytes.len() < 2 || vowel(bytes[0]) || vowel(bytes[1]) || ONSETS.contains(&&word[..2]);
     has_vowel && !cluster && onset_ok
+}
+
+/// Capital letters said one by one, as [`spell`] writes them for espeak.
+pub(super) fn spelled(letters: &str) -> String {
+    spell(letters)
 }
 
 /// "FBI" as "F-B-I".

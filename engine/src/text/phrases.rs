@@ -5,7 +5,7 @@
 use super::numbers::{self, all_digits};
 use super::numeric::{self, glued_unit, single, Num, VULGAR};
 use super::rules::{Ctx, Hit};
-use super::{dates, money, ranges, units, Dialect};
+use super::{abbreviations, dates, money, ranges, units, Dialect};
 
 /// Words that make a following four-digit number a year even outside 1800..=2099.
 const YEAR_CONTEXT: &[&str] = &[
@@ -18,6 +18,40 @@ const ERAS: &[&str] = &["AD", "BC", "BCE", "CE"];
 /// a year only when no noun follows the number.
 const WEAK_YEAR_CONTEXT: &[&str] = &["to", "through", "thru"];
 /// Words before a service number read digit by digit ("dial 999").
+/// Words before a label that names a place rather than counts it ("Apt. 4B", "seat 12C").
+const PLACE_WORDS: &[&str] = &[
+    "apt",
+    "apartment",
+    "rm",
+    "room",
+    "suite",
+    "unit",
+    "flat",
+    "gate",
+    "seat",
+    "platform",
+    "bay",
+    "row",
+    "block",
+    "building",
+    "bldg",
+    "cabin",
+    "berth",
+    "terminal",
+    "pier",
+    "dock",
+    "locker",
+    "studio",
+    "ward",
+    "bed",
+    "lot",
+    "aisle",
+    "stand",
+    "booth",
+    "hall",
+    "office",
+    "floor",
+];
 const DIAL_WORDS: &[&str] = &[
     "dial", "dialed", "dialled", "dialing", "call", "called", "calling",
 ];
@@ -146,7 +180,35 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(year) = num.as_ref().and_then(|n| year_reading(ctx, i, n)) {
         return Some(Hit::new(1, year));
     }
+    if let Some(words) = place_label(ctx, i) {
+        return Some(Hit::new(1, words));
+    }
     single(core, d).map(|w| Hit::new(1, w))
+}
+
+/// A label after a word for a place ("Apt. 4B", "gate 12C", "seat 3A"): its number, then its
+/// letters as letters. Elsewhere "4B" is four billion, which a flat or a seat never is.
+fn place_label(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let core = ctx.toks[i].core;
+    let split = core.find(|c: char| !c.is_ascii_digit())?;
+    let (digits, letters) = core.split_at(split);
+    let label = (1..=4).contains(&digits.len())
+        && (1..=2).contains(&letters.len())
+        && letters.bytes().all(|b| b.is_ascii_alphabetic());
+    if !label {
+        return None;
+    }
+    // "Apt. 4B": an abbreviation's full stop is no pause here.
+    let prev = ctx.prev_core_after_period(i)?.to_lowercase();
+    if !PLACE_WORDS.contains(&prev.as_str()) {
+        return None;
+    }
+    let n: u64 = digits.parse().ok()?;
+    Some(format!(
+        "{} {}",
+        numbers::cardinal(n, ctx.dialect),
+        abbreviations::spelled(&letters.to_uppercase())
+    ))
 }
 
 /// Numbers that name something rather than count it, by the word before them: a model after
