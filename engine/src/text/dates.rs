@@ -168,7 +168,7 @@ pub(super) fn numeric_date(core: &str, dialect: Dialect) -> Option<String> {
 }
 
 /// "A-M" / "P-M" for the ways a.m. and p.m. are written.
-fn meridiem(word: &str) -> Option<&'static str> {
+pub(super) fn meridiem(word: &str) -> Option<&'static str> {
     match word.to_ascii_lowercase().as_str() {
         "am" | "a.m" | "a.m." => Some("A-M"),
         "pm" | "p.m" | "p.m." => Some("P-M"),

@@ -28,6 +28,9 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
     if let (Some(a), Some(b)) = (times(left, dialect), times(right, dialect)) {
         return Some(format!("{a} to {b}"));
     }
+    if let Some(words) = shared_meridiem(left, right, dialect) {
+        return Some(words);
+    }
     let (currency, left) = match money::prefix(left) {
         Some((c, rest)) => (Some(c), rest),
         None => (None, left),
@@ -78,6 +81,23 @@ fn times(side: &str, dialect: Dialect) -> Option<String> {
         return None;
     }
     super::dates::clock(side, dialect)
+}
+
+/// "9-11am", "9–11:30 p.m.": the meridiem written once, after the second time, holds for
+/// both, and is said once ("nine to eleven A-M").
+fn shared_meridiem(left: &str, right: &str, dialect: Dialect) -> Option<String> {
+    let split = right.find(|c: char| c.is_ascii_alphabetic())?;
+    let suffix = &right[split..];
+    if left.is_empty() || !left.chars().all(|c| c.is_ascii_digit() || c == ':') {
+        return None;
+    }
+    let mer = super::dates::meridiem(suffix)?;
+    let first = super::dates::clock(&format!("{left}{suffix}"), dialect)?;
+    let first = first.strip_suffix(&format!(" {mer}"))?.to_owned();
+    Some(format!(
+        "{first} to {}",
+        super::dates::clock(right, dialect)?
+    ))
 }
 
 fn is_year(n: u64) -> bool {
