@@ -188,7 +188,28 @@ fn hours_minutes(h: u64, m: u64, with_meridiem: bool, dialect: Dialect) -> Strin
     }
 }
 
-/// "3:45", "15:30", "3:45:10", "3:45pm", "9am"; a one-digit minute ("3:1") is a ratio.
+/// "twelve minutes and thirty-four seconds", leaving out a part that is zero.
+fn minutes_seconds(m: u64, s: u64, dialect: Dialect) -> String {
+    let part = |n: u64, one: &str, many: &str| {
+        format!(
+            "{} {}",
+            numbers::cardinal(n, dialect),
+            if n == 1 { one } else { many }
+        )
+    };
+    match (m, s) {
+        (0, s) => part(s, "second", "seconds"),
+        (m, 0) => part(m, "minute", "minutes"),
+        (m, s) => format!(
+            "{} and {}",
+            part(m, "minute", "minutes"),
+            part(s, "second", "seconds")
+        ),
+    }
+}
+
+/// "3:45", "15:30", "3:45:10", "3:45pm", "9am"; a one-digit minute ("3:1") is a ratio; a
+/// time with seconds and no hours ("00:12:34") is a timestamp, read as minutes and seconds.
 pub(super) fn clock(core: &str, dialect: Dialect) -> Option<String> {
     let split = core
         .find(|c: char| c.is_ascii_alphabetic())
@@ -214,6 +235,11 @@ pub(super) fn clock(core: &str, dialect: Dialect) -> Option<String> {
             let m: u64 = m.parse().ok()?;
             if h > 24 || m > 59 || mer.is_some() && !(1..=12).contains(&h) {
                 return None;
+            }
+            // "00:12:34" is a timestamp in a recording, not a quarter past midnight.
+            if let ([_, _, s], 0, None) = (parts.as_slice(), h, mer) {
+                let s: u64 = s.parse().ok().filter(|s| *s < 60)?;
+                return Some(minutes_seconds(m, s, dialect));
             }
             let mut words = match (h, mer) {
                 (0, None) => format!("{} A-M", hours_minutes(12, m, true, dialect)),

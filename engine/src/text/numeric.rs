@@ -227,12 +227,14 @@ pub(super) fn model_number(digits: &str, dialect: Dialect) -> String {
     }
 }
 
-/// "1.5M", "3bn" without a currency: "one point five million". Lower-case "m" is metres.
+/// "1.5M", "3bn", "1.2k" without a currency: "one point five million". Lower-case "m" is
+/// metres.
 fn scaled(core: &str, dialect: Dialect) -> Option<String> {
     let split = core.find(|c: char| c.is_ascii_alphabetic())?;
     let (num, suffix) = core.split_at(split);
-    // Not "K": "4K" is a resolution and "5K" a race.
-    if !matches!(suffix, "M" | "B" | "bn" | "mn" | "tn") {
+    // Not a whole "K": "4K" is a resolution and "5K" a race; "1.2k" can only be thousands.
+    let thousands = matches!(suffix, "k" | "K") && num.contains('.');
+    if !matches!(suffix, "M" | "B" | "bn" | "mn" | "tn") && !thousands {
         return None;
     }
     let n = Num::parse(num)?;

@@ -44,6 +44,11 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
         Some(r) => (r, true),
         None => (right, false),
     };
+    // "4.25%-4.5%": the percent written on both sides is said once, after the second.
+    let left = match left.strip_suffix('%') {
+        Some(l) if percent => l,
+        _ => left,
+    };
     let (l, r) = (Num::parse(left)?, Num::parse(right)?);
     if l.negative
         || r.negative
