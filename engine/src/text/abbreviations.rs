@@ -254,6 +254,11 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     hyphenated(ctx, core).or_else(|| acronym(ctx, core))
 }
 
+/// Whether `word` is a weekday's abbreviation ("Tues").
+pub(super) fn is_day_abbreviation(word: &str) -> bool {
+    day_name(word).is_some()
+}
+
 /// Weekday abbreviations, expanded when punctuation follows ("Mon., Jan. 6").
 fn day_name(word: &str) -> Option<&'static str> {
     const DAYS: &[(&str, &str)] = &[

@@ -190,6 +190,7 @@ pub fn full_stop_is_ambiguous(word: &str) -> bool {
     abbreviations::never_ends_sentence(w, 'A')
         || abbreviations::never_ends_sentence(w, '1')
         || abbreviations::may_end_sentence(w)
+        || abbreviations::is_day_abbreviation(w)
         || sentences::is_initial(w)
         || sentences::is_dotted_initialism(w)
 }

@@ -138,7 +138,10 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         }
         if let Some(unit) = units::lookup(word, true) {
             let words = format!("{} {}", n.words(d), units::words(unit, !n.is_one(), d));
-            return Some(Hit::new(2, words));
+            // "2 tbsp. sugar": the symbol's full stop is an abbreviation's, not a pause.
+            let mut hit = Hit::new(2, words);
+            hit.eat_period = true;
+            return Some(hit);
         }
         if word == "%" {
             let words = format!("{} {}", n.words(d), money::percent_word(d));

@@ -134,6 +134,7 @@ fn is_boundary(
     if run != "." {
         return true;
     }
+
     let word_start = text[sentence_start..run_start]
         .rfind(char::is_whitespace)
         .map_or(sentence_start, |k| sentence_start + k + 1);
@@ -146,6 +147,10 @@ fn is_boundary(
         SENTENCE_OPENERS.contains(&w)
     };
     if abbreviations::never_ends_sentence(word, next) {
+        return false;
+    }
+    // "every Tues. & Thurs.": a weekday's full stop before "&" is the abbreviation's.
+    if next == '&' && abbreviations::is_day_abbreviation(word) {
         return false;
     }
     if is_initial(word) {

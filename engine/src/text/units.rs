@@ -110,6 +110,15 @@ const UNITS: &[Unit] = &[
     unit("px", "pixel", "pixels", true),
     unit("kcal", "kilocalorie", "kilocalories", true),
     unit("cal", "calorie", "calories", true),
+    unit("tbsp", "tablespoon", "tablespoons", true),
+    unit("Tbsp", "tablespoon", "tablespoons", true),
+    unit("tsp", "teaspoon", "teaspoons", true),
+    unit("wk", "week", "weeks", true),
+    unit("wks", "week", "weeks", true),
+    unit("mo", "month", "months", true),
+    unit("mos", "month", "months", true),
+    unit("yr", "year", "years", true),
+    unit("yrs", "year", "years", true),
     unit("x", "times", "times", false),
 ];
 
