@@ -167,6 +167,32 @@ pub(super) fn numeric_date(core: &str, dialect: Dialect) -> Option<String> {
     Some(full_date(month as usize, day, Some(year), dialect))
 }
 
+/// "2/14" (the US order; "14/2" in British English; either where only one is a date) as a
+/// date without a year, for a caller
+/// whose context says it is one ("on 2/14"): elsewhere it may be a fraction or a score.
+pub(super) fn month_day(core: &str, dialect: Dialect) -> Option<String> {
+    let (a, b) = core.split_once('/')?;
+    if !(1..=2).contains(&a.len())
+        || !(1..=2).contains(&b.len())
+        || !all_digits(a)
+        || !all_digits(b)
+    {
+        return None;
+    }
+    let (a, b): (u64, u64) = (a.parse().ok()?, b.parse().ok()?);
+    // The dialect's order, unless only the other one is a date ("14/2" in the US).
+    let (month, day) = match dialect {
+        _ if a > 12 => (b, a),
+        _ if b > 12 => (a, b),
+        Dialect::EnUs => (a, b),
+        Dialect::EnGb => (b, a),
+    };
+    if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
+        return None;
+    }
+    Some(full_date(month as usize, day, None, dialect))
+}
+
 /// "A-M" / "P-M" for the ways a.m. and p.m. are written.
 pub(super) fn meridiem(word: &str) -> Option<&'static str> {
     match word.to_ascii_lowercase().as_str() {

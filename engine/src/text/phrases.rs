@@ -186,7 +186,33 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(words) = place_label(ctx, i) {
         return Some(Hit::new(1, words));
     }
+    if let Some(words) = dated(ctx, i) {
+        return Some(Hit::new(1, words));
+    }
     single(core, d).map(|w| Hit::new(1, w))
+}
+
+/// Words before "2/14" that make it a date ("on 2/14", "due 11/30").
+const DATE_WORDS: &[&str] = &["on", "due", "dated", "starting", "ending"];
+/// Words before "11/30" that take a date or a fraction ("by 11/30", "cut by 1/3"): a date
+/// unless it reads as a proper fraction with a denominator up to twelve.
+const DATE_OR_FRACTION_WORDS: &[&str] = &["by", "before", "after", "until", "till", "since"];
+
+/// "on 2/14": a month and day after a word that takes a date.
+fn dated(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let prev = ctx.prev_core(i)?.to_lowercase();
+    let core = ctx.toks[i].core;
+    let fraction_like = || {
+        let (a, b) = core.split_once('/')?;
+        let (a, b): (u64, u64) = (a.parse().ok()?, b.parse().ok()?);
+        Some(a < b && b <= 12)
+    };
+    let date = DATE_WORDS.contains(&prev.as_str())
+        || DATE_OR_FRACTION_WORDS.contains(&prev.as_str()) && fraction_like() == Some(false);
+    if !date {
+        return None;
+    }
+    dates::month_day(core, ctx.dialect)
 }
 
 /// A label after a word for a place ("Apt. 4B", "gate 12C", "seat 3A"): its number, then its
