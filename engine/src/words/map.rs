@@ -119,10 +119,10 @@ type Stretch = (Range<usize>, Range<usize>);
 /// punctuation at their ends, that hold a letter or digit.
 fn plain_words(text: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
-    let mut at = 0;
     for piece in text.split(char::is_whitespace) {
-        let start = at;
-        at += piece.len() + 1;
+        // Where the piece starts in `text`: a separator may be more than one byte (a
+        // no-break space is two), so the pieces' lengths alone would drift.
+        let start = piece.as_ptr() as usize - text.as_ptr() as usize;
         if let Some(core) = core_of(piece) {
             out.push(start + core.start..start + core.end);
         }

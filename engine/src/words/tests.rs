@@ -87,3 +87,16 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn words_after_wide_spaces_keep_their_place() {
+    // No-break and em spaces are more than one byte: the words after them must still map to
+    // their own text (they drifted onto the next word's bytes).
+    for language in [Language::EnUs, Language::Fr] {
+        let words = check("Un\u{a0}deux\u{2003}trois\u{a0}\u{a0}中\nA", language);
+        assert!(
+            words.iter().any(|w| w == "trois"),
+            "{language:?}: {words:?}"
+        );
+    }
+}
