@@ -100,7 +100,7 @@ pub(crate) fn parse_cue(inner: &str) -> Option<Result<CueAction, CueError>> {
     let (key, value) = inner.split_once(':')?;
     let key = key.trim().to_ascii_lowercase();
     if key != "sound" && key != "bed" {
-        return None;
+        return misnamed(&key, value);
     }
     // Character offset of `value` inside the bracket.
     let value_at = key_len(inner) + 1;
@@ -151,6 +151,27 @@ pub(crate) fn parse_cue(inner: &str) -> Option<Result<CueAction, CueError>> {
         sound_options(file, options, value_at)
     } else {
         bed_options(file, options, value_at)
+    })
+}
+
+/// `[music: theme.mp3]`, `[sfx: door.wav]`: a one-word key Banter does not know before the
+/// name of a file it would play. Read as a stage direction, the file would silently not play:
+/// an error that names the two cues instead. (`[Music: fades out]` names no file: a direction.)
+fn misnamed(key: &str, value: &str) -> Option<Result<CueAction, CueError>> {
+    // The caller names the bracket: "`[music: theme.mp3]` is not a sound cue Banter can play".
+    let file = value.trim().trim_matches(|c| c == '"' || c == '\'').trim();
+    let one_word = !key.is_empty() && key.len() <= 12 && key.chars().all(char::is_alphabetic);
+    let extension = file.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    let audio = extension.is_some_and(|e| PLAYABLE.contains(&e.as_str()))
+        && !file.contains(char::is_whitespace);
+    (one_word && audio).then(|| {
+        Err(err(
+            0,
+            format!(
+                "write `[sound: {file}]` to play it once, or `[bed: {file}]` to play it under what \
+                 follows"
+            ),
+        ))
     })
 }
 
@@ -327,6 +348,26 @@ mod tests {
 
     fn bad(inner: &str) -> CueError {
         parse_cue(inner).expect("a cue").expect_err("invalid")
+    }
+
+    #[test]
+    fn another_key_before_an_audio_file_is_an_error_naming_both_cues() {
+        for inner in ["music: theme.mp3", "SFX: \"door.wav\"", "jingle:intro.ogg"] {
+            let e = bad(inner);
+            assert!(
+                e.reason.contains("[sound: ") && e.reason.contains("[bed: "),
+                "{inner}: {}",
+                e.reason
+            );
+        }
+        // Directions as before: no file, more than one word, or a file that is not audio.
+        for inner in [
+            "Music: fades out",
+            "Sound effects: door.wav",
+            "Note: see notes.txt",
+        ] {
+            assert!(parse_cue(inner).is_none(), "{inner}");
+        }
     }
 
     #[test]

@@ -361,6 +361,7 @@ pub(crate) fn assemble(
         kinds.entry(n).or_insert(LineKind::Direction);
     }
     let skipped = account(format, &lines, &kinds, source, &mut warnings);
+    unspoken::bold_names_inside_turns(&lines, source, &mut warnings);
     let cast = cast_speakers(file, &mut lines, &entries, &settings, &mut warnings)?;
     super::writing_systems::drop_unsayable(&mut lines, &cast, &mut warnings);
     warnings.sort_by_key(|w| w.position);

@@ -1,6 +1,8 @@
 //! The source lines no turn took: each is still accounted for (metadata, a direction, or
 //! narration with a warning), and one that looks like a turn of a known speaker says so, so an
-//! author never loses a line silently.
+//! author never loses a line silently. Likewise a line inside a turn that opens with another
+//! speaker's name in bold and no colon (`**Ben** Right.`): it is read as the turn's words, and
+//! the author hears why.
 
 use std::collections::{BTreeMap, HashSet};
 
@@ -72,6 +74,62 @@ pub(super) fn account(
         });
     }
     skipped
+}
+
+/// Warns about every line inside a turn (not its first) that opens with another known
+/// speaker's name in bold or underline and no colon (`**Ben** Right.`, `__Ben__ Right.`): a
+/// label missing its colon, whose words the turn before now says.
+pub(super) fn bold_names_inside_turns(
+    lines: &[Line],
+    source: &Source<'_, '_>,
+    warnings: &mut Vec<Warning>,
+) {
+    let speakers: HashSet<String> = lines.iter().map(|l| speaker_key(&l.speaker)).collect();
+    let by_number: BTreeMap<usize, &str> =
+        source.lines.iter().map(|l| (l.number, l.text)).collect();
+    for turn in lines {
+        let own = speaker_key(&turn.speaker);
+        let mut seen = HashSet::new();
+        for &n in turn.source_lines.iter().skip(1) {
+            if n == turn.position.line || !seen.insert(n) {
+                continue;
+            }
+            let Some(text) = by_number.get(&n) else {
+                continue;
+            };
+            let Some((name, at)) = emphasised_name(text) else {
+                continue;
+            };
+            let key = speaker_key(name);
+            if key == own || !speakers.contains(&key) {
+                continue;
+            }
+            warnings.push(Warning {
+                position: Position::new(n, crate::source::column_of(text, at)),
+                message: format!(
+                    "`{name}` opens this line in bold without a colon, so the line is read as part of `{}`'s turn; if `{name}` speaks here, write `**{name}:**`",
+                    turn.speaker
+                ),
+            });
+        }
+    }
+}
+
+/// `Name` and its byte offset where `text` opens with `**Name**` or `__Name__` (up to 40
+/// characters) and no colon follows.
+fn emphasised_name(text: &str) -> Option<(&str, usize)> {
+    let lead = text.len() - text.trim_start().len();
+    let body = &text[lead..];
+    let mark = ["**", "__"].into_iter().find(|m| body.starts_with(m))?;
+    let rest = &body[mark.len()..];
+    let close = rest.find(mark)?;
+    let name = rest[..close].trim();
+    let after = rest[close + mark.len()..].trim_start();
+    let plain = !name.is_empty()
+        && name.chars().count() <= 40
+        && !name.contains([':', '：', '*', '_'])
+        && !after.starts_with([':', '：']);
+    plain.then_some((name, lead + mark.len()))
 }
 
 /// The speaker a line of unspoken text seems to start a turn of: a known speaker's name, or an

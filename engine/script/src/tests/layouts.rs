@@ -247,3 +247,24 @@ fn play_e_texts_of_the_gutenberg_kind() {
     );
     assert_eq!(e.spoken_text(&e.lines[5]), "Mr. Ernest Worthing.");
 }
+
+#[test]
+fn a_bold_name_without_its_colon_inside_a_turn_is_warned() {
+    // Markdown joins the line to the paragraph before, so Ana says Ben's words: said, not lost.
+    let e = Episode::parse(
+        "ep.md",
+        "**Ana:** Hello there.\n**Ben** Missing colon here.\n\n**Ben:** Hi.\n**Ana** is my friend, and __Ana__ too.\n",
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(e.lines.len(), 2);
+    let warned: Vec<_> = e
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("in bold without a colon"))
+        .collect();
+    assert_eq!(warned.len(), 2, "{:?}", e.warnings);
+    assert_eq!((warned[0].position.line, warned[0].position.column), (2, 3));
+    assert!(warned[0].message.contains("`Ben`") && warned[0].message.contains("`Ana`'s turn"));
+    assert_eq!(warned[1].position.line, 5);
+}
