@@ -157,6 +157,20 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(hit) = ranges::spaced_range(ctx, i) {
         return Some(hit);
     }
+    // "9-11 am", "9:30–11 p.m.": the meridiem after a range of hours holds for both ends
+    // (not the verb: "3-2 am I right?").
+    let meridiem_next = next.filter(|w| {
+        dates::meridiem(w).is_some() && !(*w == "am" && ctx.next_core(i + 1) == Some("I"))
+    });
+    if let Some(times) = meridiem_next.and_then(|w| {
+        core.contains(['-', '–'])
+            .then(|| ranges::range(&format!("{core}{w}"), d))
+            .flatten()
+    }) {
+        let mut hit = Hit::new(2, times);
+        hit.eat_period = true; // "9-11 a.m. and": the abbreviation's stop
+        return Some(hit);
+    }
     // Range reading of "5-10", "1990–1995", with "between ... and".
     if ranges::is_range(core) {
         let words = ranges::range(core, d)?;
