@@ -344,12 +344,8 @@ pub(super) fn glued_unit(core: &str, dialect: Dialect) -> Option<String> {
         .filter(|&i| i > 0)?;
     let (num, symbol) = core.split_at(split);
     let n = Num::parse(num)?;
-    let unit = units::lookup(symbol, false)?;
-    Some(format!(
-        "{} {}",
-        n.words(dialect),
-        units::words(unit, !n.is_one(), dialect)
-    ))
+    let unit = units::phrase(symbol, false, !n.is_one(), dialect)?;
+    Some(format!("{} {unit}", n.words(dialect)))
 }
 
 pub(super) const VULGAR: &[(char, &str)] = &[

@@ -136,8 +136,8 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
                 return Some(Hit::new(2, words));
             }
         }
-        if let Some(unit) = units::lookup(word, true) {
-            let words = format!("{} {}", n.words(d), units::words(unit, !n.is_one(), d));
+        if let Some(unit) = units::phrase(word, true, !n.is_one(), d) {
+            let words = format!("{} {unit}", n.words(d));
             // "2 tbsp. sugar": the symbol's full stop is an abbreviation's, not a pause.
             let mut hit = Hit::new(2, words);
             hit.eat_period = true;

@@ -54,11 +54,20 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some((_, words)) = WORDS.iter().find(|(s, _)| *s == core) {
         return Some(Hit::new(1, (*words).to_owned()));
     }
+    // "C#" (the language, or the note) and "F#": a letter A to G, sharp.
+    if let [note @ b'A'..=b'G', b'#'] = core.as_bytes() {
+        return Some(Hit::new(1, format!("{} sharp", char::from(*note))));
+    }
     if let Some(tag) = core.strip_prefix('#').filter(|t| !t.is_empty()) {
-        if let Some(n) = numeric::single(tag, d) {
+        // "#1" is "number one"; "#100DaysOfCode" is a hashtag, not a number.
+        let number = tag.starts_with(|c: char| c.is_ascii_digit())
+            && tag
+                .chars()
+                .all(|c| c.is_ascii_digit() || c == ',' || c == '.');
+        if let Some(n) = numeric::single(tag, d).filter(|_| number) {
             return Some(Hit::new(1, format!("number {n}")));
         }
-        return Some(Hit::new(1, format!("hashtag {}", split_camel(tag))));
+        return Some(Hit::new(1, format!("hashtag {}", tag_words(tag, d))));
     }
     if let Some(handle) = core.strip_prefix('@').filter(|h| !h.is_empty()) {
         return Some(Hit::new(1, format!("at {}", handle_words(handle, d))));
@@ -84,6 +93,32 @@ fn handle_words(handle: &str, d: Dialect) -> String {
 }
 
 /// `ThrowbackThursday` as "Throwback Thursday".
+/// A hashtag's words: capitals split words, and each run of digits is a number in words
+/// ("100DaysOfCode" is "one hundred Days Of Code").
+fn tag_words(tag: &str, d: Dialect) -> String {
+    let mut out = String::with_capacity(tag.len() + 8);
+    let mut rest = tag;
+    while !rest.is_empty() {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let (run, tail) = if digits > 0 {
+            let (run, tail) = rest.split_at(digits);
+            (super::numbers::integer(run, d), tail)
+        } else {
+            let end = rest
+                .find(|c: char| c.is_ascii_digit())
+                .unwrap_or(rest.len());
+            let (run, tail) = rest.split_at(end);
+            (split_camel(run), tail)
+        };
+        if !out.is_empty() && !run.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(run.trim());
+        rest = tail;
+    }
+    out
+}
+
 fn split_camel(tag: &str) -> String {
     let mut out = String::with_capacity(tag.len() + 4);
     let mut prev_lower = false;

@@ -51,6 +51,8 @@ const UNITS: &[Unit] = &[
     unit("l", "liter", "liters", false),
     unit("L", "liter", "liters", true),
     unit("ml", "milliliter", "milliliters", true),
+    unit("dL", "deciliter", "deciliters", true),
+    unit("dl", "deciliter", "deciliters", true),
     unit("mL", "milliliter", "milliliters", true),
     unit("gal", "gallon", "gallons", true),
     unit("ms", "millisecond", "milliseconds", true),
@@ -127,6 +129,23 @@ pub(super) fn lookup(symbol: &str, spaced: bool) -> Option<&'static Unit> {
     UNITS
         .iter()
         .find(|u| u.symbol == symbol && (u.spaced || !spaced))
+}
+
+/// The words of `symbol` after a number (`plural` unless the number is one): a unit, or two
+/// joined by a slash ("mg/dL" is "milligrams per deciliter", "kg/m²" "kilograms per square
+/// meter"); `spaced` as for [`lookup`] (the second unit may be any known one).
+pub(super) fn phrase(symbol: &str, spaced: bool, plural: bool, dialect: Dialect) -> Option<String> {
+    if let Some(unit) = lookup(symbol, spaced) {
+        return Some(words(unit, plural, dialect));
+    }
+    let (top, bottom) = symbol.split_once('/')?;
+    let top = lookup(top, spaced).filter(|u| u.symbol != "x")?;
+    let bottom = lookup(bottom, false).filter(|u| u.symbol != "x")?;
+    Some(format!(
+        "{} per {}",
+        words(top, plural, dialect),
+        words(bottom, false, dialect)
+    ))
 }
 
 /// Every unit's (plural, singular) words in the dialect's spelling.
