@@ -25,7 +25,9 @@ pub(crate) fn is_bidi_control(c: char) -> bool {
 /// not who speaks it.
 const EXTENSIONS: [&str; 8] = ["v.o.", "vo", "o.s.", "os", "o.c.", "oc", "cont'd", "contd"];
 
-/// The name without a trailing screenplay extension.
+/// The name without a trailing screenplay extension, or a delivery note in parentheses
+/// (`HOST (laughing)`: `crate::pieces::is_delivery_note`), which says how the line is said,
+/// not who says it.
 fn without_extension(name: &str) -> &str {
     let trimmed = name.trim_end();
     if let Some(inner_end) = trimmed.strip_suffix(')') {
@@ -35,7 +37,8 @@ fn without_extension(name: &str) -> &str {
                 .to_lowercase()
                 .replace('’', "'");
             let before = inner_end[..open].trim_end();
-            if !before.is_empty() && EXTENSIONS.contains(&inner.as_str()) {
+            let note = crate::pieces::is_delivery_note(&inner_end[open + 1..]);
+            if !before.is_empty() && (EXTENSIONS.contains(&inner.as_str()) || note) {
                 return before;
             }
         }
@@ -153,6 +156,12 @@ mod tests {
         assert_eq!(display_name("\u{200f}أحمد\u{200f}"), "أحمد");
         assert_eq!(display_name("Ana (Annie) 🌍"), "Ana (Annie) 🌍");
         assert_eq!(display_name("SAM (V.O.)"), "SAM");
+        // A delivery note is how the line is said; a parenthesised alias is part of the name.
+        assert_eq!(display_name("HOST (laughing)"), "HOST");
+        assert_eq!(display_name("Ana (quietly):"), "Ana");
+        assert_eq!(display_name("BOB (whispers)"), "BOB");
+        assert_eq!(display_name("Ana (Annie)"), "Ana (Annie)");
+        assert_eq!(display_name("Ana (Laughing Annie)"), "Ana (Laughing Annie)");
         assert_eq!(display_name("LADY  BRACKNELL."), "LADY BRACKNELL");
         assert_eq!(how_they_differ("BOB", "bob"), "only in case");
     }

@@ -13,6 +13,7 @@ use super::source::TextSpan;
 
 mod clean;
 mod directions;
+pub(crate) use directions::is_delivery_note;
 
 pub(crate) use clean::clean_direction;
 use clean::{clean, collapse_keeping_edges};

@@ -7,6 +7,29 @@ use super::{match_brackets, TurnText, NONE};
 use crate::model::Position;
 use crate::source::TextSpan;
 
+/// Whether the inside of a parenthesis after a speaker's name is a direction for the line,
+/// not part of the name (`HOST (laughing):`, `ANA (quietly):`, `BOB (whispers):`): it opens
+/// with a stage word, or is a lone adverb, or a lone lower-case verb. `Ana (Annie)` is a name.
+pub(crate) fn is_delivery_note(inner: &str) -> bool {
+    let words: Vec<String> = inner
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric())
+                .to_lowercase()
+        })
+        .collect();
+    let Some(first) = words.first() else {
+        return false;
+    };
+    let lower = inner.trim().starts_with(char::is_lowercase);
+    let lone_verb = words.len() == 1
+        && lower
+        && first.chars().count() >= 4
+        && (first.ends_with('s') || first.ends_with("ing"));
+    let adverb = words.len() <= 2 && lower && first.len() > 4 && first.ends_with("ly");
+    (lower && STAGE_WORDS.contains(&first.as_str())) || lone_verb || adverb
+}
+
 /// Words that open a stage direction in parentheses: `(laughs)`, `(quietly)`, `(to Bob)`.
 const STAGE_WORDS: [&str; 58] = [
     "laughs",

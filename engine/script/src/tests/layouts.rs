@@ -159,7 +159,7 @@ fn unspoken_text_that_starts_like_a_turn_is_warned() {
     // Before the first label nothing is anyone's, but `Bob:`-like text there is reported.
     let e = Episode::parse(
         "ep.txt",
-        "Bob (off) — but nobody hears this\n\nAlice: Hi.\nBob: Hello.\n",
+        "Bob [off] — but nobody hears this\n\nAlice: Hi.\nBob: Hello.\n",
         &ParseOptions {
             format: Some(ScriptFormat::Name),
             ..ParseOptions::default()
