@@ -105,6 +105,9 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(hit) = ranges::phone_rule(ctx, i) {
         return Some(hit);
     }
+    if let Some(words) = short_year(ctx, i) {
+        return Some(Hit::new(1, words));
+    }
     let next = ctx.next_core(i);
     let num = Num::parse(core);
     // "$5 million", "$3 bn"
@@ -204,6 +207,23 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return Some(Hit::new(1, words));
     }
     single(core, d).map(|w| Hit::new(1, w))
+}
+
+/// "'08", "'98": a year with its century left out, after an apostrophe ("oh eight",
+/// "ninety-eight"); not a number quoted in single quotes ("'08'").
+fn short_year(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let tok = &ctx.toks[i];
+    // The tokenizer keeps an apostrophe before digits in the word ("'90s").
+    let digits = tok.core.strip_prefix('\'')?;
+    if digits.len() != 2 || !all_digits(digits) || tok.trail.starts_with('\'') {
+        return None;
+    }
+    let n: u64 = digits.parse().ok()?;
+    Some(if n < 10 {
+        format!("oh {}", numbers::digit_word(digits.as_bytes()[1]))
+    } else {
+        numbers::cardinal(n, ctx.dialect)
+    })
 }
 
 /// Words before "2/14" that make it a date ("on 2/14", "due 11/30").
