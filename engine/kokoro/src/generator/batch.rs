@@ -105,19 +105,15 @@ impl BatchInputs {
     }
 }
 
-/// A batched pass: what [`super::pass::GeneratorPass`] holds, for `B` items, plus each
-/// item's valid rows.
+/// A batched pass: what [`super::pass::GeneratorPass`] holds, for the items of its inputs.
 #[derive(Debug)]
 pub struct BatchPass {
+    /// The spectra, styles and valid rows the pieces read (sharing the prepared buffers).
+    inputs: BatchInputs,
     /// `[B, T, C]`: the stage activation, until the stage input is built from it.
     x: Option<Tensor>,
-    har: Tensor,
     input: Option<Tensor>,
     sum: Option<Tensor>,
-    styles: Tensor,
-    rows: PassRows,
-    frames: Vec<usize>,
-    bucket: usize,
     next: usize,
 }
 
@@ -128,22 +124,10 @@ impl BatchPass {
         self.next
     }
 
-    /// Items in the batch.
+    /// What the pass runs over: its items, their bucket and lengths.
     #[must_use]
-    pub fn len(&self) -> usize {
-        self.frames.len()
-    }
-
-    /// True for a batch of no items.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.frames.is_empty()
-    }
-
-    /// Decoder frames every item is padded to.
-    #[must_use]
-    pub fn bucket(&self) -> usize {
-        self.bucket
+    pub fn inputs(&self) -> &BatchInputs {
+        &self.inputs
     }
 }
 
@@ -312,14 +296,10 @@ impl Generator {
     #[must_use]
     pub fn start_batch(inputs: &BatchInputs) -> BatchPass {
         BatchPass {
+            inputs: inputs.clone(),
             x: Some(inputs.x.clone()),
-            har: inputs.har.clone(),
             input: None,
             sum: None,
-            styles: inputs.styles.clone(),
-            rows: inputs.rows.clone(),
-            frames: inputs.frames.clone(),
-            bucket: inputs.bucket,
             next: 0,
         }
     }
@@ -327,11 +307,13 @@ impl Generator {
     /// Each item's samples of audio in a pass over `inputs` (the rest of its row of
     /// [`Self::run_batch`]'s output is padding).
     pub fn batch_samples(&self, inputs: &BatchInputs) -> Result<Vec<usize>> {
-        inputs
-            .frames
+        // The last stage's rows, as uploaded (every length at least 1).
+        let rows = inputs.rows.set(self.stages())?;
+        Ok(rows
+            .host()
             .iter()
-            .map(|&n| Ok(crate::stft::HOP * (self.batch_rows(self.stages(), n)? - 1)))
-            .collect()
+            .map(|&v| crate::stft::HOP * (v - 1))
+            .collect())
     }
 
     /// A whole batched pass over prepared inputs: the items' audio padded to one row each,
@@ -406,15 +388,20 @@ impl Generator {
     /// [`Self::stage_input_tm`] for a batch.
     fn stage_input_batch(&self, i: usize, pass: &BatchPass, x: &Tensor) -> Result<Tensor> {
         let conv = &self.noise_convs[i];
-        let rows = pass.har.dim(1)?;
-        let framed = frame_valid(&pass.har, pass.rows.set(self.har_set())?, conv.frame())?;
+        let rows = pass.inputs.har.dim(1)?;
+        let framed = frame_valid(
+            &pass.inputs.har,
+            pass.inputs.rows.set(self.har_set())?,
+            conv.frame(),
+        )?;
         let noise = conv.forward_batch_framed(&framed, rows, true, None)?;
         drop(framed);
-        let noise_valid = pass.rows.set(self.noise_set(i))?;
-        let x_source = self.noise_res[i].forward_batch(&noise, &pass.styles, noise_valid)?;
+        let noise_valid = pass.inputs.rows.set(self.noise_set(i))?;
+        let x_source = self.noise_res[i].forward_batch(&noise, &pass.inputs.styles, noise_valid)?;
         drop(noise);
         let x = leaky_relu(x, STAGE_LEAKY_SLOPE)?;
-        let up = self.ups[i].forward_batch_tm(&x, pass.rows.set(i)?, i + 1 == self.stages())?;
+        let up =
+            self.ups[i].forward_batch_tm(&x, pass.inputs.rows.set(i)?, i + 1 == self.stages())?;
         drop(x);
         let out_rows = x_source.dim(1)?;
         let up = up.pad_with_zeros(1, 0, out_rows.saturating_sub(up.dim(1)?))?;
@@ -445,8 +432,8 @@ impl Generator {
                 let Some(input) = &pass.input else {
                     candle_core::bail!("generator batch: block {j} of stage {i} before its input");
                 };
-                let valid = pass.rows.set(i + 1)?;
-                let y = self.resblocks[i][j].forward_batch(input, &pass.styles, valid)?;
+                let valid = pass.inputs.rows.set(i + 1)?;
+                let y = self.resblocks[i][j].forward_batch(input, &pass.inputs.styles, valid)?;
                 pass.sum = Some(match pass.sum.take() {
                     None => y,
                     Some(sum) => add_into(&y, &sum)?,
@@ -461,7 +448,7 @@ impl Generator {
                 let Some(x) = pass.x.take() else {
                     candle_core::bail!("generator batch: already finished");
                 };
-                let valid = pass.rows.set(self.stages())?;
+                let valid = pass.inputs.rows.set(self.stages())?;
                 let x = leaky_relu(&x, POST_LEAKY_SLOPE)?;
                 let framed = frame_valid(&x, valid, self.conv_post.frame())?;
                 drop(x);
