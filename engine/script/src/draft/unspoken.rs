@@ -85,8 +85,6 @@ pub(super) fn bold_names_inside_turns(
     warnings: &mut Vec<Warning>,
 ) {
     let speakers: HashSet<String> = lines.iter().map(|l| speaker_key(&l.speaker)).collect();
-    let by_number: BTreeMap<usize, &str> =
-        source.lines.iter().map(|l| (l.number, l.text)).collect();
     for turn in lines {
         let own = speaker_key(&turn.speaker);
         let mut seen = HashSet::new();
@@ -94,7 +92,13 @@ pub(super) fn bold_names_inside_turns(
             if n == turn.position.line || !seen.insert(n) {
                 continue;
             }
-            let Some(text) = by_number.get(&n) else {
+            // Source lines are numbered from 1 in order.
+            let Some(text) = n
+                .checked_sub(1)
+                .and_then(|k| source.lines.get(k))
+                .filter(|l| l.number == n)
+                .map(|l| l.text)
+            else {
                 continue;
             };
             let Some((name, at)) = emphasised_name(text) else {

@@ -8,26 +8,34 @@ use crate::model::Position;
 use crate::source::TextSpan;
 
 /// Whether the inside of a parenthesis after a speaker's name is a direction for the line,
-/// not part of the name (`HOST (laughing):`, `ANA (quietly):`, `BOB (whispers):`): it opens
-/// with a stage word, or is a lone adverb, or a lone lower-case verb. `Ana (Annie)` is a name.
+/// not part of the name (`HOST (laughing):`, `ANA (quietly):`, `BOB (whispers):`): lower case,
+/// and it opens like a direction ([`opens_like_direction`]). `Ana (Annie)` is a name.
 pub(crate) fn is_delivery_note(inner: &str) -> bool {
+    inner.trim().starts_with(char::is_lowercase) && opens_like_direction(inner).1
+}
+
+/// A parenthesis's inside as its words (outer punctuation trimmed, lower case), and whether it
+/// opens like a direction by itself: a stage word (`(laughs)`), a lone lower-case verb
+/// (`(waves)`, `(pointing)`: an action, not words to say) or a lone adverb (`(quietly)`).
+fn opens_like_direction(inner: &str) -> (Vec<String>, bool) {
     let words: Vec<String> = inner
         .split_whitespace()
         .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric())
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '\'')
                 .to_lowercase()
         })
         .collect();
     let Some(first) = words.first() else {
-        return false;
+        return (words, false);
     };
-    let lower = inner.trim().starts_with(char::is_lowercase);
     let lone_verb = words.len() == 1
-        && lower
+        && inner.trim().starts_with(char::is_lowercase)
         && first.chars().count() >= 4
         && (first.ends_with('s') || first.ends_with("ing"));
-    let adverb = words.len() <= 2 && lower && first.len() > 4 && first.ends_with("ly");
-    (lower && STAGE_WORDS.contains(&first.as_str())) || lone_verb || adverb
+    let opens = STAGE_WORDS.contains(&first.as_str())
+        || lone_verb
+        || (words.len() <= 2 && first.len() > 4 && first.ends_with("ly"));
+    (words, opens)
 }
 
 /// Words that open a stage direction in parentheses: `(laughs)`, `(quietly)`, `(to Bob)`.
@@ -116,13 +124,7 @@ pub(super) fn is_direction_parenthesis(
         return true;
     }
     let inner: String = chars[open + 1..close].iter().collect();
-    let words: Vec<String> = inner
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '.' && c != '\'')
-                .to_lowercase()
-        })
-        .collect();
+    let (words, opens) = opens_like_direction(&inner);
     let Some(first) = words.first() else {
         return true; // `()` says nothing either way; drop it
     };
@@ -144,15 +146,7 @@ pub(super) fn is_direction_parenthesis(
                     .as_str(),
             )
     });
-    // `(waves)`, `(pointing)`: one lower-case verb is an action, not words to say.
-    let lone_verb = words.len() == 1
-        && inner.trim().starts_with(char::is_lowercase)
-        && first.chars().count() >= 4
-        && (first.ends_with('s') || first.ends_with("ing"));
-    let stage_led = STAGE_WORDS.contains(&first.as_str())
-        || lone_verb
-        || (words.len() <= 2 && first.len() > 4 && first.ends_with("ly"))
-        || (first == "to" && second_is_addressee);
+    let stage_led = opens || (first == "to" && second_is_addressee);
     // In a play, `(throwing down the turf)` inside a sentence is business, not words.
     let participle = inner.trim().starts_with(char::is_lowercase) && first.ends_with("ing");
     if stage_led || (play_rules && (at_start || participle || own_sentence(chars, open, close))) {
