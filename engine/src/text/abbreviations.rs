@@ -168,13 +168,8 @@ fn looks_like_a_word(word: &str) -> bool {
     has_vowel && !cluster && onset_ok
 }
 
-/// Capital letters said one by one, as [`spell`] writes them for espeak.
-pub(super) fn spelled(letters: &str) -> String {
-    spell(letters)
-}
-
 /// "FBI" as "F-B-I".
-fn spell(word: &str) -> String {
+pub(super) fn spell(word: &str) -> String {
     let letters: Vec<String> = word.chars().map(|c| c.to_string()).collect();
     letters.join("-")
 }

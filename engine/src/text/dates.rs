@@ -159,10 +159,8 @@ pub(super) fn numeric_date(core: &str, dialect: Dialect) -> Option<String> {
     }
     let year = if y.len() == 4 {
         numbers::year(num(y)?, dialect)
-    } else if y.starts_with('0') {
-        format!("oh {}", numbers::digit_word(y.as_bytes()[1]))
     } else {
-        numbers::cardinal(num(y)?, dialect)
+        numbers::two_digit_year(y, dialect)?
     };
     Some(full_date(month as usize, day, Some(year), dialect))
 }

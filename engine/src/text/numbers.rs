@@ -186,6 +186,19 @@ pub fn decimal(int: &str, frac: &str, dialect: Dialect) -> String {
     out
 }
 
+/// A year written with two digits ("'08", "3/4/21", "FY25"): "oh eight", "twenty-one";
+/// `None` unless `digits` is two ASCII digits.
+#[must_use]
+pub fn two_digit_year(digits: &str, dialect: Dialect) -> Option<String> {
+    if digits.len() != 2 || !all_digits(digits) {
+        return None;
+    }
+    Some(match digits.as_bytes() {
+        [b'0', d] => format!("oh {}", digit_word(*d)),
+        _ => cardinal(digits.parse().ok()?, dialect),
+    })
+}
+
 /// A year: 1998 "nineteen ninety-eight", 1905 "nineteen oh five", 1900 "nineteen hundred",
 /// 2005 "two thousand five" (GB "two thousand and five"), 2010 "twenty ten".
 #[must_use]

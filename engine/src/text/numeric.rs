@@ -185,11 +185,7 @@ fn fiscal_year(core: &str, dialect: Dialect) -> Option<String> {
     let digits = core.strip_prefix("FY").filter(|d| all_digits(d))?;
     let year = match digits.len() {
         4 => numbers::year(digits.parse().ok()?, dialect),
-        2 if digits.starts_with('0') => {
-            format!("oh {}", numbers::digit_word(digits.as_bytes()[1]))
-        }
-        2 => numbers::integer(digits, dialect),
-        _ => return None,
+        _ => numbers::two_digit_year(digits, dialect)?,
     };
     Some(format!("F-Y {year}"))
 }

@@ -215,15 +215,10 @@ fn short_year(ctx: &Ctx<'_>, i: usize) -> Option<String> {
     let tok = &ctx.toks[i];
     // The tokenizer keeps an apostrophe before digits in the word ("'90s").
     let digits = tok.core.strip_prefix('\'')?;
-    if digits.len() != 2 || !all_digits(digits) || tok.trail.starts_with('\'') {
+    if tok.trail.starts_with('\'') {
         return None;
     }
-    let n: u64 = digits.parse().ok()?;
-    Some(if n < 10 {
-        format!("oh {}", numbers::digit_word(digits.as_bytes()[1]))
-    } else {
-        numbers::cardinal(n, ctx.dialect)
-    })
+    numbers::two_digit_year(digits, ctx.dialect)
 }
 
 /// Words before "2/14" that make it a date ("on 2/14", "due 11/30").
@@ -270,7 +265,7 @@ fn place_label(ctx: &Ctx<'_>, i: usize) -> Option<String> {
     Some(format!(
         "{} {}",
         numbers::cardinal(n, ctx.dialect),
-        abbreviations::spelled(&letters.to_uppercase())
+        abbreviations::spell(&letters.to_uppercase())
     ))
 }
 
