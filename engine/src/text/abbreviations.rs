@@ -221,7 +221,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return expand(words, false);
     }
     match core {
-        "v" if period && next_capital && ctx.prev_core(i).is_some_and(capitalised) => {
+        "v" if period && next_capital && ctx.prev_core_after_period(i).is_some_and(capitalised) => {
             return expand("versus", true);
         }
         "w/" => return expand("with", false),
