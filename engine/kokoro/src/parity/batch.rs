@@ -198,15 +198,17 @@ pub fn compare(
     })
 }
 
+/// Each segment's windows: the audio, and the bucket its pass padded it to.
+type Windows = Vec<Vec<(Vec<f32>, usize)>>;
+
 /// Every window of `decoders` decoded `n` at a time (the first `n` that have one left, each
 /// pass): each window's audio with the bucket its pass padded it to, the passes, and the
 /// frames they ran over.
-#[allow(clippy::type_complexity)]
 fn decode_all(
     decoders: &mut [SegmentDecoder],
     n: usize,
-) -> Result<(Vec<Vec<(Vec<f32>, usize)>>, usize, usize), ModelError> {
-    let mut got: Vec<Vec<(Vec<f32>, usize)>> = vec![Vec::new(); decoders.len()];
+) -> Result<(Windows, usize, usize), ModelError> {
+    let mut got: Windows = vec![Vec::new(); decoders.len()];
     let mut passes = 0;
     let mut frames = 0;
     loop {
