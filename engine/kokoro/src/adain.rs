@@ -17,7 +17,10 @@
 // by-value signature keeps call sites as `Block::new(.., vb.pp("name"))`.
 #![allow(clippy::needless_pass_by_value)]
 
+mod batch;
 mod fused;
+
+pub use batch::upsample_nearest2_btm;
 
 use candle_core::{DType, Module, Result, Tensor, D};
 use candle_nn::VarBuilder;
@@ -27,6 +30,7 @@ use super::dense::Dense;
 use super::elementwise::leaky_relu;
 use super::generator::conv::Conv1d;
 use crate::cpu_kernels::CpuKernel;
+use crate::rows::ValidRows;
 
 /// Epsilon of the instance norm (`nn.InstanceNorm1d` default).
 pub const INSTANCE_NORM_EPS: f64 = 1e-5;
@@ -138,7 +142,7 @@ impl AdaIN1d {
         x: &Tensor,
         s: &Tensor,
         act: &Activation,
-        valid: &crate::generator::rows::ValidRows,
+        valid: &ValidRows,
         (before, after): (usize, usize),
     ) -> Result<Tensor> {
         let (batch, t, _) = x.dims3()?;
@@ -443,7 +447,7 @@ pub fn upsample_nearest2(x: &Tensor) -> Result<Tensor> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::generator::rows::ValidRows;
+    use crate::rows::ValidRows;
     use candle_core::{DType, Device};
     use candle_nn::VarMap;
 

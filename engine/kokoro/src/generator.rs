@@ -502,7 +502,6 @@ mod epilogue;
 #[cfg(feature = "cuda")]
 pub mod graphs;
 pub mod pass;
-pub mod rows;
 pub mod shapes;
 mod unroll;
 

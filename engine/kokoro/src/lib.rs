@@ -42,6 +42,7 @@ pub mod onnx;
 pub mod parity;
 pub mod precision;
 pub mod predictor;
+pub mod rows;
 pub mod source;
 pub mod stft;
 pub mod stream;

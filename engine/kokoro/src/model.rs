@@ -25,7 +25,7 @@ use crate::cpu_kernels::CpuKernel;
 mod batch;
 mod packed;
 
-pub use batch::{BertLayout, EncodeInput};
+pub use batch::{BatchLayout, EncodeInput};
 pub use packed::PackedCache;
 
 /// Why encoding failed.

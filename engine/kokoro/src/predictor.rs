@@ -26,6 +26,7 @@ use super::adain::AdainResBlk1d;
 use super::config::KokoroConfig;
 use super::lstm::BiLstm;
 use crate::cpu_kernels::CpuKernel;
+use crate::rows::PassRows;
 
 /// Epsilon of the duration encoder's `LayerNorm`.
 const LAYER_NORM_EPS: f64 = 1e-5;
@@ -198,6 +199,23 @@ impl ProsodyPredictor {
     /// Step 4a for several utterances at once: each `[1, hidden + style_dim, F_b]` →
     /// `[1, hidden, F_b]`, the frames padded to the longest inside.
     pub fn shared_lstm_batch(&self, ens: &[Tensor]) -> Result<Vec<Tensor>> {
+        let (out, lengths) = self.shared_lstm_padded(ens)?;
+        lengths
+            .iter()
+            .enumerate()
+            .map(|(b, &len)| {
+                out.get(b)?
+                    .narrow(0, 0, len)?
+                    .t()?
+                    .unsqueeze(0)?
+                    .contiguous()
+            })
+            .collect()
+    }
+
+    /// Step 4a on a padded batch: the `shared` output time-major `[B, F_max, hidden]` (item
+    /// `b` valid for its first `F_b` rows) and each item's `F_b`.
+    fn shared_lstm_padded(&self, ens: &[Tensor]) -> Result<(Tensor, Vec<usize>)> {
         let rows = ens
             .iter()
             .map(|en| en.squeeze(0)?.t())
@@ -212,15 +230,43 @@ impl ProsodyPredictor {
         let out = self
             .shared
             .forward_batch(&Tensor::stack(&padded, 0)?, &lengths)?;
-        lengths
+        Ok((out, lengths))
+    }
+
+    /// Steps 4a and 4b for several utterances at once: `ens` as for
+    /// [`Self::shared_lstm_batch`], `s` `[B, style_dim]` → each item's `(F0, N)`, `[1, 2F_b]`
+    /// each, as [`Self::f0_n_branches`] computes them alone up to the order of float sums.
+    /// The branches' residual blocks run over the padded batch
+    /// ([`AdainResBlk1d::forward_batch_tm`]): on a GPU, one launch sequence per block for
+    /// every segment instead of one per segment.
+    pub fn f0_n_batch(&self, ens: &[Tensor], s: &Tensor) -> Result<Vec<(Tensor, Tensor)>> {
+        let (shared, lengths) = self.shared_lstm_padded(ens)?;
+        let frames = shared.dim(1)?;
+        let doubled: Vec<usize> = lengths.iter().map(|f| 2 * f).collect();
+        let rows = PassRows::upload(
+            &[(lengths.clone(), frames), (doubled.clone(), 2 * frames)],
+            shared.device(),
+        )?;
+        let (at_frames, at_double) = (rows.set(0)?, rows.set(1)?);
+        let run = |blocks: &[AdainResBlk1d], proj: &Conv1d| -> Result<Tensor> {
+            let mut y = shared.clone();
+            let mut valid = at_frames;
+            for block in blocks {
+                let out = if block.upsamples() { at_double } else { valid };
+                y = block.forward_batch_tm(&y, s, valid, out)?;
+                valid = out;
+            }
+            proj.forward(&y.transpose(1, 2)?.contiguous()?)?.squeeze(1)
+        };
+        let (f0, n) = (run(&self.f0, &self.f0_proj)?, run(&self.n, &self.n_proj)?);
+        doubled
             .iter()
             .enumerate()
             .map(|(b, &len)| {
-                out.get(b)?
-                    .narrow(0, 0, len)?
-                    .t()?
-                    .unsqueeze(0)?
-                    .contiguous()
+                Ok((
+                    f0.narrow(0, b, 1)?.narrow(1, 0, len)?,
+                    n.narrow(0, b, 1)?.narrow(1, 0, len)?,
+                ))
             })
             .collect()
     }

@@ -17,8 +17,8 @@
 use candle_core::{DType, Device, Result, Tensor};
 use rayon::prelude::*;
 
-use super::generator::rows::ValidRows;
 use super::generator::{to_time_major, ConvTranspose1d};
+use super::rows::ValidRows;
 
 /// FFT size (and window length) of both transforms.
 pub const N_FFT: usize = 20;

@@ -19,7 +19,7 @@ use std::time::Instant;
 use candle_core::{DType, Device, Tensor};
 use kokoro::config::KokoroConfig;
 use kokoro::cpu_kernels::CpuKernel;
-use kokoro::model::{BertLayout, EncodeInput, KokoroEncoder};
+use kokoro::model::{BatchLayout, EncodeInput, KokoroEncoder};
 use kokoro::predictor;
 
 /// Relative tolerance of every float stage.
@@ -355,8 +355,9 @@ fn encode_rejects_bad_input() {
 /// Reads voice row `n - 1` of `voices/NAME.bin` (raw f32 LE `[510, 1, 256]`).
 /// Every golden (three voices, lengths 20–150 tokens) encoded in one padded batch comes out as
 /// it does alone: the same durations and, up to float rounding, the same F0, N and text
-/// features; an invalid member gets its own error and leaves the rest batched. In f32 with
-/// ALBERT packed and padded, and in bf16 on CPUs that have it.
+/// features; an invalid member gets its own error and leaves the rest batched. In f32 packed
+/// (ALBERT without padding, F0/N item by item) and padded (ALBERT masked, F0/N over the padded
+/// frames), and in bf16 on CPUs that have it.
 #[test]
 fn encode_batch_equals_each_alone() {
     let Some(enc) = encoder() else {
@@ -395,16 +396,18 @@ fn encode_batch_equals_each_alone() {
     // In bf16 a last-bit difference in an f32 product (the batch's taller matrices are blocked
     // differently) can flip an input's rounding to bfloat16, a 2⁻⁸ relative step: measured
     // up to 4.5e-3 of max |N|, against 6e-7 in f32.
-    // ALBERT packed (the CPU's layout) and padded with a mask (the GPU's), both in f32.
-    let mut models: Vec<(&str, &KokoroEncoder, BertLayout, f32)> = vec![
-        ("f32 packed", enc, BertLayout::Packed, REL_TOL),
-        ("f32 padded", enc, BertLayout::Padded, REL_TOL),
+    // Packed (the CPU's layout) and padded with masks (the GPU's), both in f32.
+    let mut models: Vec<(&str, &KokoroEncoder, BatchLayout, f32)> = vec![
+        ("f32 packed", enc, BatchLayout::Packed, REL_TOL),
+        ("f32 padded", enc, BatchLayout::Padded, REL_TOL),
     ];
     if bf16 {
-        models.push(("bf16 packed", &fast, BertLayout::Packed, 1e-2));
+        models.push(("bf16 packed", &fast, BatchLayout::Packed, 1e-2));
     }
     for (precision, model, layout, tol) in models {
-        let batch = model.encode_batch_as(&inputs, layout);
+        let batch = model
+            .encode_batch_pass(&inputs, layout)
+            .unwrap_or_else(|e| panic!("{precision}: the batched pass failed: {e}"));
         assert_eq!(batch.len(), inputs.len());
         for (i, (input, got)) in inputs.iter().zip(batch).enumerate() {
             let Ok(got) = got else {

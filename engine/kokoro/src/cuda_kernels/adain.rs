@@ -14,7 +14,7 @@ use candle_nn::VarBuilder;
 
 use super::{compare, data, kernel, KernelCheck};
 use crate::adain::{Activation, AdaIN1d, Snake, INSTANCE_NORM_EPS};
-use crate::generator::rows::ValidRows;
+use crate::rows::ValidRows;
 
 /// The activation after the norm, as the kernel takes it.
 #[derive(Debug, Clone, Copy)]
@@ -63,7 +63,7 @@ pub fn adain_act_tm(
 }
 
 /// The same for a batch: `x` `[B, T, C]`, item `b` valid for its first `lengths[b]` rows
-/// (`lengths` `[B]` `u32` on the device, each in `1..=T`: `generator::rows::ValidRows`
+/// (`lengths` `[B]` `u32` on the device, each in `1..=T`: `rows::ValidRows`
 /// checks them on the host as it uploads them) with its own style affine `h[b]` (`h`
 /// `[B, 2C]`), framed per item by zero rows to `[B, before + T + after, C]`: three launches
 /// whatever `B` is, and no copy from the host.

@@ -29,9 +29,9 @@
 
 use candle_core::{Result, Tensor};
 
-use super::rows::{PassRows, ValidRows};
 use super::{epilogue, leaky_relu, AdaINResBlock1, Generator};
 use super::{POST_LEAKY_SLOPE, STAGE_LEAKY_SLOPE};
+use crate::rows::{PassRows, ValidRows};
 
 /// What a batched pass starts from, on the device: every item padded into one tensor, their
 /// styles, and each item's valid rows at every resolution ([`PassRows`], one upload). The pass

@@ -5,7 +5,7 @@
 //! its batch size; on a GPU the host's launch cost, not the arithmetic, sets its time. A CUDA
 //! graph records the launches once and replays them with one call. What makes that possible is
 //! that [`Generator::run_batch`] reads nothing from the host but shapes: every length and mask
-//! comes from the pass's one upload (`generator::rows`), so a replay over the same buffers
+//! comes from the pass's one upload (`crate::rows`), so a replay over the same buffers
 //! loaded with another batch's contents computes that batch.
 //!
 //! How, per shape (bucket, items):

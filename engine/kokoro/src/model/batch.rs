@@ -13,8 +13,9 @@
 //! weight), one launch per layer. The LSTM stacks take a padded batch and each item's length
 //! (the reverse scan starts at the item's own end); the text encoder zeroes the
 //! padding before every convolution. Durations, and so frame counts, differ per item, so the
-//! frame-rate `shared` LSTM runs on a second padded batch over frames, and the F0/N
-//! convolution stacks (instance-normalised over each item's own frames) run item by item.
+//! frame-rate `shared` LSTM runs on a second padded batch over frames; the F0/N residual
+//! blocks (instance-normalised over each item's own frames) run item by item on the CPU and
+//! over that padded batch elsewhere (`ProsodyPredictor::f0_n_batch`).
 //! Every item comes out as [`KokoroEncoder::encode`] computes it alone, up to float rounding
 //! (tests in `tests/e2e/stages_encoder.rs` hold the batch to the single path).
 
@@ -33,17 +34,18 @@ pub struct EncodeInput<'a> {
     pub speed: f32,
 }
 
-/// How ALBERT sees a batch.
+/// How a batch is laid out: for ALBERT, and for the F0/N branches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BertLayout {
-    /// The items one after another, no padding; attention within each item's rows. Best where
-    /// products cost per row (the CPU).
+pub enum BatchLayout {
+    /// The items one after another, no padding; attention within each item's rows, and the
+    /// F0/N branches item by item. Best where products cost per row (the CPU).
     Packed,
-    /// Right-padded to the longest item, with an attention mask: one launch per layer (GPUs).
+    /// Right-padded to the longest item, with an attention mask and each item's valid frames:
+    /// one launch sequence per layer for the whole batch (GPUs).
     Padded,
 }
 
-impl BertLayout {
+impl BatchLayout {
     /// Packed on the CPU, padded elsewhere.
     #[must_use]
     pub fn for_device(device: &candle_core::Device) -> Self {
@@ -70,16 +72,38 @@ impl KokoroEncoder {
     /// so one item's failure is never another's.
     #[must_use]
     pub fn encode_batch(&self, inputs: &[EncodeInput<'_>]) -> Vec<Result<Prosody>> {
-        self.encode_batch_as(inputs, BertLayout::for_device(&self.device))
+        self.encode_batch_as(inputs, BatchLayout::for_device(&self.device))
     }
 
-    /// [`Self::encode_batch`] with ALBERT's layout chosen (tests hold both to the lone encode).
+    /// [`Self::encode_batch`] with the batch's layout chosen (tests hold both to the lone encode).
     #[must_use]
     pub fn encode_batch_as(
         &self,
         inputs: &[EncodeInput<'_>],
-        layout: BertLayout,
+        layout: BatchLayout,
     ) -> Vec<Result<Prosody>> {
+        match self.encode_batch_pass(inputs, layout) {
+            Ok(results) => results,
+            Err(err) => {
+                let why = std::error::Error::source(&err)
+                    .map_or_else(|| err.to_string(), ToString::to_string);
+                tracing::warn!("batched encoder failed ({why}); encoding each item alone");
+                inputs
+                    .iter()
+                    .map(|input| self.encode(input.tokens, input.style, input.speed))
+                    .collect()
+            }
+        }
+    }
+
+    /// [`Self::encode_batch_as`] without its fallback: an error of the batched pass itself is
+    /// returned instead of every item encoded alone, so the tests that hold the batch to the
+    /// lone encode see the batch's own results (with the fallback, a broken batch would pass).
+    pub fn encode_batch_pass(
+        &self,
+        inputs: &[EncodeInput<'_>],
+        layout: BatchLayout,
+    ) -> Result<Vec<Result<Prosody>>> {
         let mut results: Vec<Option<Result<Prosody>>> = Vec::with_capacity(inputs.len());
         let mut valid: Vec<(usize, Checked)> = Vec::with_capacity(inputs.len());
         for (i, input) in inputs.iter().enumerate() {
@@ -91,28 +115,20 @@ impl KokoroEncoder {
                 Err(e) => results.push(Some(Err(e))),
             }
         }
-        let alone = |i: usize| {
-            let input = &inputs[i];
-            self.encode(input.tokens, input.style, input.speed)
-        };
         if valid.len() > 1 {
             let items: Vec<&Checked> = valid.iter().map(|(_, c)| c).collect();
-            match at("batch", self.encode_checked(&items, layout)) {
-                Ok(prosodies) => {
-                    for ((i, _), p) in valid.iter().zip(prosodies) {
-                        results[*i] = Some(Ok(p));
-                    }
-                }
-                Err(err) => {
-                    tracing::warn!("batched encoder failed ({err}); encoding each item alone");
-                }
+            let prosodies = at("batch", self.encode_checked(&items, layout))?;
+            for ((i, _), p) in valid.iter().zip(prosodies) {
+                results[*i] = Some(Ok(p));
             }
         }
-        results
+        Ok(results
             .into_iter()
-            .enumerate()
-            .map(|(i, r)| r.unwrap_or_else(|| alone(i)))
-            .collect()
+            .zip(inputs)
+            .map(|(r, input)| {
+                r.unwrap_or_else(|| self.encode(input.tokens, input.style, input.speed))
+            })
+            .collect())
     }
 
     fn check(&self, input: &EncodeInput<'_>) -> Result<Checked> {
@@ -131,7 +147,7 @@ impl KokoroEncoder {
     fn encode_checked(
         &self,
         items: &[&Checked],
-        layout: BertLayout,
+        layout: BatchLayout,
     ) -> candle_core::Result<Vec<Prosody>> {
         let lengths: Vec<usize> = items.iter().map(|c| c.ids.len()).collect();
         let longest = lengths.iter().copied().max().unwrap_or(0);
@@ -149,8 +165,8 @@ impl KokoroEncoder {
         let s = Tensor::cat(&styles, 0)?;
 
         let d_en = match layout {
-            BertLayout::Packed => self.packed_bert(items, &lengths, longest)?,
-            BertLayout::Padded => {
+            BatchLayout::Packed => self.packed_bert(items, &lengths, longest)?,
+            BatchLayout::Padded => {
                 let bert = self.bert.forward(&ids, Some(&keep))?;
                 candle_core::Module::forward(&self.bert_encoder, &bert)?
             }
@@ -165,11 +181,20 @@ impl KokoroEncoder {
             ens.push(predictor::expand(&d_b, &dur.frames)?);
             frames.push(dur.frames);
         }
-        let shared = self.predictor.shared_lstm_batch(&ens)?;
+        let f0_n = match layout {
+            // The CPU pays per row: the branches item by item on each item's own frames.
+            BatchLayout::Packed => self
+                .predictor
+                .shared_lstm_batch(&ens)?
+                .iter()
+                .enumerate()
+                .map(|(b, shared)| self.predictor.f0_n_branches(shared, &s.narrow(0, b, 1)?))
+                .collect::<candle_core::Result<Vec<_>>>()?,
+            BatchLayout::Padded => self.predictor.f0_n_batch(&ens, &s)?,
+        };
         let t_en = self.text_encoder.forward_batch(&ids, &lengths)?;
         let mut out = Vec::with_capacity(items.len());
-        for (b, (frames, shared)) in frames.into_iter().zip(&shared).enumerate() {
-            let (f0, n) = self.predictor.f0_n_branches(shared, &s.narrow(0, b, 1)?)?;
+        for (b, (frames, (f0, n))) in frames.into_iter().zip(f0_n).enumerate() {
             let t_en_b = t_en.narrow(0, b, 1)?.narrow(2, 0, lengths[b])?;
             let asr = predictor::expand(&t_en_b, &frames)?;
             out.push(Prosody {

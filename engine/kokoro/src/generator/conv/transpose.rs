@@ -140,7 +140,7 @@ impl ConvTranspose1d {
     pub fn forward_batch_tm(
         &self,
         x: &Tensor,
-        valid: &crate::generator::rows::ValidRows,
+        valid: &crate::rows::ValidRows,
         reflect_top1: bool,
     ) -> Result<Tensor> {
         let (b, t, c) = x.dims3()?;

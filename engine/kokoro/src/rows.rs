@@ -1,15 +1,17 @@
-//! Each item's valid rows at every resolution of a batched generator pass, uploaded to the
-//! device once per pass.
+//! Each item's valid rows at every resolution of a padded batch, uploaded to the device once
+//! per pass.
 //!
-//! Why: a batched pass (`generator::batch`) needs each item's length at every resolution it
-//! reaches (decoder frames, each stage's upsampled rows, the source spectrum's rows, each noise
-//! branch's rows) for its masks and its instance norms. Built from host vectors at each layer,
-//! that is one small host-to-device copy per norm and per mask (about a hundred a pass), each
-//! of which waits for the host; and a pass with host copies inside cannot be replayed as a CUDA
-//! graph (`generator::graphs`), whose inputs must sit at fixed device addresses. Here every
-//! length of a pass, and the row positions the masks compare them with, travel in one `u32`
-//! tensor; masks are built on the device from it, the `AdaIN` kernel reads its lengths there,
-//! and the host copies stay beside them for the checks and the CPU's item-by-item paths.
+//! Why: a batched pass (the generator's windows, `generator::batch`; a batch of segments'
+//! F0/N branches and decoder bodies, `model::batch` and `stream::decoder_inputs_batch`) needs
+//! each item's length at every resolution it reaches (decoder frames, each upsampled stage's
+//! rows, the source spectrum's rows, each noise branch's rows) for its masks and its instance
+//! norms. Built from host vectors at each layer, that is one small host-to-device copy per norm
+//! and per mask (about a hundred a generator pass), each of which waits for the host; and a
+//! pass with host copies inside cannot be replayed as a CUDA graph (`generator::graphs`), whose
+//! inputs must sit at fixed device addresses. Here every length of a pass, and the row
+//! positions the masks compare them with, travel in one `u32` tensor; masks are built on the
+//! device from it, the `AdaIN` kernel reads its lengths there, and the host copies stay beside
+//! them for the checks and the CPU's item-by-item paths.
 
 use candle_core::{DType, Device, Result, Tensor};
 
