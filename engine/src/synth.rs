@@ -16,7 +16,7 @@ use crate::assets::ModelStore;
 use crate::scheduler::{advance_each, BeginItem, SegmentJob, SegmentModel, Windowing};
 use crate::speech::{check_speed, Precision, Segment, SpeechRequest, SynthError};
 use crate::voice::{VoiceBook, VoiceTable};
-use kokoro::model::{EncodeInput, Kokoro};
+use kokoro::model::{BatchLayout, EncodeInput, Kokoro, Prosody};
 use kokoro::stream::{ChunkPlan, SegmentDecoder};
 use kokoro::ModelError;
 
@@ -132,46 +132,59 @@ impl Synthesizer {
         &self,
         items: &[(&Segment, &SpeechRequest, ChunkPlan)],
     ) -> Vec<Result<SegmentDecoder, SynthError>> {
-        let styles: Vec<Result<Tensor, SynthError>> = items
-            .iter()
-            .map(|(segment, request, _)| {
-                check_speed(request.speed)?;
-                let voice = self.voices.voice(&request.voice)?;
-                self.style(&voice, segment.ids.len())
-            })
-            .collect();
-        let ready: Vec<usize> = (0..items.len()).filter(|&i| styles[i].is_ok()).collect();
+        let mut out: Vec<Option<Result<SegmentDecoder, SynthError>>> = Vec::new();
+        let mut ready: Vec<(usize, Tensor)> = Vec::new();
+        for (i, (segment, request, _)) in items.iter().enumerate() {
+            let style = check_speed(request.speed)
+                .and_then(|()| self.voices.voice(&request.voice).map_err(SynthError::from))
+                .and_then(|voice| self.style(&voice, segment.ids.len()));
+            match style {
+                Ok(style) => {
+                    ready.push((i, style));
+                    out.push(None);
+                }
+                Err(e) => out.push(Some(Err(e))),
+            }
+        }
         let inputs: Vec<EncodeInput<'_>> = ready
             .iter()
-            .filter_map(|&i| {
-                let style = styles[i].as_ref().ok()?;
-                Some(EncodeInput {
-                    tokens: &items[i].0.ids,
-                    style,
-                    speed: items[i].1.speed,
-                })
+            .map(|(i, style)| EncodeInput {
+                tokens: &items[*i].0.ids,
+                style,
+                speed: items[*i].1.speed,
             })
             .collect();
-        let mut encoded = self.model.encoder().encode_batch(&inputs).into_iter();
-        let mut out = Vec::with_capacity(items.len());
-        for (i, style) in styles.into_iter().enumerate() {
-            out.push(style.and_then(|style| {
-                // `encode_batch` returns one result per input; running short is a bug of ours,
-                // reported as the model's fault rather than a panic.
-                let prosody = encoded.next().ok_or_else(|| {
-                    SynthError::Inference(candle_core::Error::Msg(
-                        "the batched encoder returned too few results".into(),
-                    ))
-                })?;
-                Ok(SegmentDecoder::from_prosody(
-                    Arc::clone(&self.model),
-                    &prosody.map_err(ModelError::from)?,
-                    &style,
-                    items[i].2,
-                )?)
-            }));
+        let encoded = self.model.encoder().encode_batch(&inputs);
+        // The encoded items' decoders start together (their decoder bodies in one batch
+        // where the device batches); the others keep their errors.
+        let mut starting: Vec<(usize, Prosody, &Tensor)> = Vec::new();
+        for ((i, style), prosody) in ready.iter().zip(encoded) {
+            match prosody {
+                Ok(p) => starting.push((*i, p, style)),
+                Err(e) => out[*i] = Some(Err(ModelError::from(e).into())),
+            }
         }
-        out
+        let plans: Vec<(&Prosody, &Tensor, ChunkPlan)> = starting
+            .iter()
+            .map(|(i, p, style)| (p, *style, items[*i].2))
+            .collect();
+        let layout = BatchLayout::for_device(self.model.encoder().device());
+        let decoders = SegmentDecoder::from_prosodies(&self.model, &plans, layout);
+        for ((i, _, _), d) in starting.iter().zip(decoders) {
+            out[*i] = Some(d.map_err(SynthError::from));
+        }
+        out.into_iter()
+            .map(|r| {
+                // `encode_batch` and `from_prosodies` return one result per input; an item
+                // left without one is a bug of ours, reported as the model's fault rather
+                // than a panic.
+                r.unwrap_or_else(|| {
+                    Err(SynthError::Inference(candle_core::Error::Msg(
+                        "the batched start returned too few results".into(),
+                    )))
+                })
+            })
+            .collect()
     }
 
     fn style(&self, voice: &VoiceTable, ids: usize) -> Result<Tensor, SynthError> {

@@ -252,6 +252,33 @@ fn print_batch(report: &parity::batch::BatchReport, names: &[String]) -> anyhow:
             }
         );
     }
+    let p = &report.prelude;
+    println!(
+        "prelude (encoder and decoder body, padded batches): F0/N rel err {:.1e}{}, decoder \
+         body lowest SNR {:.1} dB; alone {:.3} s, batched {:.3} s ({:.2}x)",
+        p.worst_f0_n_rel,
+        if p.durations_differ > 0 {
+            format!(
+                " ({} segments' durations rounded otherwise)",
+                p.durations_differ
+            )
+        } else {
+            String::new()
+        },
+        p.lowest_body_db,
+        p.alone_s,
+        p.batched_s,
+        p.batched_s / p.alone_s.max(1e-9)
+    );
+    if report.reduced_layers > 0 {
+        println!(
+            "  ({} layers in bfloat16 or 8-bit products: the padded batch's other blocking flips \
+             roundings, so the F0/N figure is held to no bar here; BANTER_PRECISION=f32 holds it \
+             to {:.0e})",
+            report.reduced_layers,
+            parity::batch::F0_N_MAX_REL
+        );
+    }
     let per_frame = |secs: f64, frames: usize| secs * 1e3 / frames.max(1) as f64;
     println!(
         "generator frames (context included): alone {}, batched {} ({:.2}x, the padding to \
@@ -273,6 +300,21 @@ fn print_batch(report: &parity::batch::BatchReport, names: &[String]) -> anyhow:
             "the repeated batched run differs from alone ({:.1} dB, below {} dB)",
             report.again_lowest_snr_db,
             parity::batch::MIN_SNR_DB
+        );
+    }
+    let p = &report.prelude;
+    if p.lowest_body_db < parity::batch::MIN_SNR_DB {
+        anyhow::bail!(
+            "a batched decoder body differs from alone ({:.1} dB, below {} dB)",
+            p.lowest_body_db,
+            parity::batch::MIN_SNR_DB
+        );
+    }
+    if report.reduced_layers == 0 && p.worst_f0_n_rel > parity::batch::F0_N_MAX_REL {
+        anyhow::bail!(
+            "batched F0/N curves differ from alone (rel err {:.1e}, above {:.0e})",
+            p.worst_f0_n_rel,
+            parity::batch::F0_N_MAX_REL
         );
     }
     if !report.passed() {

@@ -9,12 +9,13 @@
 // candle's convention is `new(vb: VarBuilder)` by value (see `adain.rs`).
 #![allow(clippy::needless_pass_by_value)]
 
-use candle_core::{Module, Tensor};
+use candle_core::{Module, Tensor, D};
 use candle_nn::{Conv1d, Conv1dConfig, VarBuilder};
 
 use super::adain::AdainResBlk1d;
 use super::generator::{to_channel_major, to_time_major, Generator, GeneratorConfig};
 use crate::cpu_kernels::CpuKernel;
+use crate::rows::PassRows;
 
 /// Width of the aligned text features (`asr`).
 pub const ASR_DIM: usize = 512;
@@ -36,6 +37,20 @@ pub enum DecoderError {
     /// A tensor operation failed (a missing or misshapen weight when loading).
     #[error("decoder tensor op: {0}")]
     Candle(#[from] candle_core::Error),
+}
+
+/// One segment's input to [`Decoder::body_batch_tm`], each tensor as [`Decoder::body_tm`]
+/// takes it.
+#[derive(Debug, Clone, Copy)]
+pub struct BodyInput<'a> {
+    /// `[1, 512, F]`.
+    pub asr: &'a Tensor,
+    /// `[1, 2F]`.
+    pub f0: &'a Tensor,
+    /// `[1, 2F]`.
+    pub n: &'a Tensor,
+    /// The acoustic half of the style row, `[1, style_dim]`.
+    pub style: &'a Tensor,
 }
 
 /// `decoder`: the body plus the [`Generator`].
@@ -171,6 +186,55 @@ impl Decoder {
         Ok(x)
     }
 
+    /// [`Self::body_tm`] for several segments at once → each item's `[2F_b, 512]`, what it
+    /// gives alone up to the order of float sums. The items are padded to the longest and
+    /// every block runs over the whole batch, each item normalised over its own frames
+    /// ([`AdainResBlk1d::forward_batch_tm`]): on a GPU, one launch sequence per block for all
+    /// the segments a scheduler starts together instead of one per segment. An item's bad
+    /// input fails the whole call (the caller may then run the items alone, each with its own
+    /// error).
+    pub fn body_batch_tm(&self, items: &[BodyInput<'_>]) -> Result<Vec<Tensor>, DecoderError> {
+        let frames = items
+            .iter()
+            .map(|i| self.check_inputs(i.asr, i.f0, i.n, i.style))
+            .collect::<Result<Vec<_>, _>>()?;
+        let Some(&longest) = frames.iter().max() else {
+            return Ok(Vec::new());
+        };
+        let asr = pad_cat(items.iter().map(|i| i.asr), longest)?;
+        // Zeros past each item's curve, as its strided convolution pads it alone.
+        let (f0c, nc) = self.frame_rate_curves(
+            &pad_cat(items.iter().map(|i| i.f0), 2 * longest)?,
+            &pad_cat(items.iter().map(|i| i.n), 2 * longest)?,
+        )?;
+        let style = Tensor::cat(&items.iter().map(|i| i.style).collect::<Vec<_>>(), 0)?;
+        let tm = |t: &Tensor| t.transpose(1, 2)?.contiguous();
+        let (f0c, nc) = (tm(&f0c)?, tm(&nc)?);
+        let doubled: Vec<usize> = frames.iter().map(|f| 2 * f).collect();
+        let rows = PassRows::upload(
+            &[(frames.clone(), longest), (doubled, 2 * longest)],
+            asr.device(),
+        )?;
+        let (at_frames, at_double) = (rows.set(0)?, rows.set(1)?);
+        let x = Tensor::cat(&[&tm(&asr)?, &f0c, &nc], 2)?;
+        let mut x = self
+            .encode
+            .forward_batch_tm(&x, &style, at_frames, at_frames)?;
+        let asr_res = tm(&self.asr_res.forward(&asr)?)?;
+        let mut valid = at_frames;
+        for block in &self.decode {
+            x = Tensor::cat(&[&x, &asr_res, &f0c, &nc], 2)?;
+            let out = if block.upsamples() { at_double } else { valid };
+            x = block.forward_batch_tm(&x, &style, valid, out)?;
+            valid = out;
+        }
+        Ok(frames
+            .iter()
+            .enumerate()
+            .map(|(b, &f)| x.get(b)?.narrow(0, 0, 2 * f)?.contiguous())
+            .collect::<candle_core::Result<Vec<_>>>()?)
+    }
+
     /// F0 and N `[1, 2F]` through their strided convolutions: two `[1, 1, F]` curves.
     fn frame_rate_curves(&self, f0: &Tensor, n: &Tensor) -> candle_core::Result<(Tensor, Tensor)> {
         let f0c = self.f0_conv.forward(&f0.unsqueeze(1)?)?;
@@ -206,6 +270,14 @@ impl Decoder {
         let x = self.body_tm(asr, f0, n, style)?;
         Ok(self.generator.forward_tm(&x, f0, style)?.squeeze(0)?)
     }
+}
+
+/// `[1, …, t_b]` tensors zero-padded on their last axis to `len` and concatenated: `[B, …, len]`.
+fn pad_cat<'a>(items: impl Iterator<Item = &'a Tensor>, len: usize) -> candle_core::Result<Tensor> {
+    let rows = items
+        .map(|t| t.pad_with_zeros(D::Minus1, 0, len - t.dim(D::Minus1)?))
+        .collect::<candle_core::Result<Vec<_>>>()?;
+    Tensor::cat(&rows, 0)
 }
 
 #[cfg(test)]

@@ -15,11 +15,11 @@
 use std::sync::Arc;
 
 pub mod batch;
+pub mod prelude;
 
 use candle_core::{Device, Tensor};
 
 use super::generator::pass::GeneratorPass;
-use super::generator::to_time_major;
 use super::model::{EncodeInput, Kokoro, Prosody};
 use super::precision::Precision;
 use super::stream::{decoder_inputs, ChunkPlan, DecoderInputs, SegmentDecoder, LATER_FIRST};
@@ -220,8 +220,7 @@ pub fn last_stage_input(
         har,
         acoustic: s,
     } = decoder_inputs(reference, prosody, style)?;
-    let har = to_time_major(&har)?;
-    let mut pass = generator.begin_pass(to_time_major(&body)?, har.clone());
+    let mut pass = generator.begin_pass(body, har.clone());
     let last = generator.stages() - 1;
     for _ in 0..last * (1 + generator.blocks_per_stage()) {
         generator.advance(&mut pass, &s)?;
@@ -307,10 +306,7 @@ fn begin_pass(
         har,
         acoustic,
     } = decoder_inputs(model, prosody, style)?;
-    let pass = model
-        .decoder()
-        .generator()
-        .begin_pass(to_time_major(&body)?, to_time_major(&har)?);
+    let pass = model.decoder().generator().begin_pass(body, har);
     Ok((pass, acoustic))
 }
 

@@ -20,13 +20,17 @@
 
 use std::sync::Arc;
 
-use candle_core::{Tensor, D};
+use candle_core::Tensor;
 
 use super::generator::batch::BatchItem;
 use super::generator::pass::GeneratorPass;
-use super::generator::to_time_major;
-use super::model::{Kokoro, Prosody};
+use super::model::{BatchLayout, Kokoro, Prosody};
 use super::ModelError;
+
+mod inputs;
+
+pub(crate) use inputs::decoder_inputs_batch;
+pub(crate) use inputs::{decoder_inputs, DecoderInputs};
 
 /// Samples per decoder frame (the generator's input rate: 2 per predicted duration frame).
 pub const SAMPLES_PER_FRAME: usize = 300;
@@ -242,6 +246,44 @@ impl SegmentDecoder {
         Ok(decoder)
     }
 
+    /// [`Self::from_prosody`] for several segments at once, one result per item, in order:
+    /// with [`BatchLayout::Padded`] (a GPU's) their decoder bodies run as one padded batch
+    /// ([`super::decoder::Decoder::body_batch_tm`]); with [`BatchLayout::Packed`] (the CPU's,
+    /// which pays per row) one by one. Should the batch fail, each item runs alone, so one
+    /// item's failure is never another's.
+    #[must_use]
+    pub fn from_prosodies(
+        model: &Arc<Kokoro>,
+        items: &[(&Prosody, &Tensor, ChunkPlan)],
+        layout: BatchLayout,
+    ) -> Vec<Result<Self, ModelError>> {
+        if items.len() > 1 && layout == BatchLayout::Padded {
+            let pairs: Vec<(&Prosody, &Tensor)> = items.iter().map(|&(p, s, _)| (p, s)).collect();
+            match decoder_inputs_batch(model, &pairs) {
+                Ok(inputs) => {
+                    return inputs
+                        .into_iter()
+                        .zip(items)
+                        .map(|(inputs, &(prosody, _, plan))| {
+                            let mut decoder = Self::from_inputs(Arc::clone(model), inputs, plan)?;
+                            decoder.durations = Some(prosody.pred_dur.clone().into());
+                            Ok(decoder)
+                        })
+                        .collect();
+                }
+                Err(err) => {
+                    tracing::warn!("batched decoder bodies failed ({err}); running each alone");
+                }
+            }
+        }
+        items
+            .iter()
+            .map(|&(prosody, style, plan)| {
+                Self::from_prosody(Arc::clone(model), prosody, style, plan)
+            })
+            .collect()
+    }
+
     /// A segment whose decoder body and harmonic source are computed already.
     pub(crate) fn from_inputs(
         model: Arc<Kokoro>,
@@ -253,11 +295,11 @@ impl SegmentDecoder {
             har,
             acoustic,
         } = inputs;
-        let frames = body.dim(D::Minus1)?;
+        let frames = body.dim(0)?;
         Ok(Self {
             model,
-            body: to_time_major(&body)?,
-            har: to_time_major(&har)?,
+            body,
+            har,
             style: acoustic,
             windows: plan.windows(frames),
             next: 0,
@@ -466,34 +508,6 @@ pub fn decode_batched(decoders: &mut [&mut SegmentDecoder]) -> candle_core::Resu
         .collect()
 }
 
-/// What a segment's generator passes start from.
-pub(crate) struct DecoderInputs {
-    /// The decoder body's output `[1, 512, 2F]`.
-    pub body: Tensor,
-    /// The harmonic source's spectrum `[1, 22, 120F + 1]`.
-    pub har: Tensor,
-    /// The acoustic half of the style row `[1, 128]`.
-    pub acoustic: Tensor,
-}
-
-/// The decoder body and the harmonic source for `prosody` with the full style row `style`.
-pub(crate) fn decoder_inputs(
-    model: &Kokoro,
-    prosody: &Prosody,
-    style: &Tensor,
-) -> Result<DecoderInputs, ModelError> {
-    let acoustic = style.narrow(D::Minus1, 0, model.style_dim())?;
-    let decoder = model.decoder();
-    let body = decoder.body(&prosody.asr, &prosody.f0, &prosody.n, &acoustic)?;
-    let generator = decoder.generator();
-    let har = generator.source_spectrum(&generator.harmonic_source(&prosody.f0)?)?;
-    Ok(DecoderInputs {
-        body,
-        har,
-        acoustic,
-    })
-}
-
 /// Fades `next` in over `tail` (the previous window's version of the same samples) with a
 /// raised cosine, so windows whose levels differ slightly join without a click.
 fn cross_fade(tail: &[f32], next: &mut [f32]) {
@@ -581,7 +595,7 @@ mod tests {
     /// The model with random weights (built once to create the variables, then again after
     /// filling them: construction copies weights into its own layouts), with one residual
     /// block per generator stage instead of three, for speed.
-    fn random_model() -> Arc<Kokoro> {
+    pub(super) fn random_model() -> Arc<Kokoro> {
         use crate::config::KokoroConfig;
         use candle_core::{DType, Device};
         use candle_nn::{VarBuilder, VarMap};
@@ -601,8 +615,8 @@ mod tests {
         use candle_core::Device;
         let dev = Device::Cpu;
         let inputs = DecoderInputs {
-            body: Tensor::randn(0f32, 1.0, (1, 512, frames), &dev).expect("body"),
-            har: Tensor::randn(0f32, 1.0, (1, 22, frames * SPEC_PER_FRAME + 1), &dev).expect("har"),
+            body: Tensor::randn(0f32, 1.0, (frames, 512), &dev).expect("body"),
+            har: Tensor::randn(0f32, 1.0, (frames * SPEC_PER_FRAME + 1, 22), &dev).expect("har"),
             acoustic: Tensor::randn(0f32, 1.0, (1, 128), &dev).expect("style"),
         };
         SegmentDecoder::from_inputs(Arc::clone(model), inputs, plan).expect("decoder")
