@@ -106,10 +106,7 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
     // A partial match falls through to the next pattern (and finally to `mixed`), so no digit
     // is ever left unread.
     let prefixed = |word: &str, rest: &str| single(rest, dialect).map(|w| format!("{word} {w}"));
-    if let Some(words) = core
-        .strip_prefix(['~', '≈'])
-        .and_then(|rest| prefixed("about", rest))
-    {
+    if let Some(words) = approximate(core).and_then(|(word, rest)| prefixed(word, rest)) {
         return Some(words);
     }
     if let Some(rest) = core.strip_prefix('+') {
@@ -164,6 +161,9 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
             money::percent_word(dialect)
         ));
     }
+    if let Some(words) = dimensions(core, dialect) {
+        return Some(words);
+    }
     ordinal(core, dialect)
         .or_else(|| decade(core, dialect))
         .or_else(|| dates::clock(core, dialect))
@@ -176,6 +176,36 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
         .or_else(|| super::symbols::joined(core, dialect))
         .or_else(|| fiscal_year(core, dialect))
         .or_else(|| mixed(core, dialect))
+}
+
+/// A number written with how exact it is: "~5" and "≈5" are "about five", "±3" and "+/-3"
+/// "plus or minus three". The words and the rest of the token.
+pub(super) fn approximate(core: &str) -> Option<(&'static str, &str)> {
+    if let Some(rest) = core.strip_prefix(['~', '≈']) {
+        return Some(("about", rest));
+    }
+    ["±", "+/-", "+-"]
+        .iter()
+        .find_map(|mark| core.strip_prefix(mark))
+        .map(|rest| ("plus or minus", rest))
+}
+
+/// "1920x1080", "2x4", "3×4×5": dimensions, "by" between plain numbers. ("0x1F" is a hex
+/// literal and "2x" a factor: neither is one.)
+pub(super) fn dimensions(core: &str, dialect: Dialect) -> Option<String> {
+    let parts: Vec<&str> = core.split(['x', '×']).collect();
+    if !(2..=3).contains(&parts.len()) || parts[0] == "0" {
+        return None;
+    }
+    let words = parts
+        .iter()
+        .map(|p| {
+            Num::parse(p)
+                .filter(|n| !n.negative && !n.int.is_empty())
+                .map(|n| n.words(dialect))
+        })
+        .collect::<Option<Vec<_>>>()?;
+    Some(words.join(" by "))
 }
 
 /// "FY2025" is "F-Y twenty twenty-five" and "FY25" "F-Y twenty-five": the number is a year, and

@@ -105,6 +105,9 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(hit) = ranges::phone_rule(ctx, i) {
         return Some(hit);
     }
+    if let Some(hit) = marked_length(ctx, i) {
+        return Some(hit);
+    }
     if let Some(words) = short_year(ctx, i) {
         return Some(Hit::new(1, words));
     }
@@ -131,30 +134,41 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             return glued_unit(core, d).map(|w| Hit::new(1, w));
         }
     }
-    if let (Some(n), Some(word)) = (&num, next) {
+    // "~5 km", "±3 m": how exact the number is, said before it.
+    let (approx, bare) = match numeric::approximate(core) {
+        Some((word, rest)) => (format!("{word} "), rest),
+        None => (String::new(), core),
+    };
+    if let (Some(n), Some(word)) = (Num::parse(bare), next) {
         // "100 USD", "5 km", "50 %", "9 am", "1 1/2"
         if let Some(currency) = money::code(word) {
-            if let Some(words) = money::amount(currency, core, None, d) {
+            if let Some(words) = money::amount(currency, bare, None, d) {
                 let words = words.replacen("dollars", "U-S dollars", 1);
-                return Some(Hit::new(2, words));
+                return Some(Hit::new(2, format!("{approx}{words}")));
             }
         }
         if let Some(unit) = units::phrase(word, true, !n.is_one(), d) {
-            let words = format!("{} {unit}", n.words(d));
+            let words = format!("{approx}{} {unit}", n.words(d));
             // "2 tbsp. sugar": the symbol's full stop is an abbreviation's, not a pause.
             let mut hit = Hit::new(2, words);
             hit.eat_period = true;
             return Some(hit);
         }
         if word == "%" {
-            let words = format!("{} {}", n.words(d), money::percent_word(d));
+            let words = format!("{approx}{} {}", n.words(d), money::percent_word(d));
             return Some(Hit::new(2, words));
         }
         if let (Some(whole), Some(frac)) = (n.plain_int(), ranges::mixed_fraction(word, d)) {
             return Some(Hit::new(
                 2,
-                format!("{} and {frac}", numbers::cardinal(whole, d)),
+                format!("{approx}{} and {frac}", numbers::cardinal(whole, d)),
             ));
+        }
+    }
+    // "3×4 = 12": a product in a sum, not dimensions.
+    if next == Some("=") {
+        if let Some(words) = numeric::dimensions(core, d) {
+            return Some(Hit::new(1, words.replace(" by ", " times ")));
         }
     }
     if let Some(hit) = ranges::spaced_range(ctx, i) {
@@ -207,6 +221,79 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return Some(Hit::new(1, words));
     }
     single(core, d).map(|w| Hit::new(1, w))
+}
+
+/// Lengths written with foot and inch marks: `5'7"` and `5' 7"` are "five foot seven", `6'`
+/// "six feet", `12"` "twelve inches" (singular before a noun after "a": "a twelve inch
+/// pizza"). The marks sit in the tokens' trailing punctuation, where they were left unread
+/// ("five foot seven\""), so the pattern eats them. A mark that closes a quotation opened
+/// earlier in the sentence is a quote, not a length.
+fn marked_length(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let tok = &ctx.toks[i];
+    let d = ctx.dialect;
+    let inch_mark = |t: &super::tokens::Token<'_>| t.trail.starts_with('"');
+    // Whether a quotation with these marks is open before token `i`: opened in a token's
+    // leading punctuation, closed in a trailing one (not a length's own mark after a digit).
+    let quote_open = |straight: char, opener: char, closer: char| {
+        let mut open = tok.lead.matches([straight, opener]).count();
+        let mut closed = 0;
+        for t in &ctx.toks[..i] {
+            open += t.lead.matches([straight, opener]).count();
+            if !t.core.ends_with(|c: char| c.is_ascii_digit()) {
+                closed += t.trail.matches([straight, closer]).count();
+            }
+        }
+        open > closed
+    };
+    let eaten = |mut hit: Hit, mark: char| {
+        hit.eat_mark = Some(mark);
+        Some(hit)
+    };
+    // `5'7"`: the feet and inches in one core, the inch mark after it.
+    if tok.core.contains('\'') && inch_mark(tok) && !quote_open('"', '“', '”') {
+        let words = numeric::single(tok.core, d).filter(|w| w.contains(" foot "))?;
+        return eaten(Hit::new(1, words), '"');
+    }
+    if !all_digits(tok.core) || tok.core.starts_with('0') {
+        return None;
+    }
+    let n: u64 = tok.core.parse().ok()?;
+    let singular = ctx
+        .prev_core(i)
+        .is_some_and(|p| p.eq_ignore_ascii_case("a") || p.eq_ignore_ascii_case("an"));
+    if tok.trail.starts_with('\'') && !quote_open('\'', '‘', '’') {
+        // `5' 7"`: feet, then inches below twelve.
+        if let Some(next) = ctx.toks.get(i + 1).filter(|t| t.lead.is_empty()) {
+            let inches = all_digits(next.core)
+                .then(|| next.core.parse::<u64>().ok())
+                .flatten()
+                .filter(|&v| v < 12);
+            if let Some(inches) = inches.filter(|_| inch_mark(next)) {
+                let words = format!(
+                    "{} foot {}",
+                    numbers::cardinal(n, d),
+                    numbers::cardinal(inches, d)
+                );
+                return eaten(Hit::new(2, words), '"');
+            }
+        }
+        // `6'` only before more words ("a 6' fence", "6' tall"): at the end it may close a
+        // quotation whose opening mark the sentence split left elsewhere.
+        ctx.toks.get(i + 1)?;
+        let unit = if n == 1 || singular { "foot" } else { "feet" };
+        return eaten(
+            Hit::new(1, format!("{} {unit}", numbers::cardinal(n, d))),
+            '\'',
+        );
+    }
+    if inch_mark(tok) && !quote_open('"', '“', '”') {
+        let unit = if n == 1 || singular { "inch" } else { "inches" };
+        return eaten(
+            Hit::new(1, format!("{} {unit}", numbers::cardinal(n, d))),
+            '"',
+        );
+    }
+    None
 }
 
 /// "'08", "'98": a year with its century left out, after an apostrophe ("oh eight",

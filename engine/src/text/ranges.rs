@@ -61,6 +61,11 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
     if l.frac.is_none() && r.frac.is_none() && l.int.len() == 3 && r.int.len() == 4 {
         return None; // 555-1234 is a phone number
     }
+    // "50-50", "3-3": equal ends are a split or a tie, never a range ("fifty-fifty").
+    if l == r && l.frac.is_none() && currency.is_none() && !percent {
+        let w = l.words(dialect);
+        return Some(format!("{w}-{w}"));
+    }
     let (lw, rw) = match (l.plain_int(), r.plain_int()) {
         (Some(a), Some(b)) if is_year(a) && is_year(b) && left.len() == 4 && right.len() == 4 => {
             (numbers::year(a, dialect), numbers::year(b, dialect))
@@ -182,6 +187,10 @@ pub(super) fn fraction(core: &str, dialect: Dialect) -> Option<String> {
     // Ratings: "4.5/5" and "10/10" are "out of".
     if let Some((a, b)) = core.split_once('/') {
         let (x, y) = (Num::parse(a)?, Num::parse(b)?.plain_int()?);
+        // "50/50" is a split ("fifty-fifty"), not a rating.
+        if y == 50 && x.plain_int() == Some(50) {
+            return Some("fifty-fifty".to_owned());
+        }
         if x.frac.is_some() || x.plain_int() == Some(y) {
             let of = numbers::cardinal(y, dialect);
             return Some(format!("{} out of {of}", x.words(dialect)));

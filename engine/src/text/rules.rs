@@ -52,6 +52,9 @@ pub(super) struct Hit {
     pub eat_period: bool,
     /// The first token's leading punctuation was part of the pattern ("(555) 123-4567").
     pub drop_lead: bool,
+    /// A mark at the start of the last token's trailing punctuation that belongs to the
+    /// pattern: the inch mark of `5'7"`, the foot mark of `6'`.
+    pub eat_mark: Option<char>,
 }
 
 impl Hit {
@@ -61,6 +64,7 @@ impl Hit {
             text,
             eat_period: false,
             drop_lead: false,
+            eat_mark: None,
         }
     }
 }
@@ -138,6 +142,10 @@ pub(super) fn render(sentence: &str, dialect: Dialect) -> (String, Vec<Claim>) {
         } else {
             last.trail
         };
+        let trail = hit
+            .eat_mark
+            .and_then(|m| trail.strip_prefix(m))
+            .unwrap_or(trail);
         let mut lead = String::new();
         if !hit.drop_lead {
             push_punctuation(&mut lead, first.lead);

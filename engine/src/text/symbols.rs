@@ -17,6 +17,8 @@ const WORDS: &[(&str, &str)] = &[
     ("×", "times"),
     ("÷", "divided by"),
     ("±", "plus or minus"),
+    ("+/-", "plus or minus"),
+    ("+-", "plus or minus"),
     ("≈", "approximately"),
     ("≤", "less than or equal to"),
     ("≥", "greater than or equal to"),
