@@ -1,6 +1,7 @@
 //! Speakers matched to the cast: one spelling per speaker (variants are merged with a warning
-//! saying how they differ), a name that extends another's flagged, voices assigned to the
-//! rest by the casting rules, and cast entries that never speak reported.
+//! saying how they differ), a name that extends another's or is one slip from it flagged,
+//! voices assigned to the rest by the casting rules, and cast entries that never speak
+//! reported.
 
 use std::collections::{HashMap, HashSet};
 
@@ -41,6 +42,68 @@ fn warn_extended_names(
             });
         }
     }
+}
+
+/// A speaker heard once whose name is one slip of the keyboard from a speaker heard more
+/// often (`Hots` beside `HOST`: two letters swapped, one left out or added, or in names of five
+/// letters or more one mistyped) is most likely that speaker misspelled; say so where it
+/// happened, since as written it gets a voice of its own. Names in the cast list are meant and
+/// not flagged.
+fn warn_misspelled_names(
+    speakers: &[String],
+    turns: &[usize],
+    first_line: &[Position],
+    listed: &HashMap<String, &CastEntry>,
+    warnings: &mut Vec<Warning>,
+) {
+    let keys: Vec<String> = speakers.iter().map(|s| speaker_key(s)).collect();
+    for (i, key) in keys.iter().enumerate() {
+        if turns[i] != 1 || listed.contains_key(key) {
+            continue;
+        }
+        let near = keys
+            .iter()
+            .enumerate()
+            .find(|&(j, other)| j != i && turns[j] >= 2 && one_slip(key, other));
+        if let Some((j, _)) = near {
+            warnings.push(Warning {
+                position: first_line[i],
+                message: format!(
+                    "`{}` speaks only here and the name is one slip from `{}` ({} turns); if this is {} speaking, correct the name: as written it gets a voice of its own",
+                    speakers[i], speakers[j], turns[j], speakers[j]
+                ),
+            });
+        }
+    }
+}
+
+/// `a` is `b` with two neighbouring letters swapped, one letter left out or added, or (in
+/// names of five letters or more) one letter replaced by another.
+fn one_slip(a: &str, b: &str) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().min(b.len()) < 3 || a == b {
+        return false;
+    }
+    if a.len() == b.len() {
+        let diff: Vec<usize> = (0..a.len()).filter(|&k| a[k] != b[k]).collect();
+        return match diff[..] {
+            [k] => a.len() >= 5 && a[k].is_alphabetic() && b[k].is_alphabetic(),
+            [k, l] => l == k + 1 && a[k] == b[l] && a[l] == b[k],
+            _ => false,
+        };
+    }
+    let (long, short) = if a.len() > b.len() {
+        (&a, &b)
+    } else {
+        (&b, &a)
+    };
+    if long.len() != short.len() + 1 {
+        return false;
+    }
+    let k = (0..short.len())
+        .find(|&k| long[k] != short[k])
+        .unwrap_or(short.len());
+    long[k].is_alphabetic() && long[k + 1..] == short[k..]
 }
 
 /// Matches speakers to cast entries, casts the rest, and renames each line's speaker to the
@@ -88,6 +151,7 @@ pub(super) fn cast_speakers(
         line.speaker.clone_from(&speakers[index]);
     }
     warn_extended_names(&speakers, &turns, &first_line, warnings);
+    warn_misspelled_names(&speakers, &turns, &first_line, &listed, warnings);
     let rules = CastingRules {
         reuse_voices: settings.reuse_voices,
         any_language_voices: settings.any_language_voices,

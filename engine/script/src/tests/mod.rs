@@ -498,3 +498,38 @@ fn parentheses_written_as_directions_are_directions_in_every_layout_and_said_so(
 
 mod cues;
 mod layouts;
+
+#[test]
+fn a_speaker_heard_once_whose_name_is_a_slip_from_another_is_said_where() {
+    let ep = parse(
+        "HOST: Welcome back.\nGUEST: Thanks.\nHots: And then?\nGUEST: Then fans.\nHOST: Bye.\nGeust: Bye!\n",
+    )
+    .expect("parses");
+    let slips: Vec<(usize, &str)> = ep
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("one slip from"))
+        .map(|w| (w.position.line, w.message.as_str()))
+        .collect();
+    assert_eq!(slips.len(), 2, "{:?}", ep.warnings);
+    assert_eq!(slips[0].0, 3);
+    assert!(slips[0].1.contains("`Hots` speaks only here") && slips[0].1.contains("`HOST`"));
+    assert_eq!(slips[1].0, 6);
+    assert!(slips[1].1.contains("`GUEST`"));
+    // Names one letter apart that are meant: both heard more than once, a short name
+    // mistyped (Mark and Mary), or a name the cast lists.
+    for text in [
+        "Ann: Hi.\nAnne: Hello.\nAnn: Well.\nAnne: Yes.\n",
+        "Mark: Hi.\nMary: Hello.\nMark: Well.\n",
+        "---\ncast:\n  Hots: af_bella\n---\nHOST: Hi.\nHots: Hello.\nHOST: Well.\n",
+    ] {
+        let ep = parse(text).expect("parses");
+        assert!(
+            !ep.warnings
+                .iter()
+                .any(|w| w.message.contains("one slip from")),
+            "{text:?}: {:?}",
+            ep.warnings
+        );
+    }
+}
