@@ -334,13 +334,25 @@ fn acronym(ctx: &Ctx<'_>, core: &str) -> Option<Hit> {
     Some(Hit::new(1, format!("{}{suffix}", spell(base))))
 }
 
+/// Time zones, written in capitals whoever writes them.
+const TIME_ZONES: &[&str] = &[
+    "ET", "CT", "MT", "PT", "EST", "EDT", "CST", "CDT", "MST", "MDT", "PST", "PDT", "AKST", "HST",
+    "GMT", "UTC", "BST", "CET", "CEST", "EET", "IST", "JST", "AEST", "AEDT", "NZST",
+];
+
 /// Whether most words of the sentence are in capitals (then capitals are emphasis). Words with
-/// digits ("FY2025", "Q3", "H100") are names written in capitals, not shouting, so they count
-/// neither way: "The CFO said FY25 and Q3 FY2024" is not shouted.
+/// digits ("FY2025", "Q3", "H100") are names written in capitals, not shouting, and so are
+/// meridiems and time zones ("10 AM PT / 1 PM ET" is a time, not a shout): they count neither
+/// way.
 pub(super) fn is_shouted(cores: &[&str]) -> bool {
     let words: Vec<&&str> = cores
         .iter()
-        .filter(|c| c.chars().any(char::is_alphabetic) && !c.chars().any(|ch| ch.is_ascii_digit()))
+        .filter(|c| {
+            c.chars().any(char::is_alphabetic)
+                && !c.chars().any(|ch| ch.is_ascii_digit())
+                && super::dates::meridiem(c).is_none()
+                && !TIME_ZONES.contains(c)
+        })
         .collect();
     let caps = words
         .iter()

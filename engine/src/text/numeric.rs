@@ -170,6 +170,7 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
         .or_else(|| dates::numeric_date(core, dialect))
         .or_else(|| ranges::digit_groups(core))
         .or_else(|| ranges::fraction(core, dialect))
+        .or_else(|| unit_range(core, dialect))
         .or_else(|| glued_unit(core, dialect))
         .or_else(|| vulgar(core, dialect))
         .or_else(|| dotted(core, dialect))
@@ -369,9 +370,25 @@ pub(super) fn glued_unit(core: &str, dialect: Dialect) -> Option<String> {
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == ',' || c == '-'))
         .filter(|&i| i > 0)?;
     let (num, symbol) = core.split_at(split);
+    // "10-min", "5-km": joined by a hyphen, the amount describes a noun ("a ten minute walk").
+    if let Some(n) = num.strip_suffix('-').and_then(Num::parse) {
+        let unit = units::phrase(symbol, false, false, dialect)?;
+        return Some(format!("{} {unit}", n.words(dialect)));
+    }
     let n = Num::parse(num)?;
     let unit = units::phrase(symbol, false, !n.is_one(), dialect)?;
     Some(format!("{} {unit}", n.words(dialect)))
+}
+
+/// "30-35°C", "5–10km": a range with the unit glued to its second end, said once after it.
+fn unit_range(core: &str, dialect: Dialect) -> Option<String> {
+    let split = core
+        .find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | ',' | '-' | '–')))
+        .filter(|&i| i > 0)?;
+    let (nums, symbol) = core.split_at(split);
+    let words = ranges::range(nums, dialect)?;
+    let unit = units::phrase(symbol, false, true, dialect)?;
+    Some(format!("{words} {unit}"))
 }
 
 pub(super) const VULGAR: &[(char, &str)] = &[

@@ -208,6 +208,50 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         }
         return Some(Hit::new(1, words));
     }
+    // "a 10-min. walk", "5km. away": a unit's abbreviation stop inside a sentence is not a
+    // sentence's end.
+    let next_is_lower = || {
+        ctx.toks
+            .get(i + 1)
+            .is_some_and(|t| t.lead.is_empty() && t.core.starts_with(char::is_lowercase))
+    };
+    if ctx.toks[i].trail.starts_with('.') && next_is_lower() {
+        if let Some(words) = glued_unit(core, d) {
+            let mut hit = Hit::new(1, words);
+            hit.eat_period = true;
+            return Some(hit);
+        }
+    }
+    // "250K subscribers", "10k steps": a K before a counted noun is thousands ("5K" alone is a
+    // race, "4K" and "8K" resolutions).
+    if let Some(n) = core
+        .strip_suffix(['k', 'K'])
+        .filter(|n| all_digits(n) && !n.starts_with('0') && !matches!(*n, "4" | "8"))
+    {
+        let counted = next.is_some_and(|w| {
+            w.len() > 2 && w.ends_with('s') && w.chars().all(|c| c.is_ascii_lowercase())
+        });
+        if counted {
+            return Some(Hit::new(1, format!("{} thousand", numbers::integer(n, d))));
+        }
+    }
+    // "401(k)", "403(b)": a plan named by its section, the letter said as a letter.
+    if let Some((digits, letter)) = core.split_once('(').filter(|(n, l)| {
+        all_digits(n) && l.len() == 1 && l.chars().all(|c| c.is_ascii_alphabetic())
+    }) {
+        if ctx.toks[i].trail.starts_with(')') {
+            let mut hit = Hit::new(
+                1,
+                format!(
+                    "{} {}",
+                    numeric::model_number(digits, d),
+                    letter.to_ascii_uppercase()
+                ),
+            );
+            hit.eat_mark = Some(')');
+            return Some(hit);
+        }
+    }
     if let Some(words) = num.as_ref().and_then(|n| named_number(ctx, i, n)) {
         return Some(Hit::new(1, words));
     }
