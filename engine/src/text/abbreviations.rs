@@ -252,6 +252,31 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     {
         return expand(day, false);
     }
+    // "Mon–Fri", "Mon-Thurs": a range of weekdays.
+    if let Some((a, b)) = core.split_once(['-', '–']) {
+        let day = |w: &str| day_name(w.trim_end_matches('.'));
+        if let (Some(a), Some(b)) = (day(a), day(b)) {
+            return expand(&format!("{a} to {b}"), false);
+        }
+    }
+    // "from Jan. to Mar.": a month's abbreviation with its stop, in a span of months, is the
+    // month (a bare "Jan" may be a name; before a day, `dates` reads it).
+    let span_word = |w: Option<&str>, words: &[&str]| {
+        w.is_some_and(|w| words.iter().any(|s| w.eq_ignore_ascii_case(s)))
+    };
+    if period
+        && (span_word(next, &["to", "through", "until", "till", "and", "or"])
+            || span_word(
+                ctx.prev_core(i),
+                &[
+                    "from", "since", "until", "till", "through", "to", "in", "by", "and",
+                ],
+            ))
+    {
+        if let Some(month) = super::dates::month(core).filter(|_| core.len() <= 4) {
+            return expand(super::dates::MONTHS[month - 1], false);
+        }
+    }
     hyphenated(ctx, core).or_else(|| acronym(ctx, core))
 }
 

@@ -9,7 +9,7 @@ use super::numbers::{self, all_digits};
 use super::rules::{Ctx, Hit};
 use super::Dialect;
 
-const MONTHS: [&str; 12] = [
+pub(super) const MONTHS: [&str; 12] = [
     "January",
     "February",
     "March",

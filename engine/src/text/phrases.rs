@@ -147,6 +147,18 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
                 return Some(Hit::new(2, format!("{approx}{words}")));
             }
         }
+        // "6 ft. 2 in.": after feet, "in." is inches (alone, "2 in the box" is not).
+        let inches = word == "in"
+            && ctx.toks[i + 1].trail.starts_with('.')
+            && ctx
+                .prev_core_after_period(i)
+                .is_some_and(|p| matches!(p, "ft" | "feet" | "foot"));
+        if inches {
+            let unit = if n.is_one() { "inch" } else { "inches" };
+            let mut hit = Hit::new(2, format!("{approx}{} {unit}", n.words(d)));
+            hit.eat_period = true;
+            return Some(hit);
+        }
         if let Some(unit) = units::phrase(word, true, !n.is_one(), d) {
             let words = format!("{approx}{} {unit}", n.words(d));
             // "2 tbsp. sugar": the symbol's full stop is an abbreviation's, not a pause.
@@ -199,12 +211,12 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         } else {
             words
         };
-        // A unit after a range applies to both ends: "5-10 km".
+        // A unit after a range applies to both ends: "5-10 km" (and "3–4 hrs. of" keeps no
+        // stop: the symbol's, not the sentence's).
         if let Some(unit) = next.and_then(|w| units::lookup(w, true)) {
-            return Some(Hit::new(
-                2,
-                format!("{words} {}", units::words(unit, true, d)),
-            ));
+            let mut hit = Hit::new(2, format!("{words} {}", units::words(unit, true, d)));
+            hit.eat_period = true;
+            return Some(hit);
         }
         return Some(Hit::new(1, words));
     }

@@ -149,6 +149,10 @@ fn is_boundary(
     if abbreviations::never_ends_sentence(word, next) {
         return false;
     }
+    // "6 ft. 2 in.": a unit's stop before the next number of the same measure.
+    if next.is_ascii_digit() && super::units::lookup(word, true).is_some() {
+        return false;
+    }
     // "every Tues. & Thurs.": a weekday's full stop before "&" is the abbreviation's.
     if next == '&' && abbreviations::is_day_abbreviation(word) {
         return false;
