@@ -276,7 +276,29 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(words) = dated(ctx, i) {
         return Some(Hit::new(1, words));
     }
+    if let Some(words) = rating(ctx, i) {
+        return Some(Hit::new(1, words));
+    }
     single(core, d).map(|w| Hit::new(1, w))
+}
+
+/// "8/10", "4/5 stars", "95/100": a score out of five, ten or a hundred, unless "of" follows
+/// ("3/5 of the vote" is a fraction). Dates ("on 8/10") were claimed before.
+fn rating(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let (a, b) = ctx.toks[i].core.split_once('/')?;
+    let (x, y) = (Num::parse(a)?.plain_int()?, Num::parse(b)?.plain_int()?);
+    let of_follows = ctx
+        .next_core(i)
+        .is_some_and(|w| w.eq_ignore_ascii_case("of"));
+    if !matches!(y, 5 | 10 | 100) || x > y || of_follows || b.starts_with('0') {
+        return None;
+    }
+    let d = ctx.dialect;
+    Some(format!(
+        "{} out of {}",
+        numbers::cardinal(x, d),
+        numbers::cardinal(y, d)
+    ))
 }
 
 /// Lengths written with foot and inch marks: `5'7"` and `5' 7"` are "five foot seven", `6'`

@@ -55,6 +55,7 @@ const UNITS: &[Unit] = &[
     unit("dl", "deciliter", "deciliters", true),
     unit("mL", "milliliter", "milliliters", true),
     unit("gal", "gallon", "gallons", true),
+    unit("pts", "point", "points", true),
     unit("ms", "millisecond", "milliseconds", true),
     unit("µs", "microsecond", "microseconds", true),
     unit("ns", "nanosecond", "nanoseconds", true),
