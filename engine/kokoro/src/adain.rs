@@ -292,16 +292,9 @@ impl DepthwiseUpsample {
         })
     }
 
-    /// Time-major: `x` `[T, C]` → `[2T, C]`.
+    /// Time-major: `x` `[T, C]` → `[2T, C]` (the batch form on a batch of one).
     pub fn forward_tm(&self, x: &Tensor) -> Result<Tensor> {
-        let (t, c) = x.dims2()?;
-        let [w0, w1, w2] = &self.taps_tm;
-        let even = x.broadcast_mul(w1)?;
-        let next = x.narrow(0, 1, t - 1)?.pad_with_zeros(0, 0, 1)?;
-        let odd = (x.broadcast_mul(w2)? + next.broadcast_mul(w0)?)?;
-        // Interleave: [T, 2, C] → [2T, C].
-        let out = Tensor::stack(&[even, odd], 1)?.reshape((2 * t, c))?;
-        out.broadcast_add(&self.bias_tm)
+        self.forward_btm(&x.unsqueeze(0)?)?.squeeze(0)
     }
 
     /// `x` `[B, C, T]` → `[B, C, 2T]`.
@@ -432,8 +425,7 @@ impl AdainResBlk1d {
 
 /// Time-major nearest-neighbour ×2: `[T, C]` → `[2T, C]`.
 pub fn upsample_nearest2_tm(x: &Tensor) -> Result<Tensor> {
-    let (t, c) = x.dims2()?;
-    x.unsqueeze(1)?.broadcast_as((t, 2, c))?.reshape((2 * t, c))
+    upsample_nearest2_btm(&x.unsqueeze(0)?)?.squeeze(0)
 }
 
 /// Nearest-neighbour ×2 along time: `[B, C, T]` → `[B, C, 2T]`.

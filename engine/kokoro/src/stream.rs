@@ -29,8 +29,7 @@ use super::ModelError;
 
 mod inputs;
 
-pub(crate) use inputs::decoder_inputs_batch;
-pub(crate) use inputs::{decoder_inputs, DecoderInputs};
+pub(crate) use inputs::{decoder_inputs, decoder_inputs_batch, DecoderInputs};
 
 /// Samples per decoder frame (the generator's input rate: 2 per predicted duration frame).
 pub const SAMPLES_PER_FRAME: usize = 300;
@@ -241,6 +240,16 @@ impl SegmentDecoder {
         plan: ChunkPlan,
     ) -> Result<Self, ModelError> {
         let inputs = decoder_inputs(&model, prosody, style)?;
+        Self::encoded(model, inputs, prosody, plan)
+    }
+
+    /// A segment from its decoder inputs, holding its encoder's durations for the caller.
+    fn encoded(
+        model: Arc<Kokoro>,
+        inputs: DecoderInputs,
+        prosody: &Prosody,
+        plan: ChunkPlan,
+    ) -> Result<Self, ModelError> {
         let mut decoder = Self::from_inputs(model, inputs, plan)?;
         decoder.durations = Some(prosody.pred_dur.clone().into());
         Ok(decoder)
@@ -265,9 +274,7 @@ impl SegmentDecoder {
                         .into_iter()
                         .zip(items)
                         .map(|(inputs, &(prosody, _, plan))| {
-                            let mut decoder = Self::from_inputs(Arc::clone(model), inputs, plan)?;
-                            decoder.durations = Some(prosody.pred_dur.clone().into());
-                            Ok(decoder)
+                            Self::encoded(Arc::clone(model), inputs, prosody, plan)
                         })
                         .collect();
                 }

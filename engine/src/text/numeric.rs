@@ -284,7 +284,7 @@ fn version(core: &str, dialect: Dialect) -> Option<String> {
 }
 
 /// "6'2" is "six foot two"; "6'" is "six feet".
-fn feet_inches(core: &str, dialect: Dialect) -> Option<String> {
+pub(super) fn feet_inches(core: &str, dialect: Dialect) -> Option<String> {
     let (feet, inches) = core.split_once('\'')?;
     let feet_n = Num::parse(feet)?.plain_int()?;
     if !all_digits(feet) {

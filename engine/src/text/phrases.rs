@@ -153,8 +153,7 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             && ctx
                 .prev_core_after_period(i)
                 .is_some_and(|p| matches!(p, "ft" | "feet" | "foot"));
-        if inches {
-            let unit = if n.is_one() { "inch" } else { "inches" };
+        if let Some(unit) = units::phrase(word, false, !n.is_one(), d).filter(|_| inches) {
             let mut hit = Hit::new(2, format!("{approx}{} {unit}", n.words(d)));
             hit.eat_period = true;
             return Some(hit);
@@ -329,7 +328,7 @@ fn marked_length(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     };
     // `5'7"`: the feet and inches in one core, the inch mark after it.
     if tok.core.contains('\'') && inch_mark(tok) && !quote_open('"', '“', '”') {
-        let words = numeric::single(tok.core, d).filter(|w| w.contains(" foot "))?;
+        let words = numeric::feet_inches(tok.core, d).filter(|w| w.contains(" foot "))?;
         return eaten(Hit::new(1, words), '"');
     }
     if !all_digits(tok.core) || tok.core.starts_with('0') {
@@ -339,6 +338,10 @@ fn marked_length(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let singular = ctx
         .prev_core(i)
         .is_some_and(|p| p.eq_ignore_ascii_case("a") || p.eq_ignore_ascii_case("an"));
+    let length = |symbol: &str| {
+        let unit = units::phrase(symbol, false, n != 1 && !singular, d)?;
+        Some(format!("{} {unit}", numbers::cardinal(n, d)))
+    };
     if tok.trail.starts_with('\'') && !quote_open('\'', '‘', '’') {
         // `5' 7"`: feet, then inches below twelve.
         if let Some(next) = ctx.toks.get(i + 1).filter(|t| t.lead.is_empty()) {
@@ -358,18 +361,10 @@ fn marked_length(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         // `6'` only before more words ("a 6' fence", "6' tall"): at the end it may close a
         // quotation whose opening mark the sentence split left elsewhere.
         ctx.toks.get(i + 1)?;
-        let unit = if n == 1 || singular { "foot" } else { "feet" };
-        return eaten(
-            Hit::new(1, format!("{} {unit}", numbers::cardinal(n, d))),
-            '\'',
-        );
+        return eaten(Hit::new(1, length("ft")?), '\'');
     }
     if inch_mark(tok) && !quote_open('"', '“', '”') {
-        let unit = if n == 1 || singular { "inch" } else { "inches" };
-        return eaten(
-            Hit::new(1, format!("{} {unit}", numbers::cardinal(n, d))),
-            '"',
-        );
+        return eaten(Hit::new(1, length("in")?), '"');
     }
     None
 }

@@ -65,7 +65,7 @@ pub fn compare(
     let start = Instant::now();
     let mut encoded = Vec::with_capacity(segments.len());
     let mut batched_bodies = Vec::with_capacity(segments.len());
-    for (k, group) in segments.chunks(n.max(1)).enumerate() {
+    for (group, lone) in segments.chunks(n.max(1)).zip(alone.chunks(n.max(1))) {
         let inputs: Vec<EncodeInput<'_>> = group
             .iter()
             .map(|&(tokens, style)| EncodeInput {
@@ -80,7 +80,6 @@ pub fn compare(
         {
             encoded.push(p?);
         }
-        let lone = &alone[k * n.max(1)..k * n.max(1) + group.len()];
         let pairs: Vec<(&Prosody, &Tensor)> =
             lone.iter().zip(group).map(|(p, &(_, s))| (p, s)).collect();
         batched_bodies.extend(
