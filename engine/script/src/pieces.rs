@@ -17,7 +17,7 @@ pub(crate) use directions::is_delivery_note;
 
 pub(crate) use clean::clean_direction;
 use clean::{clean, collapse_keeping_edges};
-use directions::{excerpt, is_direction_parenthesis};
+use directions::{emphasised_action, excerpt, is_direction_parenthesis};
 pub(crate) use directions::{parentheses_look_like_directions, SHORT_PARENTHESIS};
 
 /// Fastest and slowest speeds a script may ask for (Kokoro-FastAPI's bounds).
@@ -159,6 +159,26 @@ pub(crate) fn parse_turn(
                 i += 1;
             }
             continue;
+        }
+        if matches!(c, '*' | '_') {
+            if let Some(action) = emphasised_action(chars, i) {
+                let at_start = text.trim().is_empty()
+                    && !out.iter().any(|p| !matches!(p, Piece::Direction { .. }));
+                if action.is_direction(chars, i, at_start) {
+                    push_direction(&mut out, &mut text, &chars[action.inner.clone()], style);
+                    i = action.end;
+                    continue;
+                }
+                if action.opens_with_stage_word() {
+                    warnings.push(Warning {
+                        position: pos_of(i),
+                        message: format!(
+                            "`{}` inside a sentence is read aloud as a stressed word; if it is an action, write it in [brackets]",
+                            chars[i..action.end].iter().collect::<String>()
+                        ),
+                    });
+                }
+            }
         }
         if c != '[' {
             text.push(c);

@@ -252,3 +252,91 @@ pub(super) fn excerpt(chars: &[char], open: usize, close: usize) -> String {
     }
     out
 }
+
+/// An action written in emphasis marks, as chat and roleplay scripts write them: `*laughs*`,
+/// `_sighs_`, `**clears throat**`, `*takes a sip*`. `open` is a `*` or `_` that opens a run of
+/// one or two marks closed by the same run on the same line, around at most
+/// [`SHORT_PARENTHESIS`] words that open like an action: a stage word, or a lower-case verb
+/// (`*nods*`, `*leans in*`). Returns the inside's range and the index just past the closing run.
+///
+/// Emphasis of a word in speech (`I *never* said that`, `*Seriously*, no`) has the same marks,
+/// so adverbs do not count here (unlike in parentheses), and the caller still decides by place:
+/// [`EmphasisedAction::place`].
+pub(super) fn emphasised_action(chars: &[char], open: usize) -> Option<EmphasisedAction> {
+    let mark = chars[open];
+    if !matches!(mark, '*' | '_') || open > 0 && chars[open - 1] == mark {
+        return None;
+    }
+    if open > 0 && chars[open - 1].is_alphanumeric() {
+        return None; // snake_case, 2*3
+    }
+    let run = chars[open..].iter().take_while(|&&c| c == mark).count();
+    if run > 2 {
+        return None;
+    }
+    let start = open + run;
+    let line_end = chars[start..]
+        .iter()
+        .position(|&c| c == '\n')
+        .map_or(chars.len(), |k| start + k);
+    let close = (start..line_end).find(|&k| {
+        chars[k] == mark
+            && chars[k..line_end]
+                .iter()
+                .take_while(|&&c| c == mark)
+                .count()
+                == run
+            && (k == 0 || chars[k - 1] != mark)
+    })?;
+    let end = close + run;
+    if close == start
+        || chars[start].is_whitespace()
+        || chars[close - 1].is_whitespace()
+        || chars.get(end).is_some_and(|c| c.is_alphanumeric())
+    {
+        return None;
+    }
+    let inner: String = chars[start..close].iter().collect();
+    let (words, opens) = opens_like_direction(&inner);
+    let first = words.first()?;
+    let lower = inner.trim().starts_with(char::is_lowercase);
+    // `*takes a sip*`: a verb in the third person opening a short lower-case clause.
+    let action_clause = lower && words.len() > 1 && first.len() >= 3 && first.ends_with('s');
+    let adverb = first.ends_with("ly") && !STAGE_WORDS.contains(&first.as_str());
+    if words.len() > SHORT_PARENTHESIS || adverb || !(opens || action_clause) {
+        return None;
+    }
+    Some(EmphasisedAction {
+        inner: start..close,
+        end,
+        stage_word: STAGE_WORDS.contains(&first.as_str()),
+    })
+}
+
+/// An emphasised span that reads like an action ([`emphasised_action`]).
+pub(super) struct EmphasisedAction {
+    /// The words inside the marks.
+    pub inner: std::ops::Range<usize>,
+    /// Just past the closing marks.
+    pub end: usize,
+    /// It opens with a stage word (`*laughs*`), not just a verb (`*says*`).
+    stage_word: bool,
+}
+
+impl EmphasisedAction {
+    /// Whether it stands where a direction stands rather than where a stressed word does: it
+    /// opens the turn (`at_start`), follows a finished sentence, or ends the turn with a stage
+    /// word (`so funny *laughs*`, but `that's what he *says*` is speech). Inside a sentence it
+    /// is speech (`That *sounds* right`).
+    pub(super) fn is_direction(&self, chars: &[char], open: usize, at_start: bool) -> bool {
+        let ends_turn = chars[self.end..]
+            .iter()
+            .all(|c| !c.is_alphanumeric() && !matches!(c, '[' | '(' | '*' | '_'));
+        at_start || sentence_ended_before(chars, open) || (ends_turn && self.stage_word)
+    }
+
+    /// It opens with a stage word (`*laughs*`), which is worth a notice wherever it is read.
+    pub(super) fn opens_with_stage_word(&self) -> bool {
+        self.stage_word
+    }
+}

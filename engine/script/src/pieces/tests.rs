@@ -151,3 +151,55 @@ fn multi_segment_positions_and_joins() {
     let e = parse_pieces("f", &segs, TextStyle::Plain, &mut Vec::new()).unwrap_err();
     assert_eq!((e.line, e.column), (2, 4));
 }
+
+/// The words a turn speaks, and its directions, for the emphasis cases.
+fn spoken_and_directions(s: &str, style: TextStyle) -> (String, Vec<String>, usize) {
+    let seg = TextSpan {
+        position: Position::new(1, 1),
+        text: Cow::Borrowed(s),
+        fixed: false,
+    };
+    let mut warnings = Vec::new();
+    let pieces = parse_pieces("f", &[seg], style, &mut warnings).unwrap();
+    let mut spoken = String::new();
+    let mut directions = Vec::new();
+    for p in pieces {
+        match p {
+            Piece::Text { text } => spoken.push_str(&text),
+            Piece::Direction { text } => directions.push(text),
+            _ => {}
+        }
+    }
+    let spoken = spoken.split_whitespace().collect::<Vec<_>>().join(" ");
+    (spoken, directions, warnings.len())
+}
+
+#[test]
+fn actions_in_emphasis_marks_are_directions_where_directions_stand() {
+    for style in [TextStyle::Plain, TextStyle::Markdown] {
+        let run = |s: &str| spoken_and_directions(s, style);
+        assert_eq!(
+            run("*laughs* So, how many cups?"),
+            ("So, how many cups?".into(), vec!["laughs".into()], 0)
+        );
+        assert_eq!(
+            run("Sure. _takes a sip_ Lovely."),
+            ("Sure. Lovely.".into(), vec!["takes a sip".into()], 0)
+        );
+        assert_eq!(
+            run("That's so funny **clears throat**"),
+            ("That's so funny".into(), vec!["clears throat".into()], 0)
+        );
+        // Emphasis in speech stays speech: a stressed word, an adverb, a verb in a sentence.
+        assert_eq!(run("I *never* said that.").0, "I never said that.");
+        assert_eq!(run("*Seriously*, no.").0, "Seriously, no.");
+        assert_eq!(run("That's what he *says*").0, "That's what he says");
+        assert_eq!(run("snake_case").0, "snake_case");
+        // A stage word inside a sentence is read, and the writer is told.
+        let (spoken, directions, warnings) = run("Turn the *music* down.");
+        assert_eq!(
+            (spoken.as_str(), directions.len(), warnings),
+            ("Turn the music down.", 0, 1)
+        );
+    }
+}
