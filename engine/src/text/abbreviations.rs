@@ -104,6 +104,9 @@ const BEFORE_NUMBER: &[(&str, &str)] = &[
     ("Apt", "apartment"),
     ("apt", "apartment"),
     ("Rm", "room"),
+    ("para", "paragraph"),
+    ("paras", "paragraphs"),
+    ("Para", "paragraph"),
 ];
 
 /// Acronyms said as words, left for espeak to pronounce.
@@ -165,8 +168,24 @@ fn looks_like_a_word(word: &str) -> bool {
     let cluster = bytes.windows(3).any(|w| w.iter().all(|&b| !vowel(b)));
     let onset_ok =
         bytes.len() < 2 || vowel(bytes[0]) || vowel(bytes[1]) || ONSETS.contains(&&word[..2]);
-    has_vowel && !cluster && onset_ok
+    // "AAPL", "AMZN": no English word ends in "PL" or "ZN".
+    let coda_ok = match bytes {
+        [.., a, b] if !vowel(*a) && !vowel(*b) && *b != b'Y' => {
+            CODAS.contains(&&word[word.len() - 2..])
+        }
+        _ => true,
+    };
+    has_vowel && !cluster && onset_ok && coda_ok
 }
+
+/// Consonant pairs English words end with ("HELP", "DESK", "BANK"); "AAPL" and "AMZN" end in
+/// none of them and are spelled.
+const CODAS: &[&str] = &[
+    "CH", "CK", "CT", "DS", "FF", "FT", "GH", "GS", "KS", "LD", "LF", "LK", "LL", "LM", "LP", "LS",
+    "LT", "MP", "MS", "ND", "NG", "NK", "NS", "NT", "PH", "PS", "PT", "RB", "RD", "RF", "RK", "RL",
+    "RM", "RN", "RP", "RS", "RT", "SH", "SK", "SP", "SS", "ST", "TH", "TS", "WN", "WS", "XT", "ZZ",
+    "RC", "RG", "RV", "LV", "NC", "TZ", "DG",
+];
 
 /// "FBI" as "F-B-I".
 pub(super) fn spell(word: &str) -> String {
@@ -208,7 +227,15 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         core,
         "Mr" | "Mrs" | "Ms" | "Mx" | "Prof" | "Capt" | "Sgt" | "Lt" | "Cpl" | "Adm" | "Insp"
     );
-    if let Some(title) = lookup(TITLES, core).filter(|_| next_capital || unambiguous && period) {
+    // "Gen Z", "Gen Alpha", "Gen AI" are a generation and a technology, not a general.
+    let generation = core == "Gen"
+        && !period
+        && next.is_some_and(|w| {
+            w.chars().all(|c| c.is_ascii_uppercase()) || matches!(w, "Alpha" | "Beta")
+        });
+    if let Some(title) =
+        lookup(TITLES, core).filter(|_| (next_capital || unambiguous && period) && !generation)
+    {
         return expand(title, false);
     }
     if let Some(words) = lookup(BEFORE_NUMBER, core).filter(|_| period && next_number) {
@@ -230,6 +257,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         "YoY" => return expand("year over year", false),
         "QoQ" => return expand("quarter over quarter", false),
         "OK" => return expand("okay", false),
+        "VS" => return expand("versus", false),
         "WWI" => return expand("World War one", false),
         "WWII" => return expand("World War two", false),
         _ => {}
@@ -379,9 +407,35 @@ pub(super) fn is_shouted(cores: &[&str]) -> bool {
                 && !TIME_ZONES.contains(c)
         })
         .collect();
-    let caps = words
+    let caps: Vec<&&&str> = words
         .iter()
         .filter(|c| c.len() >= 2 && c.chars().all(|ch| !ch.is_lowercase()))
+        .collect();
+    // "FYI, ASAP, DIY and FAQ" is a row of initialisms, not a shout: a shout has words in it,
+    // at least two of them common short words, long words or contractions.
+    let wordy = caps
+        .iter()
+        .filter(|c| {
+            c.chars().filter(|ch| ch.is_alphabetic()).count() >= 5
+                || c.contains(['\'', '’'])
+                || SHOUTED_WORDS.contains(&c.trim_end_matches(|ch: char| !ch.is_alphabetic()))
+        })
         .count();
-    caps >= 3 && caps * 2 > words.len()
+    caps.len() >= 3 && caps.len() * 2 > words.len() && wordy >= 2
 }
+
+/// Common short words: two of them in capitals make a sentence of capitals a shout rather
+/// than a list of initialisms.
+const SHOUTED_WORDS: &[&str] = &[
+    "AN", "AS", "AT", "BE", "BY", "DO", "GO", "HE", "IF", "IN", "IS", "IT", "ME", "MY", "NO", "OF",
+    "OH", "ON", "OR", "SO", "TO", "UP", "WE", "ALL", "AND", "ANY", "ARE", "BAD", "BIG", "BUT",
+    "CAN", "DAY", "DID", "FOR", "GET", "GOD", "GOT", "HAD", "HAS", "HER", "HEY", "HIM", "HIS",
+    "HOW", "ITS", "LET", "MAN", "NEW", "NOT", "NOW", "OFF", "OLD", "ONE", "OUR", "OUT", "RUN",
+    "SAW", "SAY", "SEE", "SHE", "THE", "TOO", "TRY", "TWO", "WAS", "WAY", "WHO", "WHY", "WIN",
+    "WOW", "YES", "YET", "YOU", "ALSO", "BACK", "BEEN", "BEST", "COME", "DONE", "DOWN", "EVEN",
+    "EVER", "FROM", "GIVE", "GOOD", "HATE", "HAVE", "HELP", "HERE", "HOME", "JUST", "KNOW", "LIKE",
+    "LIVE", "LOOK", "LOVE", "MADE", "MAKE", "MORE", "MOST", "MUCH", "MUST", "NEED", "NEXT", "ONLY",
+    "OVER", "REAL", "SAID", "SOME", "STOP", "SURE", "TAKE", "TELL", "THAN", "THAT", "THEM", "THEN",
+    "THEY", "THIS", "TIME", "VERY", "WAIT", "WANT", "WELL", "WENT", "WERE", "WHAT", "WHEN", "WILL",
+    "WITH", "WORK", "YEAH", "YOUR",
+];

@@ -232,6 +232,65 @@ fn minutes_seconds(m: u64, s: u64, dialect: Dialect) -> String {
     }
 }
 
+/// "a 2:01:09 marathon" is "a two oh one oh nine marathon": a length before a noun, read as
+/// sport reads a time (the hours, minutes and seconds of [`duration`] do not fit there).
+pub(super) fn compact_duration(core: &str, dialect: Dialect) -> Option<String> {
+    let parts: Vec<&str> = core.split(':').collect();
+    let [h, m, s] = parts.as_slice() else {
+        return None;
+    };
+    if h.len() != 1
+        || m.len() != 2
+        || s.len() != 2
+        || !all_digits(h)
+        || !all_digits(m)
+        || !all_digits(s)
+    {
+        return None;
+    }
+    let (h, m, s): (u64, u64, u64) = (h.parse().ok()?, m.parse().ok()?, s.parse().ok()?);
+    if m > 59 || s > 59 {
+        return None;
+    }
+    let two = |n: u64| match n {
+        0 => "hundred".to_owned(),
+        1..=9 => format!("oh {}", numbers::cardinal(n, dialect)),
+        _ => numbers::cardinal(n, dialect),
+    };
+    Some(format!(
+        "{} {} {}",
+        numbers::cardinal(h, dialect),
+        two(m),
+        two(s)
+    ))
+}
+
+/// "two hours, one minute and nine seconds", leaving out a part that is zero.
+fn duration(h: u64, m: u64, s: u64, dialect: Dialect) -> String {
+    if h == 0 {
+        return minutes_seconds(m, s, dialect);
+    }
+    let part = |n: u64, one: &str, many: &str| {
+        format!(
+            "{} {}",
+            numbers::cardinal(n, dialect),
+            if n == 1 { one } else { many }
+        )
+    };
+    let mut parts = vec![part(h, "hour", "hours")];
+    if m > 0 {
+        parts.push(part(m, "minute", "minutes"));
+    }
+    if s > 0 {
+        parts.push(part(s, "second", "seconds"));
+    }
+    match parts.as_slice() {
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        [] => String::new(),
+    }
+}
+
 /// "3:45", "15:30", "3:45:10", "3:45pm", "9am"; a one-digit minute ("3:1") is a ratio; a
 /// time with seconds and no hours ("00:12:34") is a timestamp, read as minutes and seconds.
 pub(super) fn clock(core: &str, dialect: Dialect) -> Option<String> {
@@ -260,10 +319,13 @@ pub(super) fn clock(core: &str, dialect: Dialect) -> Option<String> {
             if h > 24 || m > 59 || mer.is_some() && !(1..=12).contains(&h) {
                 return None;
             }
-            // "00:12:34" is a timestamp in a recording, not a quarter past midnight.
-            if let ([_, _, s], 0, None) = (parts.as_slice(), h, mer) {
-                let s: u64 = s.parse().ok().filter(|s| *s < 60)?;
-                return Some(minutes_seconds(m, s, dialect));
+            // "00:12:34" is a timestamp in a recording, not a quarter past midnight; "2:01:09"
+            // (one digit of hours) a race's or a film's length, or a place in a recording.
+            if let ([h_written, _, s], None) = (parts.as_slice(), mer) {
+                if h == 0 || h_written.len() == 1 {
+                    let s: u64 = s.parse().ok().filter(|s| *s < 60)?;
+                    return Some(duration(h, m, s, dialect));
+                }
             }
             let mut words = match (h, mer) {
                 (0, None) => format!("{} A-M", hours_minutes(12, m, true, dialect)),

@@ -63,6 +63,11 @@ const DECADE_CONTEXT: &[&str] = &[
 
 /// Context-dependent number patterns, then [`single`].
 pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    if attributive(ctx, i, 1) {
+        if let Some(words) = dates::compact_duration(ctx.toks[i].core, ctx.dialect) {
+            return Some(Hit::new(1, words));
+        }
+    }
     let mut hit = phrase(ctx, i)?;
     if attributive(ctx, i, hit.span) {
         hit.text = singular_ending(&hit.text, ctx.dialect);
@@ -112,6 +117,12 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return Some(Hit::new(1, words));
     }
     let next = ctx.next_core(i);
+    if let Some(hit) = next.and_then(|unit| fraction_of_unit(core, unit, d)) {
+        return Some(hit);
+    }
+    if let Some(words) = season_episode(core, d) {
+        return Some(Hit::new(1, words));
+    }
     let num = Num::parse(core);
     // "$5 million", "$3 bn"
     if let (Some((currency, rest)), Some(word)) = (money::prefix(core), next) {
@@ -417,8 +428,10 @@ fn place_label(ctx: &Ctx<'_>, i: usize) -> Option<String> {
         return None;
     }
     // "Apt. 4B": an abbreviation's full stop is no pause here.
-    let prev = ctx.prev_core_after_period(i)?.to_lowercase();
-    if !PLACE_WORDS.contains(&prev.as_str()) {
+    let after_place_word = ctx
+        .prev_core_after_period(i)
+        .is_some_and(|p| PLACE_WORDS.contains(&p.to_lowercase().as_str()));
+    if !after_place_word && !before_street_name(ctx, i) {
         return None;
     }
     let n: u64 = digits.parse().ok()?;
@@ -427,6 +440,46 @@ fn place_label(ctx: &Ctx<'_>, i: usize) -> Option<String> {
         numbers::cardinal(n, ctx.dialect),
         abbreviations::spell(&letters.to_uppercase())
     ))
+}
+
+/// Whether a street's name follows token `i` ("221B Baker St.", "12A Rue de Rivoli" does not
+/// count): one to three capitalised words, then a word for a street.
+fn before_street_name(ctx: &Ctx<'_>, i: usize) -> bool {
+    const STREETS: &[&str] = &[
+        "St",
+        "Street",
+        "Ave",
+        "Avenue",
+        "Rd",
+        "Road",
+        "Ln",
+        "Lane",
+        "Blvd",
+        "Boulevard",
+        "Dr",
+        "Drive",
+        "Way",
+        "Pl",
+        "Place",
+        "Ct",
+        "Court",
+        "Terrace",
+        "Close",
+        "Crescent",
+        "Square",
+        "Hwy",
+        "Highway",
+    ];
+    let words = ctx.toks.iter().skip(i + 1).take(4).map(|t| t.core);
+    for (names, w) in words.enumerate() {
+        if names > 0 && STREETS.contains(&w) {
+            return true;
+        }
+        if !w.starts_with(char::is_uppercase) {
+            return false;
+        }
+    }
+    false
 }
 
 /// Numbers that name something rather than count it, by the word before them: a model after
@@ -475,4 +528,45 @@ fn year_reading(ctx: &Ctx<'_>, i: usize, n: &Num<'_>) -> Option<String> {
     // Context reaches into the next century ("by 2100" is "twenty-one hundred").
     let plausible = context && (1000..=2199).contains(&value) || (1800..=2099).contains(&value);
     plausible.then(|| numbers::year(value, ctx.dialect))
+}
+
+/// "S4E12" (and "s04e12") is "season four, episode twelve", as every show's listing means it.
+fn season_episode(core: &str, d: Dialect) -> Option<String> {
+    let rest = core.strip_prefix(['S', 's'])?;
+    let (season, episode) = rest.split_once(['E', 'e'])?;
+    let ok = |p: &str, max: usize| (1..=max).contains(&p.len()) && all_digits(p);
+    if !ok(season, 2) || !ok(episode, 3) {
+        return None;
+    }
+    let n = |p: &str| p.parse::<u64>().ok().map(|n| numbers::cardinal(n, d));
+    Some(format!("season {}, episode {}", n(season)?, n(episode)?))
+}
+
+/// "½ cup" is "half a cup", "¼ tsp." "a quarter teaspoon", "2½ cups" "two and a half
+/// cups": a vulgar fraction before a unit (the unit was left as written after a fraction).
+fn fraction_of_unit(core: &str, unit: &str, d: Dialect) -> Option<Hit> {
+    let last = core.chars().last()?;
+    let (_, words) = VULGAR.iter().find(|(c, _)| *c == last)?;
+    let int = &core[..core.len() - last.len_utf8()];
+    let text = if int.is_empty() {
+        let unit = units::phrase(unit, true, false, d)?;
+        let article = if unit.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        match last {
+            '½' => format!("half {article} {unit}"),
+            '¾' => format!("three-quarter {unit}"),
+            '⅔' => format!("two-thirds {unit}"),
+            _ => format!("{words} {unit}"),
+        }
+    } else {
+        let whole = Num::parse(int)?.plain_int()?;
+        let unit = units::phrase(unit, true, true, d)?;
+        format!("{} and {words} {unit}", numbers::cardinal(whole, d))
+    };
+    let mut hit = Hit::new(2, text);
+    hit.eat_period = true;
+    Some(hit)
 }

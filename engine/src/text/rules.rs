@@ -70,7 +70,8 @@ impl Hit {
 }
 
 fn apply(ctx: &Ctx<'_>, i: usize) -> Hit {
-    web::rule(ctx, i)
+    symbols::math(ctx, i)
+        .or_else(|| web::rule(ctx, i))
         .or_else(|| dates::rule(ctx, i))
         .or_else(|| phrases::rule(ctx, i))
         .or_else(|| roman::rule(ctx, i))

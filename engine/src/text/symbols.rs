@@ -28,6 +28,11 @@ const WORDS: &[(&str, &str)] = &[
     ("©", "copyright"),
     ("°", "degrees"),
     ("#", "hash"),
+    ("π", "pi"),
+    ("∞", "infinity"),
+    ("≠", "is not equal to"),
+    ("√", "the square root of"),
+    ("∛", "the cube root of"),
     ("-", "—"),
     ("–", "—"),
     ("—", "—"),
@@ -53,6 +58,10 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if core == "x" && between_numbers(i) {
         return Some(Hit::new(1, "times".to_owned()));
     }
+    if core == "≈" && i > 0 && ctx.next_core(i).is_some() {
+        // "π ≈ 3.14": a verb between two terms, as "=" is "equals".
+        return Some(Hit::new(1, "is approximately".to_owned()));
+    }
     if let Some((_, words)) = WORDS.iter().find(|(s, _)| *s == core) {
         return Some(Hit::new(1, (*words).to_owned()));
     }
@@ -75,6 +84,80 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return Some(Hit::new(1, format!("at {}", handle_words(handle, d))));
     }
     joined(core, d).map(|w| Hit::new(1, w))
+}
+
+/// A power or a root ("x^2", "r²", "√2"), before any rule that reads the digits alone.
+pub(super) fn math(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let core = ctx.toks[i].core;
+    if !core.contains([
+        '^', '√', '∛', '²', '³', '⁻', '⁰', '¹', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹',
+    ]) {
+        return None;
+    }
+    power(core, ctx.dialect)
+        .or_else(|| root(core, ctx.dialect))
+        .map(|w| Hit::new(1, w))
+}
+
+/// "x^2", "10^-3", "r²", "2^n": a base and its power ("x squared", "ten to the power of minus
+/// three"). The caret or superscript was dropped as silent, which read "x^2" as "x two".
+fn power(core: &str, d: Dialect) -> Option<String> {
+    const SUPERSCRIPTS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let (base, exponent): (&str, String) = if let Some((base, exp)) = core.split_once('^') {
+        (
+            base,
+            exp.trim_start_matches('(').trim_end_matches(')').to_owned(),
+        )
+    } else {
+        let start = core.find(|c: char| SUPERSCRIPTS.contains(&c) || c == '⁻')?;
+        let exp: Option<String> = core[start..]
+            .chars()
+            .map(|c| match c {
+                '⁻' => Some('-'),
+                c => SUPERSCRIPTS
+                    .iter()
+                    .position(|&s| s == c)
+                    .and_then(|k| char::from_digit(k as u32, 10)),
+            })
+            .collect();
+        (&core[..start], exp?)
+    };
+    let plain_base = !base.is_empty()
+        && (base.chars().all(|c| c.is_ascii_alphabetic()) && base.len() <= 2
+            || base.chars().all(|c| c.is_ascii_digit() || c == '.'));
+    let digits = exponent.strip_prefix('-').unwrap_or(&exponent);
+    let plain_exponent = !digits.is_empty()
+        && (digits.chars().all(|c| c.is_ascii_digit())
+            || digits.len() == 1 && digits.chars().all(|c| c.is_ascii_alphabetic()));
+    if !plain_base || !plain_exponent {
+        return None;
+    }
+    let base = numeric::single(base, d).unwrap_or_else(|| base.to_owned());
+    let said = match exponent.as_str() {
+        "2" => "squared".to_owned(),
+        "3" => "cubed".to_owned(),
+        e => {
+            let n = numeric::single(digits, d).unwrap_or_else(|| digits.to_owned());
+            let sign = if e.starts_with('-') { "minus " } else { "" };
+            format!("to the power of {sign}{n}")
+        }
+    };
+    Some(format!("{base} {said}"))
+}
+
+/// "√2", "∛27": the root of a number or a letter.
+fn root(core: &str, d: Dialect) -> Option<String> {
+    let (which, rest) = if let Some(rest) = core.strip_prefix('√') {
+        ("square", rest)
+    } else {
+        ("cube", core.strip_prefix('∛')?)
+    };
+    let rest = rest.trim_start_matches('(').trim_end_matches(')');
+    let said = numeric::single(rest, d).or_else(|| {
+        (!rest.is_empty() && rest.chars().all(|c| c.is_ascii_alphabetic()) && rest.len() <= 2)
+            .then(|| rest.to_owned())
+    })?;
+    Some(format!("the {which} root of {said}"))
 }
 
 /// A handle as it is said: underscores are spoken, since the handle cannot be found without
@@ -184,13 +267,15 @@ fn push_word(out: &mut String, w: &str) {
 
 /// One word in a handle or a symbol-joined phrase: numbers and capitals read as elsewhere.
 fn spoken_word(word: &str, d: Dialect) -> String {
-    numeric::single(word, d).unwrap_or_else(|| {
-        if word.chars().all(|c| c.is_ascii_alphabetic()) {
-            super::abbreviations::letters(word)
-        } else {
-            strip_silent(word)
-        }
-    })
+    power(word, d)
+        .or_else(|| numeric::single(word, d))
+        .unwrap_or_else(|| {
+            if word.chars().all(|c| c.is_ascii_alphabetic()) {
+                super::abbreviations::letters(word)
+            } else {
+                strip_silent(word)
+            }
+        })
 }
 
 /// `core` without characters that have no sound.

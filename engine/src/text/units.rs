@@ -62,7 +62,7 @@ const UNITS: &[Unit] = &[
     unit("s", "second", "seconds", false),
     unit("sec", "second", "seconds", true),
     unit("secs", "second", "seconds", true),
-    unit("min", "minute", "minutes", false),
+    unit("min", "minute", "minutes", true),
     unit("mins", "minute", "minutes", true),
     unit("h", "hour", "hours", false),
     unit("hr", "hour", "hours", true),
@@ -122,6 +122,8 @@ const UNITS: &[Unit] = &[
     unit("mos", "month", "months", true),
     unit("yr", "year", "years", true),
     unit("yrs", "year", "years", true),
+    unit("ppm", "part per million", "parts per million", true),
+    unit("ppb", "part per billion", "parts per billion", true),
     unit("x", "times", "times", false),
 ];
 
