@@ -215,6 +215,15 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         hit.eat_period = needs_period || period;
         Some(hit)
     };
+    // ".NET", "ASP.NET": Microsoft's platform is said "dot net".
+    if let Some(base) = core.strip_suffix(".NET") {
+        let words = if base.is_empty() {
+            "dot net".to_owned()
+        } else {
+            format!("{} dot net", letters(base))
+        };
+        return Some(Hit::new(1, words));
+    }
     match core {
         "St" if next_capital && !prev_name => return expand("Saint", false),
         "St" if period || prev_name => return expand("Street", false),

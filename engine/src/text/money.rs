@@ -95,6 +95,8 @@ const SCALES: &[(&str, &str)] = &[
     ("billion", "billion"),
     ("million", "million"),
     ("thousand", "thousand"),
+    ("crore", "crore"),
+    ("lakh", "lakh"),
     ("mn", "million"),
     ("bn", "billion"),
     ("tn", "trillion"),

@@ -55,6 +55,8 @@ const PLACE_WORDS: &[&str] = &[
 const DIAL_WORDS: &[&str] = &[
     "dial", "dialed", "dialled", "dialing", "call", "called", "calling",
 ];
+/// Words before a number that make it a code, read digit by digit.
+const CODE_WORDS: &[&str] = &["zip", "zipcode", "code", "pin", "passcode"];
 /// Words before "30s" that make it a decade or an age rather than seconds.
 const DECADE_CONTEXT: &[&str] = &[
     "the", "early", "late", "mid", "their", "his", "her", "my", "your", "our", "its", "and", "or",
@@ -159,8 +161,11 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             }
         }
         // "6 ft. 2 in.": after feet, "in." is inches (alone, "2 in the box" is not).
+        // "5 ft 4 in," ends a phrase there; "4 in the box" does not.
+        let ends_phrase =
+            |t: &super::tokens::Token<'_>| !t.trail.is_empty() || i + 2 == ctx.toks.len();
         let inches = word == "in"
-            && ctx.toks[i + 1].trail.starts_with('.')
+            && ends_phrase(&ctx.toks[i + 1])
             && ctx
                 .prev_core_after_period(i)
                 .is_some_and(|p| matches!(p, "ft" | "feet" | "foot"));
@@ -500,7 +505,12 @@ fn named_number(ctx: &Ctx<'_>, i: usize, n: &Num<'_>) -> Option<String> {
     }
     let service = core.len() == 3 && (core.ends_with("11") || matches!(core, "999" | "112"));
     let dialling = DIAL_WORDS.contains(&prev.to_lowercase().as_str());
-    (service && dialling).then(|| numbers::digits(core))
+    // "zip 90210", "code 4521", "PIN 0000": a code is its digits, not a count.
+    let names_code = |w: &str| CODE_WORDS.contains(&w.to_lowercase().as_str());
+    let code = core.len() >= 3
+        && (names_code(prev)
+            || prev == "is" && i >= 2 && ctx.prev_core(i - 1).is_some_and(names_code));
+    (service && dialling || code).then(|| numbers::digits(core))
 }
 
 /// A four-digit number read as a year when it looks like one in its context.

@@ -55,7 +55,9 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         .find_map(|s| core.strip_prefix(s).map(|r| (true, r)))
         .unwrap_or((false, core));
     let host = rest.split(['/', '?', '#', ':']).next().unwrap_or("");
-    if !(scheme || host.starts_with("www.") || is_domain(host)) || host.is_empty() {
+    // "ASP.NET" is a platform written in capitals, not a host.
+    let platform = !scheme && host.rsplit_once('.').is_some_and(|(_, tld)| tld == "NET");
+    if !(scheme || host.starts_with("www.") || is_domain(host)) || host.is_empty() || platform {
         return None;
     }
     let rest = rest.trim_end_matches('/');
