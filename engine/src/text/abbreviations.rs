@@ -265,7 +265,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         "aka" => return expand("also known as", false),
         "YoY" => return expand("year over year", false),
         "QoQ" => return expand("quarter over quarter", false),
-        "OK" => return expand("okay", false),
+        "OK" | "Ok" | "ok" => return expand("okay", false),
         "VS" => return expand("versus", false),
         "WWI" => return expand("World War one", false),
         "WWII" => return expand("World War two", false),

@@ -125,6 +125,13 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(words) = season_episode(core, d) {
         return Some(Hit::new(1, words));
     }
+    // Bond's number; "code 007" stays a code.
+    let after_code_word = ctx
+        .prev_core(i)
+        .is_some_and(|p| CODE_WORDS.contains(&p.to_lowercase().as_str()));
+    if core == "007" && !after_code_word {
+        return Some(Hit::new(1, "double oh seven".to_owned()));
+    }
     let num = Num::parse(core);
     // "$5 million", "$3 bn"
     if let (Some((currency, rest)), Some(word)) = (money::prefix(core), next) {
