@@ -21,9 +21,10 @@ use eframe::egui::{self, Key, KeyboardShortcut, Modifiers};
 
 use crate::command::Command;
 
-/// Extensions read as scripts.
-pub const SCRIPT_EXTENSIONS: [&str; 8] = [
-    "txt", "md", "markdown", "json", "xml", "text", "script", "fountain",
+/// Extensions read as scripts (subtitles too: a transcript with speakers exported as SRT or
+/// VTT reads as a script, its timings dropped).
+pub const SCRIPT_EXTENSIONS: [&str; 10] = [
+    "txt", "md", "markdown", "json", "xml", "text", "script", "fountain", "srt", "vtt",
 ];
 /// Extensions read as voice clips.
 pub const AUDIO_EXTENSIONS: [&str; 6] = ["wav", "flac", "mp3", "ogg", "oga", "opus"];

@@ -125,7 +125,7 @@ pub fn run(args: &RenderArgs) -> anyhow::Result<()> {
                     .into(),
             )
             .into()),
-            None => args.script.with_extension(format.extension()),
+            None => default_target(&args.script, format.extension()),
         };
     // Before any work: never the script itself, never a rename over a device or a FIFO.
     let output = super::output::check(&target, &[args.script.as_path()])?;
@@ -419,5 +419,26 @@ fn clock(secs: f64) -> String {
         format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
     } else {
         format!("{}:{:02}", s / 60, s % 60)
+    }
+}
+
+/// The audio's name when no `-o` is given: the script's, with the format's extension. A
+/// subtitle file used as a script (`ep.srt`) would have its captions written over it, so its
+/// episode is `ep.episode.wav` (captions `ep.episode.srt`), and the note says where.
+fn default_target(script: &Path, extension: &str) -> PathBuf {
+    let is_subtitles = script
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("srt") || e.eq_ignore_ascii_case("vtt"));
+    if is_subtitles {
+        let target = engine::render::beside(script, "episode", extension);
+        eprintln!(
+            "note: {} is a subtitle file; the episode goes to {} so its captions do not replace it",
+            script.display(),
+            target.display()
+        );
+        target
+    } else {
+        script.with_extension(extension)
     }
 }

@@ -8,7 +8,10 @@
 use super::cues::whole_line_cue;
 use super::draft::Draft;
 use super::header::is_cast_heading;
-use super::labels::{is_title_line, markdown_heading, scene_heading, KnownNames};
+use super::labels::{
+    is_cue_number, is_cue_timing, is_title_line, is_webvtt_block, markdown_heading, scene_heading,
+    KnownNames,
+};
 use super::line_labels::{line_label, start_turn, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
@@ -29,10 +32,23 @@ pub(crate) fn parse<'a>(
     let mut in_comment = false;
     let mut warned_run = false;
     let mut census = LayoutCensus::default();
-    for &line in body {
+    let mut in_webvtt_block = false;
+    for (index, &line) in body.iter().enumerate() {
         let text = line.text;
         let trimmed = text.trim();
         if trimmed.is_empty() {
+            in_webvtt_block = false;
+            continue;
+        }
+        // A subtitle file's cue numbers, timings and VTT blocks are not speech.
+        let next = body.get(index + 1).map(|l| l.text);
+        if in_webvtt_block || is_cue_timing(trimmed) || is_cue_number(trimmed, next) {
+            draft.classify(line.number, LineKind::Metadata);
+            continue;
+        }
+        if is_webvtt_block(trimmed) && !trimmed.contains("-->") {
+            in_webvtt_block = true;
+            draft.classify(line.number, LineKind::Metadata);
             continue;
         }
         let mut at = text.len() - text.trim_start().len();

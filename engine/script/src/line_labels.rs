@@ -14,7 +14,7 @@ use super::draft::Draft;
 use super::labels::{
     bold_label, bracket_candidate, dash_candidate, is_numbered_heading, is_sound_cue,
     is_weak_label_name, line_prefix_len, plain_label, play_same_line_name, timestamp_len,
-    KnownNames,
+    voice_tag, KnownNames,
 };
 use super::model::{Position, Warning};
 use super::source::{column_of, SourceLine, TextSpan};
@@ -38,6 +38,8 @@ pub(crate) enum Layout {
     ListItem,
     /// `> Name: text` (a quote)
     Quote,
+    /// `<v Name>text` (a VTT cue's voice)
+    VoiceTag,
 }
 
 impl fmt::Display for Layout {
@@ -51,6 +53,7 @@ impl fmt::Display for Layout {
             Self::JsonLine => "`{\"speaker\": …, \"text\": …}`",
             Self::ListItem => "`- Name: text` list items",
             Self::Quote => "`> Name: text` quotes",
+            Self::VoiceTag => "`<v Name>` voice tags",
         })
     }
 }
@@ -120,6 +123,12 @@ fn label_at<'a>(text: &'a str, at: usize, known: &KnownNames) -> Option<(Found<'
     };
     if let Some(l) = bold_label(rest) {
         return Some((found(l.name, l.name_at, l.rest_at), Layout::Bold));
+    }
+    if let Some((name_at, name_end, speech_at)) = voice_tag(rest) {
+        return Some((
+            found(&rest[name_at..name_end], name_at, speech_at),
+            Layout::VoiceTag,
+        ));
     }
     if let Some(l) = plain_label(rest, known) {
         return Some((found(l.name, l.name_at, l.rest_at), Layout::Colon));

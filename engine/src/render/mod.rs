@@ -71,6 +71,14 @@ pub enum RenderError {
     },
     #[error("the script has no line to speak")]
     NothingToSay,
+    /// A file the render would write beside the audio is the script itself (`ep.srt` rendered
+    /// to `ep.wav` with SRT captions).
+    #[error(
+        "{}: is the script being rendered; writing the {what} there would replace it: choose \
+         another output name, or no {what}",
+        path.display()
+    )]
+    WouldReplaceScript { path: PathBuf, what: &'static str },
     /// The engine's queue refused or lost the work (full, shut down).
     #[error("scheduler: {0}")]
     Scheduler(Box<SchedulerError>),
@@ -106,7 +114,10 @@ impl RenderError {
     #[must_use]
     pub fn is_input_error(&self) -> bool {
         match self {
-            Self::Script { .. } | Self::NothingToSay | Self::Decode(_) => true,
+            Self::Script { .. }
+            | Self::NothingToSay
+            | Self::Decode(_)
+            | Self::WouldReplaceScript { .. } => true,
             Self::Synth(e) => e.is_input_error(),
             _ => false,
         }
@@ -259,6 +270,7 @@ pub fn render_episode(
     if !plans.iter().any(LinePlan::speaks) {
         return Err(RenderError::NothingToSay);
     }
+    refuse_to_replace_the_script(episode, dest, options)?;
     let mut notices = Vec::new();
     let sounds_dir = options
         .sounds_dir
@@ -513,6 +525,32 @@ pub fn beside(dest: &Path, tag: &str, ext: &str) -> PathBuf {
     dest.with_file_name(format!("{stem}.{tag}.{ext}"))
 }
 
+/// Refuses before any work when a caption or markers file would land on the script's own file:
+/// a transcript exported as `ep.srt`, rendered to `ep.wav` with SRT captions, would lose the
+/// author's script to the captions.
+fn refuse_to_replace_the_script(
+    episode: &Episode,
+    dest: &Path,
+    options: &RenderOptions,
+) -> Result<(), RenderError> {
+    let Ok(script) = std::fs::canonicalize(&episode.source) else {
+        return Ok(()); // standard input, or a script that is not a file
+    };
+    let captions = options
+        .captions
+        .iter()
+        .map(|f| (dest.with_extension(f.extension()), "captions"));
+    let markers = options
+        .markers
+        .then(|| (beside(dest, "chapters", "json"), "markers"));
+    for (path, what) in captions.chain(markers) {
+        if std::fs::canonicalize(&path).is_ok_and(|p| p == script) {
+            return Err(RenderError::WouldReplaceScript { path, what });
+        }
+    }
+    Ok(())
+}
+
 /// A speaker's name made safe for a file name: letters and digits kept (any script), the rest
 /// turned into single dashes.
 #[must_use]
@@ -561,6 +599,61 @@ mod tests {
         assert_eq!(slug("🎙️ Host"), "host");
         assert_eq!(slug("שרה"), "שרה");
         assert_eq!(slug("../.."), "speaker");
+    }
+
+    #[test]
+    fn captions_never_replace_the_script() {
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("ep.srt");
+        let text = "1\n00:00:01,000 --> 00:00:02,000\nHOST: Hi.\n";
+        std::fs::write(&script, text).unwrap();
+        let episode = Episode::parse(
+            &script.to_string_lossy(),
+            text,
+            &crate::script::ParseOptions::default(),
+        )
+        .unwrap();
+        let with = |captions: Vec<CaptionFormat>, markers: bool| RenderOptions {
+            captions,
+            markers,
+            ..RenderOptions::default()
+        };
+        let srt = with(vec![CaptionFormat::Srt], true);
+        let err =
+            refuse_to_replace_the_script(&episode, &dir.path().join("ep.wav"), &srt).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                RenderError::WouldReplaceScript {
+                    what: "captions",
+                    ..
+                }
+            ),
+            "{err}"
+        );
+        assert!(err.is_input_error());
+        let vtt = with(vec![CaptionFormat::Vtt], true);
+        assert!(refuse_to_replace_the_script(&episode, &dir.path().join("ep.wav"), &vtt).is_ok());
+        let elsewhere = dir.path().join("ep.episode.wav");
+        assert!(refuse_to_replace_the_script(&episode, &elsewhere, &srt).is_ok());
+        // Markers too: a script named like the markers file.
+        let json = dir.path().join("ep.chapters.json");
+        std::fs::write(&json, text).unwrap();
+        let episode = Episode::parse(
+            &json.to_string_lossy(),
+            text,
+            &crate::script::ParseOptions::default(),
+        )
+        .unwrap();
+        let err =
+            refuse_to_replace_the_script(&episode, &dir.path().join("ep.mp3"), &vtt).unwrap_err();
+        assert!(matches!(
+            err,
+            RenderError::WouldReplaceScript {
+                what: "markers",
+                ..
+            }
+        ));
     }
 
     #[test]

@@ -10,19 +10,22 @@
 //!
 //! One module per thing recognised: [`colon`] (`Name: text` and its kin), [`play_names`] (the
 //! play layouts' names), [`headings`] (structure that is never spoken), [`timestamps`]
-//! (transcripts) and [`cue_labels`] (audio-drama cues written as labels). The parsers import
-//! from here; the modules see each other through these re-exports.
+//! (transcripts), [`subtitles`] (SRT and VTT cues) and [`cue_labels`] (audio-drama cues
+//! written as labels). The parsers import from here; the modules see each other through these
+//! re-exports.
 
 mod colon;
 mod cue_labels;
 mod headings;
 mod play_names;
+mod subtitles;
 mod timestamps;
 
 pub(crate) use colon::*;
 pub(crate) use cue_labels::*;
 pub(crate) use headings::*;
 pub(crate) use play_names::*;
+pub(crate) use subtitles::*;
 pub(crate) use timestamps::*;
 
 #[cfg(test)]

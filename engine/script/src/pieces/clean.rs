@@ -15,7 +15,7 @@ pub(super) fn clean(s: &str, style: TextStyle) -> String {
         .filter(|&c| !crate::names::is_bidi_control(c))
         .collect();
     match style {
-        TextStyle::Plain | TextStyle::Play => strip_emphasis(&s),
+        TextStyle::Plain | TextStyle::Play => strip_emphasis(&crate::labels::strip_cue_tags(&s)),
         TextStyle::Markdown => strip_markdown(&s),
         TextStyle::Xml => decode_entities(&s),
     }
