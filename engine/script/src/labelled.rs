@@ -106,6 +106,14 @@ pub(crate) fn parse<'a>(
             continue;
         }
         if draft.push(TextSpan::rest_of(line, at)) {
+            if let Some(name) = unvouched_dash_label(trimmed) {
+                warnings.push(Warning {
+                    position: position(line, at),
+                    message: format!(
+                        "this line opens like a turn of `{name}` (`{name} — …`), but the script names no such speaker elsewhere, so it is read as part of the turn above; write `{name}: …` to make it a turn"
+                    ),
+                });
+            }
             continue;
         }
         draft.classify(line.number, LineKind::Narration);
@@ -119,6 +127,18 @@ pub(crate) fn parse<'a>(
     }
     census.warn(warnings);
     draft
+}
+
+/// `Guest — Thanks for coming.` in a line that continues a turn: a name of one or two
+/// capitalised words, a dash, then a capitalised sentence, which is how a dash-labelled turn
+/// reads when its speaker is heard only once (a weak label needs the script to vouch for it).
+fn unvouched_dash_label(trimmed: &str) -> Option<&str> {
+    let (name, speech) = super::labels::dash_candidate(trimmed)?;
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let capitalised = |w: &&str| w.starts_with(char::is_uppercase);
+    let starts_sentence = trimmed[speech..].starts_with(char::is_uppercase);
+    ((1..=2).contains(&words.len()) && words.iter().all(capitalised) && starts_sentence)
+        .then_some(name)
 }
 
 fn position(line: SourceLine<'_>, at: usize) -> Position {
@@ -217,6 +237,24 @@ mod tests {
         assert_eq!(e.lines.len(), 1);
         assert_eq!(e.warnings.len(), 1);
         assert_eq!(e.warnings[0].position.line, 1);
+    }
+
+    #[test]
+    fn a_dash_label_heard_once_is_read_into_the_turn_above_with_a_warning() {
+        let e = parse(
+            "Host — Welcome to the show.\nGuest — Thanks for having me.\nHost — Let's begin.\nParis — the city — was lovely.\n",
+            ScriptFormat::Name,
+        );
+        assert_eq!(e.lines.len(), 2);
+        let found: Vec<(usize, &str)> = e
+            .warnings
+            .iter()
+            .filter(|w| w.message.contains("opens like a turn"))
+            .map(|w| (w.position.line, w.message.as_str()))
+            .collect();
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].0, 2);
+        assert!(found[0].1.contains("`Guest: …`"), "{}", found[0].1);
     }
 
     #[test]
