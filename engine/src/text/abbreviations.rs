@@ -126,6 +126,7 @@ pub(super) fn never_ends_sentence(word: &str, next: char) -> bool {
     let is_general = lookup(GENERAL, word).is_some() && word != "etc" && word != "al"
         || matches!(word, "v" | "P.S" | "N.B");
     (lookup(TITLES, word).is_some() && word != "St")
+        || word == "Rs" && next.is_ascii_digit()
         || is_general
         || next.is_ascii_digit()
             && (lookup(BEFORE_NUMBER, word).is_some() || super::dates::month(word).is_some())
@@ -223,6 +224,28 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             format!("{} dot net", letters(base))
         };
         return Some(Hit::new(1, words));
+    }
+    // "USD 5", "INR 300", "Rs. 500": a currency written before its amount.
+    let currency = super::money::code(core)
+        .or_else(|| (core == "Rs").then(|| super::money::code("INR")).flatten());
+    if let (Some(currency), Some(amount)) = (currency, next) {
+        let amount_tok = i + 1;
+        if amount.starts_with(|c: char| c.is_ascii_digit()) && amount_tok < ctx.toks.len() {
+            if let Some(words) = super::money::amount(currency, amount, None, ctx.dialect) {
+                // As after the amount ("100 USD"): the code says which dollars.
+                let words = if core == "USD" {
+                    words.replacen(" dollar", " U-S dollar", 1)
+                } else {
+                    words
+                };
+                return Some(Hit::new(2, words));
+            }
+        }
+    }
+    // Letter grades: "an A+", "a B- student".
+    if let [grade @ b'A'..=b'F', sign @ (b'+' | b'-')] = core.as_bytes() {
+        let sign = if *sign == b'+' { "plus" } else { "minus" };
+        return Some(Hit::new(1, format!("{} {sign}", char::from(*grade))));
     }
     match core {
         "St" if next_capital && !prev_name => return expand("Saint", false),

@@ -63,8 +63,26 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
     }
     // "50-50", "3-3": equal ends are a split or a tie, never a range ("fifty-fifty").
     if l == r && l.frac.is_none() && currency.is_none() && !percent {
+        if right == "0" {
+            let nothing = if dialect == Dialect::EnGb {
+                "nil"
+            } else {
+                "nothing"
+            };
+            return Some(format!("{nothing}-{nothing}"));
+        }
         let w = l.words(dialect);
         return Some(format!("{w}-{w}"));
+    }
+    // "a 1-0 win": no range ends at nothing, so it is a score ("one to nothing", British "one
+    // nil"); "0-60" stays a range.
+    if right == "0" && l.plain_int().is_some() && currency.is_none() && !percent {
+        let nothing = if dialect == Dialect::EnGb {
+            "nil"
+        } else {
+            "nothing"
+        };
+        return Some(format!("{} to {nothing}", l.words(dialect)).replace(" to nil", " nil"));
     }
     let (lw, rw) = match (l.plain_int(), r.plain_int()) {
         (Some(a), Some(b)) if is_year(a) && is_year(b) && left.len() == 4 && right.len() == 4 => {
