@@ -133,8 +133,7 @@ pub(crate) fn parse_turn(
             continue;
         }
         if c == '(' {
-            let at_start = text.trim().is_empty()
-                && !out.iter().any(|p| !matches!(p, Piece::Direction { .. }));
+            let at_start = nothing_said_yet(&out, &text);
             if is_direction_parenthesis(chars, i, j, at_start, play_rules) {
                 push_direction(&mut out, &mut text, &chars[i + 1..j], style);
                 i = j + 1;
@@ -162,9 +161,7 @@ pub(crate) fn parse_turn(
         }
         if matches!(c, '*' | '_') {
             if let Some(action) = emphasised_action(chars, i) {
-                let at_start = text.trim().is_empty()
-                    && !out.iter().any(|p| !matches!(p, Piece::Direction { .. }));
-                if action.is_direction(chars, i, at_start) {
+                if action.is_direction(chars, i, nothing_said_yet(&out, &text)) {
                     push_direction(&mut out, &mut text, &chars[action.inner.clone()], style);
                     i = action.end;
                     continue;
@@ -233,6 +230,11 @@ pub(crate) fn parse_turn(
     }
     flush(&mut out, &mut text, style);
     Ok(tidy(out))
+}
+
+/// Whether the turn so far holds only directions: a direction here opens the turn.
+fn nothing_said_yet(out: &[Piece], text: &str) -> bool {
+    text.trim().is_empty() && out.iter().all(|p| matches!(p, Piece::Direction { .. }))
 }
 
 /// For every `[` and `(`, the index of its matching closer, or `NONE`.

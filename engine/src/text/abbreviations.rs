@@ -229,8 +229,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let currency = super::money::code(core)
         .or_else(|| (core == "Rs").then(|| super::money::code("INR")).flatten());
     if let (Some(currency), Some(amount)) = (currency, next) {
-        let amount_tok = i + 1;
-        if amount.starts_with(|c: char| c.is_ascii_digit()) && amount_tok < ctx.toks.len() {
+        if amount.starts_with(|c: char| c.is_ascii_digit()) {
             if let Some(words) = super::money::amount(currency, amount, None, ctx.dialect) {
                 // As after the amount ("100 USD"): the code says which dollars.
                 let words = if core == "USD" {

@@ -214,22 +214,24 @@ fn hours_minutes(h: u64, m: u64, with_meridiem: bool, dialect: Dialect) -> Strin
 
 /// "twelve minutes and thirty-four seconds", leaving out a part that is zero.
 fn minutes_seconds(m: u64, s: u64, dialect: Dialect) -> String {
-    let part = |n: u64, one: &str, many: &str| {
-        format!(
-            "{} {}",
-            numbers::cardinal(n, dialect),
-            if n == 1 { one } else { many }
-        )
-    };
     match (m, s) {
-        (0, s) => part(s, "second", "seconds"),
-        (m, 0) => part(m, "minute", "minutes"),
+        (0, s) => counted(s, "second", "seconds", dialect),
+        (m, 0) => counted(m, "minute", "minutes", dialect),
         (m, s) => format!(
             "{} and {}",
-            part(m, "minute", "minutes"),
-            part(s, "second", "seconds")
+            counted(m, "minute", "minutes", dialect),
+            counted(s, "second", "seconds", dialect)
         ),
     }
+}
+
+/// "one minute", "nine seconds".
+fn counted(n: u64, one: &str, many: &str, dialect: Dialect) -> String {
+    format!(
+        "{} {}",
+        numbers::cardinal(n, dialect),
+        if n == 1 { one } else { many }
+    )
 }
 
 /// "a 2:01:09 marathon" is "a two oh one oh nine marathon": a length before a noun, read as
@@ -270,24 +272,11 @@ fn duration(h: u64, m: u64, s: u64, dialect: Dialect) -> String {
     if h == 0 {
         return minutes_seconds(m, s, dialect);
     }
-    let part = |n: u64, one: &str, many: &str| {
-        format!(
-            "{} {}",
-            numbers::cardinal(n, dialect),
-            if n == 1 { one } else { many }
-        )
-    };
-    let mut parts = vec![part(h, "hour", "hours")];
-    if m > 0 {
-        parts.push(part(m, "minute", "minutes"));
-    }
-    if s > 0 {
-        parts.push(part(s, "second", "seconds"));
-    }
-    match parts.as_slice() {
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-        [] => String::new(),
+    let hours = counted(h, "hour", "hours", dialect);
+    match (m, s) {
+        (0, 0) => hours,
+        (_, 0) | (0, _) => format!("{hours} and {}", minutes_seconds(m, s, dialect)),
+        _ => format!("{hours}, {}", minutes_seconds(m, s, dialect)),
     }
 }
 

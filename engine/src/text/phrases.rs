@@ -55,8 +55,12 @@ const PLACE_WORDS: &[&str] = &[
 const DIAL_WORDS: &[&str] = &[
     "dial", "dialed", "dialled", "dialing", "call", "called", "calling",
 ];
-/// Words before a number that make it a code, read digit by digit.
-const CODE_WORDS: &[&str] = &["zip", "zipcode", "code", "pin", "passcode"];
+/// Whether `word` before a number makes it a code, read digit by digit ("zip", "PIN").
+fn is_code_word(word: &str) -> bool {
+    ["zip", "zipcode", "code", "pin", "passcode"]
+        .iter()
+        .any(|w| word.eq_ignore_ascii_case(w))
+}
 /// Words before "30s" that make it a decade or an age rather than seconds.
 const DECADE_CONTEXT: &[&str] = &[
     "the", "early", "late", "mid", "their", "his", "her", "my", "your", "our", "its", "and", "or",
@@ -126,10 +130,7 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return Some(Hit::new(1, words));
     }
     // Bond's number; "code 007" stays a code.
-    let after_code_word = ctx
-        .prev_core(i)
-        .is_some_and(|p| CODE_WORDS.contains(&p.to_lowercase().as_str()));
-    if core == "007" && !after_code_word {
+    if core == "007" && !ctx.prev_core(i).is_some_and(is_code_word) {
         return Some(Hit::new(1, "double oh seven".to_owned()));
     }
     let num = Num::parse(core);
@@ -513,10 +514,9 @@ fn named_number(ctx: &Ctx<'_>, i: usize, n: &Num<'_>) -> Option<String> {
     let service = core.len() == 3 && (core.ends_with("11") || matches!(core, "999" | "112"));
     let dialling = DIAL_WORDS.contains(&prev.to_lowercase().as_str());
     // "zip 90210", "code 4521", "PIN 0000": a code is its digits, not a count.
-    let names_code = |w: &str| CODE_WORDS.contains(&w.to_lowercase().as_str());
     let code = core.len() >= 3
-        && (names_code(prev)
-            || prev == "is" && i >= 2 && ctx.prev_core(i - 1).is_some_and(names_code));
+        && (is_code_word(prev)
+            || prev == "is" && i >= 2 && ctx.prev_core(i - 1).is_some_and(is_code_word));
     (service && dialling || code).then(|| numbers::digits(core))
 }
 

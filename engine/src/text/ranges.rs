@@ -64,11 +64,7 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
     // "50-50", "3-3": equal ends are a split or a tie, never a range ("fifty-fifty").
     if l == r && l.frac.is_none() && currency.is_none() && !percent {
         if right == "0" {
-            let nothing = if dialect == Dialect::EnGb {
-                "nil"
-            } else {
-                "nothing"
-            };
+            let nothing = nothing(dialect);
             return Some(format!("{nothing}-{nothing}"));
         }
         let w = l.words(dialect);
@@ -77,12 +73,8 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
     // "a 1-0 win": no range ends at nothing, so it is a score ("one to nothing", British "one
     // nil"); "0-60" stays a range.
     if right == "0" && l.plain_int().is_some() && currency.is_none() && !percent {
-        let nothing = if dialect == Dialect::EnGb {
-            "nil"
-        } else {
-            "nothing"
-        };
-        return Some(format!("{} to {nothing}", l.words(dialect)).replace(" to nil", " nil"));
+        let to = if dialect == Dialect::EnGb { "" } else { " to" };
+        return Some(format!("{}{to} {}", l.words(dialect), nothing(dialect)));
     }
     let (lw, rw) = match (l.plain_int(), r.plain_int()) {
         (Some(a), Some(b)) if is_year(a) && is_year(b) && left.len() == 4 && right.len() == 4 => {
@@ -101,6 +93,15 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
         (None, false) => String::new(),
     };
     Some(format!("{lw} to {rw}{unit}"))
+}
+
+/// A score's zero: "nothing" ("one to nothing"), British "nil".
+fn nothing(dialect: Dialect) -> &'static str {
+    if dialect == Dialect::EnGb {
+        "nil"
+    } else {
+        "nothing"
+    }
 }
 
 /// A side of a time range: "9am", "17:00".

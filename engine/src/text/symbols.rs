@@ -89,11 +89,6 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
 /// A power or a root ("x^2", "r²", "√2"), before any rule that reads the digits alone.
 pub(super) fn math(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let core = ctx.toks[i].core;
-    if !core.contains([
-        '^', '√', '∛', '²', '³', '⁻', '⁰', '¹', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹',
-    ]) {
-        return None;
-    }
     power(core, ctx.dialect)
         .or_else(|| root(core, ctx.dialect))
         .map(|w| Hit::new(1, w))
