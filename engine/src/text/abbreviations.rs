@@ -112,9 +112,9 @@ const BEFORE_NUMBER: &[(&str, &str)] = &[
 /// Acronyms said as words, left for espeak to pronounce.
 const SAID_AS_WORDS: &[&str] = &[
     "AIDS", "ASCII", "ASEAN", "BAFTA", "CAPTCHA", "CERN", "COVID", "DARPA", "FEMA", "FIFA", "FOMO",
-    "GIF", "ICANN", "IKEA", "IMAX", "JPEG", "LASER", "LEGO", "MERS", "MIDI", "NAFTA", "NASA",
-    "NASCAR", "NASDAQ", "NATO", "NIMBY", "OFCOM", "OPEC", "OSHA", "PIN", "POTUS", "RADAR", "RAM",
-    "ROM", "SARS", "SCOTUS", "SCUBA", "SIM", "SWAT", "UEFA", "UNESCO", "UNICEF", "YOLO",
+    "GIF", "ICANN", "IKEA", "IMAX", "JPEG", "LASER", "LEGO", "MAX", "MERS", "MIDI", "NAFTA",
+    "NASA", "NASCAR", "NASDAQ", "NATO", "NIMBY", "OFCOM", "OPEC", "OSHA", "PIN", "POTUS", "RADAR",
+    "RAM", "ROM", "SARS", "SCOTUS", "SCUBA", "SIM", "SWAT", "UEFA", "UNESCO", "UNICEF", "YOLO",
 ];
 
 fn lookup(table: &[(&str, &'static str)], word: &str) -> Option<&'static str> {

@@ -267,6 +267,45 @@ pub(super) fn compact_duration(core: &str, dialect: Dialect) -> Option<String> {
     ))
 }
 
+/// "1h 45m", "1h45m", "2m 30s", "1hr 20min" (the parts a token each, or glued): a length
+/// written with unit letters, in at least two parts, largest first. The "m" of "45m" alone is
+/// meters; after hours or before seconds it is minutes ("1h 45m" was "one hour forty-five
+/// meters").
+pub(super) fn lettered_duration(parts: &[&str], dialect: Dialect) -> Option<String> {
+    let mut found: Vec<(u64, usize)> = Vec::new();
+    for part in parts {
+        let mut rest = *part;
+        while !rest.is_empty() {
+            let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            let (number, tail) = rest.split_at(digits);
+            let letters = tail.len()
+                - tail
+                    .trim_start_matches(|c: char| c.is_ascii_lowercase())
+                    .len();
+            let (unit, tail) = tail.split_at(letters);
+            let rank = match unit {
+                "h" | "hr" | "hrs" => 0,
+                "m" | "min" | "mins" => 1,
+                "s" | "sec" | "secs" => 2,
+                _ => return None,
+            };
+            if number.is_empty() || number.len() > 3 {
+                return None;
+            }
+            if found.last().is_some_and(|&(_, last)| last >= rank) {
+                return None;
+            }
+            found.push((number.parse().ok()?, rank));
+            rest = tail;
+        }
+    }
+    if found.len() < 2 || found.iter().skip(1).any(|&(n, _)| n > 59) {
+        return None;
+    }
+    let part = |rank| found.iter().find(|p| p.1 == rank).map_or(0, |p| p.0);
+    Some(duration(part(0), part(1), part(2), dialect))
+}
+
 /// "two hours, one minute and nine seconds", leaving out a part that is zero.
 fn duration(h: u64, m: u64, s: u64, dialect: Dialect) -> String {
     if h == 0 {

@@ -20,10 +20,12 @@ use std::fmt::Write as _;
 use super::numbers::is_number_word;
 use super::{normalize, Dialect};
 
-/// Agreement with the oracle, in percent of sentences, that the normaliser must keep: 721 of
+/// Agreement with the oracle, in percent of sentences, that the normaliser must keep: 715 of
 /// 1,080. It was 74.8% before the fixes of issue 17, but that included sentences where neither
-/// read a Roman numeral ("I-I-I" against "III") or both read "FY2025" badly.
-const AGREEMENT: f64 = 66.7;
+/// read a Roman numeral ("I-I-I" against "III") or both read "FY2025" badly; and 721 before
+/// "Follow us at @banterpod" stopped saying "at at" and "Boeing 737" became "seven
+/// thirty-seven" (`NeMo` says both as before).
+const AGREEMENT: f64 = 66.2;
 
 const ORACLE: &str = include_str!("oracle.tsv");
 const DISAGREEMENTS: &str = include_str!("disagreements.tsv");

@@ -119,6 +119,9 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(hit) = marked_length(ctx, i) {
         return Some(hit);
     }
+    if let Some(hit) = lettered_duration(ctx, i) {
+        return Some(hit);
+    }
     if let Some(words) = short_year(ctx, i) {
         return Some(Hit::new(1, words));
     }
@@ -193,11 +196,21 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             let words = format!("{approx}{} {}", n.words(d), money::percent_word(d));
             return Some(Hit::new(2, words));
         }
-        if let (Some(whole), Some(frac)) = (n.plain_int(), ranges::mixed_fraction(word, d)) {
-            return Some(Hit::new(
+        // "1 1/2", "2 ½ cups": a whole number and a fraction, and the unit they measure.
+        let frac = ranges::mixed_fraction(word, d).or_else(|| lone_vulgar(word));
+        if let (Some(whole), Some(frac)) = (n.plain_int(), frac) {
+            let mut hit = Hit::new(
                 2,
                 format!("{approx}{} and {frac}", numbers::cardinal(whole, d)),
-            ));
+            );
+            if let Some(unit) = ctx
+                .next_core(i + 1)
+                .and_then(|u| units::phrase(u, true, true, d))
+            {
+                hit = Hit::new(3, format!("{} {unit}", hit.text));
+                hit.eat_period = true;
+            }
+            return Some(hit);
         }
     }
     // "3×4 = 12": a product in a sum, not dimensions.
@@ -393,6 +406,21 @@ fn marked_length(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     None
 }
 
+/// "1h 45m", "2m 30s", "1h45m": up to three tokens of a length in unit letters
+/// ([`dates::lettered_duration`]), the longest that reads as one.
+fn lettered_duration(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let mut parts = vec![ctx.toks[i].core];
+    while parts.len() < 3 {
+        match ctx.next_core(i + parts.len() - 1) {
+            Some(next) if next.starts_with(|c: char| c.is_ascii_digit()) => parts.push(next),
+            _ => break,
+        }
+    }
+    (1..=parts.len()).rev().find_map(|span| {
+        dates::lettered_duration(&parts[..span], ctx.dialect).map(|words| Hit::new(span, words))
+    })
+}
+
 /// "'08", "'98": a year with its century left out, after an apostrophe ("oh eight",
 /// "ninety-eight"); not a number quoted in single quotes ("'08'").
 fn short_year(ctx: &Ctx<'_>, i: usize) -> Option<String> {
@@ -495,6 +523,11 @@ fn before_street_name(ctx: &Ctx<'_>, i: usize) -> bool {
     false
 }
 
+/// Makers whose models are numbers said in pairs.
+const MODEL_MAKERS: &[&str] = &[
+    "Boeing", "Porsche", "Peugeot", "Ferrari", "Cessna", "Volvo", "Fiat", "Learjet",
+];
+
 /// Numbers that name something rather than count it, by the word before them: a model after
 /// a name in capitals ("RTX 4090" is "forty ninety", "ISO 9001" "ninety oh one") and a
 /// service number after "dial" or "call" ("dial 999", "call 311"), read digit by digit.
@@ -508,7 +541,11 @@ fn named_number(ctx: &Ctx<'_>, i: usize, n: &Num<'_>) -> Option<String> {
         && prev.bytes().all(|b| b.is_ascii_uppercase())
         && money::code(prev).is_none()
         && !ctx.shouting;
-    if brand && core.len() == 4 {
+    // "Boeing 747" is "seven forty-seven", "Porsche 911" "nine eleven": makers whose models
+    // are numbers, named here because a capitalised word before a number is usually not one
+    // ("Some 300 came", "Chapter 394").
+    let maker = MODEL_MAKERS.contains(&prev) && (3..=4).contains(&core.len());
+    if brand && core.len() == 4 || maker {
         return Some(numeric::model_number(core, ctx.dialect));
     }
     let service = core.len() == 3 && (core.ends_with("11") || matches!(core, "999" | "112"));
@@ -559,12 +596,42 @@ fn season_episode(core: &str, d: Dialect) -> Option<String> {
     Some(format!("season {}, episode {}", n(season)?, n(episode)?))
 }
 
+/// "½" standing alone, as in "2 ½": "a half".
+fn lone_vulgar(word: &str) -> Option<String> {
+    let mut chars = word.chars();
+    let (c, None) = (chars.next()?, chars.next()) else {
+        return None;
+    };
+    VULGAR
+        .iter()
+        .find(|(v, _)| *v == c)
+        .map(|(_, w)| (*w).to_owned())
+}
+
+/// The vulgar fraction a common written one stands for ("1/2" is "½").
+fn ascii_vulgar(parts: (u64, u64)) -> Option<char> {
+    Some(match parts {
+        (1, 2) => '½',
+        (1, 4) => '¼',
+        (3, 4) => '¾',
+        (1, 3) => '⅓',
+        (2, 3) => '⅔',
+        (1, 8) => '⅛',
+        _ => return None,
+    })
+}
+
 /// "½ cup" is "half a cup", "¼ tsp." "a quarter teaspoon", "2½ cups" "two and a half
-/// cups": a vulgar fraction before a unit (the unit was left as written after a fraction).
+/// cups", "1/2 tsp" "half a teaspoon": a fraction before a unit (the unit was left as written
+/// after a fraction).
 fn fraction_of_unit(core: &str, unit: &str, d: Dialect) -> Option<Hit> {
-    let last = core.chars().last()?;
+    let (int, last) = if let Some(parts) = ranges::fraction_parts(core) {
+        ("", ascii_vulgar(parts)?)
+    } else {
+        let last = core.chars().last()?;
+        (&core[..core.len() - last.len_utf8()], last)
+    };
     let (_, words) = VULGAR.iter().find(|(c, _)| *c == last)?;
-    let int = &core[..core.len() - last.len_utf8()];
     let text = if int.is_empty() {
         let unit = units::phrase(unit, true, false, d)?;
         let article = if unit.starts_with(['a', 'e', 'i', 'o', 'u']) {

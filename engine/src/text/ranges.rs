@@ -175,7 +175,7 @@ fn group_words(groups: &[&str]) -> String {
 }
 
 /// Numerator and denominator of a simple fraction "3/4".
-fn fraction_parts(core: &str) -> Option<(u64, u64)> {
+pub(super) fn fraction_parts(core: &str) -> Option<(u64, u64)> {
     let (a, b) = core.split_once('/')?;
     if b.contains('/') {
         return None;

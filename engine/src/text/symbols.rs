@@ -65,6 +65,9 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some((_, words)) = WORDS.iter().find(|(s, _)| *s == core) {
         return Some(Hit::new(1, (*words).to_owned()));
     }
+    if let Some(words) = shortcut(core) {
+        return Some(Hit::new(1, words));
+    }
     // "C#" (the language, or the note) and "F#": a letter A to G, sharp.
     if let [note @ b'A'..=b'G', b'#'] = core.as_bytes() {
         return Some(Hit::new(1, format!("{} sharp", char::from(*note))));
@@ -78,12 +81,30 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         if let Some(n) = numeric::single(tag, d).filter(|_| number) {
             return Some(Hit::new(1, format!("number {n}")));
         }
-        return Some(Hit::new(1, format!("hashtag {}", tag_words(tag, d))));
+        let said = tag_words(tag, d);
+        return Some(Hit::new(1, after_own_word(ctx, i, "hashtag", said)));
     }
     if let Some(handle) = core.strip_prefix('@').filter(|h| !h.is_empty()) {
-        return Some(Hit::new(1, format!("at {}", handle_words(handle, d))));
+        return Some(Hit::new(
+            1,
+            after_own_word(ctx, i, "at", handle_words(handle, d)),
+        ));
     }
     joined(core, d).map(|w| Hit::new(1, w))
+}
+
+/// A hashtag or handle said with its sign's word ("hashtag", "at"), unless the author already
+/// wrote that word before it: "follow us at @banter" was "at at banter", "the hashtag `#DeepDive`"
+/// "hashtag hashtag Deep Dive".
+fn after_own_word(ctx: &Ctx<'_>, i: usize, word: &str, said: String) -> String {
+    if ctx
+        .prev_core(i)
+        .is_some_and(|p| p.eq_ignore_ascii_case(word))
+    {
+        said
+    } else {
+        format!("{word} {said}")
+    }
 }
 
 /// A power or a root ("x^2", "r²", "√2"), before any rule that reads the digits alone.
@@ -172,7 +193,6 @@ fn handle_words(handle: &str, d: Dialect) -> String {
     words.join(" underscore ")
 }
 
-/// `ThrowbackThursday` as "Throwback Thursday".
 /// A hashtag's words: capitals split words, and each run of digits is a number in words
 /// ("100DaysOfCode" is "one hundred Days Of Code").
 fn tag_words(tag: &str, d: Dialect) -> String {
@@ -199,6 +219,7 @@ fn tag_words(tag: &str, d: Dialect) -> String {
     out
 }
 
+/// `ThrowbackThursday` as "Throwback Thursday", `the_real` as "the real".
 fn split_camel(tag: &str) -> String {
     let mut out = String::with_capacity(tag.len() + 4);
     let mut prev_lower = false;
@@ -262,6 +283,9 @@ fn push_word(out: &mut String, w: &str) {
 
 /// One word in a handle or a symbol-joined phrase: numbers and capitals read as elsewhere.
 fn spoken_word(word: &str, d: Dialect) -> String {
+    if let Some(key) = key_name(word, true) {
+        return key.to_owned();
+    }
     power(word, d)
         .or_else(|| numeric::single(word, d))
         .unwrap_or_else(|| {
@@ -271,6 +295,40 @@ fn spoken_word(word: &str, d: Dialect) -> String {
                 strip_silent(word)
             }
         })
+}
+
+/// Keys as they are said. `combo`: the word is part of a shortcut ("Ctrl+Del"), where "Del"
+/// and `PgUp` are keys too; alone only the names no word or name shares are (espeak spelled
+/// "Ctrl" letter by letter).
+fn key_name(word: &str, combo: bool) -> Option<&'static str> {
+    Some(match word {
+        "Ctrl" | "CTRL" | "ctrl" => "control",
+        "Cmd" | "CMD" | "cmd" => "command",
+        "Esc" | "ESC" => "escape",
+        "Del" | "DEL" if combo => "delete",
+        "PgUp" => "page up",
+        "PgDn" => "page down",
+        "Opt" if combo => "option",
+        "Bksp" => "backspace",
+        _ => return None,
+    })
+}
+
+/// "Ctrl", "Esc", "Ctrl-Z", "Cmd-Shift-P": a key or a shortcut written with hyphens, its
+/// first key a name ("control Z").
+fn shortcut(core: &str) -> Option<String> {
+    let mut parts = core.split('-');
+    let first = key_name(parts.next()?, false)?;
+    let mut out = first.to_owned();
+    for part in parts {
+        let ok = !part.is_empty() && part.chars().all(|c| c.is_ascii_alphanumeric());
+        if !ok {
+            return None;
+        }
+        out.push(' ');
+        out.push_str(key_name(part, true).unwrap_or(part));
+    }
+    Some(out)
 }
 
 /// `core` without characters that have no sound.
