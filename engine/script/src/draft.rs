@@ -150,6 +150,18 @@ impl<'a> Draft<'a> {
         self.open = false;
     }
 
+    /// Opens the last turn again, so a paragraph without a name goes on with it (a
+    /// transcript's speaker who spoke for two paragraphs); `false` if there is no turn or
+    /// something unspoken was placed after it.
+    pub fn reopen_turn(&mut self) -> bool {
+        let after_last = self.marks.iter().any(|m| m.before == self.turns.len());
+        if self.turns.is_empty() || after_last {
+            return false;
+        }
+        self.open = true;
+        true
+    }
+
     pub fn chapter(&mut self, title: &str, position: Position) {
         self.classify(position.line, LineKind::Heading);
         self.marks.push(Placed {

@@ -52,6 +52,9 @@ pub(crate) fn parse<'a>(
     let mut started = false;
     let mut cast_list = CastList::No;
     let mut pending: Option<Pending<'a>> = None;
+    // The last turn began with a transcript's stamped name (`Bob  0:07`): a paragraph after
+    // it without a name is more of Bob's speech, not a play's action.
+    let mut stamped_turn = false;
     for (index, &line) in body.iter().enumerate() {
         let text = line.text;
         let trimmed = text.trim();
@@ -118,7 +121,8 @@ pub(crate) fn parse<'a>(
             started = true;
             continue;
         }
-        if !started && !in_speech && is_title_line(trimmed, known) {
+        let stamped = play_name(trimmed, true).is_some_and(|n| n.stamped);
+        if !started && !in_speech && !stamped && is_title_line(trimmed, known) {
             let next = body.get(index + 1).map_or("", |l| l.text.trim());
             if play_name(trimmed, true).is_some() && is_speech_like(next) {
                 warnings.push(Warning {
@@ -169,6 +173,7 @@ pub(crate) fn parse<'a>(
             let allow_title = !in_speech && after_blank;
             if let Some(name) = play_name(trimmed, allow_title) {
                 if name.marked || next_has_text {
+                    stamped_turn = name.stamped;
                     draft.start_turn(name.name, here);
                     in_speech = true;
                     speech_has_text = false;
@@ -193,6 +198,7 @@ pub(crate) fn parse<'a>(
             if !in_speech || sentence_ended {
                 if let Some((found, layout)) = label {
                     start_turn(&mut draft, &mut census, line, found, layout);
+                    stamped_turn = false;
                     in_speech = true;
                     speech_has_text = true;
                     after_blank = false;
@@ -202,8 +208,11 @@ pub(crate) fn parse<'a>(
                 }
             }
         }
-        if in_speech {
+        let resumed =
+            !in_speech && stamped_turn && !is_transcript_credit(trimmed) && draft.reopen_turn();
+        if in_speech || resumed {
             draft.push(TextSpan::rest_of(line, lead));
+            in_speech = true;
             speech_has_text = true;
         } else if !(last_was_action && draft.extend_unspoken(trimmed, line.number)) {
             if is_entrance_or_exit(trimmed) {
@@ -240,6 +249,14 @@ fn title_label<'a>(text: &'a str, lead: usize, known: &KnownNames) -> Option<(Fo
         },
         Layout::Period,
     ))
+}
+
+/// `Transcribed by https://otter.ai`: the line a transcription service ends its export with.
+fn is_transcript_credit(trimmed: &str) -> bool {
+    let lower = trimmed.to_lowercase();
+    ["transcribed by", "transcription by", "transcript by"]
+        .iter()
+        .any(|p| lower.starts_with(p))
 }
 
 /// `Enter HORATIO and MARCELLUS`, `Exit`, `Exeunt omnes`: an unbracketed stage direction.

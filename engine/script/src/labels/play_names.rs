@@ -5,12 +5,16 @@
 use super::{is_label_shape, without_timestamp, KnownNames, PARTICLES};
 
 /// A name on its own line in a play: `ALGERNON.`, `LADY BRACKNELL`, `JOHN (V.O.)`, or, with
-/// `allow_title_case`, `Lady Bracknell.` (the period is then required).
+/// `allow_title_case`, `Lady Bracknell.` (the period is then required); a title-case name with a
+/// timestamp after it (`Speaker 1  0:07`, a transcript's) anywhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct PlayName<'a> {
     pub name: &'a str,
-    /// Ended with `.`/`:` or had a screenplay extension such as `(V.O.)`.
+    /// Ended with `.`/`:` or had a screenplay extension such as `(V.O.)` or a timestamp.
     pub marked: bool,
+    /// Followed by a transcript's timestamp (`Sarah Chen  0:07`): a speaker line wherever it
+    /// stands, never a title.
+    pub stamped: bool,
 }
 
 pub(crate) fn play_name(trimmed: &str, allow_title_case: bool) -> Option<PlayName<'_>> {
@@ -31,15 +35,20 @@ pub(crate) fn play_name(trimmed: &str, allow_title_case: bool) -> Option<PlayNam
         return None;
     }
     let upper = !stripped.chars().any(char::is_lowercase);
-    let title = allow_title_case
+    // Words start with a capital or a digit (`Speaker 2`, Otter's name for a voice it
+    // could not name).
+    let title = (allow_title_case || stamped)
         && marked
         && stripped.split_whitespace().all(|w| {
-            w.chars().next().is_some_and(char::is_uppercase)
+            w.chars()
+                .next()
+                .is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())
                 || PARTICLES.contains(&w.to_lowercase().as_str())
         });
     (upper || title).then_some(PlayName {
         name: stripped,
         marked,
+        stamped,
     })
 }
 

@@ -199,6 +199,36 @@ fn transcript_timestamps_are_not_part_of_names_or_speech() {
 }
 
 #[test]
+fn otter_transcripts_in_every_shape_are_turns() {
+    // Otter's unnamed voices, names heard once, no blank lines between turns: the stamped
+    // name line is always a speaker (it was the title, or the first turn was narration, or
+    // every later stamp was read aloud inside the first turn).
+    for text in [
+        "Speaker 1  0:00\nWelcome back.\n\nSpeaker 2  0:07\nThanks.\n",
+        "Speaker 1 00:00:01\nWelcome back.\nSpeaker 2 00:00:05\nThanks.\n",
+    ] {
+        let e = parse(text);
+        assert_eq!(
+            said(&e),
+            pairs(&[("Speaker 1", "Welcome back."), ("Speaker 2", "Thanks.")]),
+            "{text:?}"
+        );
+    }
+    // A paragraph without a name goes on with the speaker above; the service's credit at the
+    // end is not speech.
+    let e = parse("Alice  0:00\nWelcome.\n\nBob  0:07\nA story.\n\nIt began in Rome.\n\nAlice  0:40\nGo on.\n\nTranscribed by https://otter.ai\n");
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("Alice", "Welcome."),
+            ("Bob", "A story. It began in Rome."),
+            ("Alice", "Go on."),
+        ])
+    );
+    assert_eq!(kinds(&e), [(12, LineKind::Narration)]);
+}
+
+#[test]
 fn sound_cues_and_numbered_headings_are_not_speakers() {
     let e = parse("Episode 3: Fog\n\nSFX: Waves on rocks.\nTAM: Up the stair!\nMUSIC: Sting.\nELSPETH: I did.\nSFX: A door bangs.\n");
     assert_eq!(
