@@ -3,7 +3,7 @@
 //! The three share one rule: a labelled line starts a turn, and an unlabelled line continues the
 //! last one, across blank lines, so a speaker can have several paragraphs. Markdown adds bold
 //! labels, headings as chapter markers (a heading also ends the turn: text right under a heading
-//! is not anyone's), and ignores rules, comments and quote markers.
+//! is not anyone's), and ignores rules and comments. Quote markers (`> `) are layout in all three.
 
 use super::cues::whole_line_cue;
 use super::draft::Draft;
@@ -91,11 +91,15 @@ pub(crate) fn parse<'a>(
             draft.classify(line.number, LineKind::Metadata);
             continue;
         }
-        if markdown {
-            while text[at..].starts_with('>') {
-                at += 1;
-                at += text[at..].len() - text[at..].trim_start().len();
-            }
+        // Quote markers (`> `, and captions' `>>` for a new voice) are layout in every format:
+        // a lone `>` continuing a quoted turn was read as "greater than".
+        while text[at..].starts_with('>') {
+            at += 1;
+            at += text[at..].len() - text[at..].trim_start().len();
+        }
+        if text[at..].trim().is_empty() {
+            draft.classify(line.number, LineKind::Comment);
+            continue;
         }
         if whole_line_cue(trimmed).is_some() {
             draft.sound_line(TextSpan::rest_of(line, at), true);

@@ -47,9 +47,16 @@ pub(crate) fn timestamp_len(s: &str) -> usize {
     }
 }
 
-/// `name` without a timestamp after it (`Sarah Chen  0:07`, `Ana (00:01:02)`, `Bo [1:02]`).
+/// `name` without a timestamp after it (`Sarah Chen  0:07`, `Ana (00:01:02)`, `Bo [1:02]`) or
+/// before it (`[00:00:04] Bob`, a speaker line of Descript's).
 pub(crate) fn without_timestamp(name: &str) -> &str {
     let trimmed = name.trim_end();
+    let lead = timestamp_len(trimmed);
+    let trimmed = if lead > 0 && lead < trimmed.len() {
+        &trimmed[lead..]
+    } else {
+        trimmed
+    };
     let words: Vec<(usize, &str)> = trimmed
         .split_whitespace()
         .map(|w| (w.as_ptr() as usize - trimmed.as_ptr() as usize, w))

@@ -199,13 +199,28 @@ fn transcript_timestamps_are_not_part_of_names_or_speech() {
 }
 
 #[test]
+fn quote_markers_are_never_spoken() {
+    // A lone `>` between quoted turns was read as "greater than".
+    let e = parse("> **Alice:** Hello there.\n>\n> **Bob:** Hi, Alice.\n> Good to see you.\n");
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("Alice", "Hello there."),
+            ("Bob", "Hi, Alice. Good to see you.")
+        ])
+    );
+}
+
+#[test]
 fn otter_transcripts_in_every_shape_are_turns() {
-    // Otter's unnamed voices, names heard once, no blank lines between turns: the stamped
+    // Otter's unnamed voices, names heard once, no blank lines between turns, the stamp before
+    // the name (Descript): the stamped
     // name line is always a speaker (it was the title, or the first turn was narration, or
     // every later stamp was read aloud inside the first turn).
     for text in [
         "Speaker 1  0:00\nWelcome back.\n\nSpeaker 2  0:07\nThanks.\n",
         "Speaker 1 00:00:01\nWelcome back.\nSpeaker 2 00:00:05\nThanks.\n",
+        "[00:00:00] Speaker 1\nWelcome back.\n\n[00:00:04] Speaker 2\nThanks.\n",
     ] {
         let e = parse(text);
         assert_eq!(
