@@ -268,11 +268,17 @@ fn scaled(core: &str, dialect: Dialect) -> Option<String> {
     Some(format!("{} {}", n.words(dialect), money::scale(suffix)?))
 }
 
-/// "v2.1.3" is "version two point one point three".
+/// "v2.1.3" is "version two point one point three", "v4.2.1-beta" "version four point two
+/// point one beta", "v2.0-rc.1" "version two point zero R-C one".
 fn version(core: &str, dialect: Dialect) -> Option<String> {
     let rest = core.strip_prefix(['v', 'V'])?;
+    let (rest, tag) = match rest.split_once('-') {
+        Some((rest, tag)) => (rest, Some(release_tag(tag, dialect)?)),
+        None => (rest, None),
+    };
     if !rest.starts_with(|c: char| c.is_ascii_digit())
         || !rest.chars().all(|c| c.is_ascii_digit() || c == '.')
+        || rest.ends_with('.')
     {
         return None;
     }
@@ -280,7 +286,35 @@ fn version(core: &str, dialect: Dialect) -> Option<String> {
         .split('.')
         .map(|p| numbers::integer(p, dialect))
         .collect();
-    Some(format!("version {}", words.join(" point ")))
+    let mut said = format!("version {}", words.join(" point "));
+    if let Some(tag) = tag {
+        said.push(' ');
+        said.push_str(&tag);
+    }
+    Some(said)
+}
+
+/// A pre-release tag after a version: "beta", "rc.1" ("R-C one"), "alpha2" ("alpha two").
+fn release_tag(tag: &str, dialect: Dialect) -> Option<String> {
+    let mut words = Vec::new();
+    for part in tag.split('.') {
+        let letters = part.trim_end_matches(|c: char| c.is_ascii_digit());
+        let digits = &part[letters.len()..];
+        if !letters.chars().all(|c| c.is_ascii_alphabetic()) || part.is_empty() {
+            return None;
+        }
+        match letters.to_ascii_lowercase().as_str() {
+            "" => {}
+            "rc" => words.push("R-C".to_owned()),
+            "alpha" | "beta" | "preview" | "dev" | "pre" | "nightly" | "final" | "stable"
+            | "lts" => words.push(letters.to_ascii_lowercase()),
+            _ => return None,
+        }
+        if !digits.is_empty() {
+            words.push(numbers::integer(digits, dialect));
+        }
+    }
+    (!words.is_empty()).then(|| words.join(" "))
 }
 
 /// "6'2" is "six foot two"; "6'" is "six feet".

@@ -303,6 +303,15 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(words) = num.as_ref().and_then(|n| named_number(ctx, i, n)) {
         return Some(Hit::new(1, words));
     }
+    if let Some(words) = release_number(ctx, i) {
+        return Some(Hit::new(1, words));
+    }
+    if let Some(words) = blood_pressure(ctx, i) {
+        return Some(Hit::new(1, words));
+    }
+    if let Some(words) = time_signature(ctx, i) {
+        return Some(Hit::new(1, words));
+    }
     if let Some(year) = num.as_ref().and_then(|n| year_reading(ctx, i, n)) {
         return Some(Hit::new(1, year));
     }
@@ -521,6 +530,120 @@ fn before_street_name(ctx: &Ctx<'_>, i: usize) -> bool {
         }
     }
     false
+}
+
+/// Software whose releases are numbered: "Python 3.12" is "three point twelve".
+const NUMBERED_SOFTWARE: &[&str] = &[
+    "Python",
+    "Java",
+    "Node",
+    "Ruby",
+    "PHP",
+    "Perl",
+    "Rust",
+    "Go",
+    "Kotlin",
+    "Swift",
+    "Scala",
+    "iOS",
+    "iPadOS",
+    "macOS",
+    "Android",
+    "Windows",
+    "Ubuntu",
+    "Debian",
+    "Fedora",
+    "Linux",
+    "Firefox",
+    "Chrome",
+    "Safari",
+    "Blender",
+    "Unity",
+    "Unreal",
+    "Django",
+    "Rails",
+    "React",
+    "Angular",
+    "Vue",
+    "GNOME",
+    "KDE",
+    "Excel",
+    "Office",
+    "Photoshop",
+    "Xcode",
+    "GPT",
+    "Llama",
+    "Gemini",
+    "Claude",
+    "Kubernetes",
+    "Docker",
+    "PostgreSQL",
+    "MySQL",
+    "Postgres",
+    "Redis",
+    "Bluetooth",
+    "USB",
+    "Wi-Fi",
+    "HDMI",
+    "version",
+    "Version",
+    "release",
+    "Release",
+];
+
+/// "Python 3.12", "version 2.10", "USB 3.2": a release number, whose part after the point is a
+/// number of its own ("three point twelve"), not decimals ("three point one two").
+fn release_number(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let core = ctx.toks[i].core;
+    let (major, minor) = core.split_once('.')?;
+    let plain = |p: &str| !p.is_empty() && p.len() <= 3 && all_digits(p);
+    if !plain(major) || !plain(minor) || minor.len() < 2 || minor.starts_with('0') {
+        return None;
+    }
+    if !NUMBERED_SOFTWARE.contains(&ctx.prev_core(i)?) {
+        return None;
+    }
+    let n = |p: &str| numbers::integer(p, ctx.dialect);
+    Some(format!("{} point {}", n(major), n(minor)))
+}
+
+/// "BP 120/80", "blood pressure of 135/85": "one twenty over eighty", as clinicians say it.
+fn blood_pressure(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let (top, bottom) = ctx.toks[i].core.split_once('/')?;
+    let reading = |p: &str| (2..=3).contains(&p.len()) && all_digits(p);
+    if !reading(top) || !reading(bottom) {
+        return None;
+    }
+    let before = |k: usize| ctx.prev_core(k).map(str::to_lowercase);
+    let pressure = match before(i)?.as_str() {
+        "bp" | "pressure" => true,
+        "of" | "was" | "is" | "at" => {
+            i > 0 && matches!(before(i - 1).as_deref(), Some("bp" | "pressure"))
+        }
+        _ => false,
+    };
+    let n = |p: &str| numeric::model_number(p, ctx.dialect);
+    pressure.then(|| format!("{} over {}", n(top), n(bottom)))
+}
+
+/// "4/4 time", "a 6/8 time signature": a metre is its two numbers ("four four"), not a
+/// fraction ("three quarters") or a score ("four out of four").
+fn time_signature(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let (top, bottom) = ctx.toks[i].core.split_once('/')?;
+    let beats = top
+        .parse::<u64>()
+        .ok()
+        .filter(|b| (1..=16).contains(b) && all_digits(top))?;
+    let unit = bottom
+        .parse::<u64>()
+        .ok()
+        .filter(|u| matches!(u, 2 | 4 | 8 | 16) && all_digits(bottom))?;
+    ctx.next_core(i)
+        .is_some_and(|w| w.eq_ignore_ascii_case("time"))
+        .then(|| {
+            let n = |k| numbers::cardinal(k, ctx.dialect);
+            format!("{} {}", n(beats), n(unit))
+        })
 }
 
 /// Makers whose models are numbers said in pairs.

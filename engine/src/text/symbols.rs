@@ -90,7 +90,19 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             after_own_word(ctx, i, "at", handle_words(handle, d)),
         ));
     }
+    if let Some(words) = community(core) {
+        return Some(Hit::new(1, words));
+    }
     joined(core, d).map(|w| Hit::new(1, w))
+}
+
+/// "r/podcasting" is "r slash podcasting", "u/spez" "u slash spez": a community or user as
+/// people say it (the slash was silent).
+fn community(core: &str) -> Option<String> {
+    let (prefix, name) = core.split_once('/')?;
+    let named = name.len() >= 2 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    (matches!(prefix, "r" | "u") && named)
+        .then(|| format!("{prefix} slash {}", name.replace('_', " underscore ")))
 }
 
 /// A hashtag or handle said with its sign's word ("hashtag", "at"), unless the author already

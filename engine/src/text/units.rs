@@ -56,6 +56,11 @@ const UNITS: &[Unit] = &[
     unit("mL", "milliliter", "milliliters", true),
     unit("gal", "gallon", "gallons", true),
     unit("pts", "point", "points", true),
+    // A box score: "38 pts, 12 reb, 9 ast".
+    unit("reb", "rebound", "rebounds", true),
+    unit("ast", "assist", "assists", true),
+    unit("stl", "steal", "steals", true),
+    unit("blk", "block", "blocks", true),
     unit("ms", "millisecond", "milliseconds", true),
     unit("µs", "microsecond", "microseconds", true),
     unit("ns", "nanosecond", "nanoseconds", true),
