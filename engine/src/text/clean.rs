@@ -28,6 +28,14 @@ impl Cleaned {
         self.starts[range.start]..self.ends[range.end - 1]
     }
 
+    /// A dash, unless one ends the text already: "about — [crosstalk] — sorry" and "——"
+    /// are one pause, not two.
+    fn push_dash(&mut self, source: Range<usize>) {
+        if !self.text.trim_end_matches([' ', '\t']).ends_with('—') {
+            self.push('—', source);
+        }
+    }
+
     fn push(&mut self, c: char, source: Range<usize>) {
         self.text.push(c);
         for _ in 0..c.len_utf8() {
@@ -79,7 +87,7 @@ pub(super) fn clean(src: &str) -> Cleaned {
                 for _ in 1..run {
                     chars.next();
                 }
-                out.push('—', at..at + run);
+                out.push_dash(at..at + run);
             }
             '.' if src[end..].starts_with("..") || src[end..].starts_with(" . .") => {
                 let mut stop = end;
@@ -104,7 +112,7 @@ pub(super) fn clean(src: &str) -> Cleaned {
             '«' | '„' | '\u{201F}' => out.push('“', at..end),
             '»' => out.push('”', at..end),
             '\u{2033}' => out.push('"', at..end),
-            '\u{2015}' => out.push('—', at..end),
+            '—' | '\u{2015}' => out.push_dash(at..end),
             '\u{2012}' => out.push('–', at..end),
             '\u{2010}' | '\u{2011}' | '\u{2212}' => out.push('-', at..end),
             '\u{2024}' => out.push('.', at..end),
@@ -127,6 +135,13 @@ mod tests {
     fn folds_typography() {
         let c = clean("It’s «fine» -- really... ok . . . 👍🏽 go\u{200B}od");
         assert_eq!(c.text, "It's “fine” — really… ok …    good");
+    }
+
+    #[test]
+    fn a_run_of_dashes_is_one_pause() {
+        assert_eq!(clean("about — — sorry").text, "about —  sorry");
+        assert_eq!(clean("back. —— So").text, "back. — So");
+        assert_eq!(clean("a -- -- b").text, "a —  b");
     }
 
     #[test]

@@ -56,6 +56,7 @@ const UNITS: &[Unit] = &[
     unit("mL", "milliliter", "milliliters", true),
     unit("gal", "gallon", "gallons", true),
     unit("pts", "point", "points", true),
+    unit("pp", "page", "pages", true),
     // A box score: "38 pts, 12 reb, 9 ast".
     unit("reb", "rebound", "rebounds", true),
     unit("ast", "assist", "assists", true),
