@@ -62,8 +62,8 @@ impl ApiError {
             StatusCode::UNAUTHORIZED,
             "authentication_error",
             "invalid_api_key",
-            "missing or wrong API token: send `Authorization: Bearer TOKEN` \
-             (`banter serve --show-token` prints it)"
+            "missing or wrong API token: send `Authorization: Bearer TOKEN` or \
+             `xi-api-key: TOKEN` (`banter serve --show-token` prints it)"
                 .into(),
         )
     }

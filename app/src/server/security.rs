@@ -114,7 +114,11 @@ fn check(policy: &Policy, request: &Request) -> Result<Option<Response>, ApiErro
     Ok(None)
 }
 
+/// `Authorization: Bearer TOKEN`, or `xi-api-key: TOKEN` (how ElevenLabs' clients send it).
 fn authorized(headers: &HeaderMap, token: &str) -> bool {
+    if let Some(key) = headers.get("xi-api-key") {
+        return constant_time_eq(key.as_bytes().trim_ascii(), token.as_bytes());
+    }
     let Some(value) = headers.get(header::AUTHORIZATION) else {
         return false;
     };

@@ -1,8 +1,10 @@
-//! The routes and the small ones' handlers: `/health`, `/metrics`, `/v1/models`, `/v1/voices`.
-//! Speech, timed speech and dialogue, the ones that do work, live in [`speech`], [`timed`] and
-//! [`dialogue`].
+//! The routes and the small ones' handlers: `/health`, `/metrics`, `/v1/models`, `/v1/voices`
+//! (`OpenAI`-style `data` and, for ElevenLabs' clients, `voices` with `voice_id`s). Speech, timed
+//! speech, dialogue and ElevenLabs' HTTP speech, the ones that do work, live in [`speech`],
+//! [`timed`], [`dialogue`] and [`elevenlabs`].
 
 pub mod dialogue;
+pub mod elevenlabs;
 pub mod speech;
 pub mod timed;
 
@@ -31,6 +33,15 @@ pub fn router(state: AppState) -> Router {
         .route("/v1/audio/speech", post(speech::speech))
         .route("/v1/audio/speech/timed", post(timed::timed))
         .route("/v1/dialogue", post(dialogue::dialogue))
+        .route("/v1/text-to-speech/{voice_id}", post(elevenlabs::speech))
+        .route(
+            "/v1/text-to-speech/{voice_id}/stream",
+            post(elevenlabs::speech),
+        )
+        .route(
+            "/v1/text-to-speech/{voice_id}/with-timestamps",
+            post(elevenlabs::with_timestamps),
+        )
         .route(
             "/v1/text-to-speech/{voice_id}/stream-input",
             get(super::ws::stream_input),
@@ -73,10 +84,28 @@ async fn voices(State(state): State<AppState>) -> impl IntoResponse {
         .iter()
         .map(|(alias, stock)| ((*alias).to_owned(), (*stock).into()))
         .collect();
+    let stock = state.backend.voices();
+    // ElevenLabs' clients list voices from the same path, as `voices` with `voice_id`s.
+    let eleven: Vec<_> = stock
+        .iter()
+        .map(|v| {
+            let described = serde_json::to_value(v).unwrap_or_default();
+            serde_json::json!({
+                "voice_id": v.name,
+                "name": v.name,
+                "category": "premade",
+                "labels": {
+                    "language": described["language"],
+                    "gender": described["gender"],
+                },
+            })
+        })
+        .collect();
     Json(serde_json::json!({
         "object": "list",
-        "data": state.backend.voices(),
+        "data": stock,
         "aliases": aliases,
+        "voices": eleven,
     }))
 }
 

@@ -192,44 +192,77 @@ pub async fn speech(State(state): State<AppState>, request: Request) -> Result<R
     let started = Instant::now();
     let (body, busy) = read_body(&state, request).await?;
     let params = SpeechParams::parse(&body, state.limits.max_input_chars)?;
-    let slot = job_slot(&state)?;
-    let waiting = state.metrics.queue_depth.enter();
-    let mut events = start_job(&state, params.job).await?;
-    let first = events.recv().await;
-    drop(waiting);
-    let first = match first {
-        Some(AudioEvent::Failed(e)) => return Err(backend_error(e)),
-        None => return Err(backend_error(BackendError::Stopped)),
-        Some(event) => event,
-    };
-    state.metrics.record_ttfa(started.elapsed());
-    tracing::debug!(
-        ttfa_ms = started.elapsed().as_millis(),
-        format = params.format.name(),
-        "first audio"
-    );
     let content_type = if params.sse {
         "text/event-stream"
     } else {
         params.format.content_type()
     };
-    let stream = AudioBody::new(
-        state.clone(),
-        events,
-        first,
-        params.encoder,
-        params.sse,
-        params.input_chars,
-        (slot, busy),
-    );
-    let mut response = Response::new(Body::from_stream(stream));
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    let stream = Streamed {
+        job: params.job,
+        encoder: params.encoder,
+        sse: params.sse,
+        input_chars: params.input_chars,
+        content_type,
+    };
+    let mut response = stream.respond(&state, busy, started).await?;
     if let Some(note) = params.clamped_from.and_then(speed_note) {
-        headers.insert("x-banter-speed", note);
+        response.headers_mut().insert("x-banter-speed", note);
     }
     Ok(response)
+}
+
+/// A speech job answered as a streamed body: OpenAI's route and ElevenLabs' HTTP ones.
+pub(crate) struct Streamed {
+    pub job: SpeechJob,
+    pub encoder: Box<dyn ChunkEncoder>,
+    pub sse: bool,
+    pub input_chars: usize,
+    pub content_type: &'static str,
+}
+
+impl Streamed {
+    /// Queues the job and answers once its first audio is out (so a job that fails before any
+    /// audio still gets a JSON error), then streams the rest as it is made.
+    pub(crate) async fn respond(
+        self,
+        state: &AppState,
+        busy: Option<BusyGuard>,
+        started: Instant,
+    ) -> Result<Response, ApiError> {
+        let slot = job_slot(state)?;
+        let waiting = state.metrics.queue_depth.enter();
+        let mut events = start_job(state, self.job).await?;
+        let first = events.recv().await;
+        drop(waiting);
+        let first = match first {
+            Some(AudioEvent::Failed(e)) => return Err(backend_error(e)),
+            None => return Err(backend_error(BackendError::Stopped)),
+            Some(event) => event,
+        };
+        state.metrics.record_ttfa(started.elapsed());
+        tracing::debug!(
+            ttfa_ms = started.elapsed().as_millis(),
+            content_type = self.content_type,
+            "first audio"
+        );
+        let stream = AudioBody::new(
+            state.clone(),
+            events,
+            first,
+            self.encoder,
+            self.sse,
+            self.input_chars,
+            (slot, busy),
+        );
+        let mut response = Response::new(Body::from_stream(stream));
+        let headers = response.headers_mut();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static(self.content_type),
+        );
+        headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        Ok(response)
+    }
 }
 
 /// Queues `job` with the backend. `start` phonemizes (CPU work, under espeak's process-wide

@@ -25,9 +25,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::speech::{backend_error, job_slot, read_body, speed_note, start_job, SpeechParams};
-use crate::server::backend::{AudioEvent, BackendError};
+use crate::server::backend::{AudioEvent, BackendError, SpeechJob};
 use crate::server::errors::ApiError;
-use crate::server::format::AudioFormat;
+use crate::server::format::{AudioFormat, ChunkEncoder};
 use crate::server::{sse, AppState};
 
 pub async fn timed(State(state): State<AppState>, request: Request) -> Result<Response, ApiError> {
@@ -43,34 +43,11 @@ pub async fn timed(State(state): State<AppState>, request: Request) -> Result<Re
         ));
     }
     params.job.words = true;
-    let _slot = job_slot(&state)?;
-    let mut waiting = Some(state.metrics.queue_depth.enter());
-    let mut events = start_job(&state, params.job).await?;
-    let _active = state.metrics.active_streams.enter();
-    let (mut audio, mut words, mut samples) = (Vec::new(), Vec::new(), 0usize);
-    let encoding = |e: engine::audio::AudioError| {
-        tracing::error!("encoding timed speech: {e}");
-        ApiError::internal("encoding the audio failed; the server log has details")
-    };
-    loop {
-        match events.recv().await {
-            Some(AudioEvent::Chunk {
-                samples: chunk,
-                words: timed,
-            }) => {
-                if waiting.take().is_some() {
-                    state.metrics.record_ttfa(started.elapsed());
-                }
-                samples += chunk.len();
-                words.extend(timed);
-                audio.extend(params.encoder.encode(&chunk).map_err(encoding)?);
-            }
-            Some(AudioEvent::Done) => break,
-            Some(AudioEvent::Failed(e)) => return Err(backend_error(e)),
-            None => return Err(backend_error(BackendError::Stopped)),
-        }
-    }
-    audio.extend(params.encoder.finish().map_err(encoding)?);
+    let Collected {
+        mut audio,
+        words,
+        samples,
+    } = collect(&state, params.job, params.encoder.as_mut(), started).await?;
     if params.format == AudioFormat::WAV {
         set_wav_sizes(&mut audio);
     }
@@ -93,6 +70,55 @@ pub async fn timed(State(state): State<AppState>, request: Request) -> Result<Re
         headers.insert("x-banter-speed", note);
     }
     Ok(response)
+}
+
+/// A speech job's whole answer: the encoded file, its words and its length in samples.
+pub(crate) struct Collected {
+    pub audio: Vec<u8>,
+    pub words: Vec<engine::words::TimedWord>,
+    pub samples: usize,
+}
+
+/// Runs `job` to its end, encoding its audio with `encoder` (finished) and keeping its words.
+pub(crate) async fn collect(
+    state: &AppState,
+    job: SpeechJob,
+    encoder: &mut dyn ChunkEncoder,
+    started: Instant,
+) -> Result<Collected, ApiError> {
+    let _slot = job_slot(state)?;
+    let mut waiting = Some(state.metrics.queue_depth.enter());
+    let mut events = start_job(state, job).await?;
+    let _active = state.metrics.active_streams.enter();
+    let (mut audio, mut words, mut samples) = (Vec::new(), Vec::new(), 0usize);
+    let encoding = |e: engine::audio::AudioError| {
+        tracing::error!("encoding whole speech: {e}");
+        ApiError::internal("encoding the audio failed; the server log has details")
+    };
+    loop {
+        match events.recv().await {
+            Some(AudioEvent::Chunk {
+                samples: chunk,
+                words: timed,
+            }) => {
+                if waiting.take().is_some() {
+                    state.metrics.record_ttfa(started.elapsed());
+                }
+                samples += chunk.len();
+                words.extend(timed);
+                audio.extend(encoder.encode(&chunk).map_err(encoding)?);
+            }
+            Some(AudioEvent::Done) => break,
+            Some(AudioEvent::Failed(e)) => return Err(backend_error(e)),
+            None => return Err(backend_error(BackendError::Stopped)),
+        }
+    }
+    audio.extend(encoder.finish().map_err(encoding)?);
+    Ok(Collected {
+        audio,
+        words,
+        samples,
+    })
 }
 
 /// Writes the RIFF and data sizes into a streamed WAV's header (the stream sends 0xFFFFFFFF,

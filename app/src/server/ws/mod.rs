@@ -23,6 +23,8 @@ mod output;
 mod protocol;
 mod session;
 
+pub(crate) use output::{ElevenLabsFormat, Encoder as ElevenLabsEncoder};
+
 use std::collections::HashMap;
 
 use axum::extract::ws::WebSocketUpgrade;
@@ -100,18 +102,7 @@ async fn prepare(
         Some(_) => return Err(ApiError::unauthorized()),
         None => false,
     };
-    let pairs: HashMap<String, String> = parts
-        .uri
-        .query()
-        .map(|q| {
-            q.split('&')
-                .filter_map(|kv| {
-                    let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
-                    Some((decode(k)?, decode(v)?))
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let pairs = query_pairs(&parts.uri);
     let query = protocol::Query::parse(&pairs)
         .map_err(|m| ApiError::invalid("query", "invalid_query", m))?;
     let format = output::ElevenLabsFormat::parse(&query.output_format)
@@ -147,6 +138,20 @@ fn header_token(headers: &HeaderMap) -> Option<String> {
 }
 
 /// Percent-decoding of a query component (`+` is a space); `None` when malformed.
+/// The query of `uri` as decoded pairs (a pair that does not decode is left out).
+pub(crate) fn query_pairs(uri: &axum::http::Uri) -> HashMap<String, String> {
+    uri.query()
+        .map(|q| {
+            q.split('&')
+                .filter_map(|kv| {
+                    let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+                    Some((decode(k)?, decode(v)?))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn decode(s: &str) -> Option<String> {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());

@@ -2,7 +2,7 @@
 //! 8 kHz for telephony, and MP3. Kokoro's 24 kHz is resampled (the engine's streaming
 //! resampler, exact in length) before encoding.
 
-use engine::audio::{resample::Resampler, OutputFormat};
+use engine::audio::{resample::Resampler, AudioError, OutputFormat};
 use engine::SAMPLE_RATE;
 
 use super::super::format::{engine_encoder, s16le, ChunkEncoder};
@@ -52,6 +52,16 @@ impl ElevenLabsFormat {
                  mp3_44100_128 (also mp3_22050_32, mp3_44100_32/64/96/192)"
             )
         })
+    }
+
+    /// The HTTP `Content-Type` of this format's bytes.
+    pub fn content_type(self) -> &'static str {
+        match self {
+            Self::Mp3 { .. } => "audio/mpeg",
+            Self::Pcm(_) => "audio/pcm",
+            Self::Ulaw => "audio/basic",
+            Self::Alaw => "audio/x-alaw-basic",
+        }
     }
 
     fn rate(self) -> u32 {
@@ -129,6 +139,24 @@ impl Encoder {
                 None => Vec::new(),
             },
         })
+    }
+}
+
+/// The same bytes for the HTTP routes, which stream through [`ChunkEncoder`].
+impl ChunkEncoder for Encoder {
+    fn encode(&mut self, samples: &[f32]) -> Result<Vec<u8>, AudioError> {
+        Self::encode(self, samples).map_err(encoder_error)
+    }
+
+    fn finish(&mut self) -> Result<Vec<u8>, AudioError> {
+        Self::finish(self).map_err(encoder_error)
+    }
+}
+
+fn encoder_error(detail: String) -> AudioError {
+    AudioError::Encoder {
+        format: "output_format",
+        detail,
     }
 }
 

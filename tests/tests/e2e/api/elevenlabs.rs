@@ -1,4 +1,6 @@
-//! Unmodified ElevenLabs clients against `banter serve`'s text-streaming sockets:
+//! Unmodified ElevenLabs clients against `banter serve`: the SDK's HTTP calls
+//! (tools/api-test/elevenlabs_client.py: convert, stream, convert with timestamps, voices, a
+//! wrong key, an ElevenLabs voice id) and the text-streaming sockets:
 //! tools/api-test/ws_clients.py drives pipecat's `ElevenLabsTTSService` (multi-stream-input,
 //! LLM tokens one by one, an interruption, sentence mode with a blend) and raw sockets
 //! (single context, flush + close, keep-alives, invalid JSON, reused ids, formats, binary
@@ -24,4 +26,31 @@ fn elevenlabs_websocket_clients() {
     let secs = samples.len() as f64 / 24_000.0;
     assert!((5.0..30.0).contains(&secs), "{secs:.2} s");
     assert!(rms(&samples) > 0.01, "silent");
+}
+
+#[test]
+fn elevenlabs_sdk_http_calls() {
+    let Some(python) = api_test_python() else {
+        return;
+    };
+    let Some(server) = Server::start(&[]) else {
+        return;
+    };
+    let out = tempfile::tempdir().expect("out dir");
+    let stdout = run_client_script(&python, "elevenlabs_client.py", &server, out.path());
+    assert!(stdout.contains("all ElevenLabs client checks passed"));
+    // What the SDK's `convert` saved decodes as seconds of MP3 speech.
+    let mp3 = std::fs::read(out.path().join("convert.mp3")).expect("the client's mp3");
+    let decoded = engine::audio::decode::decode_bytes(
+        mp3,
+        std::path::Path::new("convert.mp3"),
+        &engine::audio::decode::DecodeOptions::default(),
+    )
+    .expect("the mp3 decodes");
+    assert!(
+        (2.0..12.0).contains(&decoded.duration_secs()) && decoded.damaged.is_none(),
+        "{:.2} s, {:?}",
+        decoded.duration_secs(),
+        decoded.damaged
+    );
 }

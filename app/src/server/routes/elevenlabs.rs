@@ -1,0 +1,335 @@
+//! ElevenLabs' HTTP text to speech, beside its WebSocket one (`server::ws`):
+//! `POST /v1/text-to-speech/{voice_id}` and `/{voice_id}/stream` (the same answer: the audio
+//! streams as it is made either way), and `/{voice_id}/with-timestamps` (one JSON: the whole
+//! file in base64 and when each character of `text` is spoken).
+//!
+//! Why: most ElevenLabs integrations (its SDKs' `convert` and `stream`, home-automation and
+//! chat front ends) speak through these routes, not the socket; with the base URL changed and
+//! the API token as key they get Kokoro locally.
+//!
+//! Decisions, each visible to clients:
+//! - `{voice_id}`: any Banter voice (stock, blend, OpenAI name, library voice). ElevenLabs'
+//!   own voice ids name voices Banter does not have: a 400 that says what to use.
+//! - Body: `text` (at most `--max-input-chars`), `voice_settings.speed` (clamped to Kokoro's
+//!   0.5–2.0; `x-banter-speed` says when); `model_id`, `stability`, `seed`, `previous_text`
+//!   and the rest are accepted and ignored, as unknown fields are.
+//! - Query: `output_format` (the socket's list, default `mp3_44100_128`); others ignored.
+//! - Alignment: `characters` is `text` one character each; times in seconds from the file's
+//!   first sample, from the model's word durations spread over each word's characters
+//!   (`engine::follow::char_times`), from the first word to the end with no gap (the silence
+//!   before the first word belongs to no character). `normalized_alignment`
+//!   repeats it: Banter's reading of numbers is not exposed character by character.
+//! - Auth is the API's (`xi-api-key` or `Authorization: Bearer`); errors are its JSON.
+
+use std::collections::HashMap;
+use std::time::Instant;
+
+use axum::extract::{Path, Request, State};
+use axum::http::{header, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use engine::words::TimedWord;
+use engine::SAMPLE_RATE;
+
+use super::speech::{read_body, resolve_voice, speed_note, Streamed};
+use super::timed::{collect, Collected};
+use crate::server::backend::SpeechJob;
+use crate::server::errors::ApiError;
+use crate::server::ws::{query_pairs, ElevenLabsEncoder, ElevenLabsFormat};
+use crate::server::{sse, AppState};
+
+/// ElevenLabs' default `output_format`.
+const DEFAULT_FORMAT: &str = "mp3_44100_128";
+
+#[derive(Debug, serde::Deserialize)]
+struct Body {
+    text: String,
+    #[serde(default)]
+    voice_settings: Option<VoiceSettings>,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+struct VoiceSettings {
+    #[serde(default)]
+    speed: Option<f32>,
+}
+
+/// A validated request.
+struct Parsed {
+    job: SpeechJob,
+    text: String,
+    format: ElevenLabsFormat,
+    input_chars: usize,
+    clamped_from: Option<f32>,
+}
+
+fn parse(
+    voice: &str,
+    query: &HashMap<String, String>,
+    body: &[u8],
+    max_input_chars: usize,
+) -> Result<Parsed, ApiError> {
+    let body: Body = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request("invalid_json", format!("request body: {e}")))?;
+    let input_chars = body.text.chars().count();
+    if body.text.trim().is_empty() {
+        return Err(ApiError::invalid("text", "empty_input", "text is empty"));
+    }
+    if input_chars > max_input_chars {
+        return Err(ApiError::invalid(
+            "text",
+            "input_too_long",
+            format!(
+                "text is {input_chars} characters; this server takes at most {max_input_chars} \
+                 (banter serve --max-input-chars)"
+            ),
+        ));
+    }
+    let format_name = query
+        .get("output_format")
+        .map_or(DEFAULT_FORMAT, String::as_str);
+    let format = ElevenLabsFormat::parse(format_name)
+        .map_err(|m| ApiError::invalid("output_format", "invalid_output_format", m))?;
+    let voice = resolve_voice(voice).map_err(|e| {
+        ApiError::invalid(
+            "voice_id",
+            "invalid_voice",
+            format!(
+                "{}; Banter speaks its own voices (GET /v1/voices lists them): a stock name such \
+                 as af_heart, a blend, an OpenAI name or a library voice, not ElevenLabs' ids",
+                e.message
+            ),
+        )
+    })?;
+    let requested = body.voice_settings.unwrap_or_default().speed.unwrap_or(1.0);
+    if !requested.is_finite() || requested <= 0.0 {
+        return Err(ApiError::invalid(
+            "voice_settings.speed",
+            "invalid_speed",
+            format!("speed {requested} is not a positive number"),
+        ));
+    }
+    let (low, high) = (*engine::SPEED_RANGE.start(), *engine::SPEED_RANGE.end());
+    Ok(Parsed {
+        job: SpeechJob {
+            text: body.text.clone(),
+            voice,
+            speed: requested.clamp(low, high),
+            words: false,
+        },
+        text: body.text,
+        format,
+        input_chars,
+        clamped_from: (requested < low || requested > high).then_some(requested),
+    })
+}
+
+/// `POST /v1/text-to-speech/{voice_id}` and `…/stream`: the audio, streamed as it is made.
+pub async fn speech(
+    State(state): State<AppState>,
+    Path(voice): Path<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let query = query_pairs(request.uri());
+    let (body, busy) = read_body(&state, request).await?;
+    let parsed = parse(&voice, &query, &body, state.limits.max_input_chars)?;
+    let stream = Streamed {
+        job: parsed.job,
+        encoder: Box::new(encoder(parsed.format)?),
+        sse: false,
+        input_chars: parsed.input_chars,
+        content_type: parsed.format.content_type(),
+    };
+    let mut response = stream.respond(&state, busy, started).await?;
+    if let Some(note) = parsed.clamped_from.and_then(speed_note) {
+        response.headers_mut().insert("x-banter-speed", note);
+    }
+    Ok(response)
+}
+
+/// `POST /v1/text-to-speech/{voice_id}/with-timestamps`: the whole file and its characters'
+/// times, in one JSON.
+pub async fn with_timestamps(
+    State(state): State<AppState>,
+    Path(voice): Path<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let query = query_pairs(request.uri());
+    let (body, _busy) = read_body(&state, request).await?;
+    let mut parsed = parse(&voice, &query, &body, state.limits.max_input_chars)?;
+    parsed.job.words = true;
+    let mut encoder = encoder(parsed.format)?;
+    let Collected {
+        audio,
+        words,
+        samples,
+    } = collect(&state, parsed.job, &mut encoder, started).await?;
+    let alignment = alignment(&parsed.text, &words, samples);
+    let answer = serde_json::json!({
+        "audio_base64": sse::base64(&audio),
+        "alignment": alignment,
+        "normalized_alignment": alignment,
+    });
+    let mut response = Json(answer).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Some(note) = parsed.clamped_from.and_then(speed_note) {
+        headers.insert("x-banter-speed", note);
+    }
+    Ok(response)
+}
+
+fn encoder(format: ElevenLabsFormat) -> Result<ElevenLabsEncoder, ApiError> {
+    ElevenLabsEncoder::new(format)
+        .map_err(|m| ApiError::invalid("output_format", "invalid_output_format", m))
+}
+
+/// ElevenLabs' character alignment of `text` over `samples` of audio: each character of the
+/// text once, in order, tiling the audio (see the module docs).
+fn alignment(text: &str, words: &[TimedWord], samples: usize) -> serde_json::Value {
+    // Character offset of each line's start: words say where they are as line and column.
+    let mut line_starts = vec![0usize];
+    for (i, c) in text.chars().enumerate() {
+        if c == '\n' {
+            line_starts.push(i + 1);
+        }
+    }
+    let at_sample = |secs: f64| (secs.max(0.0) * f64::from(SAMPLE_RATE)).round() as u64;
+    let spans: Vec<_> = words
+        .iter()
+        .filter_map(|w| {
+            let line = *line_starts.get(w.source_line.checked_sub(1)?)?;
+            let at = line + w.source_column.checked_sub(1)?;
+            let len = w.word.chars().count();
+            Some((at..at + len, at_sample(w.start), at_sample(w.end)))
+        })
+        .collect();
+    let times = engine::follow::char_times(text, &spans, 0, samples as u64);
+    let secs = |s: u64| (s as f64 / f64::from(SAMPLE_RATE) * 1000.0).round() / 1000.0;
+    serde_json::json!({
+        "characters": times.iter().map(|t| t.ch.to_string()).collect::<Vec<_>>(),
+        "character_start_times_seconds": times.iter().map(|t| secs(t.start)).collect::<Vec<_>>(),
+        "character_end_times_seconds": times.iter().map(|t| secs(t.end)).collect::<Vec<_>>(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn query(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect()
+    }
+
+    fn code(voice: &str, q: &[(&str, &str)], body: &str) -> &'static str {
+        parse(voice, &query(q), body.as_bytes(), 20)
+            .err()
+            .map_or("ok", |e| e.code)
+    }
+
+    #[test]
+    fn requests_are_read_as_elevenlabs_sends_them() {
+        let sdk = r#"{"text":"Hello there.","model_id":"eleven_multilingual_v2",
+            "voice_settings":{"stability":0.5,"similarity_boost":0.75,"speed":1.1},
+            "seed":null,"previous_text":null,"apply_text_normalization":"auto"}"#;
+        let p = parse("af_heart", &query(&[]), sdk.as_bytes(), 20).expect("the SDK's body");
+        assert_eq!(
+            p.format,
+            ElevenLabsFormat::Mp3 {
+                rate: 44_100,
+                kbps: 128
+            }
+        );
+        assert!((p.job.speed - 1.1).abs() < 1e-6);
+        assert_eq!(p.job.voice, "af_heart");
+        let p = parse(
+            "nova",
+            &query(&[("output_format", "pcm_16000")]),
+            br#"{"text":"Hi"}"#,
+            20,
+        )
+        .expect("an OpenAI name and raw PCM");
+        assert_eq!(
+            (p.job.voice.as_str(), p.format),
+            ("af_nova", ElevenLabsFormat::Pcm(16_000))
+        );
+        let p = parse(
+            "af_heart",
+            &query(&[]),
+            br#"{"text":"Hi","voice_settings":{"speed":3}}"#,
+            20,
+        )
+        .expect("a fast speed is clamped");
+        assert_eq!(p.clamped_from, Some(3.0));
+        assert_eq!(code("af_heart", &[], r#"{"text":"  "}"#), "empty_input");
+        assert_eq!(
+            code("af_heart", &[], r#"{"text":"this is more than twenty"}"#),
+            "input_too_long"
+        );
+        assert_eq!(
+            code(
+                "af_heart",
+                &[("output_format", "mp3_8000_8")],
+                r#"{"text":"Hi"}"#
+            ),
+            "invalid_output_format"
+        );
+        assert_eq!(code("af_heart+", &[], r#"{"text":"Hi"}"#), "invalid_voice");
+        assert_eq!(code("af_heart", &[], r#"{"words":"Hi"}"#), "invalid_json");
+    }
+
+    #[test]
+    fn every_character_is_aligned_once_tiling_the_audio() {
+        let text = "Hi, you.\nBye";
+        let word = |word: &str, start, end, line, column| TimedWord {
+            word: word.to_owned(),
+            start,
+            end,
+            source_line: line,
+            source_column: column,
+        };
+        let words = [
+            word("Hi", 0.1, 0.3, 1, 1),
+            word("you", 0.5, 0.8, 1, 5),
+            word("Bye", 1.2, 1.5, 2, 1),
+        ];
+        let a = alignment(text, &words, 24_000 * 2);
+        let chars: Vec<&str> = a["characters"]
+            .as_array()
+            .expect("characters")
+            .iter()
+            .filter_map(|c| c.as_str())
+            .collect();
+        assert_eq!(chars.concat(), text);
+        let starts = a["character_start_times_seconds"]
+            .as_array()
+            .expect("starts");
+        let ends = a["character_end_times_seconds"].as_array().expect("ends");
+        // Milliseconds: the times are rounded to them.
+        let at = |v: &serde_json::Value| (v.as_f64().expect("a number") * 1000.0).round() as i64;
+        assert_eq!(
+            at(&starts[0]),
+            100,
+            "the first character starts with its word"
+        );
+        assert_eq!(at(&starts[4]), 500, "`you` starts with its word");
+        assert_eq!(at(&starts[9]), 1200, "`Bye`, on line 2, too");
+        assert_eq!(
+            at(&ends[ends.len() - 1]),
+            2000,
+            "the last character ends with the audio"
+        );
+        for k in 1..starts.len() {
+            assert_eq!(
+                at(&starts[k]),
+                at(&ends[k - 1]),
+                "no gap before character {k}"
+            );
+        }
+    }
+}

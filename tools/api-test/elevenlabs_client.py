@@ -1,0 +1,122 @@
+#!/usr/bin/env python3
+"""Checks `banter serve` with the official ElevenLabs Python SDK's HTTP calls, as a user's
+script would make them with only the base URL and key changed.
+
+Usage: elevenlabs_client.py URL TOKEN OUTDIR   (URL as `banter serve` prints it, without /v1)
+
+Runs `text_to_speech.convert` (default mp3_44100_128), `text_to_speech.stream` (pcm_16000 and
+ulaw_8000), `text_to_speech.convert_with_timestamps` and `voices.get_all`; checks the audio is
+of a plausible length and not silent, the alignment covers the text character by character in
+order, a wrong key and an ElevenLabs voice id are refused; writes the audio to OUTDIR. Prints
+one line per check and exits non-zero on the first failure. setup.sh makes the venv it runs in.
+"""
+
+import base64
+import math
+import struct
+import sys
+from pathlib import Path
+
+from elevenlabs.client import ElevenLabs
+from elevenlabs.core.api_error import ApiError
+
+TEXT = "Hello from the ElevenLabs client. It costs $4.50, and Banter says so."
+DURATION_RANGE = (2.0, 12.0)
+
+
+def fail(message):
+    print(f"FAIL: {message}", flush=True)
+    sys.exit(1)
+
+
+def check_pcm(name, pcm, rate):
+    """Duration and loudness of s16le mono samples at `rate`."""
+    n = len(pcm) // 2
+    samples = struct.unpack(f"<{n}h", pcm[: n * 2])
+    seconds = n / rate
+    rms = math.sqrt(sum(s * s for s in samples) / max(n, 1)) / 32768
+    if not DURATION_RANGE[0] <= seconds <= DURATION_RANGE[1]:
+        fail(f"{name}: {seconds:.2f} s of audio")
+    if rms < 0.01:
+        fail(f"{name}: silent (RMS {rms:.4f})")
+    print(f"ok {name}: {seconds:.2f} s at {rate} Hz, RMS {rms:.3f}", flush=True)
+
+
+def main():
+    url, token, out = sys.argv[1], sys.argv[2], Path(sys.argv[3])
+    out.mkdir(parents=True, exist_ok=True)
+    client = ElevenLabs(api_key=token, base_url=url)
+
+    mp3 = b"".join(
+        client.text_to_speech.convert(
+            voice_id="af_heart", text=TEXT, model_id="eleven_multilingual_v2"
+        )
+    )
+    if len(mp3) < 10_000 or not (mp3[:3] == b"ID3" or (mp3[0] == 0xFF and mp3[1] & 0xE0 == 0xE0)):
+        fail(f"convert: {len(mp3)} bytes starting {mp3[:4]!r}, not an MP3")
+    (out / "convert.mp3").write_bytes(mp3)
+    print(f"ok convert: {len(mp3)} bytes of MP3", flush=True)
+
+    pcm = b"".join(
+        client.text_to_speech.stream(
+            voice_id="am_michael",
+            text=TEXT,
+            output_format="pcm_16000",
+            voice_settings={"stability": 0.5, "similarity_boost": 0.75, "speed": 1.0},
+        )
+    )
+    check_pcm("stream pcm_16000", pcm, 16_000)
+    (out / "stream.pcm").write_bytes(pcm)
+    ulaw = b"".join(
+        client.text_to_speech.stream(voice_id="nova", text=TEXT, output_format="ulaw_8000")
+    )
+    if not DURATION_RANGE[0] <= len(ulaw) / 8000 <= DURATION_RANGE[1]:
+        fail(f"stream ulaw_8000: {len(ulaw) / 8000:.2f} s")
+    print(f"ok stream ulaw_8000: {len(ulaw) / 8000:.2f} s", flush=True)
+
+    text = "Hi there, you.\nBye now."
+    timed = client.text_to_speech.convert_with_timestamps(
+        voice_id="af_bella", text=text, output_format="pcm_24000"
+    )
+    audio = base64.b64decode(timed.audio_base_64)
+    a = timed.alignment
+    if "".join(a.characters) != text:
+        fail(f"alignment characters {a.characters!r} are not the text")
+    starts, ends = a.character_start_times_seconds, a.character_end_times_seconds
+    if any(s > e for s, e in zip(starts, ends)) or any(
+        ends[k] > starts[k + 1] + 1e-6 for k in range(len(starts) - 1)
+    ):
+        fail(f"alignment times out of order: {list(zip(starts, ends))}")
+    seconds = len(audio) / 2 / 24_000
+    if abs(ends[-1] - seconds) > 0.01:
+        fail(f"the last character ends at {ends[-1]} s, the audio at {seconds:.3f} s")
+    bye = text.index("Bye")
+    if not 0.3 < starts[bye] < seconds:
+        fail(f"`Bye` starts at {starts[bye]} s of {seconds:.2f}")
+    print(f"ok convert_with_timestamps: {len(starts)} characters over {seconds:.2f} s", flush=True)
+
+    voices = client.voices.get_all().voices
+    if len(voices) < 50 or not any(v.voice_id == "af_heart" for v in voices):
+        fail(f"voices: {len(voices)}, {[v.voice_id for v in voices][:5]}")
+    print(f"ok voices.get_all: {len(voices)} voices", flush=True)
+
+    for name, call in [
+        ("a wrong key", lambda: ElevenLabs(api_key="wrong", base_url=url).voices.get_all()),
+        (
+            "an ElevenLabs voice id",
+            lambda: b"".join(
+                client.text_to_speech.convert(voice_id="21m00Tcm4TlvDq8ikWAM", text="Hi")
+            ),
+        ),
+    ]:
+        try:
+            call()
+        except ApiError as e:
+            print(f"ok {name} is refused: {e.status_code}", flush=True)
+            continue
+        fail(f"{name} was accepted")
+    print("all ElevenLabs client checks passed", flush=True)
+
+
+if __name__ == "__main__":
+    main()
