@@ -11,8 +11,8 @@ use super::cues::whole_line_cue;
 use super::draft::Draft;
 use super::labelled::whole_line_direction;
 use super::labels::{
-    is_title_line, persons_heading, play_name, scene_heading, title_period_candidate, transition,
-    KnownNames,
+    is_title_line, markdown_heading, persons_heading, play_name, scene_heading,
+    title_period_candidate, transition, KnownNames,
 };
 use super::line_labels::{is_interjection, line_label, start_turn, Found, Layout, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
@@ -55,6 +55,8 @@ pub(crate) fn parse<'a>(
     // The last turn began with a transcript's stamped name (`Bob  0:07`): a paragraph after
     // it without a name is more of Bob's speech, not a play's action.
     let mut stamped_turn = false;
+    // Inside Fountain's boneyard (`/* … */`): text the writer cut, never spoken.
+    let mut in_boneyard = false;
     for (index, &line) in body.iter().enumerate() {
         let text = line.text;
         let trimmed = text.trim();
@@ -71,6 +73,28 @@ pub(crate) fn parse<'a>(
                     finish(&mut draft, p);
                 }
             }
+            continue;
+        }
+        if in_boneyard || trimmed.starts_with("/*") {
+            draft.classify(line.number, LineKind::Comment);
+            let opened = if in_boneyard { 0 } else { 2 };
+            in_boneyard = !trimmed[opened..].contains("*/");
+            continue;
+        }
+        if let Some(title) = markdown_heading(trimmed).filter(|t| !t.is_empty()) {
+            // Fountain's sections (`# ACT ONE`) are the episode's parts.
+            retract_empty_turn(&mut draft, warnings, started);
+            draft.chapter(title, here);
+            draft.end_turn();
+            in_speech = false;
+            speech_has_text = false;
+            started = true;
+            stamped_turn = false;
+            continue;
+        }
+        if !in_speech && trimmed.starts_with('=') && !trimmed.starts_with("===") {
+            // Fountain's synopsis: a note to the writer.
+            draft.classify(line.number, LineKind::Comment);
             continue;
         }
         if trimmed.is_empty() {

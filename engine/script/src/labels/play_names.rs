@@ -4,7 +4,8 @@
 
 use super::{is_label_shape, without_timestamp, KnownNames, PARTICLES};
 
-/// A name on its own line in a play: `ALGERNON.`, `LADY BRACKNELL`, `JOHN (V.O.)`, or, with
+/// A name on its own line in a play: `ALGERNON.`, `LADY BRACKNELL`, `JOHN (V.O.)`, Fountain's
+/// `MARCUS ^` and `@McCLANE`, or, with
 /// `allow_title_case`, `Lady Bracknell.` (the period is then required); a title-case name with a
 /// timestamp after it (`Speaker 1  0:07`, a transcript's) anywhere.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -18,6 +19,20 @@ pub(crate) struct PlayName<'a> {
 }
 
 pub(crate) fn play_name(trimmed: &str, allow_title_case: bool) -> Option<PlayName<'_>> {
+    // Fountain: `MARCUS ^` speaks beside the speech before (dual dialogue), and `@McCLANE`
+    // forces a name that is not all capitals.
+    let trimmed = trimmed
+        .trim_end()
+        .strip_suffix('^')
+        .map_or(trimmed, str::trim_end);
+    if let Some(forced) = trimmed.strip_prefix('@').map(str::trim) {
+        let stamped = false;
+        return (is_play_name_shape(forced) && !has_sentence_break(forced)).then_some(PlayName {
+            name: forced,
+            marked: true,
+            stamped,
+        });
+    }
     // `Sarah Chen  0:07` (a transcript's speaker line): the timestamp marks it as a name
     let untimed = without_timestamp(trimmed);
     let stamped = untimed.len() < trimmed.trim_end().len();

@@ -199,6 +199,33 @@ fn transcript_timestamps_are_not_part_of_names_or_speech() {
 }
 
 #[test]
+fn fountain_screenplays_keep_every_speech_and_drop_the_writers_notes() {
+    // Dual dialogue (`MARCUS ^`) and a forced name (`@McCLANE`) were action, their speech
+    // unspoken; the boneyard's cut scene was spoken; a section was narration.
+    let e = parse(
+        "Title: Night Shift\n\n# ACT ONE\n\n= Sarah meets Marcus.\n\nINT. STUDIO - NIGHT\n\n\
+         SARAH\nWelcome back.\n\nMARCUS ^\nLong story.\n\n/* An old scene\nSARAH\nCut this.\n*/\n\n\
+         @McCLANE\nYippee ki-yay.\n",
+    );
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("SARAH", "Welcome back."),
+            ("MARCUS", "Long story."),
+            ("McCLANE", "Yippee ki-yay."),
+        ])
+    );
+    let titles: Vec<&str> = e.chapters.iter().map(|c| c.title.as_str()).collect();
+    assert_eq!(titles, ["ACT ONE", "INT. STUDIO - NIGHT"]);
+    let comments: Vec<usize> = kinds(&e)
+        .into_iter()
+        .filter(|(_, k)| *k == LineKind::Comment)
+        .map(|(line, _)| line)
+        .collect();
+    assert_eq!(comments, [5, 15, 16, 17, 18]);
+}
+
+#[test]
 fn quote_markers_are_never_spoken() {
     // A lone `>` between quoted turns was read as "greater than".
     let e = parse("> **Alice:** Hello there.\n>\n> **Bob:** Hi, Alice.\n> Good to see you.\n");
