@@ -216,6 +216,9 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         hit.eat_period = needs_period || period;
         Some(hit)
     };
+    if let Some(zone) = zone_name(ctx, i) {
+        return Some(Hit::new(1, zone.to_owned()));
+    }
     // ".NET", "ASP.NET": Microsoft's platform is said "dot net".
     if let Some(base) = core.strip_suffix(".NET") {
         let words = if base.is_empty() {
@@ -416,6 +419,33 @@ fn acronym(ctx: &Ctx<'_>, core: &str) -> Option<Hit> {
         return None;
     }
     Some(Hit::new(1, format!("{}{suffix}", spell(base))))
+}
+
+/// "9:30pm ET", "10 a.m. PT": the US zones written without a season are said by their names
+/// after a time ("nine thirty P-M Eastern"), as broadcasters say them.
+fn zone_name(ctx: &Ctx<'_>, i: usize) -> Option<&'static str> {
+    let name = match ctx.toks[i].core {
+        "ET" => "Eastern",
+        "PT" => "Pacific",
+        "CT" => "Central",
+        "MT" => "Mountain",
+        _ => return None,
+    };
+    let prev = ctx.prev_core_after_period(i)?;
+    let lower = prev.to_ascii_lowercase();
+    let clock = |t: &str| {
+        t.split_once(':').is_some_and(|(h, m)| {
+            !h.is_empty() && h.chars().all(|c| c.is_ascii_digit()) && m.len() == 2
+        })
+    };
+    let timed = super::dates::meridiem(prev).is_some()
+        || ["am", "pm"].iter().any(|m| {
+            lower
+                .strip_suffix(m)
+                .is_some_and(|t| t.ends_with(|c: char| c.is_ascii_digit()))
+        })
+        || clock(prev);
+    timed.then_some(name)
 }
 
 /// Time zones, written in capitals whoever writes them.

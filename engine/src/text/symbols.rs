@@ -33,6 +33,8 @@ const WORDS: &[(&str, &str)] = &[
     ("≠", "is not equal to"),
     ("√", "the square root of"),
     ("∛", "the cube root of"),
+    // "6:30pm PT / 9:30pm ET", "Host / Producer": a spaced slash separates, like a dash.
+    ("/", "—"),
     ("-", "—"),
     ("–", "—"),
     ("—", "—"),
