@@ -27,7 +27,9 @@ pub const SCRIPT_EXTENSIONS: [&str; 10] = [
     "txt", "md", "markdown", "json", "xml", "text", "script", "fountain", "srt", "vtt",
 ];
 /// Extensions read as voice clips.
-pub const AUDIO_EXTENSIONS: [&str; 6] = ["wav", "flac", "mp3", "ogg", "oga", "opus"];
+pub const AUDIO_EXTENSIONS: [&str; 11] = [
+    "wav", "flac", "mp3", "ogg", "oga", "opus", "m4a", "aac", "mp4", "aif", "aiff",
+];
 
 #[derive(Debug, PartialEq, Eq)]
 pub enum DropKind {

@@ -10,7 +10,7 @@
 //!
 //! A bracket is a cue only when it names a file: `[sound: door.wav]`, or options after a name.
 //! `[Sound: the wind howls]` names none and stays a stage direction, as it always was, so no
-//! existing script changes meaning. A file in a format Banter cannot play (`.m4a`, `.aiff`) is an
+//! existing script changes meaning. A file in a format Banter cannot play (`.wma`, `.caf`) is an
 //! error that says so, never a direction in silence.
 
 use serde::Serialize;
@@ -35,9 +35,11 @@ pub const BED_DUCK_DB: f32 = 12.0;
 
 /// The extensions of the files Banter plays (the decoder sniffs the content; these only say
 /// that a bracket names a file at all).
-const PLAYABLE: [&str; 6] = ["wav", "flac", "mp3", "ogg", "oga", "opus"];
+const PLAYABLE: [&str; 11] = [
+    "wav", "flac", "mp3", "ogg", "oga", "opus", "m4a", "aac", "mp4", "aif", "aiff",
+];
 /// Audio files an author may name that Banter cannot decode: an error, not a direction.
-const UNPLAYABLE: [&str; 8] = ["m4a", "aac", "aif", "aiff", "wma", "mp4", "caf", "alac"];
+const UNPLAYABLE: [&str; 4] = ["wma", "caf", "ape", "amr"];
 
 /// A cue, where it was written, and whether it stands alone on its line.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -128,7 +130,7 @@ pub(crate) fn parse_cue(inner: &str) -> Option<Result<CueAction, CueError>> {
     if let Some(e) = extension.as_deref().filter(|e| UNPLAYABLE.contains(e)) {
         return Some(Err(err(
             name_at,
-            format!("`{name}` is a .{e} file, which Banter cannot play; convert it to WAV, FLAC, MP3, Ogg Vorbis or Ogg Opus"),
+            format!("`{name}` is a .{e} file, which Banter cannot play; convert it to WAV, FLAC, MP3, M4A (AAC or ALAC), AIFF, Ogg Vorbis or Ogg Opus"),
         )));
     }
     if !playable && options.is_empty() {
@@ -444,9 +446,9 @@ mod tests {
         assert!(bad("bed: a.mp3 duck=50dB").reason.contains("from 0 to 40"));
         assert!(bad("sound: a.wav volume=+20dB").reason.contains("-60"));
         assert!(bad("bed: off volume=-3dB").reason.contains("takes fade"));
-        let e = bad("sound: voice memo.m4a");
+        let e = bad("sound: voice memo.wma");
         assert_eq!(e.offset, 7);
-        assert!(e.reason.contains(".m4a file"), "{}", e.reason);
+        assert!(e.reason.contains(".wma file"), "{}", e.reason);
         assert!(bad("sound: notes.txt volume=-3dB")
             .reason
             .contains("not an audio file"));

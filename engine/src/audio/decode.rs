@@ -72,7 +72,7 @@ pub enum DecodeError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{} is not an audio file Banter can read (WAV, FLAC, MP3, Ogg Vorbis, Ogg Opus): {detail}", file.display())]
+    #[error("{} is not an audio file Banter can read (WAV, FLAC, MP3, M4A/AAC, ALAC, AIFF, Ogg Vorbis, Ogg Opus): {detail}", file.display())]
     NotAudio { file: PathBuf, detail: String },
     #[error("{} uses a codec Banter cannot decode: {detail}", file.display())]
     UnsupportedCodec { file: PathBuf, detail: String },

@@ -140,7 +140,7 @@ fn bad_cues_name_file_line_and_column() {
     let e = error("[bed: theme.mp3 duck=99dB]\nAnn: Hi.\n");
     assert!(e.starts_with("ep.txt:1:17: "), "{e}");
     assert!(e.contains("from 0 to 40 dB"), "{e}");
-    let e = error("Ann: Hi.\n  [sound: clip.m4a]\n");
+    let e = error("Ann: Hi.\n  [sound: clip.wma]\n");
     assert!(e.starts_with("ep.txt:2:11: "), "{e}");
     assert!(e.contains("cannot play"), "{e}");
 }

@@ -2,7 +2,10 @@
 //! limits, and bad input (which must give a typed error, never a panic).
 //!
 //! The FLAC, Ogg and MP3 fixtures in `testdata/` are 0.5 s of 22.05 kHz stereo, 440 Hz on
-//! the left and 880 Hz on the right (made once with sox and lame; a few KB each).
+//! the left and 880 Hz on the right (made once with sox and lame; a few KB each); the M4A
+//! (AAC, as a phone's voice memo; ALAC, its lossless setting), raw AAC (ADTS) and AIFF ones are
+//! the same tones, made once with `PyAV` (`ipod` container, `aac`/`alac`; `adts`; `aiff`,
+//! `pcm_s16be`).
 
 use std::io::Cursor;
 use std::path::Path;
@@ -15,6 +18,10 @@ use crate::audio::wav::{SampleFormat, WavWriter};
 const FLAC: &[u8] = include_bytes!("testdata/tone.flac");
 const OGG: &[u8] = include_bytes!("testdata/tone.ogg");
 const MP3: &[u8] = include_bytes!("testdata/tone.mp3");
+const M4A: &[u8] = include_bytes!("testdata/tone.m4a");
+const ALAC: &[u8] = include_bytes!("testdata/tone-alac.m4a");
+const AIFF: &[u8] = include_bytes!("testdata/tone.aiff");
+const ADTS: &[u8] = include_bytes!("testdata/tone.aac");
 
 /// Interleaved samples to WAV bytes.
 fn wav_bytes(samples: &[f32], rate: u32, channels: u16, format: SampleFormat) -> Vec<u8> {
@@ -156,8 +163,16 @@ fn max_secs_truncates_and_says_so() {
 }
 
 #[test]
-fn flac_ogg_and_mp3_decode() {
-    for (bytes, name) in [(FLAC, "t.flac"), (OGG, "t.ogg"), (MP3, "t.mp3")] {
+fn every_compressed_container_decodes() {
+    for (bytes, name) in [
+        (FLAC, "t.flac"),
+        (OGG, "t.ogg"),
+        (MP3, "t.mp3"),
+        (M4A, "t.m4a"),
+        (ALAC, "t-alac.m4a"),
+        (AIFF, "t.aiff"),
+        (ADTS, "t.aac"),
+    ] {
         let out = decode(bytes.to_vec(), name, DecodeOptions::default())
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert_eq!(
@@ -264,12 +279,12 @@ proptest! {
 
     #[test]
     fn damaged_real_files_never_panic(
-        which in 0usize..4,
+        which in 0usize..8,
         cut in 0.0f64..1.0,
         flips in proptest::collection::vec((0.0f64..1.0, any::<u8>()), 0..8),
     ) {
         let wav = wav_bytes(&sine(440.0, 16_000, 0.3, 0.3), 16_000, 1, SampleFormat::Pcm16);
-        let mut bytes = [FLAC, OGG, MP3, wav.as_slice()][which].to_vec();
+        let mut bytes = [FLAC, OGG, MP3, M4A, ALAC, AIFF, ADTS, wav.as_slice()][which].to_vec();
         for (at, value) in flips {
             let i = ((bytes.len() - 1) as f64 * at) as usize;
             bytes[i] = value;
