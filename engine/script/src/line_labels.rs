@@ -143,7 +143,9 @@ fn label_at<'a>(text: &'a str, at: usize, known: &KnownNames) -> Option<(Found<'
         }
     }
     if let Some((name, speech)) = play_same_line_name(trimmed, known) {
-        if is_weak_label_name(name, known) && !is_interjection(name) {
+        // `Q.`/`A.` come back only from an interview that uses both.
+        let interview = matches!(name, "Q" | "A");
+        if is_weak_label_name(name, known) && (interview || !is_interjection(name)) {
             let layout = if trimmed[..speech].trim_end().ends_with(':') {
                 Layout::Colon
             } else {

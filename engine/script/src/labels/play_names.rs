@@ -127,8 +127,9 @@ pub(crate) fn period_candidates(trimmed: &str) -> impl Iterator<Item = (&str, us
             return None;
         }
         let name = trimmed[..i].trim_end();
-        (is_play_name_shape(name) && !name.chars().any(char::is_lowercase))
-            .then(|| (name, i + 1 + (after.len() - after.trim_start().len())))
+        ((is_play_name_shape(name) || is_interview_letter(name))
+            && !name.chars().any(char::is_lowercase))
+        .then(|| (name, i + 1 + (after.len() - after.trim_start().len())))
     })
 }
 
@@ -140,13 +141,22 @@ pub(crate) fn play_same_line_name<'a>(
     trimmed: &'a str,
     known: &KnownNames,
 ) -> Option<(&'a str, usize)> {
-    period_candidates(trimmed).max_by_key(|(name, _)| {
-        let last_part = name
-            .rsplit(['.', ' '])
-            .find(|p| !p.is_empty())
-            .unwrap_or(name);
-        (known.count(name), last_part.chars().count() > 1, name.len())
-    })
+    let interview = known.count("Q") >= 1 && known.count("A") >= 1;
+    period_candidates(trimmed)
+        .filter(|(name, _)| interview || !is_interview_letter(name))
+        .max_by_key(|(name, _)| {
+            let last_part = name
+                .rsplit(['.', ' '])
+                .find(|p| !p.is_empty())
+                .unwrap_or(name);
+            (known.count(name), last_part.chars().count() > 1, name.len())
+        })
+}
+
+/// `Q.` and `A.`: an interview's question and answer, labels only in a script that opens lines
+/// with both (`A. Lincoln wrote…` alone is no speaker).
+fn is_interview_letter(name: &str) -> bool {
+    matches!(name, "Q" | "A")
 }
 
 /// `THE AUNT [at the window] It has been raining.` (Shaw's e-texts): an upper-case name, then a

@@ -226,6 +226,24 @@ fn fountain_screenplays_keep_every_speech_and_drop_the_writers_notes() {
 }
 
 #[test]
+fn an_interviews_q_and_a_are_speakers() {
+    let e = parse("Q. What brought you here?\nA. A long story.\nQ. Tell me.\nA. Fine.\n");
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("Q", "What brought you here?"),
+            ("A", "A long story."),
+            ("Q", "Tell me."),
+            ("A", "Fine."),
+        ])
+    );
+    // Without questions, `A.` is an initial.
+    let e = parse("LANE. Yes, sir.\nALGERNON. Hm.\nA. Lincoln said so.\nLANE. Quite.\n");
+    assert_eq!(e.lines[1].speaker, "ALGERNON");
+    assert_eq!(e.spoken_text(&e.lines[1]), "Hm. A. Lincoln said so.");
+}
+
+#[test]
 fn quote_markers_are_never_spoken() {
     // A lone `>` between quoted turns was read as "greater than".
     let e = parse("> **Alice:** Hello there.\n>\n> **Bob:** Hi, Alice.\n> Good to see you.\n");
