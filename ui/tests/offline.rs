@@ -567,7 +567,7 @@ fn at_900x600_the_status_bar_is_on_screen() {
     h.run_steps(2);
     let said = "not opened: /home/author/Downloads/a-rather-long-folder-name/episode-cover.png: \
                 not a script or a voice clip (scripts: txt, md, markdown, json, xml, text, \
-                script, fountain; clips: wav, flac, mp3, ogg, oga, opus, m4a, aac, mp4, aif, aiff)";
+                script, fountain, docx; clips: wav, flac, mp3, ogg, oga, opus, m4a, aac, mp4, aif, aiff)";
     h.state_mut().apply(Command::Say(said.into()));
     h.run_steps(3);
     let screen = egui::Rect::from_min_size(egui::Pos2::ZERO, size);

@@ -42,6 +42,8 @@ pub enum ScriptErrorKind {
     InvalidUtf16 { offset: usize, reason: String },
     #[error("this looks like binary data ({evidence}), not a script; check that this is the right file (UTF-16 text needs a byte-order mark, or save it as UTF-8)")]
     Binary { evidence: String },
+    #[error("this file is {what}")]
+    Document { what: String },
     #[error("the script is empty; write one line per turn, such as `Alice: Welcome to the show.`")]
     Empty,
     #[error("the script contains only whitespace; write one line per turn, such as `Alice: Welcome to the show.`")]

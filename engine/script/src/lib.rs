@@ -29,6 +29,7 @@ mod cue_places;
 mod cues;
 mod detect;
 mod dia;
+mod docx;
 mod draft;
 mod error;
 mod format;

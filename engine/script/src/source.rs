@@ -1,7 +1,7 @@
 //! Turning raw bytes into clean lines of text with positions.
 //!
 //! Scripts come from editors on every platform: UTF-8 with or without a byte-order mark, UTF-16
-//! from Windows tools, CRLF or lone-CR line ends, stray control characters pasted from PDFs.
+//! from Windows tools, Word documents from word processors, CRLF or lone-CR line ends, stray control characters pasted from PDFs.
 //! This module settles all of that once, so the format parsers only ever see `&str` lines and
 //! every position they report is a line and a character column in the file as the writer sees it.
 
@@ -13,7 +13,8 @@ use super::model::{Position, Warning};
 /// Scripts larger than this are refused rather than read: a podcast script is a few hundred KiB.
 pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
 
-/// Decodes a script file's bytes: UTF-8 (an optional BOM is dropped) or UTF-16 LE/BE with a BOM.
+/// Decodes a script file's bytes: UTF-8 (an optional BOM is dropped), UTF-16 LE/BE with a BOM,
+/// or a Word document (`.docx`: its body's paragraphs as lines, see [`super::docx`]).
 ///
 /// `file` is the name used in error messages. Invalid UTF-8 is an error naming the byte offset
 /// and its line and column.
@@ -27,6 +28,11 @@ pub fn decode_script_bytes(file: &str, bytes: &[u8]) -> Result<String, ScriptErr
                 limit: MAX_SCRIPT_BYTES,
             },
         ));
+    }
+    if super::docx::is_zip(bytes) {
+        return super::docx::docx_text(bytes).map_err(|what| {
+            ScriptError::new(file, Position::START, ScriptErrorKind::Document { what })
+        });
     }
     if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
         return utf8(file, rest, 3);
