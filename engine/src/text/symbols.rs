@@ -257,6 +257,16 @@ pub(super) fn joined(core: &str, d: Dialect) -> Option<String> {
     if !core.contains(['&', '+', '=', '/']) || core.contains("://") {
         return None;
     }
+    // "Q&A", "R&D", "AT&T": letters on both sides are said as one spelled word ("Q-and-A");
+    // with spaces, a lone "A" is the article ("the Q and A" was heard as "the cue enters").
+    if let Some((left, right)) = core.split_once('&') {
+        let letters =
+            |p: &str| (1..=4).contains(&p.len()) && p.bytes().all(|b| b.is_ascii_uppercase());
+        if letters(left) && letters(right) {
+            let spell = super::abbreviations::letters;
+            return Some(format!("{}-and-{}", spell(left), spell(right)));
+        }
+    }
     let mut out = String::new();
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
