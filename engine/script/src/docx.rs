@@ -5,7 +5,8 @@
 //! Why not ask authors to export text: most write in a word processor, and "save as plain
 //! text" loses nothing Banter reads but costs them a step every revision. Only
 //! `word/document.xml` is read, and only what a reader sees in the body: runs of text
-//! (`<w:t>`), tabs, line breaks, paragraph ends. Deleted text of tracked changes
+//! (`<w:t>`), tabs, line breaks, paragraph ends; a table's row is one line, its cells apart by
+//! tabs (a two-column script, speaker and line, reads as `Name<TAB>text` rows). Deleted text of tracked changes
 //! (`<w:delText>`), field codes (`<w:instrText>`), comments, headers, footers and footnotes are
 //! other elements or other parts and are left out; inserted text of tracked changes reads as
 //! if accepted. Lines and columns in messages count the extracted text (line N is paragraph N).
@@ -55,6 +56,8 @@ fn body_text(xml: &str) -> Result<String, String> {
     let mut rest = xml;
     // Inside `<w:t>`: character data is text.
     let mut in_text = false;
+    // Table cells open around here (nested tables count each level).
+    let mut cells = 0usize;
     while let Some(open) = rest.find('<') {
         if in_text {
             out.push_str(&unescape(&rest[..open])?);
@@ -73,8 +76,22 @@ fn body_text(xml: &str) -> Result<String, String> {
         match name {
             "w:t" => in_text = !closing && !empty,
             "w:tab" if !closing => out.push('\t'),
-            "w:br" | "w:cr" if !closing => out.push('\n'),
+            "w:br" | "w:cr" if !closing => out.push(if cells > 0 { ' ' } else { '\n' }),
+            // In a table a cell's paragraphs are one text, its cells a row's columns.
+            "w:p" if (closing || empty) && cells > 0 => out.push(' '),
             "w:p" if closing || empty => out.push('\n'),
+            "w:tc" if !closing && !empty => cells += 1,
+            "w:tc" if closing => {
+                cells = cells.saturating_sub(1);
+                let kept = out.trim_end_matches(' ').len();
+                out.truncate(kept);
+                out.push('\t');
+            }
+            "w:tr" if closing => {
+                let kept = out.trim_end_matches(['\t', ' ']).len();
+                out.truncate(kept);
+                out.push('\n');
+            }
             _ => {}
         }
     }
@@ -175,6 +192,22 @@ mod tests {
         assert_eq!(
             docx_text(&docx(body)).expect("a docx"),
             "Episode 1\nAnn: Tom & I said \"hi\" — twice.\n\nBen:\tOne\ntwo. Added.\n"
+        );
+    }
+
+    #[test]
+    fn a_table_row_is_a_line_of_tab_separated_cells() {
+        let cell = |text: &str| format!("<w:tc><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:tc>");
+        let two_paragraphs = "<w:tc><w:p><w:r><w:t>Hi.</w:t></w:r></w:p><w:p><w:r><w:t>Bye.</w:t></w:r></w:p></w:tc>";
+        let body = format!(
+            "<w:tbl><w:tr>{}{}</w:tr><w:tr>{}{two_paragraphs}</w:tr></w:tbl><w:p><w:r><w:t>End</w:t></w:r></w:p>",
+            cell("Ann"),
+            cell("Welcome."),
+            cell("Ben"),
+        );
+        assert_eq!(
+            docx_text(&docx(&body)).expect("a docx"),
+            "Ann\tWelcome.\nBen\tHi. Bye.\nEnd\n"
         );
     }
 

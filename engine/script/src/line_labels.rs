@@ -13,8 +13,8 @@ use super::cues::{parse_cue, whole_line_cue};
 use super::draft::Draft;
 use super::labels::{
     bold_label, bracket_candidate, dash_candidate, is_numbered_heading, is_sound_cue,
-    is_weak_label_name, line_prefix_len, plain_label, play_same_line_name, timestamp_len,
-    voice_tag, KnownNames,
+    is_weak_label_name, line_prefix_len, plain_label, play_same_line_name, tab_candidate,
+    timestamp_len, voice_tag, KnownNames,
 };
 use super::model::{Position, Warning};
 use super::source::{column_of, SourceLine, TextSpan};
@@ -40,6 +40,8 @@ pub(crate) enum Layout {
     Quote,
     /// `<v Name>text` (a VTT cue's voice)
     VoiceTag,
+    /// `Name<TAB>text` (a two-column table)
+    Tab,
 }
 
 impl fmt::Display for Layout {
@@ -54,6 +56,7 @@ impl fmt::Display for Layout {
             Self::ListItem => "`- Name: text` list items",
             Self::Quote => "`> Name: text` quotes",
             Self::VoiceTag => "`<v Name>` voice tags",
+            Self::Tab => "`Name<TAB>text` table rows",
         })
     }
 }
@@ -157,6 +160,17 @@ fn label_at<'a>(text: &'a str, at: usize, known: &KnownNames) -> Option<(Found<'
     if let Some((name, speech)) = dash_candidate(trimmed) {
         if is_weak_label_name(name, known) && !is_interjection(name) {
             return Some((found(name, 0, speech), Layout::Dash));
+        }
+    }
+    // A table's rows (a tab after a name is no sentence's); its header row
+    // (`Speaker<TAB>Line`) names no one.
+    if let Some((name, speech)) = tab_candidate(trimmed) {
+        let header = matches!(
+            trimmed[speech..].trim().to_lowercase().as_str(),
+            "line" | "lines" | "dialogue" | "text" | "speech" | "script" | "words"
+        );
+        if !header && !is_interjection(name) {
+            return Some((found(name, 0, speech), Layout::Tab));
         }
     }
     None

@@ -5,7 +5,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{
-    bracket_candidate, dash_candidate, period_candidates, play_name, timestamp_len,
+    bracket_candidate, dash_candidate, period_candidates, play_name, tab_candidate, timestamp_len,
     title_period_candidate, without_timestamp,
 };
 use crate::cast::speaker_key;
@@ -71,6 +71,7 @@ impl KnownNames {
             offered.extend(period_candidates(trimmed).map(|(n, _)| speaker_key(n)));
             offered.extend(bracket_candidate(trimmed).map(|(n, _)| speaker_key(n)));
             offered.extend(dash_candidate(trimmed).map(|(n, _)| speaker_key(n)));
+            offered.extend(tab_candidate(trimmed).map(|(n, _)| speaker_key(n)));
             if let Some(n) = play_name(trimmed, true) {
                 offered.push(speaker_key(n.name));
             }

@@ -230,6 +230,19 @@ pub(crate) fn dash_candidate(trimmed: &str) -> Option<(&str, usize)> {
         .then_some((name, speech))
 }
 
+/// `Alice<TAB>Hello.`: a name, a tab, then the speech (a two-column table: a spreadsheet saved
+/// as TSV, a Word table). Returns the name and the byte offset of the speech.
+pub(crate) fn tab_candidate(trimmed: &str) -> Option<(&str, usize)> {
+    let (name, after) = trimmed.split_once('\t')?;
+    let name = name.trim();
+    let speech = trimmed.len() - after.trim_start().len();
+    (!after.trim().is_empty()
+        && !after.contains('\t')
+        && is_label_shape(name)
+        && name.split_whitespace().count() <= 4)
+        .then_some((name, speech))
+}
+
 /// Whether a name in a weaker label layout (`NAME.`, `NAME —`, `NAME [...]`) may start a turn
 /// in a `Name:` script: the script vouches for it, or it is all upper case.
 pub(crate) fn is_weak_label_name(name: &str, known: &KnownNames) -> bool {

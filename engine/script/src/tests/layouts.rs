@@ -244,6 +244,22 @@ fn an_interviews_q_and_a_are_speakers() {
 }
 
 #[test]
+fn two_column_tables_are_turns() {
+    // A spreadsheet saved as TSV, or a Word table: speaker, tab, line; the header row and a
+    // speaker heard once (the script was refused, or Bob's row was read into Alice's turn).
+    let e = parse("Speaker\tLine\nAlice\tHello there.\nBob\tThanks for having me.\nAlice\tLet us start.\n");
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("Alice", "Hello there."),
+            ("Bob", "Thanks for having me."),
+            ("Alice", "Let us start."),
+        ])
+    );
+    assert_eq!(kinds(&e), [(1, LineKind::Metadata)]);
+}
+
+#[test]
 fn quote_markers_are_never_spoken() {
     // A lone `>` between quoted turns was read as "greater than".
     let e = parse("> **Alice:** Hello there.\n>\n> **Bob:** Hi, Alice.\n> Good to see you.\n");
