@@ -247,7 +247,9 @@ fn an_interviews_q_and_a_are_speakers() {
 fn two_column_tables_are_turns() {
     // A spreadsheet saved as TSV, or a Word table: speaker, tab, line; the header row and a
     // speaker heard once (the script was refused, or Bob's row was read into Alice's turn).
-    let e = parse("Speaker\tLine\nAlice\tHello there.\nBob\tThanks for having me.\nAlice\tLet us start.\n");
+    let e = parse(
+        "Speaker\tLine\nAlice\tHello there.\nBob\tThanks for having me.\nAlice\tLet us start.\n",
+    );
     assert_eq!(
         said(&e),
         pairs(&[
