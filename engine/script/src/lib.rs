@@ -25,6 +25,7 @@
 
 mod cast;
 mod check;
+mod csv;
 mod cue_places;
 mod cues;
 mod detect;

@@ -14,7 +14,8 @@ use super::model::{Position, Warning};
 pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
 
 /// Decodes a script file's bytes: UTF-8 (an optional BOM is dropped), UTF-16 LE/BE with a BOM,
-/// or a Word document (`.docx`: its body's paragraphs as lines, see [`super::docx`]).
+/// or a Word document (`.docx`: its body's paragraphs as lines, see [`super::docx`]); a file
+/// named `.csv` is a spreadsheet's rows as tab-separated lines ([`super::csv`]).
 ///
 /// `file` is the name used in error messages. Invalid UTF-8 is an error naming the byte offset
 /// and its line and column.
@@ -34,16 +35,24 @@ pub fn decode_script_bytes(file: &str, bytes: &[u8]) -> Result<String, ScriptErr
             ScriptError::new(file, Position::START, ScriptErrorKind::Document { what })
         });
     }
-    if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
-        return utf8(file, rest, 3);
+    let text = if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
+        utf8(file, rest, 3)
+    } else if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
+        utf16(file, rest, u16::from_le_bytes)
+    } else if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
+        utf16(file, rest, u16::from_be_bytes)
+    } else {
+        utf8(file, bytes, 0)
+    }?;
+    let csv = std::path::Path::new(file)
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    if csv {
+        return super::csv::csv_text(&text).map_err(|what| {
+            ScriptError::new(file, Position::START, ScriptErrorKind::Document { what })
+        });
     }
-    if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
-        return utf16(file, rest, u16::from_le_bytes);
-    }
-    if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
-        return utf16(file, rest, u16::from_be_bytes);
-    }
-    utf8(file, bytes, 0)
+    Ok(text)
 }
 
 fn utf8(file: &str, bytes: &[u8], skipped: usize) -> Result<String, ScriptError> {

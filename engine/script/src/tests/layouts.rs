@@ -259,6 +259,16 @@ fn two_column_tables_are_turns() {
         ])
     );
     assert_eq!(kinds(&e), [(1, LineKind::Metadata)]);
+    // The same sheet saved as CSV, a cell quoted over two lines.
+    let csv = b"Speaker,Line\r\nAlice,\"Hello, there.\"\r\nBob,\"Thanks\nfor having me.\"\r\n";
+    let e = Episode::parse_bytes("ep.csv", csv, &ParseOptions::default()).expect("a CSV script");
+    assert_eq!(
+        said(&e),
+        pairs(&[("Alice", "Hello, there."), ("Bob", "Thanks for having me.")])
+    );
+    let e = Episode::parse_bytes("ep.csv", b"Ann,\"Hi\nBob,Yo\n", &ParseOptions::default())
+        .expect_err("an open quote");
+    assert!(e.to_string().starts_with("ep.csv:1:1: "), "{e}");
 }
 
 #[test]
