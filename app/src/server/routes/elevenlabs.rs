@@ -25,16 +25,15 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use axum::extract::{Path, Request, State};
-use axum::http::{header, HeaderValue};
-use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::response::Response;
 use engine::words::TimedWord;
 use engine::SAMPLE_RATE;
 
-use super::speech::{read_body, resolve_voice, speed_note, Streamed};
-use super::timed::{collect, Collected};
+use super::speech::{checked_input, kokoro_speed, read_body, resolve_voice, speed_note, Streamed};
+use super::timed::{collect, json_answer, Collected};
 use crate::server::backend::SpeechJob;
 use crate::server::errors::ApiError;
+use crate::server::listener::BusyGuard;
 use crate::server::ws::{query_pairs, ElevenLabsEncoder, ElevenLabsFormat};
 use crate::server::{sse, AppState};
 
@@ -71,20 +70,7 @@ fn parse(
 ) -> Result<Parsed, ApiError> {
     let body: Body = serde_json::from_slice(body)
         .map_err(|e| ApiError::bad_request("invalid_json", format!("request body: {e}")))?;
-    let input_chars = body.text.chars().count();
-    if body.text.trim().is_empty() {
-        return Err(ApiError::invalid("text", "empty_input", "text is empty"));
-    }
-    if input_chars > max_input_chars {
-        return Err(ApiError::invalid(
-            "text",
-            "input_too_long",
-            format!(
-                "text is {input_chars} characters; this server takes at most {max_input_chars} \
-                 (banter serve --max-input-chars)"
-            ),
-        ));
-    }
+    let input_chars = checked_input("text", &body.text, max_input_chars)?;
     let format_name = query
         .get("output_format")
         .map_or(DEFAULT_FORMAT, String::as_str);
@@ -109,19 +95,31 @@ fn parse(
             format!("speed {requested} is not a positive number"),
         ));
     }
-    let (low, high) = (*engine::SPEED_RANGE.start(), *engine::SPEED_RANGE.end());
+    let (speed, clamped_from) = kokoro_speed(requested);
     Ok(Parsed {
         job: SpeechJob {
             text: body.text.clone(),
             voice,
-            speed: requested.clamp(low, high),
+            speed,
             words: false,
         },
         text: body.text,
         format,
         input_chars,
-        clamped_from: (requested < low || requested > high).then_some(requested),
+        clamped_from,
     })
+}
+
+/// The request to `voice`, read and checked, and the connection's busy mark.
+async fn read(
+    state: &AppState,
+    voice: &str,
+    request: Request,
+) -> Result<(Parsed, Option<BusyGuard>), ApiError> {
+    let query = query_pairs(request.uri());
+    let (body, busy) = read_body(state, request).await?;
+    let parsed = parse(voice, &query, &body, state.limits.max_input_chars)?;
+    Ok((parsed, busy))
 }
 
 /// `POST /v1/text-to-speech/{voice_id}` and `…/stream`: the audio, streamed as it is made.
@@ -131,9 +129,7 @@ pub async fn speech(
     request: Request,
 ) -> Result<Response, ApiError> {
     let started = Instant::now();
-    let query = query_pairs(request.uri());
-    let (body, busy) = read_body(&state, request).await?;
-    let parsed = parse(&voice, &query, &body, state.limits.max_input_chars)?;
+    let (parsed, busy) = read(&state, &voice, request).await?;
     let stream = Streamed {
         job: parsed.job,
         encoder: Box::new(encoder(parsed.format)?),
@@ -156,9 +152,7 @@ pub async fn with_timestamps(
     request: Request,
 ) -> Result<Response, ApiError> {
     let started = Instant::now();
-    let query = query_pairs(request.uri());
-    let (body, _busy) = read_body(&state, request).await?;
-    let mut parsed = parse(&voice, &query, &body, state.limits.max_input_chars)?;
+    let (mut parsed, _busy) = read(&state, &voice, request).await?;
     parsed.job.words = true;
     let mut encoder = encoder(parsed.format)?;
     let Collected {
@@ -172,13 +166,12 @@ pub async fn with_timestamps(
         "alignment": alignment,
         "normalized_alignment": alignment,
     });
-    let mut response = Json(answer).into_response();
-    let headers = response.headers_mut();
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Some(note) = parsed.clamped_from.and_then(speed_note) {
-        headers.insert("x-banter-speed", note);
-    }
-    Ok(response)
+    Ok(json_answer(
+        &state,
+        &answer,
+        audio.len(),
+        parsed.clamped_from,
+    ))
 }
 
 fn encoder(format: ElevenLabsFormat) -> Result<ElevenLabsEncoder, ApiError> {

@@ -101,20 +101,7 @@ impl SpeechParams {
                 ),
             ));
         }
-        let input_chars = body.input.chars().count();
-        if body.input.trim().is_empty() {
-            return Err(ApiError::invalid("input", "empty_input", "input is empty"));
-        }
-        if input_chars > max_input_chars {
-            return Err(ApiError::invalid(
-                "input",
-                "input_too_long",
-                format!(
-                    "input is {input_chars} characters; this server takes at most \
-                     {max_input_chars} (banter serve --max-input-chars)"
-                ),
-            ));
-        }
+        let input_chars = checked_input("input", &body.input, max_input_chars)?;
         let voice = match body.voice {
             VoiceField::Name(name) | VoiceField::Object { id: name } => resolve_voice(&name)?,
         };
@@ -145,8 +132,7 @@ impl SpeechParams {
                 ),
             ));
         }
-        let (low, high) = (*engine::SPEED_RANGE.start(), *engine::SPEED_RANGE.end());
-        let speed = requested.clamp(low, high);
+        let (speed, clamped_from) = kokoro_speed(requested);
         Ok(Self {
             job: SpeechJob {
                 text: body.input,
@@ -157,10 +143,46 @@ impl SpeechParams {
             format,
             encoder,
             sse,
-            clamped_from: (requested < low || requested > high).then_some(requested),
+            clamped_from,
             input_chars,
         })
     }
+}
+
+/// The character count of the text in request field `field`, or a 400 when it is empty or
+/// longer than the server takes.
+pub(crate) fn checked_input(
+    field: &'static str,
+    text: &str,
+    max_input_chars: usize,
+) -> Result<usize, ApiError> {
+    let chars = text.chars().count();
+    if text.trim().is_empty() {
+        return Err(ApiError::invalid(
+            field,
+            "empty_input",
+            format!("{field} is empty"),
+        ));
+    }
+    if chars > max_input_chars {
+        return Err(ApiError::invalid(
+            field,
+            "input_too_long",
+            format!(
+                "{field} is {chars} characters; this server takes at most {max_input_chars} \
+                 (banter serve --max-input-chars)"
+            ),
+        ));
+    }
+    Ok(chars)
+}
+
+/// `requested` clamped to the speeds Kokoro speaks, and the request when it was outside them
+/// (for [`speed_note`]).
+pub(crate) fn kokoro_speed(requested: f32) -> (f32, Option<f32>) {
+    let (low, high) = (*engine::SPEED_RANGE.start(), *engine::SPEED_RANGE.end());
+    let outside = requested < low || requested > high;
+    (requested.clamp(low, high), outside.then_some(requested))
 }
 
 /// The engine's spelling of `name`: OpenAI names mapped, blends normalised. A name that is no

@@ -59,17 +59,33 @@ pub async fn timed(State(state): State<AppState>, request: Request) -> Result<Re
         "duration": samples as f64 / f64::from(rate),
         "words": words,
     });
+    Ok(json_answer(
+        &state,
+        &answer,
+        audio.len(),
+        params.clamped_from,
+    ))
+}
+
+/// A whole speech answer as JSON (`audio_bytes` of audio in it, counted as sent), not cached,
+/// with `x-banter-speed` when the speed was clamped from `clamped_from`.
+pub(crate) fn json_answer(
+    state: &AppState,
+    answer: &serde_json::Value,
+    audio_bytes: usize,
+    clamped_from: Option<f32>,
+) -> Response {
     state
         .metrics
         .bytes_sent
-        .fetch_add(audio.len() as u64, Ordering::Relaxed);
+        .fetch_add(audio_bytes as u64, Ordering::Relaxed);
     let mut response = Json(answer).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Some(note) = params.clamped_from.and_then(speed_note) {
+    if let Some(note) = clamped_from.and_then(speed_note) {
         headers.insert("x-banter-speed", note);
     }
-    Ok(response)
+    response
 }
 
 /// A speech job's whole answer: the encoded file, its words and its length in samples.
