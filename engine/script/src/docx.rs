@@ -162,7 +162,7 @@ mod tests {
     use std::io::Write;
 
     /// A minimal `.docx` around `body` (the children of `<w:body>`).
-    pub(crate) fn docx(body: &str) -> Vec<u8> {
+    fn docx(body: &str) -> Vec<u8> {
         let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
         let options = zip::write::SimpleFileOptions::default();
         zip.start_file("[Content_Types].xml", options)

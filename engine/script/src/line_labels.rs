@@ -12,9 +12,9 @@ use std::fmt;
 use super::cues::{parse_cue, whole_line_cue};
 use super::draft::Draft;
 use super::labels::{
-    bold_label, bracket_candidate, dash_candidate, is_numbered_heading, is_sound_cue,
-    is_weak_label_name, line_prefix_len, plain_label, play_same_line_name, tab_candidate,
-    timestamp_len, voice_tag, KnownNames,
+    bold_label, bracket_candidate, dash_candidate, is_interview_letter, is_numbered_heading,
+    is_sound_cue, is_weak_label_name, line_prefix_len, plain_label, play_same_line_name,
+    tab_candidate, timestamp_len, voice_tag, KnownNames,
 };
 use super::model::{Position, Warning};
 use super::source::{column_of, SourceLine, TextSpan};
@@ -147,8 +147,8 @@ fn label_at<'a>(text: &'a str, at: usize, known: &KnownNames) -> Option<(Found<'
     }
     if let Some((name, speech)) = play_same_line_name(trimmed, known) {
         // `Q.`/`A.` come back only from an interview that uses both.
-        let interview = matches!(name, "Q" | "A");
-        if is_weak_label_name(name, known) && (interview || !is_interjection(name)) {
+        if is_weak_label_name(name, known) && (is_interview_letter(name) || !is_interjection(name))
+        {
             let layout = if trimmed[..speech].trim_end().ends_with(':') {
                 Layout::Colon
             } else {

@@ -81,17 +81,6 @@ pub(crate) fn parse<'a>(
             in_boneyard = !trimmed[opened..].contains("*/");
             continue;
         }
-        if let Some(title) = markdown_heading(trimmed).filter(|t| !t.is_empty()) {
-            // Fountain's sections (`# ACT ONE`) are the episode's parts.
-            retract_empty_turn(&mut draft, warnings, started);
-            draft.chapter(title, here);
-            draft.end_turn();
-            in_speech = false;
-            speech_has_text = false;
-            started = true;
-            stamped_turn = false;
-            continue;
-        }
         if !in_speech && trimmed.starts_with('=') && !trimmed.starts_with("===") {
             // Fountain's synopsis: a note to the writer.
             draft.classify(line.number, LineKind::Comment);
@@ -123,9 +112,13 @@ pub(crate) fn parse<'a>(
             continue;
         }
         let upper = !trimmed.chars().any(char::is_lowercase);
-        if (!in_speech || upper) && scene_heading(trimmed) {
+        // Scene headings, and Fountain's sections (`# ACT ONE`): the episode's parts.
+        let heading = markdown_heading(trimmed)
+            .filter(|t| !t.is_empty())
+            .or_else(|| ((!in_speech || upper) && scene_heading(trimmed)).then_some(trimmed));
+        if let Some(title) = heading {
             retract_empty_turn(&mut draft, warnings, started);
-            draft.chapter(trimmed, here);
+            draft.chapter(title, here);
             draft.end_turn();
             in_speech = false;
             speech_has_text = false;

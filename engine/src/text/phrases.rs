@@ -303,13 +303,11 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(words) = num.as_ref().and_then(|n| named_number(ctx, i, n)) {
         return Some(Hit::new(1, words));
     }
-    if let Some(words) = release_number(ctx, i) {
-        return Some(Hit::new(1, words));
-    }
-    if let Some(words) = blood_pressure(ctx, i) {
-        return Some(Hit::new(1, words));
-    }
-    if let Some(words) = time_signature(ctx, i) {
+    // Numbers whose reading the word before or after says.
+    let named = release_number(ctx, i)
+        .or_else(|| blood_pressure(ctx, i))
+        .or_else(|| time_signature(ctx, i));
+    if let Some(words) = named {
         return Some(Hit::new(1, words));
     }
     if let Some(year) = num.as_ref().and_then(|n| year_reading(ctx, i, n)) {

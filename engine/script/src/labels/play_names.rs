@@ -26,11 +26,10 @@ pub(crate) fn play_name(trimmed: &str, allow_title_case: bool) -> Option<PlayNam
         .strip_suffix('^')
         .map_or(trimmed, str::trim_end);
     if let Some(forced) = trimmed.strip_prefix('@').map(str::trim) {
-        let stamped = false;
         return (is_play_name_shape(forced) && !has_sentence_break(forced)).then_some(PlayName {
             name: forced,
             marked: true,
-            stamped,
+            stamped: false,
         });
     }
     // `Sarah Chen  0:07` (a transcript's speaker line): the timestamp marks it as a name
@@ -155,7 +154,7 @@ pub(crate) fn play_same_line_name<'a>(
 
 /// `Q.` and `A.`: an interview's question and answer, labels only in a script that opens lines
 /// with both (`A. Lincoln wrote…` alone is no speaker).
-fn is_interview_letter(name: &str) -> bool {
+pub(crate) fn is_interview_letter(name: &str) -> bool {
     matches!(name, "Q" | "A")
 }
 
