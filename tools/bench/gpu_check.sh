@@ -31,7 +31,9 @@
 #      number of graphs ready; a graph whose replay differs from its eager pass is dropped
 #      with a warning).
 #  10. capacity again with window batches (BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32}) at higher
-#      rates (RATES10, default 32..128/s) and more requests: how many real-time listeners.
+#      rates (RATES10, default 32..160/s) and more requests, with issue 41's bound (TTFA p99 <=
+#      TTFA_LIMIT, default 0.3 s): how many real-time listeners (load.py's "live" column: the
+#      most streams between their request and their last byte at once).
 #  11. step 10 with CUDA graphs (BANTER_CUDA_GRAPHS=1).
 # Before each step's header: the peak GPU memory in use during the step before it.
 # STEPS="1 2" (say) runs a subset; DEVICES="cuda" limits step 3 to the GPU.
@@ -60,45 +62,55 @@ peak() {
   fi
   MEMSEEN=$n
 }
-step() { peak; echo; echo "== $* ($(date +%T))"; }
-# STEPS="6 1 2 5" runs only those steps (default: all, parity first).
-want() { [[ " ${STEPS:-6 9 1 2 3 4 5} " == *" $1 "* ]]; }
+step() { peak; echo; echo "== $* ($(date +%T), $((SECONDS)) s in)"; }
+# A command's timeout: at most $1 seconds, and never past the run's end (GPU_CHECK_SECS).
+tt() {
+  local s=$1
+  if [ -n "${GPU_CHECK_SECS:-}" ]; then
+    local left=$((GPU_CHECK_SECS - SECONDS - 3))
+    (( left < s )) && s=$left
+  fi
+  (( s < 1 )) && s=1
+  echo "$s"
+}
+# Sockets for hundreds of concurrent streams (the load generator and the server each hold one).
+ulimit -n "$(ulimit -Hn)" 2>/dev/null
 
 step machine
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 echo "cpu: $(nproc) × $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)"
 
-if want 6; then
+s6() {
 step "6. bench parity: stage by stage against the f32 CPU port"
-timeout 300 "$BANTER" bench parity --device cuda 2>&1
-fi
+timeout $(tt 300) "$BANTER" bench parity --device cuda 2>&1
+}
 
-if want 9; then
+s9() {
 step "9. bench parity --batch: windows of several segments in one pass against each alone"
 for n in ${BATCHES:-1 8 32 64}; do
   echo "-- batch $n"
-  timeout 300 "$BANTER" bench parity --device cuda --batch "$n" --copies "${COPIES:-4}" 2>&1 | tail -6
+  timeout $(tt 300) "$BANTER" bench parity --device cuda --batch "$n" --copies "${COPIES:-4}" 2>&1 | tail -6
 done
 echo "-- batch 32, BANTER_PRECISION=tf32"
-BANTER_PRECISION=tf32 timeout 300 "$BANTER" bench parity --device cuda --batch 32 --copies "${COPIES:-4}" 2>&1 | tail -6
+BANTER_PRECISION=tf32 timeout $(tt 300) "$BANTER" bench parity --device cuda --batch 32 --copies "${COPIES:-4}" 2>&1 | tail -6
 for n in 32 64; do
   echo "-- batch $n, BANTER_CUDA_GRAPHS=1"
-  BANTER_CUDA_GRAPHS=1 timeout 300 "$BANTER" bench parity --device cuda --batch "$n" --copies "${COPIES:-4}" 2>&1 \
+  BANTER_CUDA_GRAPHS=1 timeout $(tt 300) "$BANTER" bench parity --device cuda --batch "$n" --copies "${COPIES:-4}" 2>&1 \
     | grep -E "CUDA graph|^(alone|batched|again|device memory|lowest)" | tail -12
 done
-fi
+}
 
-if want 1; then
+s1() {
 step "1. start: say Hi. (whole process)"
 for dev in cuda cpu; do
   for run in 1 2; do
     /usr/bin/time -f "$dev run $run: %e s wall, peak RSS %M KB" \
-      timeout 120 "$BANTER" say --device "$dev" -o "$WORK/hi-$dev.wav" "Hi." 2>&1 | grep -v '^\s*$' | tail -3
+      timeout $(tt 120) "$BANTER" say --device "$dev" -o "$WORK/hi-$dev.wav" "Hi." 2>&1 | grep -v '^\s*$' | tail -3
   done
 done
-fi
+}
 
-if want 2; then
+s2() {
 step "2. parity against the f32 CPU port"
 # Whole renders drift apart sample by sample even between two correct ports: the source's
 # phase reaches 1e4–1e5 rad, so any F0 rounding shifts every later waveform sample (the CPU's
@@ -108,9 +120,9 @@ step "2. parity against the f32 CPU port"
 # OUTDIR/renders.tar for the judge (Whisper WER, GE2E similarity) on another machine.
 PASSAGES="welcome three-sentences paragraph long"
 for p in $PASSAGES; do
-  BANTER_PRECISION=f32 timeout 300 "$BANTER" say --device cpu -o "$WORK/$p-f32.wav" - < "assets/passages/$p.txt" >/dev/null 2>&1
-  timeout 300 "$BANTER" say --device cpu -o "$WORK/$p-cpu.wav" - < "assets/passages/$p.txt" >/dev/null 2>&1
-  timeout 300 "$BANTER" say --device cuda -o "$WORK/$p-cuda.wav" - < "assets/passages/$p.txt" >/dev/null 2>&1
+  BANTER_PRECISION=f32 timeout $(tt 300) "$BANTER" say --device cpu -o "$WORK/$p-f32.wav" - < "assets/passages/$p.txt" >/dev/null 2>&1
+  timeout $(tt 300) "$BANTER" say --device cpu -o "$WORK/$p-cpu.wav" - < "assets/passages/$p.txt" >/dev/null 2>&1
+  timeout $(tt 300) "$BANTER" say --device cuda -o "$WORK/$p-cuda.wav" - < "assets/passages/$p.txt" >/dev/null 2>&1
 done
 (cd "$WORK" && tar -cf "$OUTDIR/renders.tar" ./*-f32.wav ./*-cpu.wav ./*-cuda.wav)
 python3 - "$WORK" $PASSAGES <<'EOF'
@@ -152,60 +164,67 @@ for p in passages:
         print(f"{p:16} {other:5} vs f32 CPU: {len(x) / 24000:6.2f} s (f32 {len(ref) / 24000:.2f} s), "
               f"log-mel distance {lsd:4.2f} dB, waveform SNR {snr:5.1f} dB")
 EOF
-fi
+}
 
-if want 3; then
+s3() {
 step "3. speed: bench synth, no peer"
 for dev in ${DEVICES:-cuda cpu}; do
   echo "-- $dev"
-  timeout 240 "$BANTER" bench synth --no-peer --runs "${RUNS:-3}" --device "$dev" assets/passages/{welcome,three-sentences,paragraph,long}.txt 2>&1 | tail -12
+  timeout $(tt 240) "$BANTER" bench synth --no-peer --runs "${RUNS:-3}" --device "$dev" assets/passages/{welcome,three-sentences,paragraph,long}.txt 2>&1 | tail -12
 done
-fi
+}
 
-if want 4; then
+s4() {
 step "4. bench batch on cuda"
-timeout 120 "$BANTER" bench batch --device cuda 2>&1 | tail -8
-fi
+timeout $(tt 120) "$BANTER" bench batch --device cuda 2>&1 | tail -8
+}
 
-if want 5; then
+s5() {
 step "5. lone first audio through serve --device cuda"
-timeout 120 python3 tools/bench/lone.py "$BANTER" --device cuda 2>&1 | grep -v _count
-timeout 120 python3 tools/bench/lone.py "$BANTER" --device cuda --whole-segments 2>&1 | grep -v _count
-fi
+timeout $(tt 120) python3 tools/bench/lone.py "$BANTER" --device cuda 2>&1 | grep -v _count
+timeout $(tt 120) python3 tools/bench/lone.py "$BANTER" --device cuda --whole-segments 2>&1 | grep -v _count
+}
 
-if want 7; then
+s7() {
 step "7. peer: the reference Kokoro (PyTorch eager f32) on the same GPU, same token windows"
 # Needs PEER_SITE (the `kokoro` 0.9.4 and loguru wheels installed with --target), PEER_MAP
 # (shared tools/kokoro-ref/kokoro_map.py) and PEER_TOKENS (peer_tokens.py output); gpu_remote.sh
 # sets all three. One stream, then 8 streams at once (one CUDA stream per Python thread).
 for n in 1 8; do
-  PYTHONPATH="${PEER_SITE:-}" timeout 300 python3 tools/bench/kokoro_torch_peer.py --kokoro-src "${PEER_SITE:-}" \
+  PYTHONPATH="${PEER_SITE:-}" timeout $(tt 300) python3 tools/bench/kokoro_torch_peer.py --kokoro-src "${PEER_SITE:-}" \
     --kokoro-map "${PEER_MAP:-}" --model-dir "$MODELS" --tokens "${PEER_TOKENS:-}" \
     --npz "$WORK/../kokoro_ref_f32.npz" --device cuda --runs 2 --streams $n 2>&1 | grep -v Warning
 done
-fi
+}
 
-if want 8; then
+s8() {
 step "8. capacity: open-loop load through serve --device cuda"
-timeout "${LOAD_TIMEOUT:-300}" python3 tools/bench/load.py --banter "$BANTER" --targets banter --serve-args "--device cuda" \
+timeout "$(tt "${LOAD_TIMEOUT:-300}")" python3 tools/bench/load.py --banter "$BANTER" --targets banter --serve-args "--device cuda" \
   --rates "${RATES:-1,2,4,8,12,16}" --secs "${LOAD_SECS:-10}" --max-requests 60 --past 1 --pause 1 \
   --out "$OUTDIR/load.json" 2>&1 | tail -20
-fi
+}
 
-if want 10; then
+s10() {
 step "10. capacity with window batches (BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32})"
-BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32} timeout "${LOAD_TIMEOUT:-300}" python3 tools/bench/load.py --banter "$BANTER" \
-  --targets banter --serve-args "--device cuda" --rates "${RATES10:-32,64,96,128}" --secs "${LOAD_SECS:-10}" \
-  --max-requests "${MAX_REQUESTS10:-600}" --past 1 --pause 1 --out "$OUTDIR/load-batched.json" 2>&1 | tail -20
-fi
+BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32} timeout "$(tt "${LOAD_TIMEOUT:-300}")" python3 tools/bench/load.py --banter "$BANTER" \
+  --targets banter --serve-args "--device cuda" --rates "${RATES10:-32,64,96,128,160}" --secs "${LOAD_SECS:-10}" \
+  --max-requests "${MAX_REQUESTS10:-1600}" --max-queue 4096 --ttfa-limit "${TTFA_LIMIT:-0.3}" --past 1 --pause 1 --out "$OUTDIR/load-batched.json" 2>&1 | tail -20
+}
 
-if want 11; then
+s11() {
 step "11. capacity with window batches and CUDA graphs (BANTER_CUDA_GRAPHS=1)"
-BANTER_CUDA_GRAPHS=1 BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32} timeout "${LOAD_TIMEOUT:-300}" python3 tools/bench/load.py \
-  --banter "$BANTER" --targets banter --serve-args "--device cuda" --rates "${RATES10:-32,64,96,128}" \
-  --secs "${LOAD_SECS:-10}" --max-requests "${MAX_REQUESTS10:-600}" --past 1 --pause 1 \
+BANTER_CUDA_GRAPHS=1 BANTER_WINDOW_BATCH=${WINDOW_BATCH:-32} timeout "$(tt "${LOAD_TIMEOUT:-300}")" python3 tools/bench/load.py \
+  --banter "$BANTER" --targets banter --serve-args "--device cuda" --rates "${RATES10:-32,64,96,128,160}" \
+  --secs "${LOAD_SECS:-10}" --max-requests "${MAX_REQUESTS10:-1600}" --max-queue 4096 --ttfa-limit "${TTFA_LIMIT:-0.3}" --past 1 --pause 1 \
   --out "$OUTDIR/load-graphs.json" 2>&1 | tail -20
-fi
+}
 
+for s in ${STEPS:-6 9 1 2 3 4 5 7}; do
+  if [ -n "${GPU_CHECK_SECS:-}" ] && (( GPU_CHECK_SECS - SECONDS < 20 )); then
+    echo; echo "== $s skipped: $((GPU_CHECK_SECS - SECONDS)) s left of GPU_CHECK_SECS=$GPU_CHECK_SECS"
+    continue
+  fi
+  "s$s"
+done
 step done
 

@@ -4,6 +4,8 @@
 #   bash tools/bench/gpu_remote.sh stash                 call 1: keeps .gpu/a in /tmp/gpu
 #   STEPS="6 3 7" bash tools/bench/gpu_remote.sh run     call 2: assembles and runs gpu_check.sh
 #
+# GPU_REMOTE_SECS=N ends the check (skipping the steps left) N seconds after `run` starts, so
+# a call's hard limit never cuts the report off.
 # CANDLE_STEPS="3" also runs those steps with BANTER_CUDA_KERNELS=candle (an A/B of Banter's
 # own CUDA kernels against candle's ops, same binary).
 #
@@ -51,6 +53,8 @@ export PEER_SITE=/tmp/site
 python3 -m pip install -q --no-index --no-deps --no-compile --target "$PEER_SITE" .gpu/b/peer/*.whl 2>&1 | tail -2
 export PEER_TOKENS=$PWD/.gpu/b/peer/tokens.json PEER_MAP=$PWD/.gpu/b/peer/kokoro_map.py
 
+# GPU_REMOTE_SECS: the whole call's budget; what the set-up above took comes off gpu_check.sh's.
+[ -n "${GPU_REMOTE_SECS:-}" ] && export GPU_CHECK_SECS=$((GPU_REMOTE_SECS - (SECONDS - t0)))
 STEPS=${STEPS:-6 1 2 3 4 5 7} bash tools/bench/gpu_check.sh "$STASH/banter" "$M" "$OUT/new"
 if [ -n "${CANDLE_STEPS:-}" ]; then
   echo; echo "######## the same binary with BANTER_CUDA_KERNELS=candle (candle's ops instead of Banter's kernels)"

@@ -97,13 +97,13 @@ class Target:
             self.proc.wait()
 
 
-def start_target(name, banter, config_dir, extra=()):
+def start_target(name, banter, config_dir, extra=(), max_queue=256):
     if name == "peer":
         return Target(name, [sys.executable, os.path.join(HERE, "peer_server.py"), "--port", "0"])
     env = dict(os.environ, BANTER_CONFIG_DIR=config_dir, RUST_LOG="warn")
     token = subprocess.run([banter, "serve", "--show-token"], env=env, check=True,
                            capture_output=True, text=True).stdout.strip()
-    argv = [banter, "serve", "--port", "0", "--max-queue", "256", "--idle-timeout", "120"]
+    argv = [banter, "serve", "--port", "0", "--max-queue", str(max_queue), "--idle-timeout", "120"]
     if name == "naive":
         argv.append("--naive")
     argv.extend(extra)
@@ -188,10 +188,18 @@ def run_rate(target, rate, secs, max_requests, timeout, rng):
     last = max((c[-1][0] for _, c, _ in results if c), default=time.perf_counter())
     first_send = min((s for s, _, _ in results), default=start)
     ttfas = [s["ttfa"] for s in scores]
+    # Streams live at once: a request counts from its send to its last byte.
+    edges = sorted([(s, 1) for s, c, _ in results] +
+                   [(c[-1][0] if c else s, -1) for s, c, _ in results], key=lambda e: (e[0], e[1]))
+    live = peak_live = 0
+    for _, d in edges:
+        live += d
+        peak_live = max(peak_live, live)
     errors = [s["error"] for s in scores if s["error"]]
     return {
         "rate": rate,
         "requests": n,
+        "peak_live": peak_live,
         "errors": len(errors),
         "error_examples": sorted(set(errors))[:3],
         "ttfa_p50": percentile(ttfas, 50),
@@ -224,7 +232,8 @@ def bench(names, args):
     targets = {}
     try:
         for name, config in zip(names, configs):
-            targets[name] = start_target(name, args.banter, config.name, args.serve_args.split())
+            targets[name] = start_target(name, args.banter, config.name, args.serve_args.split(),
+                                         args.max_queue)
         for target in targets.values():
             for _ in range(2):  # warm-up: voice tables, allocator, first-call costs
                 one_request(target, TEXTS[0], args.timeout)
@@ -268,12 +277,12 @@ def ms(x):
     return "inf" if math.isinf(x) else f"{x * 1000:.0f}"
 
 
-HEADER = (f"{'target':<7} {'rate/s':>6} {'n':>3} {'err':>3} {'p50 ms':>7} {'p90 ms':>7} "
+HEADER = (f"{'target':<7} {'rate/s':>6} {'n':>3} {'live':>4} {'err':>3} {'p50 ms':>7} {'p90 ms':>7} "
           f"{'p99 ms':>7} {'max ms':>7} {'viab%':>6} {'strict%':>7} {'xRT':>5} {'RSS MB':>7}")
 
 
 def fmt_row(name, r):
-    return (f"{name:<7} {r['rate']:>6.2f} {r['requests']:>3} {r['errors']:>3} "
+    return (f"{name:<7} {r['rate']:>6.2f} {r['requests']:>3} {r.get('peak_live', 0):>4} {r['errors']:>3} "
             f"{ms(r['ttfa_p50']):>7} {ms(r['ttfa_p90']):>7} {ms(r['ttfa_p99']):>7} "
             f"{ms(r['ttfa_max']):>7} {r['viability'] * 100:>6.1f} {r['strict'] * 100:>7.1f} "
             f"{r['xrt']:>5.2f} {r['peak_rss_mb']:>7.0f}")
@@ -294,6 +303,8 @@ def main():
     ap.add_argument("--ttfa-limit", type=float, default=1.0,
                     help="TTFA p99 bound of the capacity criterion (streaming.md: 1 s); a looser "
                          "one explores a slow or busy machine; both are reported")
+    ap.add_argument("--max-queue", type=int, default=256,
+                    help="`banter serve --max-queue`: speech jobs accepted at once (more get 429)")
     ap.add_argument("--out", default="load-results.json")
     ap.add_argument("--serve-args", default="",
                     help="extra arguments for `banter serve` (both banter targets), e.g. '--device cuda'")
