@@ -28,8 +28,8 @@ grep -qx '/.gpu/' .git/info/exclude 2>/dev/null || echo '/.gpu/' >> .git/info/ex
 rm -rf .gpu/a .gpu/b && mkdir -p .gpu/a .gpu/b/voices .gpu/b/ge2e .gpu/b/lib .gpu/b/peer
 
 pack_bin() { # BINARY NAME
-  objcopy --strip-debug "$1" ".gpu/$2.tmp"
-  xz -T2 -6 -c ".gpu/$2.tmp" > ".gpu/b/$2.xz"
+  objcopy --strip-all "$1" ".gpu/$2.tmp"
+  xz -T2 -9e -c ".gpu/$2.tmp" > ".gpu/b/$2.xz"
   rm ".gpu/$2.tmp"
 }
 pack_bin "$BANTER" banter
