@@ -5,9 +5,11 @@ script would make them with only the base URL and key changed.
 Usage: elevenlabs_client.py URL TOKEN OUTDIR   (URL as `banter serve` prints it, without /v1)
 
 Runs `text_to_speech.convert` (default mp3_44100_128), `text_to_speech.stream` (pcm_16000 and
-ulaw_8000), `text_to_speech.convert_with_timestamps` and `voices.get_all`; checks the audio is
-of a plausible length and not silent, the alignment covers the text character by character in
-order, a wrong key and an ElevenLabs voice id are refused; writes the audio to OUTDIR. Prints
+ulaw_8000), `text_to_speech.convert_with_timestamps`, `text_to_speech.stream_with_timestamps`
+and `voices.get_all`; checks the audio is of a plausible length and not silent, the alignment
+covers the text character by character in order (streamed: no character ahead of the audio
+received with it), a wrong key and an ElevenLabs voice id are refused; writes the audio to
+OUTDIR. Prints
 one line per check and exits non-zero on the first failure. setup.sh makes the venv it runs in.
 """
 
@@ -94,6 +96,39 @@ def main():
     if not 0.3 < starts[bye] < seconds:
         fail(f"`Bye` starts at {starts[bye]} s of {seconds:.2f}")
     print(f"ok convert_with_timestamps: {len(starts)} characters over {seconds:.2f} s", flush=True)
+
+    pieces = list(
+        client.text_to_speech.stream_with_timestamps(
+            voice_id="af_bella", text=text, output_format="pcm_24000"
+        )
+    )
+    received, chars, starts, ends = 0, [], [], []
+    for piece in pieces:
+        received += len(base64.b64decode(piece.audio_base_64)) // 2
+        if piece.alignment is None:
+            continue
+        a = piece.alignment
+        if a.character_start_times_seconds[-1] > received / 24_000 + 1e-3:
+            fail(f"stream_with_timestamps: {a.characters!r} start after the {received} samples sent")
+        chars += a.characters
+        starts += a.character_start_times_seconds
+        ends += a.character_end_times_seconds
+    if len(pieces) < 3:
+        fail(f"stream_with_timestamps: {len(pieces)} pieces; the audio did not stream")
+    if "".join(chars) != text:
+        fail(f"stream_with_timestamps: characters {chars!r} are not the text")
+    if any(s > e for s, e in zip(starts, ends)) or any(
+        ends[k] > starts[k + 1] + 1e-6 for k in range(len(starts) - 1)
+    ):
+        fail(f"stream_with_timestamps: times out of order: {list(zip(starts, ends))}")
+    streamed = received / 24_000
+    if abs(ends[-1] - streamed) > 0.01 or abs(streamed - seconds) > 0.5:
+        fail(f"stream_with_timestamps: ends at {ends[-1]} s, audio {streamed:.3f} s "
+             f"(convert_with_timestamps: {seconds:.3f} s)")
+    if not 0.3 < starts[bye] < streamed:
+        fail(f"stream_with_timestamps: `Bye` starts at {starts[bye]} s of {streamed:.2f}")
+    print(f"ok stream_with_timestamps: {len(pieces)} pieces, {len(chars)} characters over "
+          f"{streamed:.2f} s", flush=True)
 
     voices = client.voices.get_all().voices
     if len(voices) < 50 or not any(v.voice_id == "af_heart" for v in voices):

@@ -23,6 +23,7 @@ mod scheduled_follow;
 pub mod security;
 mod sse;
 mod sse_dialogue;
+mod timestamped;
 pub mod token;
 pub mod ws;
 

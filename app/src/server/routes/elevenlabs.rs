@@ -1,7 +1,9 @@
 //! ElevenLabs' HTTP text to speech, beside its WebSocket one (`server::ws`):
 //! `POST /v1/text-to-speech/{voice_id}` and `/{voice_id}/stream` (the same answer: the audio
-//! streams as it is made either way), and `/{voice_id}/with-timestamps` (one JSON: the whole
-//! file in base64 and when each character of `text` is spoken).
+//! streams as it is made either way), `/{voice_id}/with-timestamps` (one JSON: the whole
+//! file in base64 and when each character of `text` is spoken) and
+//! `/{voice_id}/stream/with-timestamps` (the two at once: a JSON line per piece of audio as it
+//! is made, with the characters that start in it; see `server::timestamped`).
 //!
 //! Why: most ElevenLabs integrations (its SDKs' `convert` and `stream`, home-automation and
 //! chat front ends) speak through these routes, not the socket; with the base URL changed and
@@ -29,11 +31,18 @@ use axum::response::Response;
 use engine::words::TimedWord;
 use engine::SAMPLE_RATE;
 
-use super::speech::{checked_input, kokoro_speed, read_body, resolve_voice, speed_note, Streamed};
+use axum::body::Body as HttpBody;
+use axum::http::{header, HeaderValue};
+
+use super::speech::{
+    backend_error, checked_input, job_slot, kokoro_speed, read_body, resolve_voice, speed_note,
+    Streamed,
+};
 use super::timed::{collect, json_answer, Collected};
-use crate::server::backend::SpeechJob;
+use crate::server::backend::{BackendError, FollowEvent, FollowJob, SpeechJob};
 use crate::server::errors::ApiError;
 use crate::server::listener::BusyGuard;
+use crate::server::timestamped::TimestampedBody;
 use crate::server::ws::{query_pairs, ElevenLabsEncoder, ElevenLabsFormat};
 use crate::server::{sse, AppState};
 
@@ -172,6 +181,64 @@ pub async fn with_timestamps(
         audio.len(),
         parsed.clamped_from,
     ))
+}
+
+/// `POST /v1/text-to-speech/{voice_id}/stream/with-timestamps`: a JSON line per piece of audio,
+/// as it is made, with the characters that start in it (times from the response's first
+/// sample). The text is spoken as one follow stream, the WebSocket's, whose chunks carry each
+/// segment's characters timed.
+pub async fn stream_with_timestamps(
+    State(state): State<AppState>,
+    Path(voice): Path<String>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let started = Instant::now();
+    let (parsed, busy) = read(&state, &voice, request).await?;
+    let slot = job_slot(&state)?;
+    let encoder = encoder(parsed.format)?;
+    let waiting = state.metrics.queue_depth.enter();
+    let job = FollowJob {
+        voice: parsed.job.voice,
+        speed: parsed.job.speed,
+    };
+    let (shared, text) = (state.clone(), parsed.text);
+    // Phonemizing is CPU work under espeak's lock: off the async threads. Dropping the input
+    // once the whole text is in says the text is complete.
+    let opened = tokio::task::spawn_blocking(move || {
+        let (mut input, events) = shared.backend.open_follow(job)?;
+        input.push(&text)?;
+        Ok::<_, BackendError>(events)
+    })
+    .await
+    .map_err(|e| backend_error(BackendError::Internal(format!("starting speech: {e}"))))?;
+    let mut events = opened.map_err(backend_error)?;
+    let first = events.recv().await;
+    drop(waiting);
+    let first = match first {
+        Some(FollowEvent::Failed(e)) => return Err(backend_error(e)),
+        None => return Err(backend_error(BackendError::Stopped)),
+        Some(FollowEvent::Done) => {
+            return Err(ApiError::invalid(
+                "text",
+                "invalid_input",
+                "`text` has nothing to speak: no letters or digits".to_owned(),
+            ))
+        }
+        Some(event) => event,
+    };
+    state.metrics.record_ttfa(started.elapsed());
+    let body = TimestampedBody::new(state.clone(), events, first, encoder, (slot, busy));
+    let mut response = Response::new(HttpBody::from_stream(body));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-ndjson"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    if let Some(note) = parsed.clamped_from.and_then(speed_note) {
+        headers.insert("x-banter-speed", note);
+    }
+    Ok(response)
 }
 
 fn encoder(format: ElevenLabsFormat) -> Result<ElevenLabsEncoder, ApiError> {

@@ -43,6 +43,10 @@ pub fn router(state: AppState) -> Router {
             post(elevenlabs::with_timestamps),
         )
         .route(
+            "/v1/text-to-speech/{voice_id}/stream/with-timestamps",
+            post(elevenlabs::stream_with_timestamps),
+        )
+        .route(
             "/v1/text-to-speech/{voice_id}/stream-input",
             get(super::ws::stream_input),
         )
