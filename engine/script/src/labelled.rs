@@ -12,7 +12,7 @@ use super::labels::{
     is_cue_number, is_cue_timing, is_title_line, is_webvtt_block, markdown_heading, scene_heading,
     KnownNames,
 };
-use super::line_labels::{line_label, start_turn, LayoutCensus};
+use super::line_labels::{is_table_header, line_label, start_turn, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
 use super::pieces::TextStyle;
 use super::source::{column_of, SourceLine, TextSpan};
@@ -85,6 +85,11 @@ pub(crate) fn parse<'a>(
             draft.chapter(trimmed, position(line, at));
             draft.end_turn();
             warned_run = false;
+            continue;
+        }
+        if is_table_header(trimmed) {
+            draft.classify(line.number, LineKind::Metadata);
+            draft.end_turn();
             continue;
         }
         if draft.turns.is_empty() && is_title_line(trimmed, known) {

@@ -43,6 +43,8 @@ mod lexicon;
 mod line_labels;
 mod model;
 mod names;
+mod odt;
+mod office;
 mod pieces;
 mod play;
 mod podcastfy;

@@ -162,18 +162,24 @@ fn label_at<'a>(text: &'a str, at: usize, known: &KnownNames) -> Option<(Found<'
             return Some((found(name, 0, speech), Layout::Dash));
         }
     }
-    // A table's rows (a tab after a name is no sentence's); its header row
-    // (`Speaker<TAB>Line`) names no one.
+    // A table's rows (a tab after a name is no sentence's); its header row names no one.
     if let Some((name, speech)) = tab_candidate(trimmed) {
-        let header = matches!(
-            trimmed[speech..].trim().to_lowercase().as_str(),
-            "line" | "lines" | "dialogue" | "text" | "speech" | "script" | "words"
-        );
-        if !header && !is_interjection(name) {
+        if !is_table_header(trimmed) && !is_interjection(name) {
             return Some((found(name, 0, speech), Layout::Tab));
         }
     }
     None
+}
+
+/// A two-column table's header row (`Speaker<TAB>Line`): not a turn, and not words of the
+/// turn above when the table follows one.
+pub(crate) fn is_table_header(trimmed: &str) -> bool {
+    tab_candidate(trimmed).is_some_and(|(_, speech)| {
+        matches!(
+            trimmed[speech..].trim().to_lowercase().as_str(),
+            "line" | "lines" | "dialogue" | "text" | "speech" | "script" | "words"
+        )
+    })
 }
 
 /// Weak layouts need more than a bare name: some speech after it.

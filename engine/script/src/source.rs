@@ -1,7 +1,7 @@
 //! Turning raw bytes into clean lines of text with positions.
 //!
 //! Scripts come from editors on every platform: UTF-8 with or without a byte-order mark, UTF-16
-//! from Windows tools, Word documents from word processors, CRLF or lone-CR line ends, stray control characters pasted from PDFs.
+//! from Windows tools, Word and `OpenDocument` documents from word processors, CRLF or lone-CR line ends, stray control characters pasted from PDFs.
 //! This module settles all of that once, so the format parsers only ever see `&str` lines and
 //! every position they report is a line and a character column in the file as the writer sees it.
 
@@ -14,7 +14,8 @@ use super::model::{Position, Warning};
 pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
 
 /// Decodes a script file's bytes: UTF-8 (an optional BOM is dropped), UTF-16 LE/BE with a BOM,
-/// or a Word document (`.docx`: its body's paragraphs as lines, see [`super::docx`]); a file
+/// or a word processor's document (`.docx` or `.odt`: its body's paragraphs as lines, see
+/// [`super::office`]); a file
 /// named `.csv` is a spreadsheet's rows as tab-separated lines ([`super::csv`]).
 ///
 /// `file` is the name used in error messages. Invalid UTF-8 is an error naming the byte offset
@@ -30,8 +31,8 @@ pub fn decode_script_bytes(file: &str, bytes: &[u8]) -> Result<String, ScriptErr
             },
         ));
     }
-    if super::docx::is_zip(bytes) {
-        return super::docx::docx_text(bytes).map_err(|what| {
+    if super::office::is_zip(bytes) {
+        return super::office::document_text(bytes).map_err(|what| {
             ScriptError::new(file, Position::START, ScriptErrorKind::Document { what })
         });
     }

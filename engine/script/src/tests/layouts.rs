@@ -259,6 +259,17 @@ fn two_column_tables_are_turns() {
         ])
     );
     assert_eq!(kinds(&e), [(1, LineKind::Metadata)]);
+    // A table under a turn: its header row is not the turn's last words.
+    let e = parse("MAYA: Welcome.\nTOM: Thanks.\nSpeaker\tLine\nMAYA\tSo, the market?\n");
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("MAYA", "Welcome."),
+            ("TOM", "Thanks."),
+            ("MAYA", "So, the market?")
+        ])
+    );
+    assert_eq!(kinds(&e), [(3, LineKind::Metadata)]);
     // The same sheet saved as CSV, a cell quoted over two lines.
     let csv = b"Speaker,Line\r\nAlice,\"Hello, there.\"\r\nBob,\"Thanks\nfor having me.\"\r\n";
     let e = Episode::parse_bytes("ep.csv", csv, &ParseOptions::default()).expect("a CSV script");
