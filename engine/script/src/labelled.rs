@@ -75,6 +75,10 @@ pub(crate) fn parse<'a>(
                 continue;
             }
         }
+        if is_note_definition(trimmed) {
+            draft.classify(line.number, LineKind::Comment);
+            continue;
+        }
         if let Some((found, layout)) = line_label(text, known, markdown) {
             start_turn(&mut draft, &mut census, line, found, layout);
             warned_run = false;
@@ -191,6 +195,23 @@ pub(crate) fn whole_line_direction(trimmed: &str) -> Option<&str> {
         }
     }
     None
+}
+
+/// A footnote's or a link reference's definition (`[1]: Show notes at …`, `[^note]: …`), as
+/// Markdown and show notes write them: what a reader looks up, not what a host says (it was
+/// read as ": Show notes…" at the end of the last turn).
+fn is_note_definition(trimmed: &str) -> bool {
+    let Some(rest) = trimmed.strip_prefix('[') else {
+        return false;
+    };
+    let Some((label, after)) = rest.split_once("]:") else {
+        return false;
+    };
+    let label = label.strip_prefix('^').unwrap_or(label);
+    (1..=12).contains(&label.len())
+        && (label.chars().all(|c| c.is_ascii_digit()) || rest.starts_with('^'))
+        && !label.contains(char::is_whitespace)
+        && (after.is_empty() || after.starts_with(char::is_whitespace))
 }
 
 #[cfg(test)]

@@ -70,6 +70,70 @@ fn is_invisible(c: char) -> bool {
     )
 }
 
+/// HTML elements whose tags are markup around words, never words: inline ones vanish, block
+/// ones (the second list) leave a space.
+const INLINE_TAGS: [&str; 24] = [
+    "a", "abbr", "b", "big", "cite", "code", "del", "em", "font", "i", "ins", "kbd", "mark", "q",
+    "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "tt", "u",
+];
+const BLOCK_TAGS: [&str; 21] = [
+    "article",
+    "blockquote",
+    "br",
+    "div",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "hr",
+    "li",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "td",
+    "th",
+    "tr",
+    "ul",
+];
+
+/// The length of the HTML tag `s` starts with (`<b>`, `</span>`, `<br/>`, `<a href="…">`) and
+/// whether it is a block element's; `None` when `s` does not start with one. Attributes must
+/// look like attributes (`name=value`), so "x <b and c> d" stays comparisons.
+fn html_tag(s: &str) -> Option<(usize, bool)> {
+    let body = s.strip_prefix('<')?;
+    let name_at = usize::from(body.starts_with('/'));
+    let name_len = body[name_at..]
+        .find(|c: char| !c.is_ascii_alphanumeric())
+        .unwrap_or(body.len() - name_at);
+    let name = body[name_at..name_at + name_len].to_ascii_lowercase();
+    let block = BLOCK_TAGS.contains(&name.as_str());
+    if !block && !INLINE_TAGS.contains(&name.as_str()) {
+        return None;
+    }
+    let rest = &body[name_at + name_len..];
+    // The `>` that ends the tag, past any inside a quoted attribute value.
+    let mut quote = None;
+    let close = rest.char_indices().take(300).find_map(|(i, c)| {
+        match (quote, c) {
+            (None, '"' | '\'') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (None, '>') => return Some(i),
+            _ => {}
+        }
+        None
+    })?;
+    let attributes = rest[..close].trim_end_matches('/');
+    let plain = attributes.trim().is_empty();
+    let attribute_like = attributes.starts_with(char::is_whitespace)
+        && attributes.contains('=')
+        && !attributes.contains(['<', '\n']);
+    (plain || attribute_like).then_some((1 + name_at + name_len + close + 1, block))
+}
+
 /// Folds typography into the forms later rules expect (see the module docs).
 pub(super) fn clean(src: &str) -> Cleaned {
     let mut out = Cleaned {
@@ -117,6 +181,17 @@ pub(super) fn clean(src: &str) -> Cleaned {
             '\u{2010}' | '\u{2011}' | '\u{2212}' => out.push('-', at..end),
             '\u{2024}' => out.push('.', at..end),
             '\n' => out.push('\n', at..end),
+            '<' if html_tag(&src[at..]).is_some() => {
+                // Markup pasted with the text (`<b>`, `<br/>`, a link): not spoken; a block
+                // element parts the words around it.
+                let (len, block) = html_tag(&src[at..]).unwrap_or((1, false));
+                while chars.peek().is_some_and(|&(i, _)| i < at + len) {
+                    chars.next();
+                }
+                if block {
+                    out.push(' ', at..at + len);
+                }
+            }
             c if is_invisible(c) => {}
             c if c.is_whitespace() || c.is_control() || is_silent_symbol(c) => {
                 out.push(' ', at..end);
@@ -135,6 +210,19 @@ mod tests {
     fn folds_typography() {
         let c = clean("It’s «fine» -- really... ok . . . 👍🏽 go\u{200B}od");
         assert_eq!(c.text, "It's “fine” — really… ok …    good");
+    }
+
+    #[test]
+    fn html_tags_are_not_words() {
+        assert_eq!(clean("<b>Really</b> glad").text, "Really glad");
+        assert_eq!(clean("One<br>two<BR />three").text, "One two three");
+        assert_eq!(
+            clean("Click <a href=\"https://x.com/a>b\">here</a>.").text,
+            "Click here."
+        );
+        for kept in ["x <b and c> d", "a < b", "<3 you", "<bogus>", "<b"] {
+            assert_eq!(clean(kept).text, kept);
+        }
     }
 
     #[test]

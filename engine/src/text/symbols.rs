@@ -152,6 +152,15 @@ fn power(core: &str, d: Dialect) -> Option<String> {
             .collect();
         (&core[..start], exp?)
     };
+    // A superscript number after a word is a footnote's mark ("as the study¹ found"): the
+    // listener hears the word. Only a symbol's base (x², m³) or a number's is raised to it.
+    if !core.contains('^') && base.chars().filter(char::is_ascii_alphabetic).count() > 2 {
+        let word = base.trim_end_matches(|c: char| !c.is_alphanumeric());
+        let digits_only = exponent.chars().all(|c| c.is_ascii_digit());
+        if digits_only && word.chars().all(char::is_alphabetic) {
+            return Some(word.to_owned());
+        }
+    }
     let plain_base = !base.is_empty()
         && (base.chars().all(|c| c.is_ascii_alphabetic()) && base.len() <= 2
             || base.chars().all(|c| c.is_ascii_digit() || c == '.'));

@@ -283,6 +283,17 @@ fn two_column_tables_are_turns() {
 }
 
 #[test]
+fn footnote_definitions_are_not_spoken() {
+    // Show notes' `[1]: …` under the last turn was read as ": Show notes at …".
+    let e = parse("HOST: See the notes.[1]\nGUEST: And mine.[^a]\n[1]: Show notes at example.com\n[^a]: Mine.\n");
+    assert_eq!(
+        said(&e),
+        pairs(&[("HOST", "See the notes."), ("GUEST", "And mine.")])
+    );
+    assert_eq!(kinds(&e), [(3, LineKind::Comment), (4, LineKind::Comment)]);
+}
+
+#[test]
 fn quote_markers_are_never_spoken() {
     // A lone `>` between quoted turns was read as "greater than".
     let e = parse("> **Alice:** Hello there.\n>\n> **Bob:** Hi, Alice.\n> Good to see you.\n");
