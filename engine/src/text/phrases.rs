@@ -326,14 +326,26 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
 }
 
 /// "8/10", "4/5 stars", "95/100": a score out of five, ten or a hundred, unless "of" follows
-/// ("3/5 of the vote" is a fraction). Dates ("on 8/10") were claimed before.
+/// ("3/5 of the vote" is a fraction); out of anything after a word for a score ("scored
+/// 17/20", "a score of 12/20", where "twelve twentieths" was read). Dates ("on 8/10") were
+/// claimed before.
 fn rating(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    const SCORE_WORDS: [&str; 10] = [
+        "score", "scored", "scores", "scoring", "rated", "rating", "graded", "grade", "marks",
+        "got",
+    ];
     let (a, b) = ctx.toks[i].core.split_once('/')?;
     let (x, y) = (Num::parse(a)?.plain_int()?, Num::parse(b)?.plain_int()?);
     let of_follows = ctx
         .next_core(i)
         .is_some_and(|w| w.eq_ignore_ascii_case("of"));
-    if !matches!(y, 5 | 10 | 100) || x > y || of_follows || b.starts_with('0') {
+    let scored = (1..=3).any(|back| {
+        i.checked_sub(back)
+            .and_then(|k| ctx.toks.get(k))
+            .is_some_and(|t| SCORE_WORDS.contains(&t.core.to_lowercase().as_str()))
+    });
+    let out_of = matches!(y, 5 | 10 | 100) || scored && (2..=1000).contains(&y);
+    if !out_of || x > y || of_follows || b.starts_with('0') {
         return None;
     }
     let d = ctx.dialect;
@@ -444,12 +456,19 @@ fn short_year(ctx: &Ctx<'_>, i: usize) -> Option<String> {
 const DATE_WORDS: &[&str] = &["on", "due", "dated", "starting", "ending"];
 /// Words before "11/30" that take a date or a fraction ("by 11/30", "cut by 1/3"): a date
 /// unless it reads as a proper fraction with a denominator up to twelve.
-const DATE_OR_FRACTION_WORDS: &[&str] = &["by", "before", "after", "until", "till", "since"];
+/// An offer, a season or opening hours take dates too ("ends 12/31", "opens 6/1").
+const DATE_OR_FRACTION_WORDS: &[&str] = &[
+    "by", "before", "after", "until", "till", "since", "through", "thru", "ends", "expires",
+    "opens", "open", "closes", "starts", "begins", "launches",
+];
 
 /// "on 2/14": a month and day after a word that takes a date.
 fn dated(ctx: &Ctx<'_>, i: usize) -> Option<String> {
     let prev = ctx.prev_core(i)?.to_lowercase();
     let core = ctx.toks[i].core;
+    if core == "24/7" {
+        return None; // "open 24/7" is around the clock
+    }
     let fraction_like = || {
         let (a, b) = core.split_once('/')?;
         let (a, b): (u64, u64) = (a.parse().ok()?, b.parse().ok()?);
