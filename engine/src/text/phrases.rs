@@ -185,6 +185,23 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             hit.eat_period = true;
             return Some(hit);
         }
+        if word == "bps" || word == "bp" {
+            // Basis points beside rates and yields ("cut by 25 bps"), else bits per second.
+            let money = ctx.toks.iter().any(|t| {
+                let w = t.core.to_lowercase();
+                t.core.ends_with('%')
+                    || FINANCE_WORDS.contains(&w.as_str())
+                    || w.starts_with("rate")
+                    || w.starts_with("yield")
+            });
+            let unit = match (money, n.is_one()) {
+                (true, true) => "basis point",
+                (true, false) => "basis points",
+                (false, true) => "bit per second",
+                (false, false) => "bits per second",
+            };
+            return Some(Hit::new(2, format!("{approx}{} {unit}", n.words(d))));
+        }
         if let Some(unit) = units::phrase(word, true, !n.is_one(), d) {
             let words = format!("{approx}{} {unit}", n.words(d));
             // "2 tbsp. sugar": the symbol's full stop is an abbreviation's, not a pause.
@@ -305,6 +322,7 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     }
     // Numbers whose reading the word before or after says.
     let named = release_number(ctx, i)
+        .or_else(|| short_code(ctx, i))
         .or_else(|| blood_pressure(ctx, i))
         .or_else(|| time_signature(ctx, i));
     if let Some(words) = named {
@@ -323,6 +341,41 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return Some(Hit::new(1, words));
     }
     single(core, d).map(|w| Hit::new(1, w))
+}
+
+/// Words that make "bps" after a number basis points (with any word starting "rate" or
+/// "yield", and a percentage).
+const FINANCE_WORDS: [&str; 14] = [
+    "fed",
+    "bond",
+    "bonds",
+    "spread",
+    "spreads",
+    "hike",
+    "hikes",
+    "cut",
+    "cuts",
+    "treasury",
+    "treasuries",
+    "percent",
+    "basis",
+    "coupon",
+];
+
+/// "text STOP to 55555": a short code is texted digit by digit, not "fifty-five thousand".
+fn short_code(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    const TEXT_WORDS: [&str; 5] = ["text", "texting", "txt", "sms", "message"];
+    let core = ctx.toks[i].core;
+    let code = (5..=6).contains(&core.len()) && all_digits(core);
+    let after_to = ctx
+        .prev_core(i)
+        .is_some_and(|p| p.eq_ignore_ascii_case("to"));
+    let texted = (2..=5).any(|back| {
+        i.checked_sub(back)
+            .and_then(|k| ctx.toks.get(k))
+            .is_some_and(|t| TEXT_WORDS.contains(&t.core.to_lowercase().as_str()))
+    });
+    (code && after_to && texted).then(|| numbers::digits(core))
 }
 
 /// "8/10", "4/5 stars", "95/100": a score out of five, ten or a hundred, unless "of" follows

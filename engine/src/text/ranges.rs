@@ -138,8 +138,39 @@ pub(super) fn is_range(core: &str) -> bool {
     range(core, Dialect::EnUs).is_some()
 }
 
+/// Toll-free area codes, which vanity numbers use.
+const TOLL_FREE: [&str; 7] = ["800", "888", "877", "866", "855", "844", "833"];
+
+/// "1-800-FLOWERS", "1-888-GOT-JUNK": a toll-free number spelled with words, its digits said
+/// as a phone's and the words as words ("one-eight hundred-FLOWERS" was read).
+fn vanity_number(core: &str) -> Option<String> {
+    let groups: Vec<&str> = core.split('-').collect();
+    let first_word = groups.iter().position(|g| !all_digits(g))?;
+    let (digits, words) = groups.split_at(first_word);
+    let toll_free = match digits {
+        [code] | ["1", code] => TOLL_FREE.contains(code),
+        _ => false,
+    };
+    let spelled = words
+        .iter()
+        .all(|w| w.len() >= 2 && w.chars().all(|c| c.is_ascii_uppercase()));
+    (toll_free && spelled).then(|| {
+        let said: Vec<String> = digits
+            .iter()
+            .map(|g| match *g {
+                "800" => "eight hundred".to_owned(),
+                g => numbers::digits(g),
+            })
+            .collect();
+        format!("{}, {}", said.join(", "), words.join(" ").to_lowercase())
+    })
+}
+
 /// Digit groups joined by hyphens or dots, read digit by digit: "555-123-4567".
 pub(super) fn digit_groups(core: &str) -> Option<String> {
+    if let Some(words) = vanity_number(core) {
+        return Some(words);
+    }
     let sep = if core.contains('-') { '-' } else { '.' };
     let groups: Vec<&str> = core.split(sep).collect();
     let total: usize = groups.iter().map(|g| g.len()).sum();
