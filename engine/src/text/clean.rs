@@ -62,6 +62,18 @@ pub(super) fn is_silent_symbol(c: char) -> bool {
     )
 }
 
+/// The Mac's modifier key symbols by name (the technical-symbols block they sit in is
+/// otherwise silent, which read "⌘-Z" as "dash Z").
+fn mac_key(c: char) -> Option<&'static str> {
+    Some(match c {
+        '⌘' => "Cmd",
+        '⌥' => "Option",
+        '⇧' => "Shift",
+        '⌃' => "Ctrl",
+        _ => return None,
+    })
+}
+
 /// Characters that carry nothing at all and vanish without leaving a space.
 fn is_invisible(c: char) -> bool {
     matches!(
@@ -190,6 +202,18 @@ pub(super) fn clean(src: &str) -> Cleaned {
                 }
                 if block {
                     out.push(' ', at..at + len);
+                }
+            }
+            c if mac_key(c).is_some() => {
+                // "⌘Z", "⌘⇧P": the keys by name, joined as a shortcut ("Cmd-Shift-P").
+                for k in mac_key(c).unwrap_or_default().chars() {
+                    out.push(k, at..end);
+                }
+                let joined = chars
+                    .peek()
+                    .is_some_and(|&(_, n)| n.is_alphanumeric() || mac_key(n).is_some());
+                if joined {
+                    out.push('-', at..end);
                 }
             }
             c if is_invisible(c) => {}
