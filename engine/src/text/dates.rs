@@ -375,17 +375,21 @@ pub(super) fn clock(core: &str, dialect: Dialect) -> Option<String> {
     Some(words)
 }
 
-/// "3:1" is "three to one".
+/// "3:1" is "three to one", a map's "1:50,000" "one to fifty thousand".
 fn ratio(core: &str, dialect: Dialect) -> Option<String> {
+    // Digits, or thousands grouped with commas as a scale writes them ("50,000", not "5,0").
+    let number = |s: &str| {
+        let mut groups = s.split(',');
+        let head = groups.next().unwrap_or_default();
+        let rest: Vec<&str> = groups.collect();
+        let ok = !head.is_empty()
+            && all_digits(head)
+            && (rest.is_empty()
+                || head.len() <= 3 && rest.iter().all(|g| g.len() == 3 && all_digits(g)));
+        ok.then(|| numbers::integer(&s.replace(',', ""), dialect))
+    };
     let (a, b) = core.split_once(':')?;
-    if !all_digits(a) || !all_digits(b) {
-        return None;
-    }
-    Some(format!(
-        "{} to {}",
-        numbers::integer(a, dialect),
-        numbers::integer(b, dialect)
-    ))
+    Some(format!("{} to {}", number(a)?, number(b)?))
 }
 
 /// A time followed by a separate "am"/"p.m." word: "9 am", "3:45 p.m.".

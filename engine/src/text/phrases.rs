@@ -331,7 +331,7 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(year) = num.as_ref().and_then(|n| year_reading(ctx, i, n)) {
         return Some(Hit::new(1, year));
     }
-    if let Some(words) = place_label(ctx, i) {
+    if let Some(words) = place_label(ctx, i).or_else(|| place_number(ctx, i)) {
         return Some(Hit::new(1, words));
     }
     if let Some(words) = dated(ctx, i) {
@@ -533,6 +533,32 @@ fn dated(ctx: &Ctx<'_>, i: usize) -> Option<String> {
         return None;
     }
     dates::month_day(core, ctx.dialect)
+}
+
+/// "Room 101", "Suite 1204", "Form 1040": a number that names a room or a form is said in
+/// pairs, as on a door ("one oh one", "twelve oh four", "ten forty"), not counted ("one
+/// hundred one").
+fn place_number(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    const NAMING_WORDS: [&str; 10] = [
+        "room",
+        "rm",
+        "suite",
+        "apt",
+        "apartment",
+        "unit",
+        "flat",
+        "cabin",
+        "ward",
+        "form",
+    ];
+    let core = ctx.toks[i].core;
+    if !(3..=4).contains(&core.len()) || !all_digits(core) || core.starts_with('0') {
+        return None;
+    }
+    let prev = ctx.prev_core_after_period(i)?.to_lowercase();
+    NAMING_WORDS
+        .contains(&prev.as_str())
+        .then(|| numeric::model_number(core, ctx.dialect))
 }
 
 /// A label after a word for a place ("Apt. 4B", "gate 12C", "seat 3A"): its number, then its
