@@ -74,6 +74,26 @@ const GENERAL: &[(&str, &str)] = &[
     ("incl", "including"),
     ("a.k.a", "also known as"),
     ("al", "al"),
+    ("avg", "average"),
+    ("ep", "episode"),
+    ("wk", "week"),
+    ("wks", "weeks"),
+];
+
+/// Shorthand from chat and notes, read as meant (lower or title case: "PLS" may be a name).
+const SHORTHAND: &[(&str, &str)] = &[
+    ("msg", "message"),
+    ("msgs", "messages"),
+    ("avg", "average"),
+    ("btw", "by the way"),
+    ("tbh", "to be honest"),
+    ("idk", "I don't know"),
+    ("ppl", "people"),
+    ("pls", "please"),
+    ("plz", "please"),
+    ("thx", "thanks"),
+    ("b/c", "because"),
+    ("phd", "P-H-D"),
 ];
 
 /// Abbreviations before a number: "No. 5", "pp. 3–7", "ca. 1850".
@@ -278,7 +298,19 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(words) = lookup(AFTER_NAME, core).filter(|_| period || prev_name) {
         return expand(words, false);
     }
-    if let Some(words) = lookup(GENERAL, core).filter(|_| period || core == "vs") {
+    // "Dept." opens a name as "dept." sits in a sentence.
+    let lower = core.to_lowercase();
+    let general = lookup(GENERAL, core).or_else(|| {
+        (core.chars().skip(1).all(|c| !c.is_uppercase()))
+            .then(|| lookup(GENERAL, &lower))
+            .flatten()
+    });
+    if let Some(words) = general.filter(|_| period || core == "vs") {
+        return expand(words, false);
+    }
+    // Chat shorthand an author leaves in a script: said as meant, with or without a stop.
+    let title_case = core.chars().skip(1).all(|c| c.is_lowercase());
+    if let Some(words) = lookup(SHORTHAND, &lower).filter(|_| title_case || core == "PhD") {
         return expand(words, false);
     }
     match core {

@@ -276,6 +276,21 @@ pub(super) fn joined(core: &str, d: Dialect) -> Option<String> {
             return Some(format!("{}-and-{}", spell(left), spell(right)));
         }
     }
+    // "sleep/night", "calls/day": a rate, said with "per" (the slash was a bare pause).
+    if let Some((left, right)) = core.split_once('/') {
+        const RATE_UNITS: [&str; 12] = [
+            "day", "night", "week", "month", "year", "hour", "minute", "second", "person", "head",
+            "serving", "capita",
+        ];
+        let word = |w: &str| !w.is_empty() && w.chars().all(|c| c.is_ascii_alphabetic());
+        if word(left) && RATE_UNITS.contains(&right.to_lowercase().as_str()) {
+            return Some(format!(
+                "{} per {}",
+                spoken_word(left, d),
+                right.to_lowercase()
+            ));
+        }
+    }
     let mut out = String::new();
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
