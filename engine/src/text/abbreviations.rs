@@ -309,7 +309,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return expand(words, false);
     }
     // Chat shorthand an author leaves in a script: said as meant, with or without a stop.
-    let title_case = core.chars().skip(1).all(char::is_lowercase);
+    let title_case = core.chars().skip(1).all(|c| !c.is_uppercase());
     if let Some(words) = lookup(SHORTHAND, &lower).filter(|_| title_case || core == "PhD") {
         return expand(words, false);
     }
