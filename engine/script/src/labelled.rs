@@ -33,6 +33,8 @@ pub(crate) fn parse<'a>(
     let mut warned_run = false;
     let mut census = LayoutCensus::default();
     let mut in_webvtt_block = false;
+    // The show's own cue (`[OUTRO MUSIC]`, `[SEGMENT 2]`) since the last label, if any.
+    let mut after_show_cue: Option<String> = None;
     for (index, &line) in body.iter().enumerate() {
         let text = line.text;
         let trimmed = text.trim();
@@ -82,6 +84,7 @@ pub(crate) fn parse<'a>(
         if let Some((found, layout)) = line_label(text, known, markdown) {
             start_turn(&mut draft, &mut census, line, found, layout);
             warned_run = false;
+            after_show_cue = None;
             continue;
         }
         if scene_heading(trimmed) {
@@ -114,11 +117,29 @@ pub(crate) fn parse<'a>(
             draft.sound_line(TextSpan::rest_of(line, at), true);
             continue;
         }
-        if let Some(inner) = whole_line_direction(trimmed) {
-            draft.direction(inner, position(line, at));
+        // `**[INTRO MUSIC]**`: a direction in bold is still a direction (it was read as
+        // narration before the first turn, and vanished into the turn above after it).
+        let (bare, bare_at) = if markdown {
+            unwrap_emphasis(trimmed, at)
+        } else {
+            (trimmed, at)
+        };
+        if let Some(inner) = whole_line_direction(bare) {
+            if is_show_cue(inner) {
+                after_show_cue = Some(bare.to_owned());
+            }
+            draft.direction(inner, position(line, bare_at));
             continue;
         }
         if draft.push(TextSpan::rest_of(line, at)) {
+            if let Some(cue) = after_show_cue.take() {
+                warnings.push(Warning {
+                    position: position(line, at),
+                    message: format!(
+                        "this line has no speaker and comes after `{cue}`, so it is read as more of the turn before that cue; if someone else says it, start it with their name"
+                    ),
+                });
+            }
             if let Some(name) = unvouched_dash_label(trimmed) {
                 warnings.push(Warning {
                     position: position(line, at),
@@ -168,6 +189,46 @@ fn is_rule(trimmed: &str) -> bool {
 }
 
 /// A line that is one bracketed stage direction, such as `(Music fades in)`; not a directive.
+/// A direction that marks the show's own structure (music, a sound, a segment or a break)
+/// rather than how a line is said (`(laughs)`, `[beat]`): a turn seldom runs on across it.
+fn is_show_cue(inner: &str) -> bool {
+    const WORDS: [&str; 13] = [
+        "music",
+        "sfx",
+        "sound",
+        "segment",
+        "outro",
+        "intro",
+        "break",
+        "transition",
+        "sting",
+        "jingle",
+        "theme",
+        "commercial",
+        "fade",
+    ];
+    let lower = inner.to_lowercase();
+    WORDS.iter().any(|w| lower.contains(w))
+}
+
+/// A whole line inside one pair of emphasis marks (`**…**`, `*…*`, `__…__`, `_…_`): its
+/// inside and where that starts (`at` is where `trimmed` starts in its line).
+fn unwrap_emphasis(trimmed: &str, at: usize) -> (&str, usize) {
+    for mark in ["**", "__", "*", "_"] {
+        if let Some(inner) = trimmed
+            .strip_prefix(mark)
+            .and_then(|rest| rest.strip_suffix(mark))
+        {
+            let inner_trimmed = inner.trim();
+            if !inner_trimmed.is_empty() && !inner_trimmed.contains(mark) {
+                let lead = inner.len() - inner.trim_start().len();
+                return (inner_trimmed, at + mark.len() + lead);
+            }
+        }
+    }
+    (trimmed, at)
+}
+
 pub(crate) fn whole_line_direction(trimmed: &str) -> Option<&str> {
     let (open, close) = match trimmed.chars().next()? {
         '(' => ('(', ')'),

@@ -106,6 +106,24 @@ fn one_slip(a: &str, b: &str) -> bool {
     long[k].is_alphabetic() && long[k + 1..] == short[k..]
 }
 
+/// The speaker a label with a bracketed part means when the script names that speaker
+/// elsewhere: `Host 1 (Alex)` beside `Alex`, `Dr. Reyes (guest)` beside `Dr. Reyes`, `ALEX
+/// (whispering)` beside `ALEX` (what chat assistants write and scripts annotate); the name
+/// found, or `None` when the label stands alone.
+fn bracket_alias(label: &str, known: &HashSet<String>) -> Option<String> {
+    let (outside, inside) = label.trim_end().strip_suffix(')')?.rsplit_once('(')?;
+    let own = speaker_key(label);
+    [inside, outside]
+        .into_iter()
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .find(|part| {
+            let key = speaker_key(part);
+            key != own && known.contains(&key)
+        })
+        .map(str::to_owned)
+}
+
 /// Matches speakers to cast entries, casts the rest, and renames each line's speaker to the
 /// cast's spelling of the name.
 pub(super) fn cast_speakers(
@@ -123,7 +141,24 @@ pub(super) fn cast_speakers(
     let mut first_spelling: Vec<String> = Vec::new();
     let mut turns: Vec<usize> = Vec::new();
     let mut noticed: HashSet<String> = HashSet::new();
+    let known: HashSet<String> = lines
+        .iter()
+        .map(|l| speaker_key(&l.speaker))
+        .chain(listed.keys().cloned())
+        .collect();
     for line in lines.iter_mut() {
+        if let Some(name) = bracket_alias(&line.speaker, &known) {
+            if noticed.insert(line.speaker.clone()) {
+                warnings.push(Warning {
+                    position: line.position,
+                    message: format!(
+                        "`{}` is taken as `{name}`, who speaks elsewhere in the script: one speaker, one voice (write the label the same way each time to silence this)",
+                        line.speaker
+                    ),
+                });
+            }
+            line.speaker = name;
+        }
         let key = speaker_key(&line.speaker);
         let spelling = display_name(&line.speaker);
         let index = *display.entry(key.clone()).or_insert_with(|| {

@@ -193,3 +193,32 @@ fn the_check_report_lists_cues_with_their_options() {
     assert_eq!(sounds[1]["column"], 9);
     assert_eq!(sounds[1]["alone"], false);
 }
+
+#[test]
+fn a_direction_in_bold_is_a_direction() {
+    // Chat assistants bold their cues; before the first turn one was taken for narration (with
+    // a warning to give it a speaker), after it one vanished into the turn above.
+    let e = parse_as(
+        "**[INTRO MUSIC FADES IN]**\n\n**Alex:** Hi.\n\n**[SFX: Door slam]**\n\n*(pause)*\n\n**Jamie:** What?\n",
+        ScriptFormat::Markdown,
+    );
+    let directions: Vec<usize> = e
+        .skipped
+        .iter()
+        .filter(|s| s.kind == LineKind::Direction)
+        .map(|s| s.position.line)
+        .collect();
+    assert_eq!(directions, [1, 5, 7], "{:?}", e.skipped);
+    assert!(e.warnings.is_empty(), "{:?}", e.warnings);
+    assert_eq!(e.spoken_text(&e.lines[0]), "Hi.");
+    // Words after the show's own cue with no speaker still go to the turn above, but say so.
+    let e = parse("Alex: Bye now.\n\n[OUTRO MUSIC]\n\nThanks for listening!\n\nAlex: Really.\n(laughs)\nReally.\n");
+    assert_eq!(e.spoken_text(&e.lines[0]), "Bye now. Thanks for listening!");
+    let said: Vec<usize> = e
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("comes after `[OUTRO MUSIC]`"))
+        .map(|w| w.position.line)
+        .collect();
+    assert_eq!(said, [5], "{:?}", e.warnings);
+}

@@ -533,3 +533,38 @@ fn a_speaker_heard_once_whose_name_is_a_slip_from_another_is_said_where() {
         );
     }
 }
+
+#[test]
+fn a_label_with_a_bracketed_name_is_that_speaker() {
+    // Chat assistants write `**Host 1 (Alex):**` once and `**Alex:**` after: two voices for one
+    // person.
+    let ep = parse(
+        "**Host 1 (Alex):** Welcome.\n\n**Host 2 (Jamie):** Hi.\n\n**Alex:** So.\n\n**Jamie:** Well.\n\nDr. Reyes (guest): Hello.\nDr. Reyes: Thanks.\nALEX (whispering): Quiet.\n",
+    )
+    .expect("parses");
+    let speakers: Vec<&str> = ep.lines.iter().map(|l| l.speaker.as_str()).collect();
+    assert_eq!(
+        speakers,
+        [
+            "Alex",
+            "Jamie",
+            "Alex",
+            "Jamie",
+            "Dr. Reyes",
+            "Dr. Reyes",
+            "Alex"
+        ]
+    );
+    assert_eq!(ep.cast.members.len(), 3, "{:?}", ep.cast.members);
+    let taken: Vec<usize> = ep
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("is taken as"))
+        .map(|w| w.position.line)
+        .collect();
+    assert_eq!(taken, [1, 3, 9, 11]);
+    // Alone, a bracketed label is a name of its own.
+    let ep = parse("Host 1 (Alex): Hi.\nHost 2 (Jamie): Hello.\n").expect("parses");
+    assert_eq!(ep.lines[0].speaker, "Host 1 (Alex)");
+    assert!(ep.warnings.is_empty(), "{:?}", ep.warnings);
+}
