@@ -447,6 +447,18 @@ fn acronym(ctx: &Ctx<'_>, core: &str) -> Option<Hit> {
     } else {
         (core, "")
     };
+    // "mRNA", "tRNA", "pH": a lower-case prefix on capitals is spelled with them (espeak
+    // read "mRNA" as one word).
+    let mut letters = base.chars();
+    let prefixed = letters.next().is_some_and(|c| c.is_ascii_lowercase())
+        && (2..=5).contains(&base.len())
+        && letters.all(|c| c.is_ascii_uppercase());
+    if prefixed {
+        return Some(Hit::new(
+            1,
+            format!("{}{suffix}", spell(&base.to_uppercase())),
+        ));
+    }
     if base.len() < 2 || !is_spelled_acronym(base) {
         return None;
     }

@@ -109,6 +109,13 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
     if let Some(words) = approximate(core).and_then(|(word, rest)| prefixed(word, rest)) {
         return Some(words);
     }
+    // "p<0.05", "≥140": a bound glued to its number (it was read "zero-zero five").
+    if let Some(words) = bound(core).and_then(|(word, rest)| prefixed(word, rest)) {
+        return Some(words);
+    }
+    if let Some(words) = e_notation(core, dialect) {
+        return Some(words);
+    }
     if let Some(rest) = core.strip_prefix('+') {
         if all_digits(rest) && rest.len() >= 7 {
             return Some(format!("plus {}", numbers::digits(rest)));
@@ -189,6 +196,46 @@ pub(super) fn approximate(core: &str) -> Option<(&'static str, &str)> {
         .iter()
         .find_map(|mark| core.strip_prefix(mark))
         .map(|rest| ("plus or minus", rest))
+}
+
+/// A bound glued to a number ("<0.05", "≥140"): its words and the number.
+pub(super) fn bound(core: &str) -> Option<(&'static str, &str)> {
+    [
+        ("<=", "less than or equal to"),
+        (">=", "greater than or equal to"),
+        ("≤", "less than or equal to"),
+        ("≥", "greater than or equal to"),
+        ("<", "less than"),
+        (">", "greater than"),
+    ]
+    .iter()
+    .find_map(|(mark, word)| core.strip_prefix(mark).map(|rest| (*word, rest)))
+    .filter(|(_, rest)| rest.starts_with(|c: char| c.is_ascii_digit() || c == '.'))
+}
+
+/// "3e8", "6.02e23", "1.6e-19": a number in scientific notation, "three times ten to the
+/// power of eight".
+pub(super) fn e_notation(core: &str, dialect: Dialect) -> Option<String> {
+    let (mantissa, exponent) = core.split_once(['e', 'E'])?;
+    let digits = exponent.strip_prefix(['-', '+']).unwrap_or(exponent);
+    let plain = |s: &str| !s.is_empty() && all_digits(s);
+    let mantissa_ok = match mantissa.split_once('.') {
+        Some((whole, frac)) => plain(whole) && plain(frac),
+        None => plain(mantissa),
+    };
+    if !mantissa_ok || !plain(digits) || digits.len() > 3 {
+        return None;
+    }
+    let sign = if exponent.starts_with('-') {
+        "minus "
+    } else {
+        ""
+    };
+    let power = numbers::integer(digits, dialect);
+    Some(format!(
+        "{} times ten to the power of {sign}{power}",
+        Num::parse(mantissa)?.words(dialect)
+    ))
 }
 
 /// "1920x1080", "2x4", "3×4×5": dimensions, "by" between plain numbers. ("0x1F" is a hex

@@ -163,6 +163,12 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         Some((word, rest)) => (format!("{word} "), rest),
         None => (String::new(), core),
     };
+    // "3e8 m/s": a number in scientific notation measures too.
+    if let (Some(said), Some(word)) = (numeric::e_notation(bare, d), next) {
+        if let Some(unit) = units::phrase(word, true, true, d) {
+            return Some(Hit::new(2, format!("{approx}{said} {unit}")));
+        }
+    }
     if let (Some(n), Some(word)) = (Num::parse(bare), next) {
         // "100 USD", "5 km", "50 %", "9 am", "1 1/2"
         if let Some(currency) = money::code(word) {
@@ -321,9 +327,11 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return Some(Hit::new(1, words));
     }
     // Numbers whose reading the word before or after says.
+    if let Some(hit) = blood_pressure(ctx, i) {
+        return Some(hit);
+    }
     let named = release_number(ctx, i)
         .or_else(|| short_code(ctx, i))
-        .or_else(|| blood_pressure(ctx, i))
         .or_else(|| time_signature(ctx, i));
     if let Some(words) = named {
         return Some(Hit::new(1, words));
@@ -703,23 +711,40 @@ fn release_number(ctx: &Ctx<'_>, i: usize) -> Option<String> {
     Some(format!("{} point {}", n(major), n(minor)))
 }
 
-/// "BP 120/80", "blood pressure of 135/85": "one twenty over eighty", as clinicians say it.
-fn blood_pressure(ctx: &Ctx<'_>, i: usize) -> Option<String> {
-    let (top, bottom) = ctx.toks[i].core.split_once('/')?;
+/// "BP 120/80", "blood pressure of 135/85", "140/90 mmHg": "one twenty over eighty", as
+/// clinicians say it.
+fn blood_pressure(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let core = ctx.toks[i].core;
+    let (bound, core) = numeric::bound(core).map_or(("", core), |(w, rest)| (w, rest));
+    let (top, bottom) = core.split_once('/')?;
     let reading = |p: &str| (2..=3).contains(&p.len()) && all_digits(p);
     if !reading(top) || !reading(bottom) {
         return None;
     }
     let before = |k: usize| ctx.prev_core(k).map(str::to_lowercase);
-    let pressure = match before(i)?.as_str() {
-        "bp" | "pressure" => true,
-        "of" | "was" | "is" | "at" => {
+    let pressure = match before(i).as_deref() {
+        Some("bp" | "pressure") => true,
+        Some("of" | "was" | "is" | "at") => {
             i > 0 && matches!(before(i - 1).as_deref(), Some("bp" | "pressure"))
         }
         _ => false,
     };
+    // "140/90 mmHg": the unit says what the numbers are, and is read with them.
+    let unit = ctx
+        .next_core(i)
+        .filter(|&w| w == "mmHg")
+        .and_then(|w| units::phrase(w, true, true, ctx.dialect));
     let n = |p: &str| numeric::model_number(p, ctx.dialect);
-    pressure.then(|| format!("{} over {}", n(top), n(bottom)))
+    let bound = if bound.is_empty() {
+        String::new()
+    } else {
+        format!("{bound} ")
+    };
+    let said = format!("{bound}{} over {}", n(top), n(bottom));
+    match unit {
+        Some(unit) => Some(Hit::new(2, format!("{said} {unit}"))),
+        None => pressure.then(|| Hit::new(1, said)),
+    }
 }
 
 /// "4/4 time", "a 6/8 time signature": a metre is its two numbers ("four four"), not a

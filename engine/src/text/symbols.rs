@@ -290,6 +290,12 @@ pub(super) fn joined(core: &str, d: Dialect) -> Option<String> {
                 right.to_lowercase()
             ));
         }
+        // "cells/mL", "copies/µL": a count per a unit of measure.
+        let unit = super::units::lookup(right, true).filter(|_| left.len() > 2 && word(left));
+        if let Some(unit) = unit {
+            let one = super::units::words(unit, false, d);
+            return Some(format!("{} per {one}", spoken_word(left, d)));
+        }
     }
     let mut out = String::new();
     let mut word = String::new();

@@ -109,6 +109,12 @@ const UNITS: &[Unit] = &[
     unit("mph", "mile per hour", "miles per hour", true),
     unit("m/s", "meter per second", "meters per second", true),
     unit(
+        "mmHg",
+        "millimeter of mercury",
+        "millimeters of mercury",
+        true,
+    ),
+    unit(
         "rpm",
         "revolution per minute",
         "revolutions per minute",
