@@ -8,15 +8,18 @@ Runs `text_to_speech.convert` (default mp3_44100_128), `text_to_speech.stream` (
 ulaw_8000), `text_to_speech.convert_with_timestamps`, `text_to_speech.stream_with_timestamps`
 and `voices.get_all`; checks the audio is of a plausible length and not silent, the alignment
 covers the text character by character in order (streamed: no character ahead of the audio
-received with it), a wrong key and an ElevenLabs voice id are refused; writes the audio to
+received with it), an ElevenLabs premade voice id is spoken by a stock voice named in
+`x-banter-voice`, a wrong key and an unknown voice id are refused; writes the audio to
 OUTDIR. Prints
 one line per check and exits non-zero on the first failure. setup.sh makes the venv it runs in.
 """
 
 import base64
+import json
 import math
 import struct
 import sys
+import urllib.request
 from pathlib import Path
 
 from elevenlabs.client import ElevenLabs
@@ -135,12 +138,32 @@ def main():
         fail(f"voices: {len(voices)}, {[v.voice_id for v in voices][:5]}")
     print(f"ok voices.get_all: {len(voices)} voices", flush=True)
 
+    # A premade ElevenLabs voice id (Rachel, the SDK examples' default) is spoken by a stock
+    # voice like it, and the answer names it.
+    rachel = b"".join(
+        client.text_to_speech.convert(
+            voice_id="21m00Tcm4TlvDq8ikWAM", text=TEXT, output_format="pcm_24000"
+        )
+    )
+    check_pcm("convert with Rachel's id", rachel, 24_000)
+    request = urllib.request.Request(
+        f"{url}/v1/text-to-speech/21m00Tcm4TlvDq8ikWAM?output_format=pcm_16000",
+        data=json.dumps({"text": "Hi."}).encode(),
+        headers={"xi-api-key": token, "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as answer:
+        answer.read()
+        said = answer.headers.get("x-banter-voice", "")
+    if not said.startswith("af_heart") or "Rachel" not in said:
+        fail(f"x-banter-voice for Rachel's id: {said!r}")
+    print(f"ok an ElevenLabs premade id is spoken by a stock voice: {said}", flush=True)
+
     for name, call in [
         ("a wrong key", lambda: ElevenLabs(api_key="wrong", base_url=url).voices.get_all()),
         (
-            "an ElevenLabs voice id",
+            "an unknown ElevenLabs voice id",
             lambda: b"".join(
-                client.text_to_speech.convert(voice_id="21m00Tcm4TlvDq8ikWAM", text="Hi")
+                client.text_to_speech.convert(voice_id="aBcDeFgHiJkLmNoPqRsT", text="Hi")
             ),
         ),
     ]:

@@ -12,6 +12,7 @@
 pub mod backend;
 mod body;
 pub mod dialogue;
+mod elevenlabs_voices;
 pub mod embedded;
 pub mod errors;
 pub(crate) mod format;

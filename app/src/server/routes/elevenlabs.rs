@@ -10,8 +10,10 @@
 //! the API token as key they get Kokoro locally.
 //!
 //! Decisions, each visible to clients:
-//! - `{voice_id}`: any Banter voice (stock, blend, OpenAI name, library voice). ElevenLabs'
-//!   own voice ids name voices Banter does not have: a 400 that says what to use.
+//! - `{voice_id}`: any Banter voice (stock, blend, OpenAI name, library voice), or one of
+//!   ElevenLabs' premade voice ids, spoken by a stock voice like it and named in
+//!   `x-banter-voice` (`server::elevenlabs_voices`). Other ElevenLabs ids name voices Banter
+//!   does not have: a 400 that says what to use.
 //! - Body: `text` (at most `--max-input-chars`), `voice_settings.speed` (clamped to Kokoro's
 //!   0.5–2.0; `x-banter-speed` says when); `model_id`, `stability`, `seed`, `previous_text`
 //!   and the rest are accepted and ignored, as unknown fields are.
@@ -40,6 +42,7 @@ use super::speech::{
 };
 use super::timed::{collect, json_answer, Collected};
 use crate::server::backend::{BackendError, FollowEvent, FollowJob, SpeechJob};
+use crate::server::elevenlabs_voices;
 use crate::server::errors::ApiError;
 use crate::server::listener::BusyGuard;
 use crate::server::timestamped::TimestampedBody;
@@ -69,6 +72,8 @@ struct Parsed {
     format: ElevenLabsFormat,
     input_chars: usize,
     clamped_from: Option<f32>,
+    /// `x-banter-voice`, when an ElevenLabs voice id was answered with a stock voice.
+    voice_note: Option<String>,
 }
 
 fn parse(
@@ -85,13 +90,17 @@ fn parse(
         .map_or(DEFAULT_FORMAT, String::as_str);
     let format = ElevenLabsFormat::parse(format_name)
         .map_err(|m| ApiError::invalid("output_format", "invalid_output_format", m))?;
-    let voice = resolve_voice(voice).map_err(|e| {
+    // An ElevenLabs premade voice's id is answered with a stock voice like it, and says so.
+    let stand_in = elevenlabs_voices::stand_in(voice);
+    let voice_note = stand_in.map(|(stock, name)| elevenlabs_voices::note(stock, name));
+    let voice = resolve_voice(stand_in.map_or(voice, |(stock, _)| stock)).map_err(|e| {
         ApiError::invalid(
             "voice_id",
             "invalid_voice",
             format!(
                 "{}; Banter speaks its own voices (GET /v1/voices lists them): a stock name such \
-                 as af_heart, a blend, an OpenAI name or a library voice, not ElevenLabs' ids",
+                 as af_heart, a blend, an OpenAI name, a library voice or one of ElevenLabs' \
+                 premade voice ids, not other ElevenLabs ids",
                 e.message
             ),
         )
@@ -116,6 +125,7 @@ fn parse(
         format,
         input_chars,
         clamped_from,
+        voice_note,
     })
 }
 
@@ -147,10 +157,24 @@ pub async fn speech(
         content_type: parsed.format.content_type(),
     };
     let mut response = stream.respond(&state, busy, started).await?;
-    if let Some(note) = parsed.clamped_from.and_then(speed_note) {
-        response.headers_mut().insert("x-banter-speed", note);
-    }
+    note_guesses(
+        &mut response,
+        parsed.voice_note.as_deref(),
+        parsed.clamped_from,
+    );
     Ok(response)
+}
+
+/// The answer's notes on what Banter chose for the client: the stock voice spoken for an
+/// ElevenLabs voice id (`x-banter-voice`) and a clamped speed (`x-banter-speed`).
+fn note_guesses(response: &mut Response, voice: Option<&str>, clamped_from: Option<f32>) {
+    let headers = response.headers_mut();
+    if let Some(note) = voice.and_then(|v| HeaderValue::from_str(v).ok()) {
+        headers.insert("x-banter-voice", note);
+    }
+    if let Some(note) = clamped_from.and_then(speed_note) {
+        headers.insert("x-banter-speed", note);
+    }
 }
 
 /// `POST /v1/text-to-speech/{voice_id}/with-timestamps`: the whole file and its characters'
@@ -175,12 +199,9 @@ pub async fn with_timestamps(
         "alignment": alignment,
         "normalized_alignment": alignment,
     });
-    Ok(json_answer(
-        &state,
-        &answer,
-        audio.len(),
-        parsed.clamped_from,
-    ))
+    let mut response = json_answer(&state, &answer, audio.len(), parsed.clamped_from);
+    note_guesses(&mut response, parsed.voice_note.as_deref(), None);
+    Ok(response)
 }
 
 /// `POST /v1/text-to-speech/{voice_id}/stream/with-timestamps`: a JSON line per piece of audio,
@@ -235,9 +256,11 @@ pub async fn stream_with_timestamps(
         HeaderValue::from_static("application/x-ndjson"),
     );
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    if let Some(note) = parsed.clamped_from.and_then(speed_note) {
-        headers.insert("x-banter-speed", note);
-    }
+    note_guesses(
+        &mut response,
+        parsed.voice_note.as_deref(),
+        parsed.clamped_from,
+    );
     Ok(response)
 }
 
@@ -326,6 +349,17 @@ mod tests {
         )
         .expect("a fast speed is clamped");
         assert_eq!(p.clamped_from, Some(3.0));
+        let p = parse("21m00Tcm4TlvDq8ikWAM", &query(&[]), br#"{"text":"Hi"}"#, 20)
+            .expect("ElevenLabs' Rachel");
+        assert_eq!(p.job.voice, "af_heart");
+        assert_eq!(
+            p.voice_note.as_deref(),
+            Some("af_heart (for ElevenLabs' Rachel)")
+        );
+        assert!(parse("af_heart", &query(&[]), br#"{"text":"Hi"}"#, 20)
+            .expect("a stock voice")
+            .voice_note
+            .is_none());
         assert_eq!(code("af_heart", &[], r#"{"text":"  "}"#), "empty_input");
         assert_eq!(
             code("af_heart", &[], r#"{"text":"this is more than twenty"}"#),

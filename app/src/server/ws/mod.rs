@@ -110,6 +110,9 @@ async fn prepare(
     let ws = WebSocketUpgrade::from_request_parts(&mut parts, state)
         .await
         .map_err(|r| ApiError::bad_request("not_a_websocket", r.body_text()))?;
+    // An ElevenLabs premade voice's id is spoken by a stock voice like it, said in a header.
+    let stand_in = super::elevenlabs_voices::stand_in(&voice);
+    let voice = stand_in.map_or(voice, |(stock, _)| stock.to_owned());
     let setup = session::Setup {
         voice,
         multi,
@@ -119,10 +122,17 @@ async fn prepare(
         _busy: busy,
     };
     let state = state.clone();
-    Ok(ws
+    let mut response = ws
         .max_message_size(FRAME_LIMIT)
         .max_frame_size(FRAME_LIMIT)
-        .on_upgrade(move |socket| session::run(socket, state, setup)))
+        .on_upgrade(move |socket| session::run(socket, state, setup));
+    if let Some((stock, name)) = stand_in {
+        let note = super::elevenlabs_voices::note(stock, name);
+        if let Ok(value) = axum::http::HeaderValue::from_str(&note) {
+            response.headers_mut().insert("x-banter-voice", value);
+        }
+    }
+    Ok(response)
 }
 
 /// The token of the upgrade request: `xi-api-key`, or `Authorization: Bearer`.

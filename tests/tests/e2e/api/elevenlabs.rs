@@ -1,6 +1,6 @@
 //! Unmodified ElevenLabs clients against `banter serve`: the SDK's HTTP calls
-//! (tools/api-test/elevenlabs_client.py: convert, stream, convert with timestamps, voices, a
-//! wrong key, an ElevenLabs voice id) and the text-streaming sockets:
+//! (tools/api-test/elevenlabs_client.py: convert, stream, convert with timestamps (whole and
+//! streamed), voices, a premade ElevenLabs voice id, a wrong key, an unknown voice id) and the text-streaming sockets:
 //! tools/api-test/ws_clients.py drives pipecat's `ElevenLabsTTSService` (multi-stream-input,
 //! LLM tokens one by one, an interruption, sentence mode with a blend) and raw sockets
 //! (single context, flush + close, keep-alives, invalid JSON, reused ids, formats, binary
