@@ -164,7 +164,7 @@ pub(crate) fn check_voices(spec: &VoiceSpec, voices: &[StockVoice]) -> Result<()
                 field: "voice",
                 message: format!(
                     "unknown voice `{}`; GET /v1/voices lists them (or use alloy, ash, ballad, \
-                     coral, echo, fable, onyx, nova, sage, shimmer, verse)",
+                     cedar, coral, echo, fable, marin, onyx, nova, sage, shimmer, verse)",
                     term.voice
                 ),
             });

@@ -35,13 +35,15 @@ use crate::server::{AppState, JobSlot};
 
 /// OpenAI's voice names and the stock voice each one means: a like-sounding voice of the same
 /// gender, reusing Kokoro's namesakes where they exist (alloy, echo, fable, nova, onyx).
-pub const OPENAI_VOICES: [(&str, &str); 11] = [
+pub const OPENAI_VOICES: [(&str, &str); 13] = [
     ("alloy", "af_alloy"),
     ("ash", "am_liam"),
     ("ballad", "bm_george"),
+    ("cedar", "am_adam"),
     ("coral", "af_heart"),
     ("echo", "am_echo"),
     ("fable", "bm_fable"),
+    ("marin", "af_kore"),
     ("onyx", "am_onyx"),
     ("nova", "af_nova"),
     ("sage", "af_sarah"),
