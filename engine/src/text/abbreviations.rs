@@ -35,6 +35,10 @@ const TITLES: &[(&str, &str)] = &[
     ("Det", "Detective"),
     ("Insp", "Inspector"),
     ("Fr", "Father"),
+    ("Pvt", "Private"),
+    ("Cmdr", "Commander"),
+    ("Brig", "Brigadier"),
+    ("Supt", "Superintendent"),
     ("St", "Saint"),
     ("Mt", "Mount"),
     ("Ft", "Fort"),
@@ -121,6 +125,9 @@ const BEFORE_NUMBER: &[(&str, &str)] = &[
     ("Eps", "episodes"),
     ("ext", "extension"),
     ("Ext", "extension"),
+    ("Pt", "part"),
+    ("pt", "part"),
+    ("Bk", "book"),
     ("Apt", "apartment"),
     ("apt", "apartment"),
     ("Rm", "room"),
@@ -141,6 +148,14 @@ fn lookup(table: &[(&str, &'static str)], word: &str) -> Option<&'static str> {
     table.iter().find(|(w, _)| *w == word).map(|(_, e)| *e)
 }
 
+/// Abbreviations of a part of a book, which number it with Roman numerals too ("Vol. II").
+pub(super) fn takes_roman(word: &str) -> bool {
+    matches!(
+        word,
+        "Vol" | "vol" | "Pt" | "pt" | "Ch" | "ch" | "Bk" | "Sec" | "sec" | "Art"
+    )
+}
+
 /// A full stop after `word` never ends a sentence when `next` starts the following word.
 pub(super) fn never_ends_sentence(word: &str, next: char) -> bool {
     let is_general = lookup(GENERAL, word).is_some() && word != "etc" && word != "al"
@@ -150,6 +165,7 @@ pub(super) fn never_ends_sentence(word: &str, next: char) -> bool {
         || is_general
         || next.is_ascii_digit()
             && (lookup(BEFORE_NUMBER, word).is_some() || super::dates::month(word).is_some())
+        || takes_roman(word) && matches!(next, 'I' | 'V' | 'X')
 }
 
 /// A full stop after `word` ends a sentence only if a sentence opener follows.
@@ -225,7 +241,13 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let period = tok.trail.starts_with('.');
     let next = ctx.next_core_after_period(i);
     let next_capital = next.is_some_and(capitalised);
-    let next_number = next.is_some_and(|w| w.starts_with(|c: char| c.is_ascii_digit()));
+    // A number, or after a part's abbreviation a Roman one ("Vol. II"; "No. I" is a reply).
+    let next_number = next.is_some_and(|w| {
+        w.starts_with(|c: char| c.is_ascii_digit())
+            || takes_roman(core)
+                && w.chars().all(|c| "IVXLC".contains(c))
+                && super::roman::parse(w).is_some()
+    });
     // The first word of a sentence is capitalised anyway, so it says nothing about names.
     let prev_name = i >= 2
         && ctx

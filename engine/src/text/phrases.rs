@@ -191,6 +191,17 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             hit.eat_period = true;
             return Some(hit);
         }
+        // A clock time says when ("at 1430 hours"); a leading zero always does ("0300 hrs").
+        let when = bare.starts_with('0')
+            || ctx.prev_core(i).is_some_and(|p| {
+                matches!(
+                    p.to_lowercase().as_str(),
+                    "at" | "by" | "until" | "till" | "from" | "before" | "after" | "since" | "to"
+                )
+            });
+        if let Some(said) = military_time(bare, word, d).filter(|_| when) {
+            return Some(Hit::new(2, said));
+        }
         if word == "bps" || word == "bp" {
             // Basis points beside rates and yields ("cut by 25 bps"), else bits per second.
             let money = ctx.toks.iter().any(|t| {
@@ -349,6 +360,29 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return Some(Hit::new(1, words));
     }
     single(core, d).map(|w| Hit::new(1, w))
+}
+
+/// "0300 hrs", "1430 hours": the military clock, "oh three hundred hours", "fourteen thirty
+/// hours" (it was read digit by digit, or as a count of hours).
+fn military_time(digits: &str, word: &str, d: Dialect) -> Option<String> {
+    if !matches!(word.to_lowercase().as_str(), "hrs" | "hours" | "hr") || digits.len() != 4 {
+        return None;
+    }
+    let (h, m): (u64, u64) = (digits[..2].parse().ok()?, digits[2..].parse().ok()?);
+    if !all_digits(digits) || h > 23 || m > 59 {
+        return None;
+    }
+    let hour = match h {
+        0 => "zero".to_owned(),
+        h if digits.starts_with('0') => format!("oh {}", numbers::cardinal(h, d)),
+        h => numbers::cardinal(h, d),
+    };
+    let minutes = match m {
+        0 => "hundred".to_owned(),
+        m if m < 10 => format!("oh {}", numbers::cardinal(m, d)),
+        m => numbers::cardinal(m, d),
+    };
+    Some(format!("{hour} {minutes} hours"))
 }
 
 /// Words that make "bps" after a number basis points (with any word starting "rate" or

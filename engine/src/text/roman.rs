@@ -143,7 +143,18 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         None => (core, ""),
     };
     let n = parse(numeral)?;
-    let prev = ctx.prev_core(i)?;
+    // "Vol. II", "Pt. III": an abbreviation's full stop does not part them.
+    let abbreviated = ctx
+        .prev_core_after_period(i)
+        .is_some_and(super::abbreviations::takes_roman);
+    let prev = ctx.prev_core(i);
+    if abbreviated {
+        return Some(Hit::new(
+            1,
+            format!("{}{possessive}", numbers::cardinal(n, ctx.dialect)),
+        ));
+    }
+    let prev = prev?;
     if CARDINAL_CONTEXT.contains(&prev.to_lowercase().as_str()) {
         return Some(Hit::new(
             1,
