@@ -228,6 +228,7 @@ fn a_remote_render_is_the_local_render_even_when_a_server_dies() {
         .lines()
         .find_map(|l| l.strip_prefix("segments spoken remotely: "))
         .unwrap_or_default();
+    let mut b_spoke = 0;
     for server in [&a, &b] {
         let n = spoken
             .split(", ")
@@ -238,6 +239,7 @@ fn a_remote_render_is_the_local_render_even_when_a_server_dies() {
             "{} spoke: {said}",
             server.endpoint()
         );
+        b_spoke = n.unwrap_or_default();
     }
     let started = Instant::now();
     while a.counter("nv_inference_request_success") + b.counter("nv_inference_request_success")
@@ -250,9 +252,12 @@ fn a_remote_render_is_the_local_render_even_when_a_server_dies() {
         std::thread::sleep(Duration::from_millis(200));
     }
 
-    // Kill b once it has spoken again: its segments in flight go to a.
+    // Kill b once it has spoken again: its segments in flight go to a. Triton publishes its
+    // metrics every couple of seconds, so the count is first let catch up with what b said in
+    // the render above (a late update read as "spoken again" killed b before it had any work,
+    // and the render then only said it was not ready).
     let mut b = b;
-    let before = b.counter("nv_inference_request_success");
+    let before = b.counter_reaching("nv_inference_request_success", b_spoke as f64);
     let child = render(dir.path(), "survived", Some(&both))
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
