@@ -322,16 +322,13 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     }
     // "Dept." opens a name as "dept." sits in a sentence.
     let lower = core.to_lowercase();
-    let general = lookup(GENERAL, core).or_else(|| {
-        (core.chars().skip(1).all(|c| !c.is_uppercase()))
-            .then(|| lookup(GENERAL, &lower))
-            .flatten()
-    });
+    let title_case = core.chars().skip(1).all(|c| !c.is_uppercase());
+    let general =
+        lookup(GENERAL, core).or_else(|| title_case.then(|| lookup(GENERAL, &lower)).flatten());
     if let Some(words) = general.filter(|_| period || core == "vs") {
         return expand(words, false);
     }
     // Chat shorthand an author leaves in a script: said as meant, with or without a stop.
-    let title_case = core.chars().skip(1).all(|c| !c.is_uppercase());
     if let Some(words) = lookup(SHORTHAND, &lower).filter(|_| title_case || core == "PhD") {
         return expand(words, false);
     }

@@ -6,6 +6,7 @@
 //! the author's order; the British reading adds "the" ("March the third").
 
 use super::numbers::{self, all_digits};
+use super::numeric::Num;
 use super::rules::{Ctx, Hit};
 use super::Dialect;
 
@@ -379,14 +380,11 @@ pub(super) fn clock(core: &str, dialect: Dialect) -> Option<String> {
 fn ratio(core: &str, dialect: Dialect) -> Option<String> {
     // Digits, or thousands grouped with commas as a scale writes them ("50,000", not "5,0").
     let number = |s: &str| {
-        let mut groups = s.split(',');
-        let head = groups.next().unwrap_or_default();
-        let rest: Vec<&str> = groups.collect();
-        let ok = !head.is_empty()
-            && all_digits(head)
-            && (rest.is_empty()
-                || head.len() <= 3 && rest.iter().all(|g| g.len() == 3 && all_digits(g)));
-        ok.then(|| numbers::integer(&s.replace(',', ""), dialect))
+        let grouped = s.contains(',')
+            && !s.starts_with('-')
+            && Num::parse(s).is_some_and(|n| n.plain_int().is_some());
+        (grouped || !s.is_empty() && all_digits(s))
+            .then(|| numbers::integer(&s.replace(',', ""), dialect))
     };
     let (a, b) = core.split_once(':')?;
     Some(format!("{} to {}", number(a)?, number(b)?))

@@ -412,11 +412,7 @@ fn short_code(ctx: &Ctx<'_>, i: usize) -> Option<String> {
     let after_to = ctx
         .prev_core(i)
         .is_some_and(|p| p.eq_ignore_ascii_case("to"));
-    let texted = (2..=5).any(|back| {
-        i.checked_sub(back)
-            .and_then(|k| ctx.toks.get(k))
-            .is_some_and(|t| TEXT_WORDS.contains(&t.core.to_lowercase().as_str()))
-    });
+    let texted = ctx.word_before(i, 2..=5, &TEXT_WORDS);
     (code && after_to && texted).then(|| numbers::digits(core))
 }
 
@@ -434,11 +430,7 @@ fn rating(ctx: &Ctx<'_>, i: usize) -> Option<String> {
     let of_follows = ctx
         .next_core(i)
         .is_some_and(|w| w.eq_ignore_ascii_case("of"));
-    let scored = (1..=3).any(|back| {
-        i.checked_sub(back)
-            .and_then(|k| ctx.toks.get(k))
-            .is_some_and(|t| SCORE_WORDS.contains(&t.core.to_lowercase().as_str()))
-    });
+    let scored = ctx.word_before(i, 1..=3, &SCORE_WORDS);
     let out_of = matches!(y, 5 | 10 | 100) || scored && (2..=1000).contains(&y);
     if !out_of || x > y || of_follows || b.starts_with('0') {
         return None;

@@ -5,6 +5,8 @@
 //! Order matters where patterns overlap: addresses first (they contain digits and dots), then
 //! written dates, numbers, Roman numerals, abbreviations and symbols.
 
+use std::ops::RangeInclusive;
+
 use super::tokens::{tokenize, Token};
 use super::{abbreviations, dates, numeric, phrases, roman, symbols, web, Dialect};
 
@@ -34,6 +36,17 @@ impl Ctx<'_> {
     pub fn prev_core_after_period(&self, i: usize) -> Option<&str> {
         let prev = self.toks.get(i.checked_sub(1)?)?;
         (matches!(prev.trail, "" | ".") && self.toks[i].lead.is_empty()).then_some(prev.core)
+    }
+
+    /// Whether one of the `back` tokens before token `i` (1 is the one just before) is one of
+    /// `words`, in any case: the context that decides a reading a few words on ("text STOP
+    /// to 55555", "the score was 12/20").
+    pub fn word_before(&self, i: usize, back: RangeInclusive<usize>, words: &[&str]) -> bool {
+        back.into_iter().any(|k| {
+            i.checked_sub(k)
+                .and_then(|k| self.toks.get(k))
+                .is_some_and(|t| words.contains(&t.core.to_lowercase().as_str()))
+        })
     }
 
     /// The previous token's core when only whitespace separates it from token `i`.
