@@ -33,6 +33,7 @@ mod dia;
 mod docx;
 mod draft;
 mod error;
+mod fdx;
 mod format;
 mod gender;
 mod header;
@@ -50,6 +51,7 @@ mod play;
 mod podcastfy;
 #[cfg(test)]
 mod properties;
+mod rtf;
 mod source;
 #[cfg(test)]
 mod tests;

@@ -15,7 +15,8 @@ pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
 
 /// Decodes a script file's bytes: UTF-8 (an optional BOM is dropped), UTF-16 LE/BE with a BOM,
 /// or a word processor's document (`.docx` or `.odt`: its body's paragraphs as lines, see
-/// [`super::office`]); a file
+/// [`super::office`]; Rich Text, `.rtf`, see [`super::rtf`]); a Final Draft screenplay (`.fdx`) is
+/// rewritten as the play it prints as ([`super::fdx`]); a file
 /// named `.csv` is a spreadsheet's rows as tab-separated lines ([`super::csv`]).
 ///
 /// `file` is the name used in error messages. Invalid UTF-8 is an error naming the byte offset
@@ -36,6 +37,11 @@ pub fn decode_script_bytes(file: &str, bytes: &[u8]) -> Result<String, ScriptErr
             ScriptError::new(file, Position::START, ScriptErrorKind::Document { what })
         });
     }
+    if super::rtf::is_rtf(bytes) {
+        return super::rtf::body_text(bytes).map_err(|what| {
+            ScriptError::new(file, Position::START, ScriptErrorKind::Document { what })
+        });
+    }
     let text = if let Some(rest) = bytes.strip_prefix(b"\xEF\xBB\xBF") {
         utf8(file, rest, 3)
     } else if let Some(rest) = bytes.strip_prefix(b"\xFF\xFE") {
@@ -45,6 +51,11 @@ pub fn decode_script_bytes(file: &str, bytes: &[u8]) -> Result<String, ScriptErr
     } else {
         utf8(file, bytes, 0)
     }?;
+    if super::fdx::is_final_draft(&text) {
+        return super::fdx::screenplay_text(&text).map_err(|what| {
+            ScriptError::new(file, Position::START, ScriptErrorKind::Document { what })
+        });
+    }
     let csv = std::path::Path::new(file)
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("csv"));
