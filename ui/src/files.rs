@@ -117,7 +117,7 @@ pub enum OpenError {
 /// What the studio opens, said wherever a file is refused.
 pub const ACCEPTED: &str = "The studio opens scripts written as text (UTF-8 or UTF-16): .txt, \
     .md, .markdown, .json, .xml, .text, .script, .fountain, .fdx (Final Draft), .srt, .vtt, or any text file that \
-    reads as one, Word documents (.docx), OpenDocument texts (.odt), Rich Text (.rtf, what TextEdit saves) and spreadsheets saved as .csv or .tsv. An audio file (.wav, .flac, .mp3, .m4a, .aiff, \
+    reads as one, Word documents (.docx), OpenDocument texts (.odt), Rich Text (.rtf, what TextEdit saves), web pages (.html, or Google Docs' zipped one) and spreadsheets saved as .csv or .tsv. An audio file (.wav, .flac, .mp3, .m4a, .aiff, \
     .ogg, .opus) is dropped on a speaker in the cast (a voice clip) or on a line of the script (a \
     sound cue) instead.";
 

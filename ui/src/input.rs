@@ -23,9 +23,9 @@ use crate::command::Command;
 
 /// Extensions read as scripts (subtitles too: a transcript with speakers exported as SRT or
 /// VTT reads as a script, its timings dropped).
-pub const SCRIPT_EXTENSIONS: [&str; 16] = [
+pub const SCRIPT_EXTENSIONS: [&str; 18] = [
     "txt", "md", "markdown", "json", "xml", "text", "script", "fountain", "fdx", "srt", "vtt",
-    "docx", "odt", "rtf", "csv", "tsv",
+    "docx", "odt", "rtf", "html", "htm", "csv", "tsv",
 ];
 /// Extensions read as voice clips.
 pub const AUDIO_EXTENSIONS: [&str; 11] = [

@@ -1,6 +1,7 @@
 //! Word-processor documents: a Word document (`.docx`, also what Google Docs and Pages
 //! export) or an `OpenDocument` text (`.odt`, `LibreOffice`'s and Google Docs' other export) is a
-//! ZIP archive whose body is one XML part. This module opens the archive, picks the part, and
+//! ZIP archive whose body is one XML part (Google Docs' zipped web page, one `.html` page and
+//! its images, is read by [`super::html`]; a Pages document is refused by name). This module opens the archive, picks the part, and
 //! holds the XML scanning both readers share ([`super::docx`], [`super::odt`]); each turns its
 //! body into one line per paragraph, so a script written in a word processor reads like the
 //! same script saved as text.
@@ -30,6 +31,16 @@ pub(crate) fn document_text(bytes: &[u8]) -> Result<String, String> {
     } else if archive.index_for_name("content.xml").is_some() {
         let xml = read_part(&mut archive, "content.xml", "an OpenDocument text")?;
         super::odt::body_text(&xml)
+    } else if let Some(page) = single_web_page(&archive) {
+        // Google Docs' "Web page (.html, zipped)": the page and its images.
+        let html = read_part(&mut archive, &page, "a zipped web page")?;
+        Ok(super::html::page_text(&html))
+    } else if archive.index_for_name("Index/Document.iwa").is_some() {
+        Err(
+            "a Pages document, which Banter does not read; in Pages choose File > Export To > \
+             Word (.docx) or Plain Text (.txt)"
+                .to_owned(),
+        )
     } else {
         Err(
             "a ZIP archive without `word/document.xml` or `content.xml`, so neither a Word \
@@ -38,6 +49,17 @@ pub(crate) fn document_text(bytes: &[u8]) -> Result<String, String> {
                 .to_owned(),
         )
     }
+}
+
+/// The one `.html` page of an archive, if it has exactly one (images beside it are fine).
+fn single_web_page(archive: &zip::ZipArchive<std::io::Cursor<&[u8]>>) -> Option<String> {
+    let mut pages = archive.file_names().filter_map(Result::ok).filter(|name| {
+        std::path::Path::new(name.as_ref())
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("html") || e.eq_ignore_ascii_case("htm"))
+    });
+    let page = pages.next()?;
+    pages.next().is_none().then(|| page.into_owned())
 }
 
 /// The part `name` as UTF-8, at most [`MAX_DOCUMENT_XML`] bytes; `kind` names the document in
@@ -207,6 +229,32 @@ pub(crate) mod tests {
             zip.write_all(contents.as_bytes()).expect("write");
         }
         zip.finish().expect("finish").into_inner()
+    }
+
+    #[test]
+    fn a_zipped_web_page_is_read_and_a_pages_document_refused_by_name() {
+        let page = archive(&[
+            (
+                "Episode4.html",
+                "<html><body><p>Ann: Hi.</p><p>Ben: Yo.</p></body></html>",
+            ),
+            ("images/image1.png", "\u{89}PNG"),
+        ]);
+        assert_eq!(
+            document_text(&page).expect("a page"),
+            "Ann: Hi.\nBen: Yo.\n"
+        );
+        let two = archive(&[("a.html", "<p>a</p>"), ("b.html", "<p>b</p>")]);
+        assert!(document_text(&two).is_err());
+        let pages = archive(&[
+            ("Index/Document.iwa", "\u{0}"),
+            ("Metadata/Properties.plist", ""),
+        ]);
+        let e = document_text(&pages).expect_err("pages");
+        assert!(
+            e.contains("a Pages document") && e.contains("Export To"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -16,7 +16,8 @@ pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
 /// Decodes a script file's bytes: UTF-8 (an optional BOM is dropped), UTF-16 LE/BE with a BOM,
 /// or a word processor's document (`.docx` or `.odt`: its body's paragraphs as lines, see
 /// [`super::office`]; Rich Text, `.rtf`, see [`super::rtf`]); a Final Draft screenplay (`.fdx`) is
-/// rewritten as the play it prints as ([`super::fdx`]); a file
+/// rewritten as the play it prints as ([`super::fdx`]); a web page is its shown text
+/// ([`super::html`]); a file
 /// named `.csv` is a spreadsheet's rows as tab-separated lines ([`super::csv`]).
 ///
 /// `file` is the name used in error messages. Invalid UTF-8 is an error naming the byte offset
@@ -30,6 +31,13 @@ pub fn decode_script_bytes(file: &str, bytes: &[u8]) -> Result<String, ScriptErr
                 size: bytes.len(),
                 limit: MAX_SCRIPT_BYTES,
             },
+        ));
+    }
+    if let Some(what) = super::foreign::refusal(bytes) {
+        return Err(ScriptError::new(
+            file,
+            Position::START,
+            ScriptErrorKind::Document { what },
         ));
     }
     if super::office::is_zip(bytes) {
@@ -55,6 +63,9 @@ pub fn decode_script_bytes(file: &str, bytes: &[u8]) -> Result<String, ScriptErr
         return super::fdx::screenplay_text(&text).map_err(|what| {
             ScriptError::new(file, Position::START, ScriptErrorKind::Document { what })
         });
+    }
+    if super::html::is_html(&text) {
+        return Ok(super::html::page_text(&text));
     }
     let csv = std::path::Path::new(file)
         .extension()
