@@ -14,7 +14,7 @@ use script::{Episode, ParseOptions, Position, ScriptError, ScriptFormat, VoiceSo
 /// stage directions dropped and then kept, and checks the invariants.
 pub fn check_bytes(data: &[u8], format: Option<ScriptFormat>) {
     let text = match script::decode_script_bytes("fuzz", data) {
-        Ok(text) => text,
+        Ok(decoded) => decoded.text,
         Err(e) => {
             check_error_prefix(&e);
             return;

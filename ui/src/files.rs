@@ -122,7 +122,7 @@ pub const ACCEPTED: &str = "The studio opens scripts written as text (UTF-8 or U
     sound cue) instead.";
 
 /// Reads `path` as a script: its name and its text, or why it is not one.
-pub fn read_script(path: &Path) -> Result<(String, String), OpenError> {
+pub fn read_script(path: &Path) -> Result<Opened, OpenError> {
     let name = path.file_name().map_or_else(
         || path.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
@@ -141,18 +141,34 @@ pub fn read_script(path: &Path) -> Result<(String, String), OpenError> {
     if looks_like_audio(&bytes) {
         return Err(OpenError::Audio { name });
     }
-    let text =
+    let decoded =
         engine::script::decode_script_bytes(&name, &bytes).map_err(|e| OpenError::NotText {
             name: name.clone(),
             reason: e.kind.to_string(),
         })?;
+    let note = decoded.guessed.map(|w| {
+        format!(
+            "{name}:{}:{}: {}",
+            w.position.line, w.position.column, w.message
+        )
+    });
+    let text = decoded.text;
     if text.contains('\0') {
         return Err(OpenError::NotText {
             name,
             reason: "it holds binary data (NUL bytes), not text".into(),
         });
     }
-    Ok((name, text))
+    Ok(Opened { name, text, note })
+}
+
+/// A script file as read: its name, its text, and what was guessed to read it, if anything.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Opened {
+    pub name: String,
+    pub text: String,
+    /// Said when the file opens (`FILE:LINE:COLUMN: …`): a guess is never silent.
+    pub note: Option<String>,
 }
 
 /// The first bytes of a WAV, FLAC, MP3 (ID3 tag or frame sync) or Ogg file.
@@ -223,7 +239,20 @@ mod tests {
         let script = write("fine.txt", b"Ann: Hello.\n");
         assert_eq!(
             read_script(&script),
-            Ok(("fine.txt".into(), "Ann: Hello.\n".into()))
+            Ok(Opened {
+                name: "fine.txt".into(),
+                text: "Ann: Hello.\n".into(),
+                note: None
+            })
+        );
+        // Excel's CSV on a Western Windows: read, and the guess said where.
+        let ansi = write("cast.csv", b"Ann,Caf\xe9 time.\n");
+        let opened = read_script(&ansi).expect("windows-1252");
+        assert_eq!(opened.text, "Ann\tCafé time.\n");
+        let note = opened.note.expect("the guess is said");
+        assert!(
+            note.starts_with("cast.csv:1:8: ") && note.contains("Windows-1252"),
+            "{note}"
         );
     }
 }

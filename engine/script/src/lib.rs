@@ -76,7 +76,7 @@ pub use model::{
     Chapter, Line, LineKind, Piece, Position, Settings, Skipped, StageDirection, Warning,
 };
 pub use pieces::{MAX_PAUSE_SECS, WRITTEN_SPEED_RANGE};
-pub use source::{decode_script_bytes, MAX_SCRIPT_BYTES};
+pub use source::{decode_script_bytes, Decoded, MAX_SCRIPT_BYTES};
 
 use cast::check_voice_spelling;
 use header::{parse_header, Header};
@@ -206,8 +206,12 @@ impl Episode {
         bytes: &[u8],
         options: &ParseOptions,
     ) -> Result<Self, ScriptError> {
-        let text = decode_script_bytes(file, bytes)?;
-        Self::parse(file, &text, options)
+        let decoded = decode_script_bytes(file, bytes)?;
+        let mut episode = Self::parse(file, &decoded.text, options)?;
+        if let Some(guessed) = decoded.guessed {
+            episode.warnings.insert(0, guessed);
+        }
+        Ok(episode)
     }
 
     /// Checks every voice in the cast (each term of a blend) with `is_known`; the first unknown

@@ -19,6 +19,7 @@
 //! is left, and a file that ends inside a group is refused as cut short.
 
 use super::docx::{end_cell, end_row};
+use super::source::windows_1252;
 
 /// Groups nested deeper than this are refused (real documents nest a few dozen).
 const MAX_DEPTH: usize = 512;
@@ -415,19 +416,6 @@ impl Reader<'_> {
     }
 }
 
-/// A byte ≥ 0x80 in Windows code page 1252 (Latin-1 but for 0x80–0x9F).
-fn windows_1252(b: u8) -> char {
-    const HIGH: [char; 32] = [
-        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8D}', 'Ž',
-        '\u{8F}', '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9D}',
-        'ž', 'Ÿ',
-    ];
-    match b {
-        0x80..=0x9F => HIGH[usize::from(b - 0x80)],
-        _ => char::from(b),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::{body_text, is_rtf};
@@ -455,7 +443,9 @@ mod tests {
              Alice: Let’s start with “the basics”."
         );
         // Whatever the file is called: Rich Text is told by its first bytes.
-        let decoded = decode_script_bytes("script.txt", TEXTEDIT.as_bytes()).expect("decoded");
+        let decoded = decode_script_bytes("script.txt", TEXTEDIT.as_bytes())
+            .expect("decoded")
+            .text;
         assert!(decoded.starts_with("Alice: Welcome back."), "{decoded}");
         let err = decode_script_bytes("cut.rtf", b"{\\rtf1 {").expect_err("cut short");
         assert!(err.to_string().starts_with("cut.rtf:1:1:"), "{err}");

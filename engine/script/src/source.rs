@@ -20,9 +20,30 @@ pub const MAX_SCRIPT_BYTES: usize = 16 * 1024 * 1024;
 /// ([`super::html`]); a file
 /// named `.csv` is a spreadsheet's rows as tab-separated lines ([`super::csv`]).
 ///
-/// `file` is the name used in error messages. Invalid UTF-8 is an error naming the byte offset
-/// and its line and column.
-pub fn decode_script_bytes(file: &str, bytes: &[u8]) -> Result<String, ScriptError> {
+/// `file` is the name used in error messages. A file that is not UTF-8 but reads as Windows
+/// code page 1252 (what Excel's "CSV" and old Notepad's "ANSI" save on Western systems) is read
+/// so, and [`Decoded::guessed`] says where; other invalid UTF-8 is an error naming the byte
+/// offset and its line and column.
+pub fn decode_script_bytes(file: &str, bytes: &[u8]) -> Result<Decoded, ScriptError> {
+    let mut guessed = None;
+    let text = decode_text(file, bytes, &mut guessed)?;
+    Ok(Decoded { text, guessed })
+}
+
+/// A script file's text, and the guess made to read it, if any.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decoded {
+    pub text: String,
+    /// The file was not UTF-8 and was read as Windows-1252: where its first such byte is, to
+    /// be said wherever the script is shown (a guess is never silent).
+    pub guessed: Option<Warning>,
+}
+
+fn decode_text(
+    file: &str,
+    bytes: &[u8],
+    guessed: &mut Option<Warning>,
+) -> Result<String, ScriptError> {
     if bytes.len() > MAX_SCRIPT_BYTES {
         return Err(ScriptError::new(
             file,
@@ -57,7 +78,18 @@ pub fn decode_script_bytes(file: &str, bytes: &[u8]) -> Result<String, ScriptErr
     } else if let Some(rest) = bytes.strip_prefix(b"\xFE\xFF") {
         utf16(file, rest, u16::from_be_bytes)
     } else {
-        utf8(file, bytes, 0)
+        utf8(file, bytes, 0).or_else(|e| {
+            let text = windows_1252_text(bytes).ok_or(e)?;
+            let at = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
+            *guessed = Some(Warning {
+                position: end_position(&windows_1252_text(&bytes[..at]).unwrap_or_default()),
+                message: "this file is not UTF-8; it was read as Windows-1252 (Western European, \
+                          what Excel's CSV and Notepad's ANSI save), the first such character \
+                          is here: check its accented letters and quotes, or save it as UTF-8"
+                    .to_owned(),
+            });
+            Ok::<_, ScriptError>(text)
+        })
     }?;
     if super::fdx::is_final_draft(&text) {
         return super::fdx::screenplay_text(&text).map_err(|what| {
@@ -93,6 +125,45 @@ fn utf8(file: &str, bytes: &[u8], skipped: usize) -> Result<String, ScriptError>
                 },
             ))
         }
+    }
+}
+
+/// `bytes` read as Windows-1252, if that is a plausible reading: every byte is defined there,
+/// and no run of four or more letters is made of bytes above 0x7F alone (Western text puts an
+/// accented letter or a curly quote among ASCII letters; a Cyrillic or Greek code page's words
+/// are whole runs of them, and are not guessed).
+fn windows_1252_text(bytes: &[u8]) -> Option<String> {
+    // A UTF-8 file with a stray byte is not guessed about: its other characters would turn
+    // into mojibake.
+    let utf8_elsewhere = String::from_utf8_lossy(bytes)
+        .chars()
+        .any(|c| !c.is_ascii() && c != char::REPLACEMENT_CHARACTER);
+    if utf8_elsewhere {
+        return None;
+    }
+    let mut run = 0usize;
+    for &b in bytes {
+        if matches!(b, 0x81 | 0x8D | 0x8F | 0x90 | 0x9D) {
+            return None;
+        }
+        run = if b >= 0xC0 { run + 1 } else { 0 };
+        if run >= 4 {
+            return None;
+        }
+    }
+    Some(bytes.iter().map(|&b| windows_1252(b)).collect())
+}
+
+/// A byte in Windows code page 1252 (Latin-1 but for 0x80–0x9F).
+pub(crate) fn windows_1252(b: u8) -> char {
+    const HIGH: [char; 32] = [
+        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8D}', 'Ž',
+        '\u{8F}', '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9D}',
+        'ž', 'Ÿ',
+    ];
+    match b {
+        0x80..=0x9F => HIGH[usize::from(b - 0x80)],
+        _ => char::from(b),
     }
 }
 
@@ -339,7 +410,7 @@ mod tests {
     #[test]
     fn utf8_bom_is_dropped() {
         assert_eq!(
-            decode_script_bytes("f", b"\xEF\xBB\xBFA: hi").unwrap(),
+            decode_script_bytes("f", b"\xEF\xBB\xBFA: hi").unwrap().text,
             "A: hi"
         );
     }
@@ -355,8 +426,8 @@ mod tests {
             .into_iter()
             .chain(text.encode_utf16().flat_map(u16::to_be_bytes))
             .collect();
-        assert_eq!(decode_script_bytes("f", &le).unwrap(), text);
-        assert_eq!(decode_script_bytes("f", &be).unwrap(), text);
+        assert_eq!(decode_script_bytes("f", &le).unwrap().text, text);
+        assert_eq!(decode_script_bytes("f", &be).unwrap().text, text);
     }
 
     #[test]
@@ -374,13 +445,42 @@ mod tests {
 
     #[test]
     fn invalid_utf8_names_offset_line_and_column() {
-        let e = decode_script_bytes("ep.txt", b"A: hi\nB: h\xE9llo").unwrap_err();
+        // 0x81 is no character in Windows-1252 either.
+        let e = decode_script_bytes("ep.txt", b"A: hi\nB: h\x81llo").unwrap_err();
         assert_eq!(e.kind, ScriptErrorKind::InvalidUtf8 { offset: 10 });
         assert!(
             e.to_string()
                 .starts_with("ep.txt:2:5: invalid UTF-8 at byte 10"),
             "{e}"
         );
+        // A UTF-8 file with one stray byte is not read as Windows-1252 throughout.
+        assert!(decode_script_bytes(
+            "ep.txt",
+            "Ann: café \u{2014} h"
+                .as_bytes()
+                .iter()
+                .copied()
+                .chain([0xE9])
+                .collect::<Vec<u8>>()
+                .as_slice()
+        )
+        .is_err());
+        // A Cyrillic code page's words are whole runs of high bytes: not guessed.
+        let cyrillic = b"A: \xcf\xf0\xe8\xe2\xe5\xf2";
+        assert!(decode_script_bytes("ep.txt", cyrillic).is_err());
+    }
+
+    #[test]
+    fn windows_1252_is_read_and_the_guess_said_where() {
+        let csv = b"Alice,Caf\xe9 talk\nBob,\x93Na\xefve\x94 \x96 isn\x92t it?\n";
+        let decoded = decode_script_bytes("ep.csv", csv).expect("read as 1252");
+        assert_eq!(decoded.text, "Alice\tCafé talk\nBob\t“Naïve” – isn’t it?\n");
+        let guess = decoded.guessed.expect("the guess is said");
+        assert_eq!((guess.position.line, guess.position.column), (1, 10));
+        assert!(guess.message.contains("Windows-1252"), "{}", guess.message);
+        // UTF-8 is never guessed about.
+        let utf8 = decode_script_bytes("ep.txt", "Ann: café".as_bytes()).expect("utf-8");
+        assert_eq!(utf8.guessed, None);
     }
 
     #[test]

@@ -86,6 +86,8 @@ pub struct Incoming {
     pub name: String,
     pub path: PathBuf,
     pub text: String,
+    /// What was guessed to read the file (its encoding), said when it opens.
+    pub note: Option<String>,
 }
 
 pub struct Studio {

@@ -81,8 +81,12 @@ impl Studio {
         let waker = self.waker.clone();
         let path = path.to_path_buf();
         if let Err(e) = crate::work::spawn("banter-import", move || {
-            let result =
-                crate::files::read_script(&path).map(|(name, text)| Incoming { name, path, text });
+            let result = crate::files::read_script(&path).map(|opened| Incoming {
+                name: opened.name,
+                path,
+                text: opened.text,
+                note: opened.note,
+            });
             crate::work::send(&tx, &waker, result);
         }) {
             self.say(e.to_string());
@@ -101,7 +105,10 @@ impl Studio {
         self.selected = 0;
         self.waveform = Waveform::default();
         self.buffer.clear();
-        self.say(format!("opened {}", incoming.name));
+        match incoming.note {
+            Some(note) => self.say(format!("opened {}; {note}", incoming.name)),
+            None => self.say(format!("opened {}", incoming.name)),
+        }
     }
 
     /// Folds in the file dialog's answer and the files read since the last frame.
