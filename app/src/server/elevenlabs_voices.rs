@@ -9,6 +9,10 @@
 //! The ids, names, genders and accents are ElevenLabs' public premade list as `GET /v1/voices`
 //! returned it in 2026 (21 voices), plus Rachel, the older default that much code still names.
 
+use engine::assets::manifest::KOKORO_V1;
+use engine::phonemes::Language;
+use engine::voice::VoiceSpec;
+
 /// (ElevenLabs voice id, its name, the stock voice spoken for it).
 const PREMADE: [(&str, &str, &str); 22] = [
     ("21m00Tcm4TlvDq8ikWAM", "Rachel", "af_heart"),
@@ -50,6 +54,77 @@ pub fn note(stock: &str, name: &str) -> String {
     format!("{stock} (for ElevenLabs' {name})")
 }
 
+/// Kokoro's languages by the ISO 639-1 code ElevenLabs' `language_code` takes (a region after
+/// `-` or `_` is allowed: `pt-BR`, `en_GB`); the first is the one a stand-in is chosen in.
+fn languages_of(code: &str) -> Option<&'static [Language]> {
+    let primary = code
+        .split(['-', '_'])
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    Some(match primary.as_str() {
+        "en" | "eng" => &[Language::EnUs, Language::EnGb],
+        "es" | "spa" => &[Language::Es],
+        "fr" | "fra" => &[Language::Fr],
+        "hi" | "hin" => &[Language::Hi],
+        "it" | "ita" => &[Language::It],
+        "pt" | "por" => &[Language::PtBr],
+        "ja" | "jpn" => &[Language::Ja],
+        "zh" | "cmn" | "zho" => &[Language::Cmn],
+        _ => return None,
+    })
+}
+
+/// What a request's `language_code` asks of its voice: `Ok(None)` when the voice speaks that
+/// language (or is a library or Piper voice, whose language is its own), `Ok(Some(stock))`
+/// when the voice was an ElevenLabs premade stand-in and another stock voice of the same gender
+/// speaks the language, and an error saying what to choose when a voice the client named
+/// cannot speak it (Kokoro reads text by its voice's language: French read by an English voice
+/// is not French).
+pub fn for_language(
+    code: &str,
+    resolved: &str,
+    stand_in: Option<(&'static str, &'static str)>,
+) -> Result<Option<&'static str>, String> {
+    let Some(languages) = languages_of(code) else {
+        return Err(format!(
+            "language_code `{code}` is not a language Kokoro speaks; it speaks en, es, fr, hi, \
+             it, pt, ja and zh"
+        ));
+    };
+    let Ok(spec) = VoiceSpec::parse(resolved) else {
+        return Ok(None);
+    };
+    if spec.piper_key().is_some() || languages.contains(&spec.language()) {
+        return Ok(None);
+    }
+    let wanted = languages[0];
+    let of_language = || {
+        KOKORO_V1
+            .voices
+            .names
+            .iter()
+            .copied()
+            .filter(move |name| Language::from_voice_name(name) == Some(wanted))
+    };
+    if let Some((stock, _)) = stand_in {
+        let gender = stock.chars().nth(1);
+        let swap = of_language()
+            .find(|name| name.chars().nth(1) == gender)
+            .or_else(|| of_language().next());
+        if swap.is_some() {
+            return Ok(swap);
+        }
+    }
+    let examples: Vec<&str> = of_language().take(2).collect();
+    Err(format!(
+        "voice `{resolved}` speaks {}, and language_code asks for `{code}`; choose a voice of \
+         that language ({}) or leave language_code out",
+        spec.language(),
+        examples.join(", ")
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -71,5 +146,24 @@ mod tests {
         assert_eq!(stand_in("af_sarah"), None);
         let ids: std::collections::HashSet<&str> = PREMADE.iter().map(|p| p.0).collect();
         assert_eq!(ids.len(), PREMADE.len(), "an id listed twice");
+    }
+
+    #[test]
+    fn a_language_code_keeps_swaps_or_refuses_the_voice() {
+        // English for an English voice, whatever the accent or region.
+        assert_eq!(for_language("en", "af_heart", None), Ok(None));
+        assert_eq!(for_language("en-GB", "bf_emma", None), Ok(None));
+        // Rachel asked to speak French, Adam Spanish: stock voices of that language and gender.
+        let rachel = stand_in("21m00Tcm4TlvDq8ikWAM");
+        assert_eq!(for_language("fr", "af_heart", rachel), Ok(Some("ff_siwis")));
+        let adam = stand_in("pNInz6obpgDQGcFmaJgB");
+        let spanish = for_language("es", "am_adam", adam).expect("a swap");
+        assert!(spanish.is_some_and(|v| v.starts_with("em_")), "{spanish:?}");
+        // A voice the client chose is not swapped behind its back.
+        let e = for_language("fr", "af_heart", None).expect_err("refused");
+        assert!(e.contains("af_heart") && e.contains("ff_siwis"), "{e}");
+        // A language Kokoro does not speak.
+        let e = for_language("de", "af_heart", None).expect_err("german");
+        assert!(e.contains("`de`") && e.contains("en, es"), "{e}");
     }
 }

@@ -15,8 +15,11 @@
 //!   `x-banter-voice` (`server::elevenlabs_voices`). Other ElevenLabs ids name voices Banter
 //!   does not have: a 400 that says what to use.
 //! - Body: `text` (at most `--max-input-chars`), `voice_settings.speed` (clamped to Kokoro's
-//!   0.5–2.0; `x-banter-speed` says when); `model_id`, `stability`, `seed`, `previous_text`
-//!   and the rest are accepted and ignored, as unknown fields are.
+//!   0.5–2.0; `x-banter-speed` says when), `language_code` (the voice must speak it: a premade
+//!   voice's stand-in is swapped for a stock voice that does, said in `x-banter-voice`; a voice
+//!   the client chose that does not is a 400, as is a language Kokoro does not speak);
+//!   `model_id`, `stability`, `seed`, `previous_text` and the rest are accepted and ignored, as
+//!   unknown fields are.
 //! - Query: `output_format` (the socket's list, default `mp3_44100_128`); others ignored.
 //! - Alignment: `characters` is `text` one character each; times in seconds from the file's
 //!   first sample, from the model's word durations spread over each word's characters
@@ -57,6 +60,8 @@ struct Body {
     text: String,
     #[serde(default)]
     voice_settings: Option<VoiceSettings>,
+    #[serde(default)]
+    language_code: Option<String>,
 }
 
 #[derive(Debug, Default, serde::Deserialize)]
@@ -105,6 +110,20 @@ fn parse(
             ),
         )
     })?;
+    // `language_code`: the voice must speak it; a premade stand-in is swapped for one that does.
+    let (voice, voice_note) = match body.language_code.as_deref().filter(|c| !c.is_empty()) {
+        None => (voice, voice_note),
+        Some(code) => match elevenlabs_voices::for_language(code, &voice, stand_in)
+            .map_err(|m| ApiError::invalid("language_code", "invalid_language_code", m))?
+        {
+            None => (voice, voice_note),
+            Some(stock) => {
+                let name = stand_in.map_or("", |(_, name)| name);
+                let note = format!("{} in {code}", elevenlabs_voices::note(stock, name));
+                (stock.to_owned(), Some(note))
+            }
+        },
+    };
     let requested = body.voice_settings.unwrap_or_default().speed.unwrap_or(1.0);
     if !requested.is_finite() || requested <= 0.0 {
         return Err(ApiError::invalid(
@@ -375,6 +394,24 @@ mod tests {
         );
         assert_eq!(code("af_heart+", &[], r#"{"text":"Hi"}"#), "invalid_voice");
         assert_eq!(code("af_heart", &[], r#"{"words":"Hi"}"#), "invalid_json");
+    }
+
+    #[test]
+    fn a_language_code_swaps_a_premade_voice_and_refuses_a_chosen_one() {
+        let french = br#"{"text":"Bonjour.","language_code":"fr"}"#;
+        let p = parse("21m00Tcm4TlvDq8ikWAM", &query(&[]), french, 20).expect("Rachel in French");
+        assert_eq!(p.job.voice, "ff_siwis");
+        assert_eq!(
+            p.voice_note.as_deref(),
+            Some("ff_siwis (for ElevenLabs' Rachel) in fr")
+        );
+        let e = parse("af_heart", &query(&[]), french, 20)
+            .err()
+            .expect("refused");
+        assert_eq!(e.status, axum::http::StatusCode::BAD_REQUEST);
+        let english = br#"{"text":"Hi.","language_code":"en"}"#;
+        let p = parse("af_heart", &query(&[]), english, 20).expect("English");
+        assert_eq!((p.job.voice.as_str(), p.voice_note), ("af_heart", None));
     }
 
     #[test]

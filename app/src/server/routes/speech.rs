@@ -1,5 +1,6 @@
 //! `POST /v1/audio/speech`, OpenAI's contract: `model`, `input`, `voice`, `response_format`,
-//! `speed`, `stream_format` (`instructions` is accepted and ignored: Kokoro takes no prompt).
+//! `speed`, `stream_format` (`instructions` is accepted and not followed: Kokoro takes no prompt;
+//! `x-banter-ignored` says so).
 //!
 //! Decisions, each visible to clients:
 //! - `voice`: a stock name (`af_heart`), a blend (`af_bella(2)+af_sky(1)`,
@@ -65,8 +66,9 @@ struct SpeechBody {
     speed: Option<f32>,
     #[serde(default)]
     stream_format: Option<String>,
+    /// Accepted for OpenAI compatibility; Kokoro takes no prompt, and `x-banter-ignored` says
+    /// so when one was given.
     #[serde(default)]
-    #[allow(dead_code)] // accepted for OpenAI compatibility; Kokoro has no instructions
     instructions: Option<String>,
 }
 
@@ -86,6 +88,8 @@ pub struct SpeechParams {
     /// Set when the requested speed was outside the engine's range.
     pub clamped_from: Option<f32>,
     pub input_chars: usize,
+    /// `instructions` were given, and Kokoro cannot follow them.
+    pub ignored_instructions: bool,
 }
 
 impl SpeechParams {
@@ -135,6 +139,10 @@ impl SpeechParams {
             ));
         }
         let (speed, clamped_from) = kokoro_speed(requested);
+        let ignored_instructions = body
+            .instructions
+            .as_deref()
+            .is_some_and(|i| !i.trim().is_empty());
         Ok(Self {
             job: SpeechJob {
                 text: body.input,
@@ -147,6 +155,7 @@ impl SpeechParams {
             sse,
             clamped_from,
             input_chars,
+            ignored_instructions,
         })
     }
 }
@@ -231,6 +240,14 @@ pub async fn speech(State(state): State<AppState>, request: Request) -> Result<R
     let mut response = stream.respond(&state, busy, started).await?;
     if let Some(note) = params.clamped_from.and_then(speed_note) {
         response.headers_mut().insert("x-banter-speed", note);
+    }
+    if params.ignored_instructions {
+        response.headers_mut().insert(
+            "x-banter-ignored",
+            HeaderValue::from_static(
+                "instructions (Kokoro takes no prompt: the voice and speed set how it sounds)",
+            ),
+        );
     }
     Ok(response)
 }
@@ -515,5 +532,13 @@ mod tests {
         assert!((p.job.speed - 0.5).abs() < f32::EPSILON);
         assert!(p.sse);
         assert_eq!(p.format, AudioFormat::Pcm);
+    }
+
+    #[test]
+    fn instructions_are_accepted_and_said_to_be_ignored() {
+        let with = r#"{"model":"gpt-4o-mini-tts","input":"Hi","voice":"coral","instructions":"Speak cheerfully."}"#;
+        assert!(parse(with).expect("ok").ignored_instructions);
+        let blank = r#"{"model":"tts-1","input":"Hi","voice":"coral","instructions":" "}"#;
+        assert!(!parse(blank).expect("ok").ignored_instructions);
     }
 }

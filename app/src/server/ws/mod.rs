@@ -112,7 +112,24 @@ async fn prepare(
         .map_err(|r| ApiError::bad_request("not_a_websocket", r.body_text()))?;
     // An ElevenLabs premade voice's id is spoken by a stock voice like it, said in a header.
     let stand_in = super::elevenlabs_voices::stand_in(&voice);
-    let voice = stand_in.map_or(voice, |(stock, _)| stock.to_owned());
+    let mut voice = stand_in.map_or(voice, |(stock, _)| stock.to_owned());
+    let mut note = stand_in.map(|(stock, name)| super::elevenlabs_voices::note(stock, name));
+    // `language_code`: the voice must speak it; a premade stand-in is swapped for one that does.
+    if let Some(code) = pairs.get("language_code").filter(|c| !c.is_empty()) {
+        // A voice that does not resolve is refused by the session, in the protocol's words.
+        if let Ok(resolved) = super::routes::speech::resolve_voice(&voice) {
+            let swap = super::elevenlabs_voices::for_language(code, &resolved, stand_in)
+                .map_err(|m| ApiError::invalid("language_code", "invalid_language_code", m))?;
+            if let Some(stock) = swap {
+                let name = stand_in.map_or("", |(_, name)| name);
+                note = Some(format!(
+                    "{} in {code}",
+                    super::elevenlabs_voices::note(stock, name)
+                ));
+                stock.clone_into(&mut voice);
+            }
+        }
+    }
     let setup = session::Setup {
         voice,
         multi,
@@ -126,8 +143,7 @@ async fn prepare(
         .max_message_size(FRAME_LIMIT)
         .max_frame_size(FRAME_LIMIT)
         .on_upgrade(move |socket| session::run(socket, state, setup));
-    if let Some((stock, name)) = stand_in {
-        let note = super::elevenlabs_voices::note(stock, name);
+    if let Some(note) = note {
         if let Ok(value) = axum::http::HeaderValue::from_str(&note) {
             response.headers_mut().insert("x-banter-voice", value);
         }

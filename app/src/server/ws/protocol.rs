@@ -139,8 +139,9 @@ fn with_context(msg: &mut serde_json::Value, context: Option<&str>) {
     }
 }
 
-/// The socket URL's query: `output_format`, `inactivity_timeout`, `auto_mode`; the rest
-/// (`model_id`, `sync_alignment`, `enable_ssml_parsing`, …) is accepted and ignored.
+/// The socket URL's query: `output_format`, `inactivity_timeout`, `auto_mode` (and
+/// `language_code`, checked against the voice before the upgrade); the rest (`model_id`,
+/// `sync_alignment`, `enable_ssml_parsing`, …) is accepted and ignored.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Query {
     pub output_format: String,
