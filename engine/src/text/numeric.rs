@@ -172,6 +172,7 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
         return Some(words);
     }
     ordinal(core, dialect)
+        .or_else(|| team(core, dialect))
         .or_else(|| decade(core, dialect))
         .or_else(|| dates::clock(core, dialect))
         .or_else(|| dates::numeric_date(core, dialect))
@@ -421,6 +422,21 @@ fn ordinal(core: &str, dialect: Dialect) -> Option<String> {
     }
     let n = Num::parse(num)?.plain_int()?;
     Some(numbers::ordinal(n, dialect))
+}
+
+/// "49ers", "76ers": a number made a noun with "-ers", said as its words are ("forty-niners",
+/// "seventy-sixers"), not "forty-nine-ers".
+fn team(core: &str, dialect: Dialect) -> Option<String> {
+    let num = core.strip_suffix("ers")?;
+    if num.is_empty() || num.len() > 3 || !all_digits(num) {
+        return None;
+    }
+    let words = numbers::integer(num, dialect);
+    Some(if words.ends_with('e') {
+        format!("{words}rs")
+    } else {
+        format!("{words}ers")
+    })
 }
 
 /// "1990s", "1990's", "90s", "'90s"; one digit is a plural of the digit ("1s and 0s").

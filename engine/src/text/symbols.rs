@@ -87,10 +87,8 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return Some(Hit::new(1, after_own_word(ctx, i, "hashtag", said)));
     }
     if let Some(handle) = core.strip_prefix('@').filter(|h| !h.is_empty()) {
-        return Some(Hit::new(
-            1,
-            after_own_word(ctx, i, "at", handle_words(handle, d)),
-        ));
+        let said = super::web::handle_address(handle, d).unwrap_or_else(|| handle_words(handle, d));
+        return Some(Hit::new(1, after_own_word(ctx, i, "at", said)));
     }
     if let Some(words) = community(core) {
         return Some(Hit::new(1, words));

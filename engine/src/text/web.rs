@@ -12,7 +12,8 @@ use super::{abbreviations, numbers, Dialect};
 const TLDS: &[&str] = &[
     "ai", "app", "au", "biz", "blog", "ca", "ch", "cn", "co", "com", "de", "dev", "edu", "es",
     "eu", "fm", "fr", "gg", "gov", "in", "info", "io", "it", "jp", "ly", "me", "mil", "net", "nl",
-    "no", "org", "ru", "se", "tech", "tv", "uk", "us", "xyz",
+    "no", "org", "ru", "se", "tech", "tv", "uk", "us", "xyz", "social", "online", "site", "news",
+    "live", "club", "studio", "art", "cloud", "email",
 ];
 
 const SCHEMES: &[&str] = &["https://", "http://", "ftp://"];
@@ -35,6 +36,17 @@ fn is_domain(host: &str) -> bool {
             let lower = tld.to_ascii_lowercase();
             (*tld == lower || *tld == tld.to_ascii_uppercase()) && TLDS.contains(&lower.as_str())
         })
+}
+
+/// A handle that names its server, as people read it: Mastodon's `sam@mastodon.social` is "sam
+/// at mastodon dot social", Bluesky's `sam.bsky.social` "sam dot bsky dot social"; `None` for a
+/// plain handle (`banter`).
+pub(super) fn handle_address(handle: &str, d: Dialect) -> Option<String> {
+    if let Some((user, domain)) = handle.split_once('@') {
+        return (label_ok(user) && is_domain(domain))
+            .then(|| format!("{} at {}", say(user, d), say(domain, d)));
+    }
+    is_domain(handle).then(|| say(handle, d))
 }
 
 /// Address or e-mail at token `i`.
