@@ -47,10 +47,56 @@ pub(crate) fn timestamp_len(s: &str) -> usize {
     }
 }
 
-/// `name` without a timestamp after it (`Sarah Chen  0:07`, `Ana (00:01:02)`, `Bo [1:02]`) or
-/// before it (`[00:00:04] Bob`, a speaker line of Descript's).
+/// `name` without a timestamp after it (`Sarah Chen  0:07`, `Ana (00:01:02)`, `Bo [1:02]`, Slack's
+/// `Alex Chen  10:32 AM`) or before it (`[00:00:04] Bob`, a speaker line of Descript's); a name
+/// in brackets before a timestamp is the name (`[Alex Chen] 10:32:05`, Zoom's transcripts).
 pub(crate) fn without_timestamp(name: &str) -> &str {
-    let trimmed = name.trim_end();
+    let untimed = without_time(name);
+    if untimed.len() < name.trim_end().len() {
+        if let Some(inner) = untimed
+            .strip_prefix('[')
+            .and_then(|n| n.strip_suffix(']'))
+            .filter(|n| !n.contains(['[', ']']) && !n.trim().is_empty())
+        {
+            return inner.trim();
+        }
+    }
+    untimed
+}
+
+/// A clock's half of the day after a time: `AM`, `pm`, `a.m.`.
+fn is_meridiem(word: &str) -> bool {
+    matches!(
+        word.to_ascii_lowercase().as_str(),
+        "am" | "pm" | "a.m." | "p.m."
+    )
+}
+
+fn without_time(name: &str) -> &str {
+    let mut trimmed = name.trim_end();
+    // `10:32 AM`, `10:32am`: the half of the day goes with the time before it.
+    if let Some((before, last)) = trimmed.rsplit_once(char::is_whitespace) {
+        let time = before
+            .trim_end()
+            .rsplit(char::is_whitespace)
+            .next()
+            .unwrap_or("");
+        if is_meridiem(last) && timestamp_len(time) == time.len() && time.contains(':') {
+            trimmed = before.trim_end();
+        }
+    }
+    let glued = trimmed
+        .get(trimmed.len().saturating_sub(2)..)
+        .filter(|end| is_meridiem(end));
+    if glued.is_some() {
+        let time = trimmed[..trimmed.len() - 2]
+            .rsplit(char::is_whitespace)
+            .next()
+            .unwrap_or("");
+        if !time.is_empty() && timestamp_len(time) == time.len() && time.contains(':') {
+            trimmed = &trimmed[..trimmed.len() - 2];
+        }
+    }
     let lead = timestamp_len(trimmed);
     let trimmed = if lead > 0 && lead < trimmed.len() {
         &trimmed[lead..]

@@ -199,6 +199,33 @@ fn transcript_timestamps_are_not_part_of_names_or_speech() {
 }
 
 #[test]
+fn chat_and_meeting_transcripts_with_clock_times() {
+    let expected = pairs(&[
+        ("Alex Chen", "Hey, welcome back."),
+        ("Sam Patel", "Thanks for having me!"),
+        ("Alex Chen", "Let us begin."),
+    ]);
+    // Slack, copied: the name, two spaces and the time of day, the message below.
+    let slack = parse(
+        "Alex Chen  10:32 AM\nHey, welcome back.\nSam Patel  10:33 PM\nThanks for having me!\n\
+         Alex Chen  10:34am\nLet us begin.\n",
+    );
+    assert_eq!(said(&slack), expected);
+    // Zoom's transcript: the name in brackets, then the time.
+    let zoom = parse(
+        "[Alex Chen] 10:32:05\nHey, welcome back.\n\n[Sam Patel] 10:32:09\nThanks for having me!\n\n\
+         [Alex Chen] 10:32:15\nLet us begin.\n",
+    );
+    assert_eq!(said(&zoom), expected);
+    // A bracketed direction without a time is still a direction, and Sam is not a time.
+    let chat = parse("Alex: Hi.\n[Sam enters]\nSam: Hello, Pam.\n");
+    assert_eq!(
+        said(&chat),
+        pairs(&[("Alex", "Hi."), ("Sam", "Hello, Pam.")])
+    );
+}
+
+#[test]
 fn fountain_screenplays_keep_every_speech_and_drop_the_writers_notes() {
     // Dual dialogue (`MARCUS ^`) and a forced name (`@McCLANE`) were action, their speech
     // unspoken; the boneyard's cut scene was spoken; a section was narration.
