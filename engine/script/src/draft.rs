@@ -16,6 +16,7 @@ use super::pieces::{parentheses_look_like_directions, parse_turn, TextStyle};
 use super::source::{SourceLine, TextSpan};
 use super::{Episode, ParseOptions};
 
+mod details;
 mod speakers;
 mod unspoken;
 
@@ -250,12 +251,13 @@ pub(crate) fn assemble(
     file: &str,
     format: ScriptFormat,
     mut draft: Draft<'_>,
-    header: Header,
+    mut header: Header,
     source: &Source<'_, '_>,
     options: ParseOptions,
     mut warnings: Vec<Warning>,
 ) -> Result<Episode, ScriptError> {
     let mut kinds = std::mem::take(&mut draft.kinds);
+    details::take_leading_details(&mut draft, &mut header, &mut kinds, &mut warnings);
     let mut settings = header.settings;
     let body = draft.header.settings;
     settings.title = settings.title.or(body.title);

@@ -11,7 +11,7 @@ use super::cues::whole_line_cue;
 use super::draft::Draft;
 use super::labelled::whole_line_direction;
 use super::labels::{
-    is_title_line, markdown_heading, persons_heading, play_name, scene_heading,
+    cue_after_speech, is_title_line, markdown_heading, persons_heading, play_name, scene_heading,
     title_period_candidate, transition, KnownNames,
 };
 use super::line_labels::{is_interjection, line_label, start_turn, Found, Layout, LayoutCensus};
@@ -127,7 +127,7 @@ pub(crate) fn parse<'a>(
             started = true;
             continue;
         }
-        if !speaking && transition(trimmed) {
+        if (!speaking && transition(trimmed)) || (speaking && cue_after_speech(trimmed)) {
             retract_empty_turn(&mut draft, warnings, started);
             draft.direction(trimmed, here);
             draft.end_turn();

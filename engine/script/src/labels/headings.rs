@@ -154,6 +154,57 @@ pub(crate) fn transition(trimmed: &str) -> bool {
     WORDS.contains(&lower.as_str())
         || lower.starts_with("end of act")
         || (trimmed.trim_end().ends_with(':') && lower.ends_with(" to"))
+        || show_cue(lower.trim_matches(['-', '*', '=', '~', '_', ' ']))
+}
+
+/// A production cue of two words or more in capitals that ends the speech above it, as a blank
+/// line would (`OUTRO MUSIC` under the last words): a speaker who shouts ends with `!`.
+pub(crate) fn cue_after_speech(trimmed: &str) -> bool {
+    !trimmed.chars().any(char::is_lowercase)
+        && trimmed.chars().count() <= 40
+        && !trimmed.ends_with(['!', '?', '.', ','])
+        && trimmed.split_whitespace().count() >= 2
+        && show_cue(
+            trimmed
+                .to_lowercase()
+                .trim_matches(['-', '*', '=', '~', '_', ' ']),
+        )
+}
+
+/// A podcast script's production cue in capitals, alone on its line: `OUTRO MUSIC`, `THEME UP`,
+/// `AD BREAK`, `END OF EPISODE`. Every word is a cue's word, and one of them names the cue.
+fn show_cue(lower: &str) -> bool {
+    const CUES: [&str; 19] = [
+        "music",
+        "sfx",
+        "sound",
+        "outro",
+        "intro",
+        "theme",
+        "sting",
+        "stinger",
+        "jingle",
+        "bed",
+        "break",
+        "ad",
+        "ads",
+        "commercial",
+        "midroll",
+        "mid-roll",
+        "preroll",
+        "credits",
+        "episode",
+    ];
+    const WITH: [&str; 16] = [
+        "in", "out", "up", "down", "under", "end", "ends", "of", "the", "and", "cold", "open",
+        "opening", "closing", "show", "segment",
+    ];
+    let words: Vec<&str> = lower.split_whitespace().collect();
+    let cue = |w: &&str| CUES.contains(w);
+    words.iter().any(cue)
+        && words.iter().all(|w| cue(w) || WITH.contains(w))
+        && !words.iter().all(|w| *w == "episode" || WITH.contains(w))
+        || matches!(lower, "end of episode" | "end of show" | "end of segment")
 }
 
 /// `PERSONS OF THE PLAY`, `CHARACTERS`, `DRAMATIS PERSONAE`, `CAST OF CHARACTERS`: the

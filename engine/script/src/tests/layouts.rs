@@ -435,3 +435,53 @@ fn a_bold_name_without_its_colon_inside_a_turn_is_warned() {
     assert!(warned[0].message.contains("`Ben`") && warned[0].message.contains("`Ana`'s turn"));
     assert_eq!(warned[1].position.line, 5);
 }
+
+#[test]
+fn an_episodes_details_at_the_top_are_not_spoken() {
+    let e = parse(
+        "Title: Night Market\nRuntime: ~35 min | Recorded: Nov 2, 2026\nGuest: Dev Patel\n\n\
+         Maya: Welcome to Night Market.\nDev: Thanks for having me.\nMaya: Let us eat.\n",
+    );
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("Maya", "Welcome to Night Market."),
+            ("Dev", "Thanks for having me."),
+            ("Maya", "Let us eat."),
+        ])
+    );
+    assert_eq!(
+        kinds(&e),
+        [
+            (1, LineKind::Metadata),
+            (2, LineKind::Metadata),
+            (3, LineKind::Metadata)
+        ]
+    );
+    assert_eq!(e.settings.title.as_deref(), Some("Night Market"));
+    assert!(warned_at(&e, 1), "{:?}", e.warnings);
+    // A guest who opens the show with a sentence, and a host who speaks again, are speakers.
+    let e = parse("Guest: Thanks for having me.\nHost: Welcome.\nHost: Shall we?\n");
+    assert_eq!(said(&e).len(), 3);
+    let e = parse("Host: Maya Chen\nGuest: Dev\nHost: Welcome, Dev.\nGuest: Hi.\n");
+    assert_eq!(said(&e).len(), 4);
+    // A script of nothing but a title keeps it: something must be said.
+    let e = parse("Title: Hello there\n");
+    assert_eq!(said(&e).len(), 1);
+}
+
+#[test]
+fn production_cues_in_capitals_are_not_speakers() {
+    let e = parse(
+        "MAYA\nWelcome back.\n\nDEV\nThanks.\n\nAD BREAK\n\nMAYA\nWe're back.\n\nOUTRO MUSIC UP\n\nEND OF EPISODE\n",
+    );
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("MAYA", "Welcome back."),
+            ("DEV", "Thanks."),
+            ("MAYA", "We're back."),
+        ])
+    );
+    assert!(e.skipped.iter().all(|s| s.kind == LineKind::Direction));
+}
