@@ -73,7 +73,9 @@ pub(crate) fn parse<'a>(
                 continue;
             }
             if is_rule(trimmed) {
+                // A section break: the turn above ends here.
                 draft.classify(line.number, LineKind::Comment);
+                draft.end_turn();
                 continue;
             }
         }

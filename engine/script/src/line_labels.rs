@@ -16,7 +16,7 @@ use super::labels::{
     is_sound_cue, is_weak_label_name, line_prefix_len, plain_label, play_same_line_name,
     tab_candidate, timestamp_len, voice_tag, KnownNames,
 };
-use super::model::{Position, Warning};
+use super::model::{LineKind, Position, Warning};
 use super::source::{column_of, SourceLine, TextSpan};
 
 /// How a turn's speaker was written.
@@ -233,6 +233,17 @@ pub(crate) fn start_turn<'a>(
             rest_at,
         } => {
             let at = Position::new(line.number, column_of(text, name_at));
+            if is_note_label(name) {
+                // `Producer note: trim this`, `TODO: …`: the writers' own notes.
+                draft.end_turn();
+                draft.classify(line.number, LineKind::Comment);
+                census
+                    .notes
+                    .entry(name.trim().to_owned())
+                    .or_default()
+                    .push(at);
+                return;
+            }
             if is_sound_cue(name) {
                 draft.end_turn();
                 let rest = text[rest_at..].trim();
@@ -279,6 +290,16 @@ pub(crate) fn start_turn<'a>(
     }
 }
 
+/// A label that introduces a writer's note rather than a speaker: `Note`, `Producer note`,
+/// `Editor's notes`, `Note to self`, `TODO`, `FIXME`, `NB`.
+fn is_note_label(name: &str) -> bool {
+    let lower = name.trim().trim_end_matches('.').to_lowercase();
+    let last = lower.rsplit(char::is_whitespace).next().unwrap_or("");
+    matches!(last, "note" | "notes")
+        || lower.starts_with("note to ")
+        || matches!(lower.as_str(), "todo" | "to do" | "fixme" | "nb" | "n.b")
+}
+
 /// The cue an audio-drama label that names a file stands for: `SFX: door.wav` plays a sound,
 /// `MUSIC: theme.mp3` (and ambience) starts a bed. `None` when `rest` is not one file name.
 fn label_cue(name: &str, rest: &str) -> Option<String> {
@@ -310,6 +331,8 @@ pub(crate) struct LayoutCensus {
     cues: BTreeMap<String, Vec<Position>>,
     /// Cue labels that name a file (`SFX: door.wav`), and the cue each was read as.
     played: BTreeMap<String, Vec<(Position, String)>>,
+    /// Writers' notes written as labels (`Producer note:`, `TODO:`), by label.
+    notes: BTreeMap<String, Vec<Position>>,
 }
 
 impl LayoutCensus {
@@ -349,6 +372,15 @@ impl LayoutCensus {
                     "`{name}:` lines ({}) name a file, so they play it: line {} reads as `[{first}]`; write the cue in brackets to choose `[sound: …]` or `[bed: …]` yourself",
                     line_list(&at),
                     at[0].line,
+                ),
+            });
+        }
+        for (name, at) in &self.notes {
+            warnings.push(Warning {
+                position: at[0],
+                message: format!(
+                    "`{name}:` lines ({}) are the writers' notes, not speech, so they are not spoken",
+                    line_list(at)
                 ),
             });
         }

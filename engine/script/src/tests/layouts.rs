@@ -485,3 +485,32 @@ fn production_cues_in_capitals_are_not_speakers() {
     );
     assert!(e.skipped.iter().all(|s| s.kind == LineKind::Direction));
 }
+
+#[test]
+fn writers_notes_and_section_breaks_are_not_spoken() {
+    let e = Episode::parse(
+        "ep.md",
+        "**JO:** It's two in the morning.\n\n> **Producer note:** trim this if we run long.\n\n\
+         **SAM:** We're awake.\nTODO: check the date\n\n---\n\n*Sponsored by Acme.*\n\n**JO:** That's the show.\n",
+        &ParseOptions::default(),
+    )
+    .expect("parsed");
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("JO", "It's two in the morning."),
+            ("SAM", "We're awake."),
+            ("JO", "That's the show."),
+        ])
+    );
+    assert_eq!(
+        kinds(&e),
+        [
+            (3, LineKind::Comment),
+            (6, LineKind::Comment),
+            (8, LineKind::Comment),
+            (10, LineKind::Narration),
+        ]
+    );
+    assert!(warned_at(&e, 3) && warned_at(&e, 10), "{:?}", e.warnings);
+}
