@@ -82,6 +82,11 @@ const GENERAL: &[(&str, &str)] = &[
     ("ep", "episode"),
     ("wk", "week"),
     ("wks", "weeks"),
+    ("feat", "featuring"),
+    ("qtr", "quarter"),
+    ("mgmt", "management"),
+    ("yr", "year"),
+    ("yrs", "years"),
 ];
 
 /// Shorthand from chat and notes, read as meant (lower or title case: "PLS" may be a name).
