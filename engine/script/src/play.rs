@@ -81,6 +81,12 @@ pub(crate) fn parse<'a>(
             in_boneyard = !trimmed[opened..].contains("*/");
             continue;
         }
+        if page_furniture(trimmed, lead) {
+            // A printed screenplay's page number or `CONTINUED:` across a page break: neither
+            // speech nor the end of it.
+            draft.classify(line.number, LineKind::Metadata);
+            continue;
+        }
         if !in_speech && trimmed.starts_with('=') && !trimmed.starts_with("===") {
             // Fountain's synopsis: a note to the writer.
             draft.classify(line.number, LineKind::Comment);
@@ -288,6 +294,20 @@ fn is_entrance_or_exit(trimmed: &str) -> bool {
         first.as_str(),
         "enter" | "exit" | "exeunt" | "re-enter" | "manet" | "manent" | "exit," | "flourish"
     )
+}
+
+/// A printed screenplay's page furniture, as a PDF's text keeps it: a page number pushed to
+/// the right margin (`                    13.`) or a `CONTINUED:` line (`CONTINUED: (2)`).
+fn page_furniture(trimmed: &str, lead: usize) -> bool {
+    let number = trimmed.trim_end_matches('.');
+    let page_number =
+        lead >= 20 && (1..=4).contains(&number.len()) && number.bytes().all(|b| b.is_ascii_digit());
+    let upper = trimmed.to_uppercase();
+    let continued = trimmed == upper
+        && upper
+            .strip_prefix("CONTINUED:")
+            .is_some_and(|rest| rest.trim().is_empty() || rest.trim().starts_with('('));
+    page_number || continued
 }
 
 /// Whether a line after a name-like title reads as speech (not a subtitle, credit or heading).

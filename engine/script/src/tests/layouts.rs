@@ -514,3 +514,23 @@ fn writers_notes_and_section_breaks_are_not_spoken() {
     );
     assert!(warned_at(&e, 3) && warned_at(&e, 10), "{:?}", e.warnings);
 }
+
+#[test]
+fn a_printed_screenplays_page_breaks_are_not_speech() {
+    let pad = " ".repeat(50);
+    let e = parse(&format!(
+        "{pad}12.\n\nINT. KITCHEN - NIGHT\n\n          ALICE\n     Is something burning?\n\n          BOB (O.S.)\n     \
+         Your career!\n          (MORE)\n{pad}(CONTINUED)\n{pad}13.\nCONTINUED:\n          BOB (CONT'D)\n     \
+         Kidding.\n\n          ALICE\n     12.\n"
+    ));
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("ALICE", "Is something burning?"),
+            ("BOB", "Your career!"),
+            ("BOB", "Kidding."),
+            // A number said at the margin of the speech is speech.
+            ("ALICE", "12."),
+        ])
+    );
+}
