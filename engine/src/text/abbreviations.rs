@@ -207,7 +207,12 @@ fn looks_like_a_word(word: &str) -> bool {
     let vowel = |b: u8| matches!(b, b'A' | b'E' | b'I' | b'O' | b'U');
     let bytes = word.as_bytes();
     let has_vowel = bytes.iter().any(|&b| vowel(b));
-    let cluster = bytes.windows(3).any(|w| w.iter().all(|&b| !vowel(b)));
+    // Three consonants in a row, but for those English words have ("NIGHT", "MATCH",
+    // "STRAP", "FIRST").
+    let cluster = bytes.windows(3).any(|w| {
+        w.iter().all(|&b| !vowel(b) && b != b'Y')
+            && !CLUSTERS.contains(&std::str::from_utf8(w).unwrap_or(""))
+    });
     let onset_ok =
         bytes.len() < 2 || vowel(bytes[0]) || vowel(bytes[1]) || ONSETS.contains(&&word[..2]);
     // "AAPL", "AMZN": no English word ends in "PL" or "ZN".
@@ -220,13 +225,20 @@ fn looks_like_a_word(word: &str) -> bool {
     has_vowel && !cluster && onset_ok && coda_ok
 }
 
+/// Runs of three consonants English words have: "NIGHT25" is "night twenty-five", not
+/// "N-I-G-H-T-twenty-five".
+const CLUSTERS: &[&str] = &[
+    "GHT", "TCH", "NCH", "RST", "NST", "STR", "SCR", "SPR", "SPL", "THR", "CHR", "SHR", "PHR",
+    "NGS", "NKS", "NDS", "NTS", "RTH", "NTH", "LTH",
+];
+
 /// Consonant pairs English words end with ("HELP", "DESK", "BANK"); "AAPL" and "AMZN" end in
 /// none of them and are spelled.
 const CODAS: &[&str] = &[
     "CH", "CK", "CT", "DS", "FF", "FT", "GH", "GS", "KS", "LD", "LF", "LK", "LL", "LM", "LP", "LS",
     "LT", "MP", "MS", "ND", "NG", "NK", "NS", "NT", "PH", "PS", "PT", "RB", "RD", "RF", "RK", "RL",
     "RM", "RN", "RP", "RS", "RT", "SH", "SK", "SP", "SS", "ST", "TH", "TS", "WN", "WS", "XT", "ZZ",
-    "RC", "RG", "RV", "LV", "NC", "TZ", "DG",
+    "RC", "RG", "RV", "LV", "NC", "TZ", "DG", "HT",
 ];
 
 /// "FBI" as "F-B-I".
