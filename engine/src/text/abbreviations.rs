@@ -278,6 +278,22 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(zone) = zone_name(ctx, i) {
         return Some(Hit::new(1, zone.to_owned()));
     }
+    if let Some(state) = state_name(ctx, i) {
+        // "OR 97201": a ZIP code after the state is read digit by digit.
+        let zip = ctx.next_core(i).filter(|z| {
+            let (five, four) = z.split_once('-').unwrap_or((z, ""));
+            five.len() == 5
+                && five.bytes().all(|b| b.is_ascii_digit())
+                && (four.is_empty() || four.len() == 4 && four.bytes().all(|b| b.is_ascii_digit()))
+        });
+        return Some(match zip {
+            Some(zip) => {
+                let said: Vec<String> = zip.split('-').map(super::numbers::digits).collect();
+                Hit::new(2, format!("{state} {}", said.join(" ")))
+            }
+            None => Hit::new(1, state.to_owned()),
+        });
+    }
     // ".NET", "ASP.NET": Microsoft's platform is said "dot net".
     if let Some(base) = core.strip_suffix(".NET") {
         let words = if base.is_empty() {
@@ -501,6 +517,98 @@ fn acronym(ctx: &Ctx<'_>, core: &str) -> Option<Hit> {
         return None;
     }
     Some(Hit::new(1, format!("{}{suffix}", spell(base))))
+}
+
+/// US states and Canadian provinces by their postal codes (`OK` is left out: "Fine, OK." is
+/// okay, not Oklahoma).
+const STATES: [(&str, &str); 60] = [
+    ("AL", "Alabama"),
+    ("AK", "Alaska"),
+    ("AZ", "Arizona"),
+    ("AR", "Arkansas"),
+    ("CA", "California"),
+    ("CO", "Colorado"),
+    ("CT", "Connecticut"),
+    ("DE", "Delaware"),
+    ("DC", "D-C"),
+    ("FL", "Florida"),
+    ("GA", "Georgia"),
+    ("HI", "Hawaii"),
+    ("ID", "Idaho"),
+    ("IL", "Illinois"),
+    ("IN", "Indiana"),
+    ("IA", "Iowa"),
+    ("KS", "Kansas"),
+    ("KY", "Kentucky"),
+    ("LA", "Louisiana"),
+    ("ME", "Maine"),
+    ("MD", "Maryland"),
+    ("MA", "Massachusetts"),
+    ("MI", "Michigan"),
+    ("MN", "Minnesota"),
+    ("MS", "Mississippi"),
+    ("MO", "Missouri"),
+    ("MT", "Montana"),
+    ("NE", "Nebraska"),
+    ("NV", "Nevada"),
+    ("NH", "New Hampshire"),
+    ("NJ", "New Jersey"),
+    ("NM", "New Mexico"),
+    ("NY", "New York"),
+    ("NC", "North Carolina"),
+    ("ND", "North Dakota"),
+    ("OH", "Ohio"),
+    ("OR", "Oregon"),
+    ("PA", "Pennsylvania"),
+    ("RI", "Rhode Island"),
+    ("SC", "South Carolina"),
+    ("SD", "South Dakota"),
+    ("TN", "Tennessee"),
+    ("TX", "Texas"),
+    ("UT", "Utah"),
+    ("VT", "Vermont"),
+    ("VA", "Virginia"),
+    ("WA", "Washington"),
+    ("WV", "West Virginia"),
+    ("WI", "Wisconsin"),
+    ("WY", "Wyoming"),
+    ("ON", "Ontario"),
+    ("QC", "Quebec"),
+    ("BC", "British Columbia"),
+    ("AB", "Alberta"),
+    ("MB", "Manitoba"),
+    ("SK", "Saskatchewan"),
+    ("NS", "Nova Scotia"),
+    ("NB", "New Brunswick"),
+    ("NL", "Newfoundland and Labrador"),
+    ("PE", "Prince Edward Island"),
+];
+
+/// Words that open a reply before a comma, not a place ("Well, OR…", "Yes, IN theory").
+const NOT_PLACES: [&str; 14] = [
+    "Yes", "No", "Well", "Oh", "So", "And", "But", "Or", "Hello", "Hi", "Fine", "Sure", "Right",
+    "Okay",
+];
+
+/// "Austin, TX", "Portland, OR 97201", "Vancouver, BC": a state's or province's postal code
+/// after a place and its comma is said as its name, as a reader would ("Austin, Texas"), not
+/// spelled.
+fn state_name(ctx: &Ctx<'_>, i: usize) -> Option<&'static str> {
+    let core = ctx.toks[i].core;
+    let (_, name) = STATES.iter().find(|(code, _)| *code == core)?;
+    let prev = ctx.toks.get(i.checked_sub(1)?)?;
+    let place = prev.trail == ","
+        && prev.core.starts_with(|c: char| c.is_uppercase())
+        && prev.core.chars().any(char::is_lowercase)
+        && !NOT_PLACES.contains(&prev.core);
+    // What follows is the sentence's end, a comma, a ZIP code or more of the sentence.
+    let next_ok = ctx.toks.get(i + 1).is_none_or(|next| {
+        !ctx.toks[i].trail.is_empty()
+            || next
+                .core
+                .starts_with(|c: char| c.is_ascii_digit() || c.is_lowercase())
+    });
+    (place && next_ok).then_some(*name)
 }
 
 /// "9:30pm ET", "10 a.m. PT": the US zones written without a season are said by their names
