@@ -163,7 +163,7 @@ pub(crate) fn page_text(html: &str) -> String {
             .to_ascii_lowercase();
         if !closing && matches!(name.as_str(), "script" | "style") {
             // Raw text: everything up to the closing tag is code, not markup.
-            let end = find_ignoring_case(rest, &format!("</{name}"));
+            let end = find_end_tag(rest, &name);
             rest = end.map_or("", |at| &rest[at..]);
             continue;
         }
@@ -325,9 +325,14 @@ fn tag_end(s: &str) -> Option<usize> {
     None
 }
 
-fn find_ignoring_case(hay: &str, needle: &str) -> Option<usize> {
-    let lower = hay.to_ascii_lowercase();
-    lower.find(needle)
+/// Where the closing tag `</name` starts in `hay`, in any case, without copying `hay` (a page
+/// of many `<style>` blocks must not cost the rest of the page for each).
+fn find_end_tag(hay: &str, name: &str) -> Option<usize> {
+    hay.match_indices("</").map(|(at, _)| at).find(|&at| {
+        hay.as_bytes()
+            .get(at + 2..at + 2 + name.len())
+            .is_some_and(|tag| tag.eq_ignore_ascii_case(name.as_bytes()))
+    })
 }
 
 /// `s` with its character references decoded; one that names nothing is kept as written.
