@@ -313,16 +313,7 @@ fn tag_end(s: &str) -> Option<usize> {
     if !(next.is_ascii_alphabetic() || matches!(next, '/' | '!' | '?')) {
         return None;
     }
-    let mut quote = None;
-    for (i, c) in s.char_indices().skip(1) {
-        match (quote, c) {
-            (None, '"' | '\'') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (None, '>') => return Some(i),
-            _ => {}
-        }
-    }
-    None
+    super::office::quoted_tag_end(s, false)
 }
 
 /// Where the closing tag `</name` starts in `hay`, in any case, without copying `hay` (a page

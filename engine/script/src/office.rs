@@ -164,13 +164,19 @@ fn tag_end(s: &str) -> Option<usize> {
     if let Some(body) = s.strip_prefix("<!--") {
         return body.find("-->").map(|i| i + 4 + 2);
     }
+    quoted_tag_end(s, true)
+}
+
+/// The index of the first `>` after `s`'s opening `<` that is not inside a quoted attribute
+/// value; with `strict`, `None` when another `<` opens first (XML's rule; HTML has none).
+pub(crate) fn quoted_tag_end(s: &str, strict: bool) -> Option<usize> {
     let mut quote = None;
     for (i, c) in s.char_indices().skip(1) {
         match (quote, c) {
             (None, '"' | '\'') => quote = Some(c),
             (Some(q), c) if c == q => quote = None,
             (None, '>') => return Some(i),
-            (None, '<') => return None,
+            (None, '<') if strict => return None,
             _ => {}
         }
     }
