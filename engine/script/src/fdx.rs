@@ -27,13 +27,8 @@ const SNIFF: usize = 4096;
 
 /// Whether `text` is a Final Draft document (XML whose root is `<FinalDraft>`).
 pub(crate) fn is_final_draft(text: &str) -> bool {
-    let start = text.trim_start_matches(['\u{FEFF}', ' ', '\t', '\r', '\n']);
-    let mut head = start.len().min(SNIFF);
-    while !start.is_char_boundary(head) {
-        head -= 1;
-    }
-    (start.starts_with("<?xml") || start.starts_with("<FinalDraft"))
-        && start[..head].contains("<FinalDraft")
+    let head = super::source::opening(text, SNIFF);
+    (head.starts_with("<?xml") || head.starts_with("<FinalDraft")) && head.contains("<FinalDraft")
 }
 
 /// One paragraph of the screenplay, as read.

@@ -100,12 +100,7 @@ fn note_link(body: &str) -> Option<NoteLink> {
 /// Whether `text` is a web page: it opens with a doctype, `<html>`, or a `<head>`/`<meta>`
 /// within its first bytes.
 pub(crate) fn is_html(text: &str) -> bool {
-    let start = text.trim_start_matches(['\u{FEFF}', ' ', '\t', '\r', '\n']);
-    let mut head = start.len().min(SNIFF);
-    while !start.is_char_boundary(head) {
-        head -= 1;
-    }
-    let head = start[..head].to_ascii_lowercase();
+    let head = super::source::opening(text, SNIFF).to_ascii_lowercase();
     head.starts_with("<!doctype html")
         || head.starts_with("<html")
         || (head.starts_with('<') && (head.contains("<head>") || head.contains("<meta ")))

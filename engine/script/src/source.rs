@@ -80,9 +80,11 @@ fn decode_text(
     } else {
         utf8(file, bytes, 0).or_else(|e| {
             let text = windows_1252_text(bytes).ok_or(e)?;
+            // The bytes before the first that is not UTF-8 are ASCII (a valid UTF-8 character
+            // elsewhere rules the guess out), so they are the text's first bytes too.
             let at = std::str::from_utf8(bytes).map_or_else(|e| e.valid_up_to(), str::len);
             *guessed = Some(Warning {
-                position: end_position(&windows_1252_text(&bytes[..at]).unwrap_or_default()),
+                position: end_position(text.get(..at).unwrap_or_default()),
                 message: "this file is not UTF-8; it was read as Windows-1252 (Western European, \
                           what Excel's CSV and Notepad's ANSI save), the first such character \
                           is here: check its accented letters and quotes, or save it as UTF-8"
@@ -201,6 +203,17 @@ fn utf16(file: &str, bytes: &[u8], unit: fn([u8; 2]) -> u16) -> Result<String, S
         ));
     }
     Ok(out)
+}
+
+/// The first `limit` bytes of `text` (fewer, to end on a character) after any byte-order mark
+/// and leading white space: where a document's kind is told from its opening.
+pub(crate) fn opening(text: &str, limit: usize) -> &str {
+    let start = text.trim_start_matches(['\u{FEFF}', ' ', '\t', '\r', '\n']);
+    let mut head = start.len().min(limit);
+    while !start.is_char_boundary(head) {
+        head -= 1;
+    }
+    &start[..head]
 }
 
 /// The position just after the end of `text`.
