@@ -13,6 +13,8 @@ use engine::assets::manifest::KOKORO_V1;
 use engine::phonemes::Language;
 use engine::voice::VoiceSpec;
 
+use crate::server::errors::ApiError;
+
 /// (ElevenLabs voice id, its name, the stock voice spoken for it).
 const PREMADE: [(&str, &str, &str); 22] = [
     ("21m00Tcm4TlvDq8ikWAM", "Rachel", "af_heart"),
@@ -123,6 +125,21 @@ pub fn for_language(
         spec.language(),
         examples.join(", ")
     ))
+}
+
+/// [`for_language`] as both of ElevenLabs' routes answer it: the stock voice to speak instead
+/// with its `x-banter-voice` note (`ff_siwis (for ElevenLabs' Rachel) in fr`), or a 400.
+pub fn swap_for_language(
+    code: &str,
+    resolved: &str,
+    stand_in: Option<(&'static str, &'static str)>,
+) -> Result<Option<(&'static str, String)>, ApiError> {
+    let swap = for_language(code, resolved, stand_in)
+        .map_err(|m| ApiError::invalid("language_code", "invalid_language_code", m))?;
+    Ok(swap.map(|stock| {
+        let name = stand_in.map_or("", |(_, name)| name);
+        (stock, format!("{} in {code}", note(stock, name)))
+    }))
 }
 
 #[cfg(test)]

@@ -113,15 +113,9 @@ fn parse(
     // `language_code`: the voice must speak it; a premade stand-in is swapped for one that does.
     let (voice, voice_note) = match body.language_code.as_deref().filter(|c| !c.is_empty()) {
         None => (voice, voice_note),
-        Some(code) => match elevenlabs_voices::for_language(code, &voice, stand_in)
-            .map_err(|m| ApiError::invalid("language_code", "invalid_language_code", m))?
-        {
+        Some(code) => match elevenlabs_voices::swap_for_language(code, &voice, stand_in)? {
             None => (voice, voice_note),
-            Some(stock) => {
-                let name = stand_in.map_or("", |(_, name)| name);
-                let note = format!("{} in {code}", elevenlabs_voices::note(stock, name));
-                (stock.to_owned(), Some(note))
-            }
+            Some((stock, note)) => (stock.to_owned(), Some(note)),
         },
     };
     let requested = body.voice_settings.unwrap_or_default().speed.unwrap_or(1.0);

@@ -118,14 +118,9 @@ async fn prepare(
     if let Some(code) = pairs.get("language_code").filter(|c| !c.is_empty()) {
         // A voice that does not resolve is refused by the session, in the protocol's words.
         if let Ok(resolved) = super::routes::speech::resolve_voice(&voice) {
-            let swap = super::elevenlabs_voices::for_language(code, &resolved, stand_in)
-                .map_err(|m| ApiError::invalid("language_code", "invalid_language_code", m))?;
-            if let Some(stock) = swap {
-                let name = stand_in.map_or("", |(_, name)| name);
-                note = Some(format!(
-                    "{} in {code}",
-                    super::elevenlabs_voices::note(stock, name)
-                ));
+            let swap = super::elevenlabs_voices::swap_for_language(code, &resolved, stand_in)?;
+            if let Some((stock, said)) = swap {
+                note = Some(said);
                 stock.clone_into(&mut voice);
             }
         }
