@@ -74,28 +74,23 @@ fn is_meridiem(word: &str) -> bool {
 
 fn without_time(name: &str) -> &str {
     let mut trimmed = name.trim_end();
-    // `10:32 AM`, `10:32am`: the half of the day goes with the time before it.
-    if let Some((before, last)) = trimmed.rsplit_once(char::is_whitespace) {
-        let time = before
+    // `10:32 AM`, `10:32am`: the half of the day goes with the clock time before it.
+    let ends_in_clock = |s: &str| {
+        let time = s
             .trim_end()
             .rsplit(char::is_whitespace)
             .next()
             .unwrap_or("");
-        if is_meridiem(last) && timestamp_len(time) == time.len() && time.contains(':') {
+        !time.is_empty() && timestamp_len(time) == time.len() && time.contains(':')
+    };
+    if let Some((before, last)) = trimmed.rsplit_once(char::is_whitespace) {
+        if is_meridiem(last) && ends_in_clock(before) {
             trimmed = before.trim_end();
         }
     }
-    let glued = trimmed
-        .get(trimmed.len().saturating_sub(2)..)
-        .filter(|end| is_meridiem(end));
-    if glued.is_some() {
-        let time = trimmed[..trimmed.len() - 2]
-            .rsplit(char::is_whitespace)
-            .next()
-            .unwrap_or("");
-        if !time.is_empty() && timestamp_len(time) == time.len() && time.contains(':') {
-            trimmed = &trimmed[..trimmed.len() - 2];
-        }
+    let cut = trimmed.len().saturating_sub(2);
+    if trimmed.get(cut..).is_some_and(is_meridiem) && ends_in_clock(&trimmed[..cut]) {
+        trimmed = &trimmed[..cut];
     }
     let lead = timestamp_len(trimmed);
     let trimmed = if lead > 0 && lead < trimmed.len() {
