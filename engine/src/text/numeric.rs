@@ -384,15 +384,48 @@ pub(super) fn feet_inches(core: &str, dialect: Dialect) -> Option<String> {
     ))
 }
 
-/// "$12.99/month" is "twelve dollars and ninety-nine cents per month", "$5/hr" "... per hour".
+/// "$12.99/month" is "twelve dollars and ninety-nine cents per month", "$5/hr" "... per hour";
+/// a price per a count, as model and cloud pricing is written ("$0.002/1K tokens", "$15/1M"),
+/// is "... per thousand", "... per million".
 fn per(core: &str, dialect: Dialect) -> Option<String> {
     let (amount, rate) = core.rsplit_once('/')?;
-    if !rate.chars().all(char::is_alphabetic) || rate.is_empty() {
+    if rate.is_empty() {
         return None;
     }
+    let rate = if rate.chars().all(char::is_alphabetic) {
+        units::lookup(rate, true).map_or(rate, |u| u.one).to_owned()
+    } else if amount.starts_with(|c: char| !c.is_ascii_digit()) {
+        per_count(rate, dialect)?
+    } else {
+        return None;
+    };
     let amount = single(amount, dialect)?;
-    let rate = units::lookup(rate, true).map_or(rate, |u| u.one);
     Some(format!("{amount} per {rate}"))
+}
+
+/// The count after a price's slash: "1K" is "thousand", "10K" "ten thousand", "1M" "million",
+/// "100" "hundred" (a lone one is not said: "per thousand", not "per one thousand").
+fn per_count(rate: &str, dialect: Dialect) -> Option<String> {
+    let (digits, scale) = match rate.char_indices().last()? {
+        (at, 'k' | 'K') => (&rate[..at], Some("thousand")),
+        (at, 'M') => (&rate[..at], Some("million")),
+        (at, 'B') => (&rate[..at], Some("billion")),
+        _ => (rate, None),
+    };
+    let n = Num::parse(digits)?;
+    if !all_digits(&digits.replace(',', "")) {
+        return None;
+    }
+    let words = n.words(dialect);
+    let words = match (scale, n.plain_int()) {
+        (Some(scale), Some(1)) => scale.to_owned(),
+        (Some(scale), _) => format!("{words} {scale}"),
+        // Without a scale only a round count ("$5/100 words", "$2/1,000"): "$10/3" is a sum.
+        (None, _) if !digits.starts_with('1') || digits.len() < 3 => return None,
+        (None, _) if digits[1..].chars().any(|c| c != '0' && c != ',') => return None,
+        (None, _) => words.strip_prefix("one ").unwrap_or(&words).to_owned(),
+    };
+    Some(words)
 }
 
 /// Numbers separated by commas that are not thousands groups: "1,2,3" is a list.

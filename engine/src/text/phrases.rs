@@ -310,8 +310,15 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         .strip_suffix(['k', 'K'])
         .filter(|n| all_digits(n) && !n.starts_with('0') && !matches!(*n, "4" | "8"))
     {
-        let counted = next.is_some_and(|w| {
-            w.len() > 2 && w.ends_with('s') && w.chars().all(|c| c.is_ascii_lowercase())
+        // A rate counts too ("5k req/s", "10k tokens/s"), and so do the plurals without an s.
+        let counted = next.map(|w| w.split_once('/').map_or(w, |(count, _)| count));
+        let counted = counted.is_some_and(|w| {
+            let plural = w.len() > 2 && w.ends_with('s')
+                || matches!(w, "people" | "children" | "men" | "women" | "staff");
+            plural && w.chars().all(|c| c.is_ascii_lowercase())
+                || next.is_some_and(|n| n.contains('/'))
+                    && (2..=5).contains(&w.len())
+                    && w.chars().all(|c| c.is_ascii_lowercase())
         });
         if counted {
             return Some(Hit::new(1, format!("{} thousand", numbers::integer(n, d))));

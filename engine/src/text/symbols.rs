@@ -288,11 +288,18 @@ pub(super) fn joined(core: &str, d: Dialect) -> Option<String> {
                 right.to_lowercase()
             ));
         }
-        // "cells/mL", "copies/µL": a count per a unit of measure.
-        let unit = super::units::lookup(right, true).filter(|_| left.len() > 2 && word(left));
+        // "cells/mL", "copies/µL": a count per a unit of measure; "tokens/s", "tok/s",
+        // "req/s": a throughput per second or hour (its short names said in full).
+        let counted = rate_count(left);
+        let unit = super::units::lookup(right, true)
+            .or_else(|| {
+                super::units::lookup(right, false).filter(|u| matches!(u.symbol, "s" | "h"))
+            })
+            .filter(|_| counted.is_some() || left.len() > 2 && word(left));
         if let Some(unit) = unit {
             let one = super::units::words(unit, false, d);
-            return Some(format!("{} per {one}", spoken_word(left, d)));
+            let left = counted.map_or_else(|| spoken_word(left, d), str::to_owned);
+            return Some(format!("{left} per {one}"));
         }
     }
     let mut out = String::new();
@@ -321,6 +328,21 @@ pub(super) fn joined(core: &str, d: Dialect) -> Option<String> {
     }
     flush(&mut word, &mut out);
     Some(out)
+}
+
+/// What an engineer's short name for a counted thing before a rate's slash is said as:
+/// "tok/s" is tokens per second, "req/s" requests, "it/s" iterations.
+fn rate_count(short: &str) -> Option<&'static str> {
+    Some(match short {
+        "tok" | "toks" => "tokens",
+        "req" | "reqs" => "requests",
+        "msg" | "msgs" => "messages",
+        "txn" | "txns" | "tx" => "transactions",
+        "it" | "its" => "iterations",
+        "ops" | "op" => "ops",
+        "img" | "imgs" => "images",
+        _ => return None,
+    })
 }
 
 fn push_word(out: &mut String, w: &str) {
