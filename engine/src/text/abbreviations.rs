@@ -84,6 +84,7 @@ const GENERAL: &[(&str, &str)] = &[
     ("wks", "weeks"),
     ("feat", "featuring"),
     ("qtr", "quarter"),
+    ("qtrs", "quarters"),
     ("mgmt", "management"),
     ("yr", "year"),
     ("yrs", "years"),
@@ -163,7 +164,13 @@ pub(super) fn takes_roman(word: &str) -> bool {
 
 /// A full stop after `word` never ends a sentence when `next` starts the following word.
 pub(super) fn never_ends_sentence(word: &str, next: char) -> bool {
-    let is_general = lookup(GENERAL, word).is_some() && word != "etc" && word != "al"
+    // A noun's short form ends its sentence like the noun would ("it took 3 yrs. The end"),
+    // while "e.g.", "vs." and "feat." always lead on to more.
+    let is_noun = matches!(
+        word,
+        "wk" | "wks" | "qtr" | "mgmt" | "yr" | "yrs" | "dept" | "govt" | "misc"
+    );
+    let is_general = lookup(GENERAL, word).is_some() && word != "etc" && word != "al" && !is_noun
         || matches!(word, "v" | "P.S" | "N.B");
     (lookup(TITLES, word).is_some() && word != "St")
         || word == "Rs" && next.is_ascii_digit()
@@ -358,7 +365,9 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let title_case = core.chars().skip(1).all(|c| !c.is_uppercase());
     let general =
         lookup(GENERAL, core).or_else(|| title_case.then(|| lookup(GENERAL, &lower)).flatten());
-    if let Some(words) = general.filter(|_| period || core == "vs") {
+    // Short forms that are no word are expanded without their stop too ("4th qtr").
+    let no_word = matches!(lower.as_str(), "qtr" | "qtrs" | "mgmt" | "govt" | "dept");
+    if let Some(words) = general.filter(|_| period || core == "vs" || no_word) {
         return expand(words, false);
     }
     // Chat shorthand an author leaves in a script: said as meant, with or without a stop.
@@ -371,6 +380,9 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         }
         "w/" => return expand("with", false),
         "w/o" => return expand("without", false),
+        // "a 67 y/o man": an age in a case note.
+        "y/o" | "y.o" => return expand("year-old", true),
+        "Hwy" | "hwy" if next_number => return expand("Highway", true),
         "aka" => return expand("also known as", false),
         "YoY" | "y/y" | "Y/Y" => return expand("year over year", false),
         "QoQ" | "q/q" | "Q/Q" => return expand("quarter over quarter", false),

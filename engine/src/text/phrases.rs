@@ -163,6 +163,14 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         Some((word, rest)) => (format!("{word} "), rest),
         None => (String::new(), core),
     };
+    // "90+ mph", "100+ km": at least the number, in the unit after it.
+    if let (Some(n), Some(word)) = (core.strip_suffix('+').and_then(Num::parse), next) {
+        if let Some(unit) = units::phrase(word, true, true, d) {
+            let mut hit = Hit::new(2, format!("{}-plus {unit}", n.words(d)));
+            hit.eat_period = true;
+            return Some(hit);
+        }
+    }
     // "3e8 m/s": a number in scientific notation measures too.
     if let (Some(said), Some(word)) = (numeric::e_notation(bare, d), next) {
         if let Some(unit) = units::phrase(word, true, true, d) {
@@ -580,7 +588,11 @@ fn dated(ctx: &Ctx<'_>, i: usize) -> Option<String> {
 /// pairs, as on a door ("one oh one", "twelve oh four", "ten forty"), not counted ("one
 /// hundred one").
 fn place_number(ctx: &Ctx<'_>, i: usize) -> Option<String> {
-    const NAMING_WORDS: [&str; 10] = [
+    const NAMING_WORDS: [&str; 14] = [
+        "highway",
+        "hwy",
+        "route",
+        "rte",
         "room",
         "rm",
         "suite",
