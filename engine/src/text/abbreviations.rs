@@ -370,8 +370,13 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(words) = general.filter(|_| period || core == "vs" || no_word) {
         return expand(words, false);
     }
-    // Chat shorthand an author leaves in a script: said as meant, with or without a stop.
-    if let Some(words) = lookup(SHORTHAND, &lower).filter(|_| title_case || core == "PhD") {
+    // Chat shorthand an author leaves in a script: said as meant, with or without a stop
+    // ("BTW" and "TBH" in capitals too: no name or body is spelled so).
+    let shouted_shorthand = matches!(core, "BTW" | "TBH" | "IDK" | "IMHO");
+    if let Some(words) = lookup(SHORTHAND, &lower)
+        .or_else(|| (core == "IMHO").then_some("in my humble opinion"))
+        .filter(|_| title_case || core == "PhD" || shouted_shorthand)
+    {
         return expand(words, false);
     }
     match core {

@@ -75,10 +75,40 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         }
     }
     let mut hit = phrase(ctx, i)?;
-    if attributive(ctx, i, hit.span) {
+    if attributive(ctx, i, hit.span) || priced_noun(ctx, i, hit.span) {
         hit.text = singular_ending(&hit.text, ctx.dialect);
     }
     Some(hit)
+}
+
+/// "the $95B valuation", "their $2 million fund": a price between a determiner and its noun is
+/// an adjective too ("the ninety-five billion dollar valuation"), unless a verb or a function
+/// word follows ("the $5 was gone", "the $5 I owe").
+fn priced_noun(ctx: &Ctx<'_>, i: usize, span: usize) -> bool {
+    const DETERMINERS: [&str; 10] = [
+        "the", "this", "that", "its", "their", "his", "her", "our", "my", "your",
+    ];
+    const NOT_NOUNS: [&str; 34] = [
+        "is", "was", "are", "were", "be", "been", "has", "had", "have", "will", "would", "could",
+        "should", "can", "may", "might", "must", "did", "does", "and", "or", "but", "to", "of",
+        "in", "on", "at", "for", "from", "with", "that", "which", "we", "you",
+    ];
+    if money::prefix(ctx.toks[i].core).is_none() {
+        return false;
+    }
+    let determiner = ctx
+        .prev_core(i)
+        .is_some_and(|p| DETERMINERS.contains(&p.to_lowercase().as_str()));
+    let last = &ctx.toks[i + span - 1];
+    determiner
+        && last.trail.is_empty()
+        && ctx.next_core(i + span - 1).is_some_and(|w| {
+            w.starts_with(char::is_lowercase)
+                && w.chars().all(char::is_alphabetic)
+                && !NOT_NOUNS.contains(&w)
+                && !w.ends_with("ly")
+                && !w.ends_with("ed")
+        })
 }
 
 /// "a $5 bill", "a 6ft wall": an amount before a noun takes the singular ("a five dollar bill").
@@ -560,8 +590,31 @@ const DATE_WORDS: &[&str] = &["on", "due", "dated", "starting", "ending"];
 /// unless it reads as a proper fraction with a denominator up to twelve.
 /// An offer, a season or opening hours take dates too ("ends 12/31", "opens 6/1").
 const DATE_OR_FRACTION_WORDS: &[&str] = &[
-    "by", "before", "after", "until", "till", "since", "through", "thru", "ends", "expires",
-    "opens", "open", "closes", "starts", "begins", "launches",
+    "by",
+    "before",
+    "after",
+    "until",
+    "till",
+    "since",
+    "through",
+    "thru",
+    "ends",
+    "expires",
+    "opens",
+    "open",
+    "closes",
+    "starts",
+    "begins",
+    "launches",
+    "drops",
+    "releases",
+    "airs",
+    "premieres",
+    "debuts",
+    "ships",
+    "arrives",
+    "returns",
+    "out",
 ];
 
 /// "on 2/14": a month and day after a word that takes a date.
