@@ -58,7 +58,15 @@ pub(super) fn account(
                 .last()
                 .is_none_or(|s: &Skipped| s.position.line + 1 != line.number);
         if starts_paragraph && matches!(kind, LineKind::Narration | LineKind::Direction) {
-            if let Some(name) = looks_like_a_turn(text, &speakers) {
+            // A cue already written `SFX: …` was read as a cue on purpose (and said so): the
+            // advice to write what is written would only confuse.
+            let written_as_label = |name: &str| {
+                text.strip_prefix(name)
+                    .is_some_and(|rest| rest.trim_start().starts_with([':', '：']))
+            };
+            let suspect = looks_like_a_turn(text, &speakers)
+                .filter(|name| kind != LineKind::Direction || !written_as_label(name));
+            if let Some(name) = suspect {
                 warnings.push(Warning {
                     position,
                     message: format!(
