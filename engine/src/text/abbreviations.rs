@@ -248,6 +248,53 @@ const CODAS: &[&str] = &[
     "RC", "RG", "RV", "LV", "NC", "TZ", "DG", "HT",
 ];
 
+/// File extensions as developers say them.
+const EXTENSIONS: &[(&str, &str)] = &[
+    ("js", "J-S"),
+    ("ts", "T-S"),
+    ("py", "P-Y"),
+    ("rs", "R-S"),
+    ("md", "M-D"),
+    ("txt", "T-X-T"),
+    ("csv", "C-S-V"),
+    ("pdf", "P-D-F"),
+    ("json", "JSON"),
+    ("yaml", "YAML"),
+    ("yml", "Y-M-L"),
+    ("toml", "TOML"),
+    ("html", "H-T-M-L"),
+    ("css", "C-S-S"),
+    ("png", "P-N-G"),
+    ("jpg", "J-peg"),
+    ("jpeg", "J-peg"),
+    ("gif", "gif"),
+    ("mp3", "M-P-three"),
+    ("mp4", "M-P-four"),
+    ("wav", "wave"),
+    ("zip", "zip"),
+    ("docx", "doc-X"),
+    ("xlsx", "X-L-S-X"),
+    ("exe", "E-X-E"),
+    ("sh", "S-H"),
+];
+
+/// "Node.js" is "Node dot J-S", "README.md" "README dot M-D": a name, a dot and a known
+/// extension (not a domain: those are read as addresses).
+fn file_name(core: &str) -> Option<String> {
+    let (base, ext) = core.rsplit_once('.')?;
+    let said = lookup(EXTENSIONS, ext)?;
+    let name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-');
+    if base.is_empty() || !base.chars().all(name_char) || !base.starts_with(char::is_alphabetic) {
+        return None;
+    }
+    let base = if base.contains(['_', '-']) {
+        base.replace(['_', '-'], " ")
+    } else {
+        letters(base)
+    };
+    Some(format!("{base} dot {said}"))
+}
+
 /// "FBI" as "F-B-I".
 pub(super) fn spell(word: &str) -> String {
     let letters: Vec<String> = word.chars().map(|c| c.to_string()).collect();
@@ -309,6 +356,11 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             format!("{} dot net", letters(base))
         };
         return Some(Hit::new(1, words));
+    }
+    // "Node.js", "README.md", "notes.txt": a file or library name is said with "dot" and
+    // its extension as people say it (espeak made the dot a full stop's pause: "node. J S").
+    if let Some(said) = file_name(core) {
+        return Some(Hit::new(1, said));
     }
     // "USD 5", "INR 300", "Rs. 500": a currency written before its amount.
     let currency = super::money::code(core)
@@ -394,6 +446,8 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         "MoM" | "m/m" | "M/M" => return expand("month over month", false),
         "w/w" | "W/W" => return expand("week over week", false),
         "OK" | "Ok" | "ok" => return expand("okay", false),
+        // Microsoft's editor is "V-S Code", not "versus Code".
+        "VS" if next == Some("Code") => return Some(Hit::new(1, "V-S".to_owned())),
         "VS" => return expand("versus", false),
         "WWI" => return expand("World War one", false),
         "WWII" => return expand("World War two", false),

@@ -112,15 +112,18 @@ fn priced_noun(ctx: &Ctx<'_>, i: usize, span: usize) -> bool {
 }
 
 /// "a $5 bill", "a 6ft wall": an amount before a noun takes the singular ("a five dollar bill").
+/// After "a" the amount can only describe what follows, a name or an acronym too ("a $12M
+/// Series A", "a 512GB SSD"); not the pronoun ("a 5 km I ran").
 fn attributive(ctx: &Ctx<'_>, i: usize, span: usize) -> bool {
     let last = i + span - 1;
     let article = ctx
         .prev_core(i)
         .is_some_and(|p| p.eq_ignore_ascii_case("a") || p.eq_ignore_ascii_case("an"));
     article
+        && ctx.toks[last].trail.is_empty()
         && ctx
             .next_core(last)
-            .is_some_and(|w| w.starts_with(char::is_lowercase))
+            .is_some_and(|w| w.starts_with(char::is_alphabetic) && w != "I")
 }
 
 /// The words with a final plural unit or currency made singular.
@@ -519,16 +522,24 @@ fn marked_length(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         let words = numeric::feet_inches(tok.core, d).filter(|w| w.contains(" foot "))?;
         return eaten(Hit::new(1, words), '"');
     }
-    if !all_digits(tok.core) || tok.core.starts_with('0') {
+    // `6.9"`: a screen's diagonal has a decimal.
+    let (whole, frac) = tok.core.split_once('.').unwrap_or((tok.core, ""));
+    let decimal = !frac.is_empty() && all_digits(frac) && !tok.trail.starts_with('\'');
+    if !all_digits(whole) || whole.starts_with('0') && whole != "0" || !decimal && !frac.is_empty()
+    {
         return None;
     }
-    let n: u64 = tok.core.parse().ok()?;
+    let n: u64 = whole.parse().ok()?;
+    let said = match decimal {
+        true => Num::parse(tok.core)?.words(d),
+        false => numbers::cardinal(n, d),
+    };
     let singular = ctx
         .prev_core(i)
         .is_some_and(|p| p.eq_ignore_ascii_case("a") || p.eq_ignore_ascii_case("an"));
     let length = |symbol: &str| {
-        let unit = units::phrase(symbol, false, n != 1 && !singular, d)?;
-        Some(format!("{} {unit}", numbers::cardinal(n, d)))
+        let unit = units::phrase(symbol, false, (n != 1 || decimal) && !singular, d)?;
+        Some(format!("{said} {unit}"))
     };
     if tok.trail.starts_with('\'') && !quote_open('\'', '‘', '’') {
         // `5' 7"`: feet, then inches below twelve.
@@ -641,7 +652,11 @@ fn dated(ctx: &Ctx<'_>, i: usize) -> Option<String> {
 /// pairs, as on a door ("one oh one", "twelve oh four", "ten forty"), not counted ("one
 /// hundred one").
 fn place_number(ctx: &Ctx<'_>, i: usize) -> Option<String> {
-    const NAMING_WORDS: [&str; 14] = [
+    const NAMING_WORDS: [&str; 17] = [
+        // "HTTP 429", "error 503": a status code is said as developers say it.
+        "http",
+        "status",
+        "error",
         "highway",
         "hwy",
         "route",
