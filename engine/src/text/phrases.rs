@@ -398,7 +398,10 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(year) = num.as_ref().and_then(|n| year_reading(ctx, i, n)) {
         return Some(Hit::new(1, year));
     }
-    if let Some(words) = place_label(ctx, i).or_else(|| place_number(ctx, i)) {
+    if let Some(words) = place_label(ctx, i)
+        .or_else(|| place_number(ctx, i))
+        .or_else(|| short_dial(ctx, i))
+    {
         return Some(Hit::new(1, words));
     }
     if let Some(words) = dated(ctx, i) {
@@ -646,6 +649,28 @@ fn dated(ctx: &Ctx<'_>, i: usize) -> Option<String> {
         return None;
     }
     dates::month_day(core, ctx.dialect)
+}
+
+/// "call 911", "text 988", "dial 999 now": a short number to ring is said digit by digit ("nine
+/// eight eight"), unless it counts what follows ("call 200 customers").
+fn short_dial(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let core = ctx.toks[i].core;
+    if !(3..=4).contains(&core.len()) || !all_digits(core) {
+        return None;
+    }
+    let prev = ctx.prev_core(i)?.to_lowercase();
+    if !matches!(prev.as_str(), "call" | "dial" | "text" | "ring" | "phone") {
+        return None;
+    }
+    let counts = ctx.toks[i].trail.is_empty()
+        && ctx.next_core(i).is_some_and(|w| {
+            w.starts_with(char::is_lowercase)
+                && !matches!(
+                    w,
+                    "or" | "and" | "now" | "for" | "if" | "to" | "right" | "anytime"
+                )
+        });
+    (!counts).then(|| numbers::digits(core))
 }
 
 /// "Room 101", "Suite 1204", "Form 1040": a number that names a room or a form is said in
