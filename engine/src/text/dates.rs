@@ -158,11 +158,14 @@ pub(super) fn numeric_date(core: &str, dialect: Dialect) -> Option<String> {
     if !(1..=12).contains(&month) || !(1..=31).contains(&day) {
         return None;
     }
-    let year = if y.len() == 4 {
-        numbers::year(num(y)?, dialect)
-    } else {
-        numbers::two_digit_year(y, dialect)?
+    // "4/28/19" aired in twenty nineteen: a short year said short ("April twenty-eighth,
+    // nineteen") sounds like another day. Like strptime's %y, 00-49 are this century.
+    let year = match num(y)? {
+        n if y.len() == 4 => n,
+        n if n < 50 => 2000 + n,
+        n => 1900 + n,
     };
+    let year = numbers::year(year, dialect);
     Some(full_date(month as usize, day, Some(year), dialect))
 }
 

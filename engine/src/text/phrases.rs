@@ -218,6 +218,19 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
                 return Some(Hit::new(2, format!("{approx}{words}")));
             }
         }
+        // "1,100 sq ft", "50 sq. m": an area in two words.
+        if word.eq_ignore_ascii_case("sq") {
+            let area = ctx
+                .next_core_after_period(i + 1)
+                .and_then(|u| units::lookup(u, true).filter(|u| u.one.len() > 2))
+                .filter(|u| matches!(u.symbol, "ft" | "m" | "km" | "mi" | "yd" | "cm"));
+            if let Some(unit) = area {
+                let unit = units::words(unit, !n.is_one(), d);
+                let mut hit = Hit::new(3, format!("{approx}{} square {unit}", n.words(d)));
+                hit.eat_period = true;
+                return Some(hit);
+            }
+        }
         // "6 ft. 2 in.": after feet, "in." is inches (alone, "2 in the box" is not).
         // "5 ft 4 in," ends a phrase there; "4 in the box" does not.
         let ends_phrase =

@@ -37,6 +37,7 @@ const UNITS: &[Unit] = &[
     unit("m²", "square meter", "square meters", true),
     unit("m³", "cubic meter", "cubic meters", true),
     unit("mi", "mile", "miles", true),
+    unit("sqft", "square foot", "square feet", true),
     unit("ft", "foot", "feet", true),
     unit("yd", "yard", "yards", true),
     unit("yds", "yard", "yards", true),
