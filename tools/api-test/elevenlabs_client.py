@@ -6,7 +6,8 @@ Usage: elevenlabs_client.py URL TOKEN OUTDIR   (URL as `banter serve` prints it,
 
 Runs `text_to_speech.convert` (default mp3_44100_128), `text_to_speech.stream` (pcm_16000 and
 ulaw_8000), `text_to_speech.convert_with_timestamps`, `text_to_speech.stream_with_timestamps`
-and `voices.get_all`; checks the audio is of a plausible length and not silent, the alignment
+`voices.get_all`, and what integrations call at set-up (`user.get`, `user.subscription.get`,
+`models.list`, `voices.get`, `voices.settings`, `voices.search`); checks the audio is of a plausible length and not silent, the alignment
 covers the text character by character in order (streamed: no character ahead of the audio
 received with it), an ElevenLabs premade voice id is spoken by a stock voice named in
 `x-banter-voice`, a wrong key and an unknown voice id are refused; writes the audio to
@@ -138,6 +139,35 @@ def main():
         fail(f"voices: {len(voices)}, {[v.voice_id for v in voices][:5]}")
     print(f"ok voices.get_all: {len(voices)} voices", flush=True)
 
+    # What integrations call at set-up, before they speak: the key's account, the models, the
+    # configured voice and its settings, a voice search.
+    user = client.user.get()
+    subscription = client.user.subscription.get()
+    if user.subscription.character_limit <= 0 or subscription.status != "active":
+        fail(f"user.get / subscription: {user!r} {subscription!r}")
+    print(f"ok user.get and user.subscription.get: tier {subscription.tier}", flush=True)
+    models = client.models.list()
+    ids = [m.model_id for m in models]
+    if "eleven_multilingual_v2" not in ids or not all(m.can_do_text_to_speech for m in models):
+        fail(f"models.list: {ids}")
+    print(f"ok models.list: {ids}", flush=True)
+    rachel_voice = client.voices.get("21m00Tcm4TlvDq8ikWAM")
+    if rachel_voice.name != "Rachel" or rachel_voice.labels.get("banter_voice") != "af_heart":
+        fail(f"voices.get for Rachel's id: {rachel_voice!r}")
+    settings = client.voices.settings.get("af_heart")
+    default = client.voices.settings.get_default()
+    if settings.speed != 1.0 or default.stability is None:
+        fail(f"voices.settings: {settings!r} {default!r}")
+    print(f"ok voices.get and voices.settings: {rachel_voice.name} is {rachel_voice.labels}",
+          flush=True)
+    page = client.voices.search(search="british", gender="male", page_size=2)
+    rest = client.voices.search(search="british", gender="male", page_size=2,
+                                next_page_token=page.next_page_token)
+    found = [v.voice_id for v in page.voices + rest.voices]
+    if not page.has_more or len(set(found)) != 4 or not all(v.startswith("bm_") for v in found):
+        fail(f"voices.search: {found} (has_more {page.has_more})")
+    print(f"ok voices.search: {found} of {page.total_count}", flush=True)
+
     # A premade ElevenLabs voice id (Rachel, the SDK examples' default) is spoken by a stock
     # voice like it, and the answer names it.
     rachel = b"".join(
@@ -160,6 +190,8 @@ def main():
 
     for name, call in [
         ("a wrong key", lambda: ElevenLabs(api_key="wrong", base_url=url).voices.get_all()),
+        ("a wrong key's account", lambda: ElevenLabs(api_key="wrong", base_url=url).user.get()),
+        ("an unknown voice's lookup", lambda: client.voices.get("aBcDeFgHiJkLmNoPqRsT")),
         (
             "an unknown ElevenLabs voice id",
             lambda: b"".join(

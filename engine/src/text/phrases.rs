@@ -546,9 +546,10 @@ fn marked_length(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return None;
     }
     let n: u64 = whole.parse().ok()?;
-    let said = match decimal {
-        true => Num::parse(tok.core)?.words(d),
-        false => numbers::cardinal(n, d),
+    let said = if decimal {
+        Num::parse(tok.core)?.words(d)
+    } else {
+        numbers::cardinal(n, d)
     };
     let singular = ctx
         .prev_core(i)

@@ -5,13 +5,14 @@
 
 pub mod dialogue;
 pub mod elevenlabs;
+pub mod elevenlabs_catalogue;
 pub mod speech;
 pub mod timed;
 
 use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{header, Uri};
+use axum::http::{header, HeaderMap, Uri};
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::response::IntoResponse;
+use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 
@@ -30,6 +31,21 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(render_metrics))
         .route("/v1/models", get(models))
         .route("/v1/voices", get(voices))
+        .route("/v1/voices/{voice_id}", get(elevenlabs_catalogue::voice))
+        .route(
+            "/v1/voices/{voice_id}/settings",
+            get(elevenlabs_catalogue::voice_settings),
+        )
+        .route(
+            "/v1/voices/settings/default",
+            get(elevenlabs_catalogue::default_voice_settings),
+        )
+        .route("/v2/voices", get(elevenlabs_catalogue::search_voices))
+        .route("/v1/user", get(elevenlabs_catalogue::user))
+        .route(
+            "/v1/user/subscription",
+            get(elevenlabs_catalogue::user_subscription),
+        )
         .route("/v1/audio/speech", post(speech::speech))
         .route("/v1/audio/speech/timed", post(timed::timed))
         .route("/v1/dialogue", post(dialogue::dialogue))
@@ -73,14 +89,17 @@ async fn render_metrics(State(state): State<AppState>) -> impl IntoResponse {
     )
 }
 
-async fn models() -> impl IntoResponse {
+async fn models(headers: HeaderMap) -> Response {
+    if let Some(models) = elevenlabs_catalogue::elevenlabs_models(&headers) {
+        return models;
+    }
     let data: Vec<_> = MODEL_IDS
         .iter()
         .map(|id| {
             serde_json::json!({ "id": id, "object": "model", "created": 0, "owned_by": "banter" })
         })
         .collect();
-    Json(serde_json::json!({ "object": "list", "data": data }))
+    Json(serde_json::json!({ "object": "list", "data": data })).into_response()
 }
 
 async fn voices(State(state): State<AppState>) -> impl IntoResponse {
@@ -92,18 +111,7 @@ async fn voices(State(state): State<AppState>) -> impl IntoResponse {
     // ElevenLabs' clients list voices from the same path, as `voices` with `voice_id`s.
     let eleven: Vec<_> = stock
         .iter()
-        .map(|v| {
-            let described = serde_json::to_value(v).unwrap_or_default();
-            serde_json::json!({
-                "voice_id": v.name,
-                "name": v.name,
-                "category": "premade",
-                "labels": {
-                    "language": described["language"],
-                    "gender": described["gender"],
-                },
-            })
-        })
+        .map(elevenlabs_catalogue::stock_voice)
         .collect();
     Json(serde_json::json!({
         "object": "list",
