@@ -110,6 +110,13 @@ def main():
     if "tts-1" not in models or "kokoro" not in models:
         fail(f"models list lacks tts-1/kokoro: {models}")
     print(f"ok models: {models}", flush=True)
+    if client.models.retrieve("tts-1").id != "tts-1":
+        fail("models.retrieve(tts-1)")
+    try:
+        client.models.retrieve("whisper-1")
+        fail("models.retrieve found whisper-1")
+    except openai.NotFoundError as e:
+        print(f"ok models.retrieve: tts-1 found, whisper-1 {e.status_code}", flush=True)
 
     try:
         openai.OpenAI(base_url=f"{url}/v1", api_key="wrong", max_retries=0).models.list()

@@ -30,6 +30,7 @@ pub fn router(state: AppState) -> Router {
         .route("/health", get(health))
         .route("/metrics", get(render_metrics))
         .route("/v1/models", get(models))
+        .route("/v1/models/{model_id}", get(model))
         .route("/v1/voices", get(voices))
         .route("/v1/voices/{voice_id}", get(elevenlabs_catalogue::voice))
         .route(
@@ -100,6 +101,23 @@ async fn models(headers: HeaderMap) -> Response {
         })
         .collect();
     Json(serde_json::json!({ "object": "list", "data": data })).into_response()
+}
+
+/// `GET /v1/models/{id}` (OpenAI's `models.retrieve`, which some clients check a model with).
+async fn model(axum::extract::Path(id): axum::extract::Path<String>) -> Result<Response, ApiError> {
+    if !MODEL_IDS.contains(&id.as_str()) {
+        return Err(ApiError {
+            status: axum::http::StatusCode::NOT_FOUND,
+            ..ApiError::invalid(
+                "model",
+                "model_not_found",
+                format!("no model `{id}`; this server has {}", MODEL_IDS.join(", ")),
+            )
+        });
+    }
+    let model =
+        serde_json::json!({ "id": id, "object": "model", "created": 0, "owned_by": "banter" });
+    Ok(Json(model).into_response())
 }
 
 async fn voices(State(state): State<AppState>) -> impl IntoResponse {
