@@ -437,6 +437,9 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         }
         "w/" => return expand("with", false),
         "w/o" => return expand("without", false),
+        // British rents and salaries: "£2,100 pcm", "£55k p.a.".
+        "pcm" => return expand("per calendar month", false),
+        "p.a" if period => return expand("per annum", true),
         // "a 67 y/o man": an age in a case note.
         "y/o" | "y.o" => return expand("year-old", true),
         "Hwy" | "hwy" if next_number => return expand("Highway", true),
@@ -488,7 +491,8 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             || span_word(
                 ctx.prev_core(i),
                 &[
-                    "from", "since", "until", "till", "through", "to", "in", "by", "and",
+                    "from", "since", "until", "till", "through", "to", "in", "by", "and", "of",
+                    "early", "late", "mid", "last", "next", "this",
                 ],
             ))
     {
@@ -572,6 +576,25 @@ fn acronym(ctx: &Ctx<'_>, core: &str) -> Option<Hit> {
     } else {
         (core, "")
     };
+    // "FTSE" is the Footsie, as every market report says it.
+    if base == "FTSE" {
+        return Some(Hit::new(1, format!("Footsie{suffix}")));
+    }
+    // "BoE", "DoJ", "TfL", "PoC": an initialism with a lower-case "of" or "for" inside is
+    // spelled like any other (espeak made "BoE" one syllable); World of Warcraft is "WoW".
+    let bytes = base.as_bytes();
+    if let [a, b, c] = bytes {
+        if a.is_ascii_uppercase()
+            && b.is_ascii_lowercase()
+            && c.is_ascii_uppercase()
+            && base != "WoW"
+        {
+            return Some(Hit::new(
+                1,
+                format!("{}{suffix}", spell(&base.to_uppercase())),
+            ));
+        }
+    }
     // "mRNA", "tRNA", "pH": a lower-case prefix on capitals is spelled with them (espeak
     // read "mRNA" as one word).
     let mut letters = base.chars();

@@ -358,6 +358,9 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             return Some(hit);
         }
     }
+    if let Some(hit) = lower_case_millions(ctx, i) {
+        return Some(hit);
+    }
     // "250K subscribers", "10k steps": a K before a counted noun is thousands ("5K" alone is a
     // race, "4K" and "8K" resolutions).
     if let Some(n) = core
@@ -663,6 +666,93 @@ fn dated(ctx: &Ctx<'_>, i: usize) -> Option<String> {
         return None;
     }
     dates::month_day(core, ctx.dialect)
+}
+
+/// Words that make a glued lower-case "m" millions, not metres, when they follow it ("7.6m
+/// people") or come before it in the sentence ("the waiting list is 7.6m"), as British news
+/// writes millions.
+const COUNTED: &[&str] = &[
+    "people",
+    "users",
+    "viewers",
+    "listeners",
+    "subscribers",
+    "downloads",
+    "views",
+    "votes",
+    "voters",
+    "jobs",
+    "homes",
+    "households",
+    "patients",
+    "cases",
+    "customers",
+    "members",
+    "followers",
+    "streams",
+    "copies",
+    "units",
+    "list",
+    "population",
+    "residents",
+    "visitors",
+    "passengers",
+    "fans",
+    "children",
+    "adults",
+    "workers",
+    "staff",
+    "deaths",
+    "sales",
+];
+/// Words after a glued "m" that keep it metres ("1.8m tall", "the 100m final").
+const LENGTH_WORDS: &[&str] = &[
+    "tall",
+    "wide",
+    "long",
+    "high",
+    "deep",
+    "away",
+    "across",
+    "above",
+    "below",
+    "up",
+    "down",
+    "race",
+    "sprint",
+    "hurdles",
+    "freestyle",
+    "relay",
+    "dash",
+    "final",
+    "run",
+    "swim",
+    "of",
+    "from",
+    "under",
+    "over",
+    "in",
+    "squared",
+];
+
+/// "7.6m people", "a waiting list of 7.6m": a decimal with a glued lower-case "m" counting
+/// something is millions; measuring something ("1.8m tall", "a 2.5m wall") it stays metres.
+fn lower_case_millions(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let core = ctx.toks[i].core;
+    let num = core.strip_suffix('m')?;
+    let (whole, frac) = num.split_once('.')?;
+    if whole.is_empty() || !all_digits(whole) || frac.is_empty() || !all_digits(frac) {
+        return None;
+    }
+    let counted = |w: &str| COUNTED.contains(&w.to_lowercase().as_str());
+    let next = ctx.next_core(i);
+    let millions = match next {
+        Some(w) if LENGTH_WORDS.contains(&w) => false,
+        Some(w) if counted(w) => true,
+        _ => ctx.toks[..i].iter().any(|t| counted(t.core)),
+    };
+    let n = Num::parse(num)?;
+    millions.then(|| Hit::new(1, format!("{} million", n.words(ctx.dialect))))
 }
 
 /// "call 911", "text 988", "dial 999 now": a short number to ring is said digit by digit ("nine
