@@ -146,6 +146,58 @@ fn html_tag(s: &str) -> Option<(usize, bool)> {
     (plain || attribute_like).then_some((1 + name_at + name_len + close + 1, block))
 }
 
+/// `<sup>…</sup>` at `at` holding a footnote's mark or a power: its whole length and what to
+/// write for it: nothing after a word (`study<sup>[2]</sup>`, a reference), the superscript
+/// digits after a single letter or a digit (`x<sup>2</sup>` is `x²`). `None` for anything else,
+/// whose tags alone are dropped.
+fn sup_marker(src: &str, at: usize) -> Option<(usize, String)> {
+    const OPEN: &str = "<sup>";
+    const CLOSE: &str = "</sup>";
+    const SUPERSCRIPTS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let rest = src.get(at..)?;
+    if !rest.get(..OPEN.len())?.eq_ignore_ascii_case(OPEN) {
+        return None;
+    }
+    let inner_at = OPEN.len();
+    let inner_len = rest[inner_at..]
+        .char_indices()
+        .take(12)
+        .find_map(|(i, _)| {
+            rest[inner_at + i..]
+                .get(..CLOSE.len())
+                .is_some_and(|t| t.eq_ignore_ascii_case(CLOSE))
+                .then_some(i)
+        })?;
+    let inner = &rest[inner_at..inner_at + inner_len];
+    let len = inner_at + inner_len + CLOSE.len();
+    let marker = !inner.is_empty()
+        && inner
+            .chars()
+            .any(|c| c.is_ascii_digit() || "*†‡".contains(c))
+        && inner
+            .chars()
+            .all(|c| c.is_ascii_digit() || ",-–[]() *†‡".contains(c));
+    if !marker {
+        return None;
+    }
+    let word: String = src[..at]
+        .chars()
+        .rev()
+        .take_while(|c| c.is_alphanumeric())
+        .collect();
+    let power = inner.chars().all(|c| c.is_ascii_digit())
+        && (word.chars().count() == 1
+            || word.chars().all(|c| c.is_ascii_digit()) && !word.is_empty());
+    if !power {
+        return Some((len, String::new()));
+    }
+    let digits = inner
+        .bytes()
+        .map(|b| SUPERSCRIPTS[usize::from(b - b'0')])
+        .collect();
+    Some((len, digits))
+}
+
 /// Folds typography into the forms later rules expect (see the module docs).
 pub(super) fn clean(src: &str) -> Cleaned {
     let mut out = Cleaned {
@@ -193,6 +245,17 @@ pub(super) fn clean(src: &str) -> Cleaned {
             '\u{2010}' | '\u{2011}' | '\u{2212}' => out.push('-', at..end),
             '\u{2024}' => out.push('.', at..end),
             '\n' => out.push('\n', at..end),
+            '<' if sup_marker(src, at).is_some() => {
+                // `study<sup>[2]</sup>`: a footnote's mark is not spoken; `x<sup>2</sup>` is
+                // the power `x²` that later rules say.
+                let (len, power) = sup_marker(src, at).unwrap_or_default();
+                while chars.peek().is_some_and(|&(i, _)| i < at + len) {
+                    chars.next();
+                }
+                for c in power.chars() {
+                    out.push(c, at..at + len);
+                }
+            }
             '<' if html_tag(&src[at..]).is_some() => {
                 // Markup pasted with the text (`<b>`, `<br/>`, a link): not spoken; a block
                 // element parts the words around it.
