@@ -140,11 +140,45 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
     }
 }
 
+/// Keys a transcript's segments carry beside the speech (Whisper's, `WhisperX`'s, `AssemblyAI`'s,
+/// a diarizer's): timings and scores, which a rendering makes anew, so they are not speech.
+const TRANSCRIPT_KEYS: &[&str] = &[
+    "start",
+    "end",
+    "start_time",
+    "end_time",
+    "time",
+    "timestamp",
+    "duration",
+    "id",
+    "seek",
+    "words",
+    "tokens",
+    "confidence",
+    "temperature",
+    "avg_logprob",
+    "compression_ratio",
+    "no_speech_prob",
+    "language",
+    "channel",
+];
+
 #[derive(Deserialize)]
 struct Item {
-    #[serde(alias = "name", alias = "role")]
-    speaker: Option<String>,
-    #[serde(alias = "content")]
+    #[serde(
+        alias = "name",
+        alias = "role",
+        alias = "character",
+        alias = "speaker_name",
+        alias = "speaker_id"
+    )]
+    speaker: Option<SpeakerName>,
+    #[serde(
+        alias = "content",
+        alias = "line",
+        alias = "utterance",
+        alias = "dialogue"
+    )]
     text: Option<String>,
     voice: Option<String>,
     speed: Option<f32>,
@@ -152,6 +186,23 @@ struct Item {
     direction: Option<String>,
     #[serde(flatten)]
     other: BTreeMap<String, serde_json::Value>,
+}
+
+/// A speaker as a name, or as a diarizer's number (`"speaker_id": 0` is "Speaker 0").
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum SpeakerName {
+    Name(String),
+    Number(u64),
+}
+
+impl SpeakerName {
+    fn into_name(self) -> String {
+        match self {
+            SpeakerName::Name(name) => name,
+            SpeakerName::Number(n) => format!("Speaker {n}"),
+        }
+    }
 }
 
 #[derive(Deserialize)]
@@ -241,7 +292,8 @@ impl<'a> Parser<'a, '_> {
         let mut lines = None;
         for (key, value) in members {
             match key.as_str() {
-                "lines" | "turns" | "script" | "dialogue" | "transcript" => lines = Some(value),
+                "lines" | "turns" | "script" | "dialogue" | "dialog" | "transcript"
+                | "segments" | "utterances" | "conversation" | "messages" => lines = Some(value),
                 "cast" | "voices" | "speakers" => self.cast(value)?,
                 "settings" => {
                     let Members(settings) = self.read(value, "\"settings\"")?;
@@ -366,13 +418,20 @@ impl<'a> Parser<'a, '_> {
 
     fn items(&mut self, list: &'a RawValue) -> Result<(), ScriptError> {
         let items: Vec<&'a RawValue> = self.read(list, "the list of lines")?;
+        let mut timed = None;
         for (n, raw) in items.into_iter().enumerate() {
             if !raw.get().starts_with('{') {
                 return Err(self.shape(raw, &format!("item {} is not an object", n + 1)));
             }
-            let item: Item = self.read(raw, &format!("item {}", n + 1))?;
+            let mut item: Item = self.read(raw, &format!("item {}", n + 1))?;
             let position = self.loc.of(raw);
             let last_line = self.loc.end_of(raw).line;
+            let before = item.other.len();
+            item.other
+                .retain(|key, _| !TRANSCRIPT_KEYS.contains(&key.as_str()));
+            if item.other.len() < before && timed.is_none() {
+                timed = Some(position);
+            }
             if let Some(key) = item.other.keys().next() {
                 self.warnings.push(Warning {
                     position,
@@ -393,7 +452,7 @@ impl<'a> Parser<'a, '_> {
             for line in position.line..=last_line {
                 self.draft.classify(line, kind);
             }
-            match (item.speaker, item.text) {
+            match (item.speaker.map(SpeakerName::into_name), item.text) {
                 (Some(speaker), Some(text)) => {
                     if let Some(voice) = item.voice {
                         let key = speaker_key(&speaker);
@@ -432,6 +491,15 @@ impl<'a> Parser<'a, '_> {
                 (None, None) => {}
             }
         }
+        if let Some(position) = timed {
+            self.warnings.push(Warning {
+                position,
+                message:
+                    "the transcript's timings and scores (\"start\", \"end\", \"words\"…) are \
+                          not used: the rendering times its own speech"
+                        .to_owned(),
+            });
+        }
         Ok(())
     }
 }
@@ -452,6 +520,30 @@ mod tests {
         assert_eq!(e.lines[1].position, Position::new(3, 3));
         let bob = e.cast.get("bob").unwrap();
         assert_eq!((bob.voice.as_str(), bob.speed), ("bm_george", Some(1.1)));
+    }
+
+    #[test]
+    fn other_tools_keys_and_transcript_segments() {
+        // A generator's `character`/`line` under `dialogue`.
+        let e = parse(r#"{"title": "Ep 1", "dialogue": [{"character": "Ana", "line": "Hi."}, {"character": "Bo", "line": "Yo."}]}"#).unwrap();
+        let said: Vec<(String, String)> = e
+            .lines
+            .iter()
+            .map(|l| (l.speaker.clone(), l.spoken_text(false)))
+            .collect();
+        let want = [("Ana", "Hi."), ("Bo", "Yo.")].map(|(a, b)| (a.to_owned(), b.to_owned()));
+        assert_eq!(said, want);
+        // A diarized transcript: numbered speakers, timings and scores that are not speech,
+        // said once rather than as an unknown key per segment.
+        let e = parse(r#"{"segments": [{"speaker_id": 0, "text": "First.", "start": 0.0, "end": 1.2, "words": []}, {"speaker_id": 1, "text": "Second.", "start": 1.3, "end": 2.0}]}"#).unwrap();
+        let speakers: Vec<&str> = e.lines.iter().map(|l| l.speaker.as_str()).collect();
+        assert_eq!(speakers, ["Speaker 0", "Speaker 1"]);
+        assert_eq!(e.warnings.len(), 1, "{:?}", e.warnings);
+        assert!(
+            e.warnings[0].message.contains("timings"),
+            "{:?}",
+            e.warnings
+        );
     }
 
     #[test]
