@@ -287,10 +287,16 @@ pub(super) fn lettered_duration(parts: &[&str], dialect: Dialect) -> Option<Stri
                     .trim_start_matches(|c: char| c.is_ascii_lowercase())
                     .len();
             let (unit, tail) = tail.split_at(letters);
+            // "1h30": two bare digits after the hours are its minutes.
+            let minutes_after_hours = unit.is_empty()
+                && tail.is_empty()
+                && number.len() == 2
+                && found.last().is_some_and(|&(_, rank)| rank == 0);
             let rank = match unit {
                 "h" | "hr" | "hrs" => 0,
                 "m" | "min" | "mins" => 1,
                 "s" | "sec" | "secs" => 2,
+                "" if minutes_after_hours => 1,
                 _ => return None,
             };
             if number.is_empty() || number.len() > 3 {

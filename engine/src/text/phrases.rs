@@ -20,6 +20,11 @@ const WEAK_YEAR_CONTEXT: &[&str] = &["to", "through", "thru"];
 /// Words before a service number read digit by digit ("dial 999").
 /// Words before a label that names a place rather than counts it ("Apt. 4B", "seat 12C").
 const PLACE_WORDS: &[&str] = &[
+    // A ballot's "Measure 3B", "Prop 22A", "Question 1A".
+    "measure",
+    "prop",
+    "proposition",
+    "question",
     "apt",
     "apartment",
     "rm",
@@ -148,6 +153,14 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     }
     if let Some(hit) = ranges::phone_rule(ctx, i) {
         return Some(hit);
+    }
+    // "No.1", "No.10": the number sign glued to its number.
+    if let Some(n) = core
+        .strip_prefix("No.")
+        .filter(|n| (1..=4).contains(&n.len()) && all_digits(n))
+    {
+        let n: u64 = n.parse().ok()?;
+        return Some(Hit::new(1, format!("number {}", numbers::cardinal(n, d))));
     }
     if let Some(hit) = marked_length(ctx, i) {
         return Some(hit);

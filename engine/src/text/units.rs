@@ -137,6 +137,7 @@ const UNITS: &[Unit] = &[
     unit("mos", "month", "months", true),
     unit("yr", "year", "years", true),
     unit("yrs", "year", "years", true),
+    unit("doz", "dozen", "dozen", true),
     unit("ppm", "part per million", "parts per million", true),
     unit("ppb", "part per billion", "parts per billion", true),
     unit("x", "times", "times", false),
