@@ -200,6 +200,9 @@ pub(crate) fn check_voice_spelling(spec: &str) -> Result<Vec<&str>, String> {
 pub(crate) struct CastingRules {
     pub reuse_voices: bool,
     pub any_language_voices: bool,
+    /// The script is written in the language of the stock voices starting with this letter
+    /// (not English): speakers get those voices, shared once they run out.
+    pub language: Option<char>,
 }
 
 /// Automatic casting ran out of voices for the speaker at `index` (0-based) of `speakers`.
@@ -234,8 +237,26 @@ pub(crate) fn assign_voices(
             *used.entry(name).or_default() += 1;
         }
     }
-    let mut pools = vec![(&ENGLISH_FEMALE[..], &ENGLISH_MALE[..])];
-    if rules.any_language_voices {
+    let of_language = |voices: &[&'static str]| -> Vec<&'static str> {
+        let prefix = rules.language.unwrap_or('a');
+        voices
+            .iter()
+            .copied()
+            .filter(|v| v.starts_with(prefix))
+            .collect()
+    };
+    let (language_female, language_male) = (
+        of_language(&OTHER_LANGUAGE_FEMALE),
+        of_language(&OTHER_LANGUAGE_MALE),
+    );
+    let in_language =
+        rules.language.is_some() && !(language_female.is_empty() && language_male.is_empty());
+    let mut pools = if in_language {
+        vec![(&language_female[..], &language_male[..])]
+    } else {
+        vec![(&ENGLISH_FEMALE[..], &ENGLISH_MALE[..])]
+    };
+    if rules.any_language_voices && !in_language {
         pools.push((&OTHER_LANGUAGE_FEMALE[..], &OTHER_LANGUAGE_MALE[..]));
     }
     let available: HashSet<&str> = pools
@@ -261,11 +282,11 @@ pub(crate) fn assign_voices(
         let female = guess
             .as_ref()
             .map_or_else(|| balance.wants_female(), |g| g.gender == Gender::Female);
+        // A language with few voices shares them rather than reading its words with another
+        // language's sounds (the caller says who shares).
         let voice = pick(&pools, &used, female, false)
             .or_else(|| {
-                rules
-                    .reuse_voices
-                    .then(|| pick(&pools, &used, female, true))?
+                (rules.reuse_voices || in_language).then(|| pick(&pools, &used, female, true))?
             })
             .ok_or(OutOfVoices {
                 index,
@@ -504,6 +525,7 @@ mod tests {
         let reuse = CastingRules {
             reuse_voices: true,
             any_language_voices: false,
+            language: None,
         };
         assert_eq!(
             assign_voices(&names(60), &HashMap::new(), &[], reuse)
@@ -514,6 +536,7 @@ mod tests {
         let any = CastingRules {
             reuse_voices: false,
             any_language_voices: true,
+            language: None,
         };
         let got = assign_voices(&names(54), &HashMap::new(), &[], any).unwrap();
         assert_eq!(

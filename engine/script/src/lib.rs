@@ -42,6 +42,7 @@ mod html;
 mod json;
 mod labelled;
 mod labels;
+mod language;
 mod lexicon;
 mod line_labels;
 mod model;

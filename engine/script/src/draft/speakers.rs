@@ -9,6 +9,7 @@ use crate::cast::{
     assign_voices, speaker_key, Cast, CastEntry, CastMember, CastingRules, VoiceSource,
 };
 use crate::error::{ScriptError, ScriptErrorKind};
+use crate::language::ScriptLanguage;
 use crate::model::{Line, Position, Warning};
 use crate::names::{display_name, how_they_differ};
 
@@ -124,6 +125,73 @@ fn bracket_alias(label: &str, known: &HashSet<String>) -> Option<String> {
         .map(str::to_owned)
 }
 
+/// Says what a script written in another of Kokoro's languages changed: the speakers cast
+/// automatically got that language's voices (and which of them share one, where it has too few),
+/// and a voice the cast gives that speaks another language reads the words with its sounds.
+fn warn_language(
+    language: ScriptLanguage,
+    members: &[CastMember],
+    first_line: &[Position],
+    warnings: &mut Vec<Warning>,
+) {
+    let name = language.name;
+    let automatic: Vec<(usize, &CastMember)> = members
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| m.source == VoiceSource::Automatic)
+        .collect();
+    if let Some(&(first, _)) = automatic.first() {
+        warnings.push(Warning {
+            position: first_line[first],
+            message: format!(
+                "the script is written in {name}, so the speakers the cast gives no voice are \
+                 given {name} voices (an English voice would read the words with English \
+                 sounds); name voices in a cast header to choose others"
+            ),
+        });
+    }
+    let mut by_voice: HashMap<&str, Vec<&str>> = HashMap::new();
+    for (_, m) in &automatic {
+        by_voice.entry(&m.voice).or_default().push(&m.name);
+    }
+    let mut shared: Vec<(&str, Vec<&str>)> =
+        by_voice.into_iter().filter(|(_, n)| n.len() > 1).collect();
+    shared.sort_unstable();
+    for (voice, names) in shared {
+        let first = automatic
+            .iter()
+            .find(|(_, m)| m.voice == voice)
+            .map_or(Position::START, |(i, _)| first_line[*i]);
+        warnings.push(Warning {
+            position: first,
+            message: format!(
+                "Kokoro has too few {name} voices for this cast: {} share `{voice}`; give one \
+                 of them a blend or a Piper voice in the cast header to tell them apart",
+                names
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(" and ")
+            ),
+        });
+    }
+    for m in members {
+        let VoiceSource::Cast { position } = m.source else {
+            continue;
+        };
+        if let Some(spoken) = crate::language::of_voice(&m.voice).filter(|&l| l != name) {
+            warnings.push(Warning {
+                position,
+                message: format!(
+                    "`{}` is cast as `{}`, a voice that speaks {spoken}, but the script is \
+                     written in {name}: its words will be read with {spoken} sounds",
+                    m.name, m.voice
+                ),
+            });
+        }
+    }
+}
+
 /// Matches speakers to cast entries, casts the rest, and renames each line's speaker to the
 /// cast's spelling of the name.
 pub(super) fn cast_speakers(
@@ -187,9 +255,11 @@ pub(super) fn cast_speakers(
     }
     warn_extended_names(&speakers, &turns, &first_line, warnings);
     warn_misspelled_names(&speakers, &turns, &first_line, &listed, warnings);
+    let language = crate::language::detect(lines);
     let rules = CastingRules {
         reuse_voices: settings.reuse_voices,
         any_language_voices: settings.any_language_voices,
+        language: language.map(|l| l.voice_prefix),
     };
     let reserved: Vec<&CastEntry> = entries.iter().collect();
     let voices = assign_voices(&speakers, &listed, &reserved, rules).map_err(|out| {
@@ -214,6 +284,9 @@ pub(super) fn cast_speakers(
             guess: a.guess,
         })
         .collect();
+    if let Some(language) = language {
+        warn_language(language, &members, &first_line, warnings);
+    }
     for entry in entries {
         if !display.contains_key(&speaker_key(&entry.name)) {
             warnings.push(Warning {

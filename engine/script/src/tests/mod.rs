@@ -293,6 +293,44 @@ fn forty_speakers_need_an_option() {
 }
 
 #[test]
+fn a_script_in_another_kokoro_language_is_cast_with_its_voices() {
+    let spanish = "Ana: Hola a todos, bienvenidos al podcast de ciencia.\nLuis: Gracias, Ana. Hoy hablamos del cielo y de por qué es azul.\nAna: ¿Y cuántos años tienes tú?\nLuis: Tengo veinticinco años y vivo en Madrid.\n";
+    let e = parse(spanish).unwrap();
+    let voices: Vec<&str> = e.cast.members.iter().map(|m| m.voice.as_str()).collect();
+    assert_eq!(voices, ["ef_dora", "em_alex"]);
+    let said = |e: &Episode, what: &str| e.warnings.iter().any(|w| w.message.contains(what));
+    assert!(said(&e, "written in Spanish"), "{:?}", e.warnings);
+    // A voice the cast names that speaks another language is kept, and the author told.
+    let e = parse(&format!("---\ncast:\n  Ana: af_heart\n---\n{spanish}")).unwrap();
+    assert_eq!(e.cast.get("Ana").unwrap().voice, "af_heart");
+    assert!(
+        said(
+            &e,
+            "`Ana` is cast as `af_heart`, a voice that speaks English"
+        ),
+        "{:?}",
+        e.warnings
+    );
+    // French has one stock voice: its two speakers share it, and hear why.
+    let french = "Marie: Bonjour à tous et bienvenue dans notre podcast sur la science.\nPaul: Merci Marie, c'est un plaisir d'être ici avec vous aujourd'hui.\nMarie: Alors, pourquoi le ciel est-il bleu ?\n";
+    let e = parse(french).unwrap();
+    assert!(e.cast.members.iter().all(|m| m.voice == "ff_siwis"));
+    assert!(
+        said(&e, "`Marie` and `Paul` share `ff_siwis`"),
+        "{:?}",
+        e.warnings
+    );
+    // English stays as it was, without a word about language.
+    let e = parse("Ana: Welcome back to the show, everyone.\nLuis: Thanks, Ana. Today we talk about why the sky is blue.\n").unwrap();
+    assert!(e
+        .cast
+        .members
+        .iter()
+        .all(|m| m.voice.starts_with(['a', 'b'])));
+    assert!(!said(&e, "written in"), "{:?}", e.warnings);
+}
+
+#[test]
 fn unknown_voices_are_found_by_the_hook() {
     let e = parse("# cast\nAlice: af_heart\nBob: af_bella:0.5+xx_nobody:0.5\n\nAlice: Hi.\nBob: Yo.\nCarl: Hey.").unwrap();
     let stock: HashSet<&str> = ENGLISH_FEMALE
