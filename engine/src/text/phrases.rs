@@ -20,6 +20,9 @@ const WEAK_YEAR_CONTEXT: &[&str] = &["to", "through", "thru"];
 /// Words before a service number read digit by digit ("dial 999").
 /// Words before a label that names a place rather than counts it ("Apt. 4B", "seat 12C").
 const PLACE_WORDS: &[&str] = &[
+    // A motorway's "Exit 12B".
+    "exit",
+    "junction",
     // A ballot's "Measure 3B", "Prop 22A", "Question 1A".
     "measure",
     "prop",
@@ -153,6 +156,12 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     }
     if let Some(hit) = ranges::phone_rule(ctx, i) {
         return Some(hit);
+    }
+    if let Some(words) = hex_number(core, d) {
+        return Some(Hit::new(1, words));
+    }
+    if let Some(words) = verses(ctx, i) {
+        return Some(Hit::new(1, words));
     }
     // "No.1", "No.10": the number sign glued to its number.
     if let Some(n) = core
@@ -679,6 +688,48 @@ fn dated(ctx: &Ctx<'_>, i: usize) -> Option<String> {
         return None;
     }
     dates::month_day(core, ctx.dialect)
+}
+
+/// "0x71C7…", a hex number (a wallet, a memory address, a colour): said character by
+/// character, as anyone reads one out ("zero x seven one C seven"), not as numbers and words.
+fn hex_number(core: &str, d: Dialect) -> Option<String> {
+    let digits = core
+        .strip_prefix("0x")
+        .or_else(|| core.strip_prefix("0X"))?;
+    if digits.len() < 2 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return None;
+    }
+    let said: Vec<String> = digits
+        .chars()
+        .map(|c| match c.to_digit(10) {
+            Some(n) => numbers::cardinal(u64::from(n), d),
+            None => c.to_ascii_uppercase().to_string(),
+        })
+        .collect();
+    Some(format!("zero x {}", said.join(" ")))
+}
+
+/// "Psalm 23:1-4", "John 3:16-18": a chapter and a span of verses after a book's name, "twenty-
+/// three, one to four" (it was "twenty-three-one-four").
+fn verses(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let (chapter, span) = ctx.toks[i].core.split_once(':')?;
+    let (first, last) = span.split_once(['-', '–'])?;
+    let n =
+        |s: &str| (all_digits(s) && (1..=3).contains(&s.len())).then(|| s.parse::<u64>().ok())?;
+    let (chapter, first, last) = (n(chapter)?, n(first)?, n(last)?);
+    let book = ctx
+        .prev_core(i)
+        .is_some_and(|p| p.starts_with(char::is_uppercase) && p.chars().all(char::is_alphabetic));
+    if !book || first >= last || chapter == 0 {
+        return None;
+    }
+    let d = ctx.dialect;
+    Some(format!(
+        "{}, {} to {}",
+        numbers::cardinal(chapter, d),
+        numbers::cardinal(first, d),
+        numbers::cardinal(last, d)
+    ))
 }
 
 /// Words that make a glued lower-case "m" millions, not metres, when they follow it ("7.6m
