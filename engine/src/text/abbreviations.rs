@@ -437,6 +437,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         }
         "w/" => return expand("with", false),
         "w/o" => return expand("without", false),
+        "TL;DR" | "TLDR" | "tl;dr" | "tldr" => return expand("T-L-D-R", false),
         // British rents and salaries: "£2,100 pcm", "£55k p.a.".
         "pcm" => return expand("per calendar month", false),
         "p.a" if period => return expand("per annum", true),
@@ -766,7 +767,9 @@ pub(super) fn is_shouted(cores: &[&str]) -> bool {
                 || SHOUTED_WORDS.contains(&c.trim_end_matches(|ch: char| !ch.is_alphabetic()))
         })
         .count();
-    caps.len() >= 3 && caps.len() * 2 > words.len() && wordy >= 2
+    // "NO WAY.", "OH MY GOD!": a short shout, every word of it in capitals and common.
+    let short_shout = caps.len() == 2 && words.len() == 2 && wordy == 2;
+    caps.len() >= 3 && caps.len() * 2 > words.len() && wordy >= 2 || short_shout
 }
 
 /// Common short words: two of them in capitals make a sentence of capitals a shout rather

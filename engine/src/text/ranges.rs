@@ -323,6 +323,14 @@ pub(super) fn spaced_range(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return None;
     }
     let right = ctx.next_core(i + 1)?;
+    // "10 - 3 = 7": a difference in a sum, not a range.
+    if ctx.next_core(i + 2) == Some("=") {
+        let n = |s: &str| Num::parse(s).map(|n| n.words(ctx.dialect));
+        return Some(Hit::new(
+            3,
+            format!("{} minus {}", n(ctx.toks[i].core)?, n(right)?),
+        ));
+    }
     let words = range(&format!("{}-{right}", ctx.toks[i].core), ctx.dialect)?;
     let words = if ctx
         .prev_core(i)
