@@ -171,6 +171,14 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         let n: u64 = n.parse().ok()?;
         return Some(Hit::new(1, format!("number {}", numbers::cardinal(n, d))));
     }
+    // "1600 Pennsylvania Ave", "221 Baker Street": a house number is said in pairs.
+    if (3..=4).contains(&core.len())
+        && all_digits(core)
+        && !core.starts_with('0')
+        && before_street_name(ctx, i)
+    {
+        return Some(Hit::new(1, numeric::model_number(core, d)));
+    }
     if let Some(hit) = marked_length(ctx, i) {
         return Some(hit);
     }

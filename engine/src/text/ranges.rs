@@ -50,11 +50,14 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
         _ => left,
     };
     let (l, r) = (Num::parse(left)?, Num::parse(right)?);
+    // "2008-09" is a span of years, its second written short with the zero.
+    let short_year = left.len() == 4
+        && right.len() == 2
+        && matches!((l.plain_int(), r.plain_int()), (Some(a), Some(b)) if is_year(a) && b > a % 100);
     if l.negative
         || r.negative
-        || [&l, &r]
-            .iter()
-            .any(|n| n.int.len() > 1 && n.int.starts_with('0'))
+        || l.int.len() > 1 && l.int.starts_with('0')
+        || r.int.len() > 1 && r.int.starts_with('0') && !short_year
     {
         return None;
     }
