@@ -75,11 +75,7 @@ pub fn of_text(text: &str) -> Option<ScriptLanguage> {
 /// The name of the language a stock voice (or a blend's first voice) speaks, by its first letter.
 #[must_use]
 pub fn of_voice(voice: &str) -> Option<&'static str> {
-    let prefix = voice.trim_start().chars().next()?;
-    if voice.as_bytes().get(2) != Some(&b'_') {
-        return None;
-    }
-    match prefix {
+    match super::writing_systems::language_of(voice)? {
         'a' | 'b' => Some("English"),
         p => KOKORO_LANGUAGES
             .iter()

@@ -38,7 +38,7 @@ fn foreign_script(c: char) -> Option<&'static str> {
 }
 
 /// The first letter of the voice's language (`af_bella:0.7+…` → `a`).
-fn language_of(voice: &str) -> Option<char> {
+pub(crate) fn language_of(voice: &str) -> Option<char> {
     let first = voice.split(['+', ':', ' ', '@']).next()?;
     let (prefix, _) = first.split_once('_')?;
     (prefix.len() == 2).then(|| prefix.chars().next()).flatten()

@@ -97,6 +97,7 @@ const SHORTHAND: &[(&str, &str)] = &[
     ("avg", "average"),
     ("btw", "by the way"),
     ("tbh", "to be honest"),
+    ("imho", "in my humble opinion"),
     ("idk", "I don't know"),
     ("ppl", "people"),
     ("pls", "please"),
@@ -425,9 +426,8 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     // Chat shorthand an author leaves in a script: said as meant, with or without a stop
     // ("BTW" and "TBH" in capitals too: no name or body is spelled so).
     let shouted_shorthand = matches!(core, "BTW" | "TBH" | "IDK" | "IMHO");
-    if let Some(words) = lookup(SHORTHAND, &lower)
-        .or_else(|| (core == "IMHO").then_some("in my humble opinion"))
-        .filter(|_| title_case || core == "PhD" || shouted_shorthand)
+    if let Some(words) =
+        lookup(SHORTHAND, &lower).filter(|_| title_case || core == "PhD" || shouted_shorthand)
     {
         return expand(words, false);
     }

@@ -245,26 +245,24 @@ pub(super) fn clean(src: &str) -> Cleaned {
             '\u{2010}' | '\u{2011}' | '\u{2212}' => out.push('-', at..end),
             '\u{2024}' => out.push('.', at..end),
             '\n' => out.push('\n', at..end),
-            '<' if sup_marker(src, at).is_some() => {
+            '<' => {
                 // `study<sup>[2]</sup>`: a footnote's mark is not spoken; `x<sup>2</sup>` is
-                // the power `x²` that later rules say.
-                let (len, power) = sup_marker(src, at).unwrap_or_default();
+                // the power `x²` that later rules say. Other markup pasted with the text (`<b>`,
+                // `<br/>`, a link) is not spoken; a block element parts the words around it.
+                // Anything else is a less-than sign.
+                let (len, said) = if let Some(sup) = sup_marker(src, at) {
+                    sup
+                } else if let Some((len, block)) = html_tag(&src[at..]) {
+                    (len, if block { " ".to_owned() } else { String::new() })
+                } else {
+                    out.push(c, at..end);
+                    continue;
+                };
                 while chars.peek().is_some_and(|&(i, _)| i < at + len) {
                     chars.next();
                 }
-                for c in power.chars() {
+                for c in said.chars() {
                     out.push(c, at..at + len);
-                }
-            }
-            '<' if html_tag(&src[at..]).is_some() => {
-                // Markup pasted with the text (`<b>`, `<br/>`, a link): not spoken; a block
-                // element parts the words around it.
-                let (len, block) = html_tag(&src[at..]).unwrap_or((1, false));
-                while chars.peek().is_some_and(|&(i, _)| i < at + len) {
-                    chars.next();
-                }
-                if block {
-                    out.push(' ', at..at + len);
                 }
             }
             c if mac_key(c).is_some() => {
