@@ -501,7 +501,9 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             return expand(super::dates::MONTHS[month - 1], false);
         }
     }
-    hyphenated(ctx, core).or_else(|| acronym(ctx, core))
+    super::emphasis::rule(ctx, i)
+        .or_else(|| hyphenated(ctx, core))
+        .or_else(|| acronym(ctx, core))
 }
 
 /// Whether `word` is a weekday's abbreviation ("Tues").

@@ -20,6 +20,7 @@
 mod abbreviations;
 mod clean;
 mod dates;
+mod emphasis;
 mod money;
 mod numbers;
 mod numeric;

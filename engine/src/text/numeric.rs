@@ -100,6 +100,17 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
     if core == "911" {
         return Some("nine one one".to_owned());
     }
+    // Numeronyms: the letters between the ends counted, and the word said.
+    let numeronym = match core {
+        "k8s" | "K8s" => Some("Kubernetes"),
+        "i18n" => Some("internationalization"),
+        "l10n" => Some("localization"),
+        "a11y" => Some("accessibility"),
+        _ => None,
+    };
+    if let Some(word) = numeronym {
+        return Some(word.to_owned());
+    }
     if let Some(n) = Num::parse(core) {
         return Some(n.words(dialect));
     }
@@ -217,6 +228,9 @@ pub(super) fn bound(core: &str) -> Option<(&'static str, &str)> {
 /// "3e8", "6.02e23", "1.6e-19": a number in scientific notation, "three times ten to the
 /// power of eight".
 pub(super) fn e_notation(core: &str, dialect: Dialect) -> Option<String> {
+    if let Some(words) = times_power_of_ten(core, dialect) {
+        return Some(words);
+    }
     let (mantissa, exponent) = core.split_once(['e', 'E'])?;
     let digits = exponent.strip_prefix(['-', '+']).unwrap_or(exponent);
     let plain = |s: &str| !s.is_empty() && all_digits(s);
@@ -237,6 +251,27 @@ pub(super) fn e_notation(core: &str, dialect: Dialect) -> Option<String> {
         "{} times ten to the power of {sign}{power}",
         Num::parse(mantissa)?.words(dialect)
     ))
+}
+
+/// "3×10^8", "6.02x10^23", "1.6×10⁻¹⁹": scientific notation written with the power of ten,
+/// read as [`e_notation`] reads "3e8".
+fn times_power_of_ten(core: &str, dialect: Dialect) -> Option<String> {
+    let (mantissa, power) = core.split_once(['×', 'x'])?;
+    let power = power.strip_prefix("10")?;
+    let exponent: String = match power.strip_prefix('^') {
+        Some(e) => e.trim_start_matches('(').trim_end_matches(')').to_owned(),
+        None => power
+            .chars()
+            .map(|c| match c {
+                '⁻' => Some('-'),
+                c => "⁰¹²³⁴⁵⁶⁷⁸⁹"
+                    .chars()
+                    .position(|s| s == c)
+                    .and_then(|k| char::from_digit(k as u32, 10)),
+            })
+            .collect::<Option<String>>()?,
+    };
+    e_notation(&format!("{mantissa}e{exponent}"), dialect)
 }
 
 /// "1920x1080", "2x4", "3×4×5": dimensions, "by" between plain numbers. ("0x1F" is a hex
@@ -304,7 +339,7 @@ pub(super) fn model_number(digits: &str, dialect: Dialect) -> String {
 
 /// "1.5M", "3bn", "1.2k" without a currency: "one point five million". Lower-case "m" is
 /// metres.
-fn scaled(core: &str, dialect: Dialect) -> Option<String> {
+pub(super) fn scaled(core: &str, dialect: Dialect) -> Option<String> {
     let split = core.find(|c: char| c.is_ascii_alphabetic())?;
     let (num, suffix) = core.split_at(split);
     // Not a whole "K": "4K" is a resolution and "5K" a race; "1.2k" can only be thousands.
@@ -441,7 +476,7 @@ fn list(core: &str, dialect: Dialect) -> Option<String> {
 }
 
 /// "1st", "22nd", "103rd", "1,000th".
-fn ordinal(core: &str, dialect: Dialect) -> Option<String> {
+pub(super) fn ordinal(core: &str, dialect: Dialect) -> Option<String> {
     let cut = core.len().checked_sub(2)?;
     if !core.is_char_boundary(cut) {
         return None;
@@ -562,6 +597,31 @@ fn dotted(core: &str, dialect: Dialect) -> Option<String> {
     Some(words.join(" point "))
 }
 
+/// "2ABC123", "1Z999AA1": a code (a plate, a tracking number) that starts and ends with digits
+/// around capitals is read character by character; as a model number it was "two-A-B-C-one
+/// twenty-three".
+fn code(piece: &str) -> Option<String> {
+    let bytes = piece.as_bytes();
+    let ok = bytes.len() >= 5
+        && bytes.first()?.is_ascii_digit()
+        && bytes.last()?.is_ascii_digit()
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
+        && bytes.iter().any(u8::is_ascii_uppercase);
+    if !ok {
+        return None;
+    }
+    let said: Vec<String> = piece
+        .chars()
+        .map(|c| match c.to_digit(10) {
+            Some(d) => numbers::digits(&d.to_string()),
+            None => c.to_string(),
+        })
+        .collect();
+    Some(said.join(" "))
+}
+
 /// Letters and digits mixed ("MP3", "COVID-19", "5-year-old", "v2"): each run read alone and
 /// joined with hyphens, which espeak reads as one word without pausing. A number after letters
 /// is a model number ("A320", "F-150"; see [`model_number`]), and an "s" after a number makes
@@ -573,6 +633,10 @@ pub(super) fn mixed(core: &str, dialect: Dialect) -> Option<String> {
         if piece.is_empty() {
             continue;
         }
+        if let Some(words) = code(piece) {
+            parts.push(words);
+            continue;
+        }
         let model = after_letters && all_digits(piece);
         if let Some(words) = (!model)
             .then(|| {
@@ -581,6 +645,7 @@ pub(super) fn mixed(core: &str, dialect: Dialect) -> Option<String> {
                     .or_else(|| ordinal(piece, dialect))
                     .or_else(|| decade(piece, dialect))
                     .or_else(|| glued_unit(piece, dialect))
+                    .or_else(|| vulgar(piece, dialect))
             })
             .flatten()
         {

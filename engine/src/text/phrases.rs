@@ -77,6 +77,9 @@ const DECADE_CONTEXT: &[&str] = &[
 
 /// Context-dependent number patterns, then [`single`].
 pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    if let Some(hit) = compass_point(ctx, i) {
+        return Some(hit);
+    }
     if attributive(ctx, i, 1) {
         if let Some(words) = dates::compact_duration(ctx.toks[i].core, ctx.dialect) {
             return Some(Hit::new(1, words));
@@ -206,6 +209,15 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             if let Some(words) = money::amount(currency, rest, Some(scale), d) {
                 return Some(Hit::new(2, words));
             }
+            // "$5-10 million", "$5–$10 billion": a range of the scaled amount.
+            if let Some((a, b)) = rest.split_once(['-', '–']) {
+                let b = money::prefix(b).map_or(b, |(_, b)| b);
+                let a = Num::parse(a).filter(|a| !a.negative);
+                let b = money::amount(currency, b, Some(scale), d);
+                if let (Some(a), Some(b)) = (a, b) {
+                    return Some(Hit::new(2, format!("{} to {b}", a.words(d))));
+                }
+            }
         }
     }
     if let Some(clock) = next.and_then(|w| dates::with_meridiem(core, w, ctx.toks[i + 1].trail, d))
@@ -246,6 +258,19 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             if let Some(words) = money::amount(currency, bare, None, d) {
                 let words = words.replacen("dollars", "U-S dollars", 1);
                 return Some(Hit::new(2, format!("{approx}{words}")));
+            }
+        }
+        // "1.5 million km", "20 billion kWh": a scaled amount measures in the unit after it.
+        if matches!(word, "thousand" | "million" | "billion" | "trillion") {
+            if let Some(unit) = ctx
+                .next_core(i + 1)
+                .and_then(|u| units::lookup(u, true))
+                .filter(|u| !matches!(u.symbol, "x" | "×" | "pts" | "pp"))
+            {
+                let unit = units::words(unit, true, d);
+                let mut hit = Hit::new(3, format!("{approx}{} {word} {unit}", n.words(d)));
+                hit.eat_period = true;
+                return Some(hit);
             }
         }
         // "1,100 sq ft", "50 sq. m": an area in two words.
@@ -910,44 +935,84 @@ fn place_label(ctx: &Ctx<'_>, i: usize) -> Option<String> {
     ))
 }
 
+/// Words for a street after its name ("Baker St.", "Elm Street", "Sunset Blvd").
+const STREETS: &[&str] = &[
+    "St",
+    "Street",
+    "Ave",
+    "Avenue",
+    "Rd",
+    "Road",
+    "Ln",
+    "Lane",
+    "Blvd",
+    "Boulevard",
+    "Dr",
+    "Drive",
+    "Way",
+    "Pl",
+    "Place",
+    "Ct",
+    "Court",
+    "Terrace",
+    "Close",
+    "Crescent",
+    "Square",
+    "Hwy",
+    "Highway",
+    "Pkwy",
+    "Parkway",
+];
+
 /// Whether a street's name follows token `i` ("221B Baker St.", "12A Rue de Rivoli" does not
-/// count): one to three capitalised words, then a word for a street.
+/// count): one to three capitalised words or ordinals, then a word for a street.
 fn before_street_name(ctx: &Ctx<'_>, i: usize) -> bool {
-    const STREETS: &[&str] = &[
-        "St",
-        "Street",
-        "Ave",
-        "Avenue",
-        "Rd",
-        "Road",
-        "Ln",
-        "Lane",
-        "Blvd",
-        "Boulevard",
-        "Dr",
-        "Drive",
-        "Way",
-        "Pl",
-        "Place",
-        "Ct",
-        "Court",
-        "Terrace",
-        "Close",
-        "Crescent",
-        "Square",
-        "Hwy",
-        "Highway",
-    ];
+    street_follows(ctx, i, |w| street_name_word(w, ctx.dialect))
+}
+
+/// A word of a street's name: capitalised, or an ordinal ("W 42nd St").
+fn street_name_word(w: &str, d: Dialect) -> bool {
+    w.starts_with(char::is_uppercase)
+        || w.starts_with(|c: char| c.is_ascii_digit()) && numeric::ordinal(w, d).is_some()
+}
+
+/// Whether one to three words that `name` accepts follow token `i`, then a word for a street.
+fn street_follows(ctx: &Ctx<'_>, i: usize, name: impl Fn(&str) -> bool) -> bool {
     let words = ctx.toks.iter().skip(i + 1).take(4).map(|t| t.core);
     for (names, w) in words.enumerate() {
         if names > 0 && STREETS.contains(&w) {
             return true;
         }
-        if !w.starts_with(char::is_uppercase) {
+        if !name(w) {
             return false;
         }
     }
     false
+}
+
+/// "4127 W. Elm St.", "1500 NW 12th Ave", "1600 Pennsylvania Ave NW": a compass point before a
+/// street's name or after a street's word is a direction, not a letter ("W Elm Street").
+fn compass_point(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let words = match ctx.toks[i].core {
+        "N" => "North",
+        "S" => "South",
+        "E" => "East",
+        "W" => "West",
+        "NE" => "Northeast",
+        "NW" => "Northwest",
+        "SE" => "Southeast",
+        "SW" => "Southwest",
+        _ => return None,
+    };
+    let after_street = ctx
+        .prev_core_after_period(i)
+        .is_some_and(|p| STREETS.contains(&p) && i >= 2);
+    if !before_street_name(ctx, i) && !after_street {
+        return None;
+    }
+    let mut hit = Hit::new(1, words.to_owned());
+    hit.eat_period = true;
+    Some(hit)
 }
 
 /// Software whose releases are numbered: "Python 3.12" is "three point twelve".
@@ -1043,6 +1108,14 @@ fn blood_pressure(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         }
         _ => false,
     };
+    // "Stage 1 hypertension starts at 130/80": a word of the sentence says what it measures.
+    let pressure = pressure
+        || ctx.toks.iter().any(|t| {
+            let w = t.core.to_lowercase();
+            w.starts_with("hypertensi")
+                || w.starts_with("hypotensi")
+                || matches!(w.as_str(), "systolic" | "diastolic" | "bp")
+        });
     // "140/90 mmHg": the unit says what the numbers are, and is read with them.
     let unit = ctx
         .next_core(i)

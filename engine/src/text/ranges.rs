@@ -40,6 +40,17 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
         Some(_) => return None,
         None => right,
     };
+    if let Some(words) = currency.and_then(|c| money_range(c, left, right, dialect)) {
+        return Some(words);
+    }
+    // "5–10M people": the scale written once, on the second end.
+    if let (Some(l), None, Some(b)) = (
+        Num::parse(left).filter(|_| currency.is_none()),
+        Num::parse(right),
+        super::numeric::scaled(right, dialect),
+    ) {
+        return Some(format!("{} to {b}", l.words(dialect)));
+    }
     let (right, percent) = match right.strip_suffix('%') {
         Some(r) => (r, true),
         None => (right, false),
@@ -96,6 +107,32 @@ pub(super) fn range(core: &str, dialect: Dialect) -> Option<String> {
         (None, false) => String::new(),
     };
     Some(format!("{lw} to {rw}{unit}"))
+}
+
+/// Ranges of money said as amounts: "$4.10–$4.25" with its cents ("four dollars and ten cents
+/// to four dollars and twenty-five cents", not "four point one zero to four point two five
+/// dollars"), and "$5–10M" with the scale written once, on the second end.
+fn money_range(
+    currency: &'static money::Currency,
+    left: &str,
+    right: &str,
+    dialect: Dialect,
+) -> Option<String> {
+    let cents = |s: &str| s.split_once('.').is_some_and(|(_, f)| f.len() == 2);
+    let (l, r) = (Num::parse(left)?, Num::parse(right));
+    if l.negative {
+        return None;
+    }
+    if cents(left) || cents(right) && r.is_some() {
+        let a = money::amount(currency, left, None, dialect)?;
+        let b = money::amount(currency, right, None, dialect)?;
+        return Some(format!("{a} to {b}"));
+    }
+    if r.is_none() {
+        let b = money::amount(currency, right, None, dialect)?;
+        return Some(format!("{} to {b}", l.words(dialect)));
+    }
+    None
 }
 
 /// A score's zero: "nothing" ("one to nothing"), British "nil".

@@ -57,7 +57,11 @@ const UNITS: &[Unit] = &[
     unit("dl", "deciliter", "deciliters", true),
     unit("mL", "milliliter", "milliliters", true),
     unit("gal", "gallon", "gallons", true),
+    unit("qt", "quart", "quarts", true),
+    unit("bbl", "barrel", "barrels", true),
     unit("pts", "point", "points", true),
+    // "a 12pt font": glued, a type size (a pint is written out).
+    unit("pt", "point", "points", false),
     unit("pp", "page", "pages", true),
     // A box score: "38 pts, 12 reb, 9 ast".
     unit("reb", "rebound", "rebounds", true),
@@ -85,6 +89,17 @@ const UNITS: &[Unit] = &[
     unit("GB", "gigabyte", "gigabytes", true),
     unit("TB", "terabyte", "terabytes", true),
     unit("PB", "petabyte", "petabytes", true),
+    unit("KiB", "kibibyte", "kibibytes", true),
+    unit("MiB", "mebibyte", "mebibytes", true),
+    unit("GiB", "gibibyte", "gibibytes", true),
+    unit("TiB", "tebibyte", "tebibytes", true),
+    // Kubernetes writes its quantities without the B: "4Gi", "512Mi".
+    unit("Mi", "mebibyte", "mebibytes", false),
+    unit("Gi", "gibibyte", "gibibytes", false),
+    unit("Ti", "tebibyte", "tebibytes", false),
+    unit("GFLOPS", "gigaflop", "gigaflops", true),
+    unit("TFLOPS", "teraflop", "teraflops", true),
+    unit("PFLOPS", "petaflop", "petaflops", true),
     unit("Kb", "kilobit", "kilobits", true),
     unit("Mb", "megabit", "megabits", true),
     unit("Gb", "gigabit", "gigabits", true),
@@ -140,11 +155,28 @@ const UNITS: &[Unit] = &[
     unit("doz", "dozen", "dozen", true),
     unit("ppm", "part per million", "parts per million", true),
     unit("ppb", "part per billion", "parts per billion", true),
+    // After a slash only ("2.7 L/day", "150 min/week"): a rate's time or share.
+    unit("day", "day", "days", false),
+    unit("week", "week", "weeks", false),
+    unit("month", "month", "months", false),
+    unit("year", "year", "years", false),
+    unit("night", "night", "nights", false),
+    unit("person", "person", "people", false),
+    unit("serving", "serving", "servings", false),
     unit("x", "times", "times", false),
+    unit("×", "times", "times", false),
 ];
 
 /// The unit written `symbol`; `spaced` says whether it stood apart from the number.
 pub(super) fn lookup(symbol: &str, spaced: bool) -> Option<&'static Unit> {
+    // "μm" written with the Greek letter mu rather than the micro sign is the same unit.
+    let micro;
+    let symbol = if symbol.starts_with('μ') {
+        micro = symbol.replacen('μ', "µ", 1);
+        micro.as_str()
+    } else {
+        symbol
+    };
     UNITS
         .iter()
         .find(|u| u.symbol == symbol && (u.spaced || !spaced))
@@ -158,8 +190,9 @@ pub(super) fn phrase(symbol: &str, spaced: bool, plural: bool, dialect: Dialect)
         return Some(words(unit, plural, dialect));
     }
     let (top, bottom) = symbol.split_once('/')?;
-    let top = lookup(top, spaced).filter(|u| u.symbol != "x")?;
-    let bottom = lookup(bottom, false).filter(|u| u.symbol != "x")?;
+    let factor = |u: &&Unit| matches!(u.symbol, "x" | "×");
+    let top = lookup(top, spaced).filter(|u| !factor(u))?;
+    let bottom = lookup(bottom, false).filter(|u| !factor(u))?;
     Some(format!(
         "{} per {}",
         words(top, plural, dialect),

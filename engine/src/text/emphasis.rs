@@ -1,0 +1,68 @@
+//! A common short word written in capitals among ordinary words is stressed, not an
+//! initialism: "I was SO tired", "this is NOT okay", "cook on LOW for 8 hours".
+//!
+//! Words of four letters or more that look like words already reach espeak as words
+//! (`abbreviations::looks_like_a_word`); two and three capitals were spelled, because most of
+//! them are initialisms ("CIA", "UK"), so a listener heard "S-O tired" and "N-O-T okay". Only
+//! words that are rarely initialisms are read as words. A few that often are ("OR", "IN", "IS",
+//! "WHO", "ME") count only after a word that is not a determiner ("this OR that", but "in the
+//! OR"), and "AM" only after "I"; "US", "IT", "PM" and "ID" are left to be spelled, as they
+//! mostly mean the country, the trade, the time and the card.
+
+use super::rules::{Ctx, Hit};
+
+/// Words said as words whenever they stand in capitals among lower-case words.
+const WORDS: &[&str] = &[
+    "AN", "AS", "AT", "BE", "BY", "DO", "GO", "HE", "IF", "MY", "NO", "OF", "OH", "ON", "SO", "TO",
+    "UP", "WE", "AGO", "ALL", "AND", "ANY", "ARE", "ASK", "BAD", "BIG", "BIT", "BOY", "BUT", "CAN",
+    "CUT", "DAY", "DID", "EAT", "END", "FAR", "FAT", "FEW", "FIT", "FIX", "FLY", "FOR", "FUN",
+    "GET", "GOD", "GOT", "GUY", "HAD", "HAS", "HER", "HEY", "HIM", "HIS", "HIT", "HOT", "HOW",
+    "HUH", "ITS", "JOB", "KEY", "KID", "LET", "LIE", "LOT", "LOW", "MAD", "MAN", "MIX", "NAH",
+    "NEW", "NOR", "NOT", "NOW", "ODD", "OFF", "OLD", "ONE", "OUR", "OUT", "OWN", "PAY", "PUT",
+    "RAW", "RUN", "SAD", "SAW", "SAY", "SEE", "SET", "SHE", "SIT", "SIX", "TEN", "THE", "TON",
+    "TOO", "TOP", "TRY", "TWO", "USE", "WAS", "WAY", "WET", "WHY", "WIN", "WON", "WOW", "YAY",
+    "YEP", "YES", "YET", "YOU",
+];
+
+/// Words that are initialisms as often: words only after a word that is not a determiner and
+/// before one that is not a name.
+const IN_CONTEXT: &[&str] = &["IN", "IS", "ME", "OR", "WHO"];
+
+/// Words before which an initialism is a noun ("the OR", "her ME").
+const DETERMINERS: &[&str] = &[
+    "the", "a", "an", "our", "your", "his", "her", "their", "my", "its", "of", "per",
+];
+
+/// Token `i` read as the stressed word it is, in lower case (so a second reading keeps it).
+pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let core = ctx.toks[i].core;
+    if ctx.shouting || !(2..=3).contains(&core.len()) {
+        return None;
+    }
+    if !core.bytes().all(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
+    // Among other capitals ("AND OR NOT", "ON AIR") a word may be part of a name or a label.
+    let ordinary = |w: &str| w.starts_with(|c: char| c.is_lowercase());
+    let prev = i.checked_sub(1).map(|k| ctx.toks[k].core);
+    let next = ctx.toks.get(i + 1).map(|t| t.core);
+    // A word alone ("NO!", "WHY?") is a cry, not a name.
+    let among_words =
+        ctx.toks.len() == 1 || prev.is_some_and(ordinary) || next.is_some_and(ordinary);
+    if !among_words {
+        return None;
+    }
+    let said = if WORDS.contains(&core) {
+        true
+    } else if core == "AM" {
+        // "I AM", not nine in the morning (a time is read before this rule).
+        prev == Some("I")
+    } else if IN_CONTEXT.contains(&core) {
+        let after_word = prev.is_some_and(|p| ordinary(p) && !DETERMINERS.contains(&p) || p == "I");
+        let before_name = next.is_some_and(|n| n.starts_with(char::is_uppercase));
+        after_word && !before_name
+    } else {
+        false
+    };
+    said.then(|| Hit::new(1, core.to_lowercase()))
+}
