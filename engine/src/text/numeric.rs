@@ -100,8 +100,10 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
     if core == "911" {
         return Some("nine one one".to_owned());
     }
-    // Numeronyms: the letters between the ends counted, and the word said.
+    // Numeronyms (the letters between the ends counted) and the wars: the words said.
     let numeronym = match core {
+        "WW1" => Some("World War one"),
+        "WW2" => Some("World War two"),
         "k8s" | "K8s" => Some("Kubernetes"),
         "i18n" => Some("internationalization"),
         "l10n" => Some("localization"),

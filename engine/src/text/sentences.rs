@@ -158,8 +158,14 @@ fn is_boundary(
         return false;
     }
     if is_initial(word) {
-        // "J. R. R. Tolkien"; but "Neither did I. Then" ends.
-        return word == "I";
+        // "J. R. R. Tolkien"; but "Neither did I. Then" ends, and so does "go to plan B. We
+        // run": a letter after a lower-case word ("plan", "vitamin", "option") names a thing,
+        // and an opener after it starts the next sentence.
+        let before = text[sentence_start..word_start].trim_end();
+        let after_word = before.rsplit(char::is_whitespace).next().is_some_and(|w| {
+            w.starts_with(char::is_lowercase) && w.chars().all(char::is_alphabetic)
+        });
+        return word == "I" || after_word && next_is_opener;
     }
     if abbreviations::may_end_sentence(word) || is_dotted_initialism(word) {
         return next_is_opener;
