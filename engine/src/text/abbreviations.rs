@@ -471,7 +471,13 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         hit.eat_period = core != "A";
         return Some(hit);
     }
-    if let Some(day) = day_name(core).filter(|_| tok.trail.starts_with([',', '.']) && !ctx.shouting)
+    // "Sat, 14 Sept", "Sat. 14th", and "Sat 14th Sept": a weekday before its date.
+    let before_date = next.is_some_and(|w| {
+        let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        digits.parse::<u8>().is_ok_and(|d| (1..=31).contains(&d))
+    });
+    if let Some(day) = day_name(core)
+        .filter(|_| (tok.trail.starts_with([',', '.']) || before_date) && !ctx.shouting)
     {
         return expand(day, false);
     }

@@ -491,6 +491,10 @@ pub(super) fn ordinal(core: &str, dialect: Dialect) -> Option<String> {
         return None;
     }
     let n = Num::parse(num)?.plain_int()?;
+    // "14st" is fourteen stone: "st" ends only first, twenty-first and their like.
+    if suffix.eq_ignore_ascii_case("st") && (n % 10 != 1 || n % 100 == 11) {
+        return None;
+    }
     Some(numbers::ordinal(n, dialect))
 }
 

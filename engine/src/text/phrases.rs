@@ -182,6 +182,9 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     {
         return Some(Hit::new(1, numeric::model_number(core, d)));
     }
+    if let Some(words) = weather_degrees(ctx, i) {
+        return Some(Hit::new(1, words));
+    }
     if let Some(hit) = marked_length(ctx, i) {
         return Some(hit);
     }
@@ -1132,6 +1135,58 @@ fn blood_pressure(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         Some(unit) => Some(Hit::new(2, format!("{said} {unit}"))),
         None => pressure.then(|| Hit::new(1, said)),
     }
+}
+
+/// "30C in the south-east", "highs of 85F": a temperature written without its degree sign,
+/// in a sentence about the weather or heat ("Apt 4C" and "the 5F form" are not).
+fn weather_degrees(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    const WEATHER: &[&str] = &[
+        "temperature",
+        "temperatures",
+        "temp",
+        "temps",
+        "degrees",
+        "heat",
+        "heatwave",
+        "high",
+        "highs",
+        "low",
+        "lows",
+        "warm",
+        "warmer",
+        "hot",
+        "hotter",
+        "cold",
+        "colder",
+        "weather",
+        "forecast",
+        "sunny",
+        "frost",
+        "freezing",
+        "mild",
+        "celsius",
+        "fahrenheit",
+        "oven",
+    ];
+    let core = ctx.toks[i].core;
+    let (number, scale) = match core.strip_suffix('C') {
+        Some(n) => (n, "Celsius"),
+        None => (core.strip_suffix('F')?, "Fahrenheit"),
+    };
+    let n =
+        Num::parse(number).filter(|n| n.int.len() <= 3 && n.frac.is_none_or(|f| f.len() == 1))?;
+    let about_weather = ctx
+        .toks
+        .iter()
+        .any(|t| WEATHER.contains(&t.core.to_lowercase().as_str()));
+    let labelled = ctx
+        .prev_core_after_period(i)
+        .is_some_and(|p| PLACE_WORDS.contains(&p.to_lowercase().as_str()));
+    if !about_weather || labelled {
+        return None;
+    }
+    let degrees = if n.is_one() { "degree" } else { "degrees" };
+    Some(format!("{} {degrees} {scale}", n.words(ctx.dialect)))
 }
 
 /// "4/4 time", "a 6/8 time signature": a metre is its two numbers ("four four"), not a

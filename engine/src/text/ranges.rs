@@ -331,6 +331,9 @@ pub(super) fn phone_rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         }
         return None;
     }
+    if let Some(hit) = national_number(ctx, i) {
+        return Some(hit);
+    }
     let country = tok.core.strip_prefix('+')?;
     if !all_digits(country) || country.len() > 3 {
         return None;
@@ -354,6 +357,30 @@ pub(super) fn phone_rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         groups.len(),
         format!("plus {}", group_words(&groups)),
     ))
+}
+
+/// "020 7946 0958", "07700 900123", "01 23 45 67 89": a number dialled at home, a trunk zero
+/// and spaced groups of digits (nine to eleven in all), read digit by digit in its groups. Each
+/// group was read as a number ("seven thousand nine hundred and forty-six").
+fn national_number(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
+    let first = ctx.toks[i].core;
+    if !first.starts_with('0') || !all_digits(first) || !(2..=5).contains(&first.len()) {
+        return None;
+    }
+    let mut groups = vec![first];
+    let mut j = i;
+    while groups.len() < 5 {
+        match ctx.next_core(j) {
+            Some(c) if all_digits(c) && (2..=6).contains(&c.len()) => groups.push(c),
+            _ => break,
+        }
+        j += 1;
+    }
+    let digits: usize = groups.iter().map(|g| g.len()).sum();
+    if groups.len() < 2 || !(9..=11).contains(&digits) {
+        return None;
+    }
+    Some(Hit::new(groups.len(), group_words(&groups)))
 }
 
 /// "5 – 10", "1990 - 1995": numbers around a lone dash.

@@ -49,6 +49,8 @@ const UNITS: &[Unit] = &[
     unit("lb", "pound", "pounds", true),
     unit("lbs", "pound", "pounds", true),
     unit("oz", "ounce", "ounces", true),
+    // "14st 3lb": a British weight ("14st" cannot be an ordinal).
+    unit("st", "stone", "stone", false),
     unit("t", "tonne", "tonnes", false),
     unit("l", "liter", "liters", false),
     unit("L", "liter", "liters", true),
