@@ -21,6 +21,7 @@ mod abbreviations;
 mod clean;
 mod dates;
 mod emphasis;
+mod heteronyms;
 mod money;
 mod numbers;
 mod numeric;

@@ -8,7 +8,7 @@
 use std::ops::RangeInclusive;
 
 use super::tokens::{tokenize, Token};
-use super::{abbreviations, dates, numeric, phrases, roman, symbols, web, Dialect};
+use super::{abbreviations, dates, heteronyms, numeric, phrases, roman, symbols, web, Dialect};
 
 /// What a rule sees: the sentence's tokens and the reading settings.
 pub(super) struct Ctx<'a> {
@@ -88,6 +88,7 @@ fn apply(ctx: &Ctx<'_>, i: usize) -> Hit {
         .or_else(|| dates::rule(ctx, i))
         .or_else(|| phrases::rule(ctx, i))
         .or_else(|| roman::rule(ctx, i))
+        .or_else(|| heteronyms::rule(ctx, i))
         .or_else(|| abbreviations::rule(ctx, i))
         .or_else(|| symbols::rule(ctx, i))
         .unwrap_or_else(|| Hit::new(1, plain(ctx.toks[i].core, ctx.dialect)))
