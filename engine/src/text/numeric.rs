@@ -677,6 +677,8 @@ pub(super) fn mixed(core: &str, dialect: Dialect) -> Option<String> {
                 if let Some(last) = parts.last_mut() {
                     *last = numbers::plural(last);
                 }
+            } else if let Some(words) = vulgar(run, dialect).filter(|_| run.chars().count() == 1) {
+                parts.push(words);
             } else if run.chars().any(char::is_alphanumeric) {
                 parts.push(abbreviations::letters(run));
             }
