@@ -439,22 +439,12 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             return Some(Hit::new(1, format!("{} thousand", numbers::integer(n, d))));
         }
     }
-    // "401(k)", "403(b)": a plan named by its section, the letter said as a letter.
-    if let Some((digits, letter)) = core.split_once('(').filter(|(n, l)| {
-        all_digits(n) && l.len() == 1 && l.chars().all(|c| c.is_ascii_alphabetic())
-    }) {
-        if ctx.toks[i].trail.starts_with(')') {
-            let mut hit = Hit::new(
-                1,
-                format!(
-                    "{} {}",
-                    numeric::model_number(digits, d),
-                    letter.to_ascii_uppercase()
-                ),
-            );
-            hit.eat_mark = Some(')');
-            return Some(hit);
-        }
+    // "401(k)", "403(b)", "501(c)(3)", "Rule 12(b)(6)": a section and its subsections, each
+    // letter said as a letter and each number as a number.
+    if let Some(words) = subsections(core, d).filter(|_| ctx.toks[i].trail.starts_with(')')) {
+        let mut hit = Hit::new(1, words);
+        hit.eat_mark = Some(')');
+        return Some(hit);
     }
     if let Some(words) = num.as_ref().and_then(|n| named_number(ctx, i, n)) {
         return Some(Hit::new(1, words));
@@ -1091,6 +1081,28 @@ fn release_number(ctx: &Ctx<'_>, i: usize) -> Option<String> {
     }
     let n = |p: &str| numbers::integer(p, ctx.dialect);
     Some(format!("{} point {}", n(major), n(minor)))
+}
+
+/// `core` without its last ")" ("501(c)(3"): the section's number and its subsections' marks
+/// in words ("five oh one C three").
+fn subsections(core: &str, d: Dialect) -> Option<String> {
+    let (digits, marks) = core.split_once('(')?;
+    if !all_digits(digits) || digits.len() > 4 {
+        return None;
+    }
+    let mut words = vec![numeric::model_number(digits, d)];
+    for mark in marks.split(")(") {
+        let ok = (1..=3).contains(&mark.len()) && mark.chars().all(|c| c.is_ascii_alphanumeric());
+        if !ok || mark.chars().any(|c| c.is_ascii_digit()) && !all_digits(mark) {
+            return None;
+        }
+        words.push(if all_digits(mark) {
+            numbers::integer(mark, d)
+        } else {
+            abbreviations::spell(&mark.to_ascii_uppercase())
+        });
+    }
+    Some(words.join(" "))
 }
 
 /// "BP 120/80", "blood pressure of 135/85", "140/90 mmHg": "one twenty over eighty", as

@@ -24,6 +24,7 @@ const WORDS: &[(&str, &str)] = &[
     ("≥", "greater than or equal to"),
     ("<", "less than"),
     (">", "greater than"),
+    ("§§", "sections"),
     ("§", "section"),
     ("©", "copyright"),
     ("°", "degrees"),

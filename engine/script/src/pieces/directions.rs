@@ -124,6 +124,13 @@ pub(super) fn is_direction_parenthesis(
         return true;
     }
     let inner: String = chars[open + 1..close].iter().collect();
+    // "401(k)", "12(b)(6)", "501(c)(3)": a short mark glued to a word or number is part of it,
+    // even at the end of a turn.
+    let glued = open > 0 && (chars[open - 1].is_alphanumeric() || chars[open - 1] == ')');
+    if glued && (1..=4).contains(&inner.chars().count()) && inner.chars().all(char::is_alphanumeric)
+    {
+        return false;
+    }
     let (words, opens) = opens_like_direction(&inner);
     let Some(first) = words.first() else {
         return true; // `()` says nothing either way; drop it

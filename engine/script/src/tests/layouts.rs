@@ -137,6 +137,19 @@ fn parentheses_inside_a_sentence_are_speech() {
 }
 
 #[test]
+fn a_mark_glued_to_a_number_ends_a_turn_as_speech() {
+    // "(k)" at the end of a turn was dropped as a direction: "my four oh one".
+    let e = parse("Host: Max out your 401(k)\nGuest: Under Rule 12(b)(6) (laughs)\n");
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("Host", "Max out your 401(k)"),
+            ("Guest", "Under Rule 12(b)(6)")
+        ])
+    );
+}
+
+#[test]
 fn every_unspoken_line_has_its_kind() {
     let e = parse(
         "THE IMPORTANCE OF BEING EARNEST\n\nFIRST ACT\n\n[Lane is arranging tea.]\n\nAlgernon enters, reading.\nHe sits.\n\nALGERNON. Did you hear, Lane?\n\nLANE. Yes, sir.\n",
