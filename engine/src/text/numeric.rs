@@ -192,6 +192,7 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
         .or_else(|| ranges::digit_groups(core))
         .or_else(|| ranges::fraction(core, dialect))
         .or_else(|| unit_range(core, dialect))
+        .or_else(|| plural_model(core, dialect))
         .or_else(|| glued_unit(core, dialect))
         .or_else(|| vulgar(core, dialect))
         .or_else(|| dotted(core, dialect))
@@ -551,6 +552,14 @@ pub(super) fn glued_unit(core: &str, dialect: Dialect) -> Option<String> {
     Some(format!("{} {unit}", n.words(dialect)))
 }
 
+/// "two 747s", "the 1040s": three or four digits with an "s" are planes or forms, not seconds
+/// ("seven forty-sevens"); a round number stays a decade or a count ("the 1990s", "120s").
+fn plural_model(core: &str, dialect: Dialect) -> Option<String> {
+    let digits = core.strip_suffix('s')?;
+    let ok = (3..=4).contains(&digits.len()) && all_digits(digits) && !digits.ends_with('0');
+    ok.then(|| numbers::plural(&model_number(digits, dialect)))
+}
+
 /// "30-35°C", "5–10km": a range with the unit glued to its second end, said once after it.
 fn unit_range(core: &str, dialect: Dialect) -> Option<String> {
     let split = core
@@ -643,7 +652,12 @@ pub(super) fn mixed(core: &str, dialect: Dialect) -> Option<String> {
             parts.push(words);
             continue;
         }
-        let model = after_letters && all_digits(piece);
+        // "F-35s" are jets, not seconds: a number after letters is a model, plural with an s.
+        let model = after_letters
+            && (all_digits(piece)
+                || piece
+                    .strip_suffix('s')
+                    .is_some_and(|d| !d.is_empty() && all_digits(d)));
         if let Some(words) = (!model)
             .then(|| {
                 Num::parse(piece)

@@ -185,6 +185,9 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(words) = weather_degrees(ctx, i) {
         return Some(Hit::new(1, words));
     }
+    if let Some(words) = model_variant(ctx, i) {
+        return Some(Hit::new(1, words));
+    }
     if let Some(hit) = marked_length(ctx, i) {
         return Some(hit);
     }
@@ -1225,6 +1228,23 @@ fn time_signature(ctx: &Ctx<'_>, i: usize) -> Option<String> {
 const MODEL_MAKERS: &[&str] = &[
     "Boeing", "Porsche", "Peugeot", "Ferrari", "Cessna", "Volvo", "Fiat", "Learjet",
 ];
+
+/// "Boeing 737-800": a maker's model and its variant ("seven thirty-seven eight hundred"), not
+/// a range.
+fn model_variant(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let prev = ctx.prev_core(i)?;
+    let (model, variant) = ctx.toks[i].core.split_once('-')?;
+    let ok = MODEL_MAKERS.contains(&prev)
+        && (3..=4).contains(&model.len())
+        && all_digits(model)
+        && (1..=4).contains(&variant.len())
+        && all_digits(variant);
+    let d = ctx.dialect;
+    ok.then(|| {
+        let variant = numeric::model_number(variant, d);
+        format!("{} {variant}", numeric::model_number(model, d))
+    })
+}
 
 /// Numbers that name something rather than count it, by the word before them: a model after
 /// a name in capitals ("RTX 4090" is "forty ninety", "ISO 9001" "ninety oh one") and a
