@@ -9,7 +9,7 @@
 //! each by a respelling espeak says the right way ("red", "cloze", "yoost"). Captions and word
 //! timing keep the author's word: the respelling is only what is read.
 
-use super::rules::{Ctx, Hit};
+use super::rules::{keep_case, Ctx, Hit};
 
 /// Verbs whose noun is said differently, and a spelling espeak reads as the verb.
 const VERBS: &[(&str, &str)] = &[
@@ -271,19 +271,4 @@ fn tear_verb(prev: Option<&str>, next: Option<&str>) -> Option<&'static str> {
     ];
     let noun = prev.is_some_and(|p| matches!(p, "a" | "the" | "single" | "one" | "no"));
     (!noun && next.is_some_and(|n| AFTER.contains(&n))).then_some("tare")
-}
-
-/// The respelling with the word's capital, if it had one.
-fn keep_case(word: &str, said: &str) -> String {
-    let mut out = String::with_capacity(said.len());
-    let mut chars = said.chars();
-    if let Some(first) = chars.next() {
-        if word.starts_with(char::is_uppercase) {
-            out.extend(first.to_uppercase());
-        } else {
-            out.push(first);
-        }
-    }
-    out.extend(chars);
-    out
 }

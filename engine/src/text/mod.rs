@@ -22,6 +22,7 @@ mod clean;
 mod dates;
 mod emphasis;
 mod heteronyms;
+mod interjections;
 mod money;
 mod numbers;
 mod numeric;

@@ -8,7 +8,9 @@
 use std::ops::RangeInclusive;
 
 use super::tokens::{tokenize, Token};
-use super::{abbreviations, dates, heteronyms, numeric, phrases, roman, symbols, web, Dialect};
+use super::{
+    abbreviations, dates, heteronyms, interjections, numeric, phrases, roman, symbols, web, Dialect,
+};
 
 /// What a rule sees: the sentence's tokens and the reading settings.
 pub(super) struct Ctx<'a> {
@@ -89,9 +91,21 @@ fn apply(ctx: &Ctx<'_>, i: usize) -> Hit {
         .or_else(|| phrases::rule(ctx, i))
         .or_else(|| roman::rule(ctx, i))
         .or_else(|| heteronyms::rule(ctx, i))
+        .or_else(|| interjections::rule(ctx, i))
         .or_else(|| abbreviations::rule(ctx, i))
         .or_else(|| symbols::rule(ctx, i))
         .unwrap_or_else(|| Hit::new(1, plain(ctx.toks[i].core, ctx.dialect)))
+}
+
+/// A respelling with the capital of the word it replaces, if that had one ("Used" is "Yoost").
+pub(super) fn keep_case(word: &str, said: &str) -> String {
+    let mut chars = said.chars();
+    match chars.next() {
+        Some(first) if word.starts_with(char::is_uppercase) => {
+            first.to_uppercase().chain(chars).collect()
+        }
+        _ => said.to_owned(),
+    }
 }
 
 /// A word no rule claimed: silent symbols dropped, a hyphen cut-off made a dash ("think-"),
