@@ -170,7 +170,14 @@ fn power(core: &str, d: Dialect) -> Option<String> {
     if !plain_base || !plain_exponent {
         return None;
     }
-    let base = numeric::single(base, d).unwrap_or_else(|| base.to_owned());
+    // "mc²" is "M C squared": two letters are two symbols, not a word ("mick").
+    let base = numeric::single(base, d).unwrap_or_else(|| {
+        if base.len() == 2 && base.chars().all(|c| c.is_ascii_alphabetic()) {
+            super::abbreviations::spell(&base.to_ascii_uppercase())
+        } else {
+            base.to_owned()
+        }
+    });
     let said = match exponent.as_str() {
         "2" => "squared".to_owned(),
         "3" => "cubed".to_owned(),
