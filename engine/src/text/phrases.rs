@@ -107,9 +107,10 @@ fn priced_noun(ctx: &Ctx<'_>, i: usize, span: usize) -> bool {
     if money::prefix(ctx.toks[i].core).is_none() {
         return false;
     }
-    let determiner = ctx
-        .prev_core(i)
-        .is_some_and(|p| DETERMINERS.contains(&p.to_lowercase().as_str()));
+    // A possessive determines its noun too: "the EU's €750bn fund".
+    let determiner = ctx.prev_core(i).is_some_and(|p| {
+        DETERMINERS.contains(&p.to_lowercase().as_str()) || p.ends_with("'s") || p.ends_with("’s")
+    });
     let last = &ctx.toks[i + span - 1];
     determiner
         && last.trail.is_empty()
@@ -212,6 +213,12 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     // "$5 million", "$3 bn"
     if let (Some((currency, rest)), Some(word)) = (money::prefix(core), next) {
         if let Some(scale) = money::scale(word).filter(|_| word.len() >= 2) {
+            // "₹1.5 lakh crore": a lakh of crores, both scales before the currency.
+            if scale == "lakh" && ctx.next_core(i + 1) == Some("crore") {
+                if let Some(words) = money::amount(currency, rest, Some("lakh crore"), d) {
+                    return Some(Hit::new(3, words));
+                }
+            }
             if let Some(words) = money::amount(currency, rest, Some(scale), d) {
                 return Some(Hit::new(2, words));
             }

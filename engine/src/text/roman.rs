@@ -6,8 +6,9 @@
 //! or after a regnal name (ordinal: "Henry the eighth"). Only canonical numerals parse, so
 //! "IIII" or "VX" stay letters. After any other name, a numeral of two or more of the letters
 //! I, V and X is a sequel or mission number ("Artemis III" is "Artemis three", "Apollo XI"
-//! "Apollo eleven"); spelled as letters ("I-I-I") it meant nothing to a listener. A lone "V"
-//! or "X" there stays a letter ("Malcolm X", "Generation X").
+//! "Apollo eleven", and after a title in capitals "GTA VI" is "G-T-A six"); spelled as
+//! letters ("I-I-I") it meant nothing to a listener. A lone "V" or "X" there stays a letter
+//! ("Malcolm X", "Generation X").
 
 use super::numbers;
 use super::rules::{Ctx, Hit};
@@ -168,7 +169,15 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             format!("the {}{possessive}", numbers::ordinal(n, ctx.dialect)),
         ));
     }
-    if is_name(prev) && numeral.len() >= 2 && numeral.chars().all(|c| "IVX".contains(c)) {
+    // "GTA VI", "FIFA II": a title written in capitals numbers its sequels too.
+    let initials = (2..=5).contains(&prev.len())
+        && prev.bytes().all(|b| b.is_ascii_uppercase())
+        && !matches!(prev, "US" | "UK")
+        && !ctx.shouting;
+    if (is_name(prev) || initials)
+        && numeral.len() >= 2
+        && numeral.chars().all(|c| "IVX".contains(c))
+    {
         return Some(Hit::new(
             1,
             format!("{}{possessive}", numbers::cardinal(n, ctx.dialect)),

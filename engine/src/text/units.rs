@@ -141,6 +141,7 @@ const UNITS: &[Unit] = &[
     ),
     unit("fps", "frame per second", "frames per second", true),
     unit("bpm", "beat per minute", "beats per minute", true),
+    unit("BPM", "beat per minute", "beats per minute", true),
     unit("dB", "decibel", "decibels", true),
     unit("px", "pixel", "pixels", true),
     unit("kcal", "kilocalorie", "kilocalories", true),
