@@ -113,6 +113,12 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
     if let Some(word) = numeronym {
         return Some(word.to_owned());
     }
+    // "B2B", "D2C", "P2P": business to business, said "B to B".
+    if let [a, b'2', b] = core.as_bytes() {
+        if a.is_ascii_uppercase() && b.is_ascii_uppercase() {
+            return Some(format!("{} to {}", char::from(*a), char::from(*b)));
+        }
+    }
     if let Some(n) = Num::parse(core) {
         return Some(n.words(dialect));
     }
