@@ -481,11 +481,20 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     {
         return expand(day, false);
     }
-    // "Mon–Fri", "Mon-Thurs": a range of weekdays.
+    // "Mon–Fri", "Mon-Thurs": a range of weekdays; "Nov–Dec", "Jan-Mar": of months.
     if let Some((a, b)) = core.split_once(['-', '–']) {
         let day = |w: &str| day_name(w.trim_end_matches('.'));
         if let (Some(a), Some(b)) = (day(a), day(b)) {
             return expand(&format!("{a} to {b}"), false);
+        }
+        let month = |w: &str| {
+            let w = w.trim_end_matches('.');
+            super::dates::month(w)
+                .filter(|_| (3..=4).contains(&w.len()) && w.starts_with(char::is_uppercase))
+        };
+        if let (Some(a), Some(b)) = (month(a), month(b)) {
+            let name = |m: usize| super::dates::MONTHS[m - 1];
+            return expand(&format!("{} to {}", name(a), name(b)), false);
         }
     }
     // "from Jan. to Mar.": a month's abbreviation with its stop, in a span of months, is the

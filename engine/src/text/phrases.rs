@@ -679,6 +679,9 @@ const DATE_WORDS: &[&str] = &["on", "due", "dated", "starting", "ending"];
 /// unless it reads as a proper fraction with a denominator up to twelve.
 /// An offer, a season or opening hours take dates too ("ends 12/31", "opens 6/1").
 const DATE_OR_FRACTION_WORDS: &[&str] = &[
+    "from",
+    "to",
+    "between",
     "by",
     "before",
     "after",
