@@ -153,7 +153,6 @@ fn html_tag(s: &str) -> Option<(usize, bool)> {
 fn sup_marker(src: &str, at: usize) -> Option<(usize, String)> {
     const OPEN: &str = "<sup>";
     const CLOSE: &str = "</sup>";
-    const SUPERSCRIPTS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
     let rest = src.get(at..)?;
     if !rest.get(..OPEN.len())?.eq_ignore_ascii_case(OPEN) {
         return None;
@@ -193,7 +192,7 @@ fn sup_marker(src: &str, at: usize) -> Option<(usize, String)> {
     }
     let digits = inner
         .bytes()
-        .map(|b| SUPERSCRIPTS[usize::from(b - b'0')])
+        .map(|b| super::symbols::SUPERSCRIPTS[usize::from(b - b'0')])
         .collect();
     Some((len, digits))
 }

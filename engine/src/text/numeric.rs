@@ -269,16 +269,7 @@ fn times_power_of_ten(core: &str, dialect: Dialect) -> Option<String> {
     let power = power.strip_prefix("10")?;
     let exponent: String = match power.strip_prefix('^') {
         Some(e) => e.trim_start_matches('(').trim_end_matches(')').to_owned(),
-        None => power
-            .chars()
-            .map(|c| match c {
-                '⁻' => Some('-'),
-                c => "⁰¹²³⁴⁵⁶⁷⁸⁹"
-                    .chars()
-                    .position(|s| s == c)
-                    .and_then(|k| char::from_digit(k as u32, 10)),
-            })
-            .collect::<Option<String>>()?,
+        None => super::symbols::unraised(power)?,
     };
     e_notation(&format!("{mantissa}e{exponent}"), dialect)
 }

@@ -128,10 +128,26 @@ pub(super) fn math(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         .map(|w| Hit::new(1, w))
 }
 
+/// The superscript digits, ⁰ to ⁹.
+pub(super) const SUPERSCRIPTS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+
+/// A written power ("⁻¹⁹") in plain digits ("-19"); `None` if anything else is in it.
+pub(super) fn unraised(power: &str) -> Option<String> {
+    power
+        .chars()
+        .map(|c| match c {
+            '⁻' => Some('-'),
+            c => SUPERSCRIPTS
+                .iter()
+                .position(|&s| s == c)
+                .and_then(|k| char::from_digit(k as u32, 10)),
+        })
+        .collect()
+}
+
 /// "x^2", "10^-3", "r²", "2^n": a base and its power ("x squared", "ten to the power of minus
 /// three"). The caret or superscript was dropped as silent, which read "x^2" as "x two".
 fn power(core: &str, d: Dialect) -> Option<String> {
-    const SUPERSCRIPTS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
     let (base, exponent): (&str, String) = if let Some((base, exp)) = core.split_once('^') {
         (
             base,
@@ -139,17 +155,7 @@ fn power(core: &str, d: Dialect) -> Option<String> {
         )
     } else {
         let start = core.find(|c: char| SUPERSCRIPTS.contains(&c) || c == '⁻')?;
-        let exp: Option<String> = core[start..]
-            .chars()
-            .map(|c| match c {
-                '⁻' => Some('-'),
-                c => SUPERSCRIPTS
-                    .iter()
-                    .position(|&s| s == c)
-                    .and_then(|k| char::from_digit(k as u32, 10)),
-            })
-            .collect();
-        (&core[..start], exp?)
+        (&core[..start], unraised(&core[start..])?)
     };
     // A superscript number after a word is a footnote's mark ("as the study¹ found"): the
     // listener hears the word. Only a symbol's base (x², m³) or a number's is raised to it.
