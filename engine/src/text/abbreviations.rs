@@ -791,7 +791,7 @@ pub(super) fn is_shouted(cores: &[&str]) -> bool {
 
 /// Common short words: two of them in capitals make a sentence of capitals a shout rather
 /// than a list of initialisms.
-const SHOUTED_WORDS: &[&str] = &[
+pub(super) const SHOUTED_WORDS: &[&str] = &[
     "AN", "AS", "AT", "BE", "BY", "DO", "GO", "HE", "IF", "IN", "IS", "IT", "ME", "MY", "NO", "OF",
     "OH", "ON", "OR", "SO", "TO", "UP", "WE", "ALL", "AND", "ANY", "ARE", "BAD", "BIG", "BUT",
     "CAN", "DAY", "DID", "FOR", "GET", "GOD", "GOT", "HAD", "HAS", "HER", "HEY", "HIM", "HIS",

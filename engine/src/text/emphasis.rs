@@ -9,19 +9,17 @@
 //! OR"), and "AM" only after "I"; "US", "IT", "PM" and "ID" are left to be spelled, as they
 //! mostly mean the country, the trade, the time and the card.
 
+use super::abbreviations::SHOUTED_WORDS;
 use super::rules::{Ctx, Hit};
 
-/// Words said as words whenever they stand in capitals among lower-case words.
-const WORDS: &[&str] = &[
-    "AN", "AS", "AT", "BE", "BY", "DO", "GO", "HE", "IF", "MY", "NO", "OF", "OH", "ON", "SO", "TO",
-    "UP", "WE", "AGO", "ALL", "AND", "ANY", "ARE", "ASK", "BAD", "BIG", "BIT", "BOY", "BUT", "CAN",
-    "CUT", "DAY", "DID", "EAT", "END", "FAR", "FAT", "FEW", "FIT", "FIX", "FLY", "FOR", "FUN",
-    "GET", "GOD", "GOT", "GUY", "HAD", "HAS", "HER", "HEY", "HIM", "HIS", "HIT", "HOT", "HOW",
-    "HUH", "ITS", "JOB", "KEY", "KID", "LET", "LIE", "LOT", "LOW", "MAD", "MAN", "MIX", "NAH",
-    "NEW", "NOR", "NOT", "NOW", "ODD", "OFF", "OLD", "ONE", "OUR", "OUT", "OWN", "PAY", "PUT",
-    "RAW", "RUN", "SAD", "SAW", "SAY", "SEE", "SET", "SHE", "SIT", "SIX", "TEN", "THE", "TON",
-    "TOO", "TOP", "TRY", "TWO", "USE", "WAS", "WAY", "WET", "WHY", "WIN", "WON", "WOW", "YAY",
-    "YEP", "YES", "YET", "YOU",
+/// Words said as words whenever they stand in capitals among lower-case words: the common short
+/// words that make a sentence a shout (`abbreviations::SHOUTED_WORDS`, but for the initialisms
+/// among them, [`IN_CONTEXT`] and "IT"), and these.
+const MORE_WORDS: &[&str] = &[
+    "AGO", "ASK", "BIT", "BOY", "CUT", "EAT", "END", "FAR", "FAT", "FEW", "FIT", "FIX", "FLY",
+    "FUN", "GUY", "HIT", "HOT", "HUH", "JOB", "KEY", "KID", "LIE", "LOT", "LOW", "MAD", "MIX",
+    "NAH", "NOR", "ODD", "OWN", "PAY", "PUT", "RAW", "SAD", "SET", "SIT", "SIX", "TEN", "TON",
+    "TOP", "USE", "WET", "WON", "YAY", "YEP",
 ];
 
 /// Words that are initialisms as often: words only after a word that is not a determiner and
@@ -52,7 +50,8 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if !among_words {
         return None;
     }
-    let said = if WORDS.contains(&core) {
+    let common = SHOUTED_WORDS.contains(&core) && !IN_CONTEXT.contains(&core) && core != "IT";
+    let said = if common || MORE_WORDS.contains(&core) {
         true
     } else if core == "AM" {
         // "I AM", not nine in the morning (a time is read before this rule).
