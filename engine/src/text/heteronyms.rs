@@ -66,6 +66,15 @@ const NOT_VERBS: &[&str] = &[
 /// Token `i` respelled, when its neighbours say which of its readings is meant.
 pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let core = ctx.toks[i].core;
+    // Nearly every word is none of these: tell that before looking at its neighbours.
+    let known = |w: &str| core.eq_ignore_ascii_case(w);
+    let ours = ["used", "read", "lead", "dove", "bow", "tear"]
+        .into_iter()
+        .any(known)
+        || VERBS.iter().any(|(w, _)| known(w));
+    if !ours {
+        return None;
+    }
     let lower = core.to_lowercase();
     let prev = ctx.prev_core(i).map(str::to_lowercase);
     let next = ctx.next_core(i).map(str::to_lowercase);

@@ -14,7 +14,7 @@ const STRETCHED: &[&str] = &[
     "so", "no", "yes", "oh", "ah", "uh", "um", "er", "hmm", "wow", "yay", "ugh", "please", "what",
     "really", "god", "okay", "hey", "hi", "whoa", "nice", "cool", "good", "yeah", "wait", "hello",
     "sure", "right", "well", "why", "now", "go", "boo", "too", "yum", "huge", "love", "long",
-    "damn", "omg", "ooh", "whee", "yes", "sorry", "stop", "help", "me", "you", "bye",
+    "damn", "omg", "ooh", "whee", "sorry", "stop", "help", "me", "you", "bye",
 ];
 
 /// Token `i` as a sound or a word espeak can say.
@@ -23,12 +23,27 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if core.len() > 24 || !core.chars().all(|c| c.is_alphabetic() || c == '-') {
         return None;
     }
+    if plainly_a_word(core) {
+        return None;
+    }
     let lower = core.to_lowercase();
     let said = sound(&lower).or_else(|| stretched(&lower))?;
     if said == lower {
         return None;
     }
     Some(Hit::new(1, keep_case(core, &said)))
+}
+
+/// An ASCII word with a vowel, no hyphen and no letter twice in a row: no sound's squeezed
+/// form and no stretch, told without squeezing it (the rule sees nearly every word).
+fn plainly_a_word(word: &str) -> bool {
+    let bytes = word.as_bytes();
+    word.is_ascii()
+        && !word.contains('-')
+        && bytes
+            .iter()
+            .any(|b| matches!(b.to_ascii_lowercase(), b'a' | b'e' | b'i' | b'o' | b'u'))
+        && !bytes.windows(2).any(|w| w[0].eq_ignore_ascii_case(&w[1]))
 }
 
 /// A sound made of letters espeak spells, by its squeezed form ("shhh" is "sh").
