@@ -153,6 +153,23 @@ pub fn digits(s: &str) -> String {
     words.join(" ")
 }
 
+/// A code read out character by character: each digit its word, each letter in capitals
+/// ("2abc1" is "two A B C one").
+#[must_use]
+pub fn characters(s: &str) -> String {
+    let said: Vec<String> = s
+        .bytes()
+        .map(|b| {
+            if b.is_ascii_digit() {
+                digit_word(b).to_owned()
+            } else {
+                char::from(b.to_ascii_uppercase()).to_string()
+            }
+        })
+        .collect();
+    said.join(" ")
+}
+
 /// True when `s` is one or more ASCII digits.
 #[must_use]
 pub fn all_digits(s: &str) -> bool {

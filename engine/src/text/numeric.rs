@@ -621,17 +621,7 @@ fn code(piece: &str) -> Option<String> {
             .iter()
             .all(|b| b.is_ascii_digit() || b.is_ascii_uppercase())
         && bytes.iter().any(u8::is_ascii_uppercase);
-    if !ok {
-        return None;
-    }
-    let said: Vec<String> = piece
-        .chars()
-        .map(|c| match c.to_digit(10) {
-            Some(d) => numbers::digits(&d.to_string()),
-            None => c.to_string(),
-        })
-        .collect();
-    Some(said.join(" "))
+    ok.then(|| numbers::characters(piece))
 }
 
 /// Letters and digits mixed ("MP3", "COVID-19", "5-year-old", "v2"): each run read alone and

@@ -161,7 +161,7 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(hit) = ranges::phone_rule(ctx, i) {
         return Some(hit);
     }
-    if let Some(words) = hex_number(core, d) {
+    if let Some(words) = hex_number(core) {
         return Some(Hit::new(1, words));
     }
     if let Some(words) = verses(ctx, i) {
@@ -731,21 +731,14 @@ fn dated(ctx: &Ctx<'_>, i: usize) -> Option<String> {
 
 /// "0x71C7…", a hex number (a wallet, a memory address, a colour): said character by
 /// character, as anyone reads one out ("zero x seven one C seven"), not as numbers and words.
-fn hex_number(core: &str, d: Dialect) -> Option<String> {
+fn hex_number(core: &str) -> Option<String> {
     let digits = core
         .strip_prefix("0x")
         .or_else(|| core.strip_prefix("0X"))?;
     if digits.len() < 2 || !digits.bytes().all(|b| b.is_ascii_hexdigit()) {
         return None;
     }
-    let said: Vec<String> = digits
-        .chars()
-        .map(|c| match c.to_digit(10) {
-            Some(n) => numbers::cardinal(u64::from(n), d),
-            None => c.to_ascii_uppercase().to_string(),
-        })
-        .collect();
-    Some(format!("zero x {}", said.join(" ")))
+    Some(format!("zero x {}", numbers::characters(digits)))
 }
 
 /// "Psalm 23:1-4", "John 3:16-18": a chapter and a span of verses after a book's name, "twenty-
