@@ -47,6 +47,10 @@ impl Cleaned {
 
 /// True for characters a listener cannot hear: emoji, pictographs and their modifiers, arrows.
 pub(super) fn is_silent_symbol(c: char) -> bool {
+    // The sharp, flat and natural signs are said ("A♭ major" is not A major).
+    if matches!(c, '♭' | '♮' | '♯') {
+        return false;
+    }
     matches!(u32::from(c),
         0x1F000..=0x1FAFF   // emoji, pictographs, flags' regional indicators, skin tones
         | 0x2190..=0x21FF   // arrows (→ ↓ ↗ ↘ are intonation tokens in Kokoro's vocabulary)

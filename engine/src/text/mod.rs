@@ -24,6 +24,7 @@ mod emphasis;
 mod heteronyms;
 mod interjections;
 mod money;
+mod notes;
 mod numbers;
 mod numeric;
 mod phrases;
@@ -31,6 +32,7 @@ mod ranges;
 mod roman;
 mod rules;
 mod run_ons;
+mod scripture;
 mod sentences;
 mod symbols;
 mod tokens;
@@ -236,6 +238,10 @@ pub fn starts_with_interruption(line: &str) -> bool {
 /// Emoji and pictographs, with the joiners and selectors that build them: never read aloud
 /// (espeak would name them), so segments and the word map both drop them.
 pub(crate) fn is_pictograph(c: char) -> bool {
+    // Music's sharp, flat and natural signs sit among them but are said (`notes`).
+    if matches!(c, '♭' | '♮' | '♯') {
+        return false;
+    }
     matches!(u32::from(c),
         0x1F000..=0x1FAFF   // emoticons, pictographs, transport, flags' regional indicators, symbols
         | 0x2600..=0x27BF   // miscellaneous symbols, dingbats

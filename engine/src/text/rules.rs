@@ -9,7 +9,8 @@ use std::ops::RangeInclusive;
 
 use super::tokens::{tokenize, Token};
 use super::{
-    abbreviations, dates, heteronyms, interjections, numeric, phrases, roman, symbols, web, Dialect,
+    abbreviations, dates, heteronyms, interjections, notes, numeric, phrases, roman, scripture,
+    symbols, web, Dialect,
 };
 
 /// What a rule sees: the sentence's tokens and the reading settings.
@@ -86,6 +87,8 @@ impl Hit {
 
 fn apply(ctx: &Ctx<'_>, i: usize) -> Hit {
     symbols::math(ctx, i)
+        .or_else(|| scripture::rule(ctx, i))
+        .or_else(|| notes::rule(ctx, i))
         .or_else(|| web::rule(ctx, i))
         .or_else(|| dates::rule(ctx, i))
         .or_else(|| phrases::rule(ctx, i))
