@@ -122,6 +122,9 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
     if let Some(n) = Num::parse(core) {
         return Some(n.words(dialect));
     }
+    if let Some(words) = rooms(core, dialect) {
+        return Some(words);
+    }
     // A partial match falls through to the next pattern (and finally to `mixed`), so no digit
     // is ever left unread.
     let prefixed = |word: &str, rest: &str| single(rest, dialect).map(|w| format!("{word} {w}"));
@@ -355,6 +358,10 @@ pub(super) fn scaled(core: &str, dialect: Dialect) -> Option<String> {
 /// point one beta", "v2.0-rc.1" "version two point zero R-C one".
 fn version(core: &str, dialect: Dialect) -> Option<String> {
     let rest = core.strip_prefix(['v', 'V'])?;
+    // "V6", "V8", "V12": an engine's cylinders in a vee (and Chrome's engine), not a version.
+    if core.starts_with('V') && matches!(rest, "6" | "8" | "10" | "12" | "16") {
+        return Some(format!("V {}", numbers::integer(rest, dialect)));
+    }
     let (rest, tag) = match rest.split_once('-') {
         Some((rest, tag)) => (rest, Some(release_tag(tag, dialect)?)),
         None => (rest, None),
@@ -547,6 +554,34 @@ pub(super) fn glued_unit(core: &str, dialect: Dialect) -> Option<String> {
     let n = Num::parse(num)?;
     let unit = units::phrase(symbol, false, !n.is_one(), dialect)?;
     Some(format!("{} {unit}", n.words(dialect)))
+}
+
+/// "3BR/2BA", "4bd/2.5ba": a listing's bedrooms and bathrooms, "three bedroom, two bath", the
+/// way an agent reads it out (singular: the counts describe the home).
+fn rooms(core: &str, dialect: Dialect) -> Option<String> {
+    let (beds, baths) = core.split_once('/')?;
+    let count = |part: &'static str, glued: &str, symbols: &[&str]| {
+        let split = glued.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
+        let (n, symbol) = glued.split_at(split);
+        if !symbols.contains(&symbol) {
+            return None;
+        }
+        // "2.5ba": two and a half baths.
+        if let Some(whole) = n.strip_suffix(".5").filter(|w| all_digits(w)) {
+            return Some(format!(
+                "{} and a half {part}",
+                numbers::integer(whole, dialect)
+            ));
+        }
+        Some(format!("{} {part}", Num::parse(n)?.words(dialect)))
+    };
+    let beds = count(
+        "bedroom",
+        beds,
+        &["BR", "br", "Br", "bd", "BD", "bed", "bdrm"],
+    )?;
+    let baths = count("bath", baths, &["BA", "ba", "Ba", "bth", "bath"])?;
+    Some(format!("{beds}, {baths}"))
 }
 
 /// "two 747s", "the 1040s": three or four digits with an "s" are planes or forms, not seconds
