@@ -66,6 +66,22 @@ pub(super) fn is_silent_symbol(c: char) -> bool {
     )
 }
 
+/// An arrow that stands for a word: "LAX→JFK" and "Paris → Rome" go "to" (a route, a change
+/// of state), "↑ 20%" and "costs ↓5%" go "up" and "down" by an amount. Elsewhere (a bullet, a
+/// diagram) arrows stay silent.
+fn arrow_word(src: &str, at: usize, c: char) -> Option<&'static str> {
+    let before = src[..at].trim_end().chars().next_back();
+    let after = src[at + c.len_utf8()..].trim_start().chars().next();
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || "%)\"'”".contains(c));
+    let amount = after.is_some_and(|c| c.is_ascii_digit() || "+-$€£¥.".contains(c));
+    match c {
+        '→' | '⇒' | '⟶' | '⟹' if word(before) && word(after) => Some("to"),
+        '↑' if amount => Some("up"),
+        '↓' if amount => Some("down"),
+        _ => None,
+    }
+}
+
 /// The Mac's modifier key symbols by name (the technical-symbols block they sit in is
 /// otherwise silent, which read "⌘-Z" as "dash Z").
 fn mac_key(c: char) -> Option<&'static str> {
@@ -278,6 +294,11 @@ pub(super) fn clean(src: &str) -> Cleaned {
                     .is_some_and(|&(_, n)| n.is_alphanumeric() || mac_key(n).is_some());
                 if joined {
                     out.push('-', at..end);
+                }
+            }
+            c if arrow_word(src, at, c).is_some() => {
+                for k in format!(" {} ", arrow_word(src, at, c).unwrap_or_default()).chars() {
+                    out.push(k, at..end);
                 }
             }
             c if is_invisible(c) => {}

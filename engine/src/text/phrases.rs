@@ -195,7 +195,7 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if let Some(hit) = lettered_duration(ctx, i) {
         return Some(hit);
     }
-    if let Some(words) = short_year(ctx, i) {
+    if let Some(words) = short_year(ctx, i).or_else(|| bare_military_time(ctx, i)) {
         return Some(Hit::new(1, words));
     }
     let next = ctx.next_core(i);
@@ -490,11 +490,59 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
 /// "0300 hrs", "1430 hours": the military clock, "oh three hundred hours", "fourteen thirty
 /// hours" (it was read digit by digit, or as a count of hours).
 fn military_time(digits: &str, word: &str, d: Dialect) -> Option<String> {
-    if !matches!(word.to_lowercase().as_str(), "hrs" | "hours" | "hr") || digits.len() != 4 {
+    if !matches!(word.to_lowercase().as_str(), "hrs" | "hours" | "hr") {
+        return None;
+    }
+    Some(format!("{} hours", military_clock(digits, d)?))
+}
+
+/// "departs at 0730", "from 0800 to 1700", "at 1430 sharp": a four-digit clock after a word of
+/// time, without "hours" after it (they were "zero seven three zero", "one thousand four
+/// hundred thirty"). With a leading zero the number can be nothing else; without one it must
+/// follow "at" and end the phrase, so "at 1200 feet" stays a number and "since 1945" a year.
+fn bare_military_time(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let core = ctx.toks[i].core;
+    let clock = military_clock(core, ctx.dialect)?;
+    let when = |k: usize| {
+        ctx.prev_core(k).is_some_and(|p| {
+            matches!(
+                p.to_lowercase().as_str(),
+                "at" | "by" | "until" | "till" | "from" | "before" | "after" | "since"
+            )
+        })
+    };
+    // "from 0800 to 1700": the second end of a span of clock times.
+    let span_end = ctx.prev_core(i).is_some_and(|p| matches!(p, "to" | "until"))
+        && i >= 2
+        && military_clock(ctx.toks[i - 2].core, ctx.dialect).is_some()
+        && when(i - 2);
+    let hours_follow = ctx
+        .next_core(i)
+        .is_some_and(|w| military_time("0000", w, ctx.dialect).is_some());
+    if !(when(i) || span_end) || hours_follow {
+        return None;
+    }
+    let ends = ctx.next_core(i).is_none_or(|w| {
+        matches!(
+            w.to_lowercase().as_str(),
+            "local" | "utc" | "gmt" | "zulu" | "sharp" | "today" | "tomorrow" | "tonight" | "to"
+        )
+    });
+    // Without a leading zero only "at" makes it a clock: "from 2007", "since 1945" are years.
+    let at = ctx
+        .prev_core(i)
+        .is_some_and(|p| p.eq_ignore_ascii_case("at"));
+    (core.starts_with('0') || span_end || ends && at).then_some(clock)
+}
+
+/// A four-digit 24-hour clock time in words: "0300" is "oh three hundred", "1430" "fourteen
+/// thirty", "0000" "zero hundred".
+fn military_clock(digits: &str, d: Dialect) -> Option<String> {
+    if digits.len() != 4 || !all_digits(digits) {
         return None;
     }
     let (h, m): (u64, u64) = (digits[..2].parse().ok()?, digits[2..].parse().ok()?);
-    if !all_digits(digits) || h > 23 || m > 59 {
+    if h > 23 || m > 59 {
         return None;
     }
     let hour = match h {
@@ -507,7 +555,7 @@ fn military_time(digits: &str, word: &str, d: Dialect) -> Option<String> {
         m if m < 10 => format!("oh {}", numbers::cardinal(m, d)),
         m => numbers::cardinal(m, d),
     };
-    Some(format!("{hour} {minutes} hours"))
+    Some(format!("{hour} {minutes}"))
 }
 
 /// Words that make "bps" after a number basis points (with any word starting "rate" or

@@ -144,6 +144,7 @@ const UNITS: &[Unit] = &[
     unit("kn", "knot", "knots", true),
     unit("kts", "knot", "knots", true),
     unit("nmi", "nautical mile", "nautical miles", true),
+    unit("ly", "light-year", "light-years", true),
     unit("mcg", "microgram", "micrograms", true),
     unit("mmol", "millimole", "millimoles", true),
     unit("THz", "terahertz", "terahertz", true),
