@@ -48,7 +48,12 @@ fn plainly_a_word(word: &str) -> bool {
 
 /// A sound made of letters espeak spells, by its squeezed form ("shhh" is "sh").
 fn sound(word: &str) -> Option<String> {
-    let said = match squeeze(word, 1).as_str() {
+    let squeezed = squeeze(word, 1);
+    // Unstretched, these are symbols and abbreviations: "8x200 m", "3 BR", "gr" for grains.
+    if matches!(squeezed.as_str(), "m" | "br" | "gr" | "pf") && squeezed == word {
+        return None;
+    }
+    let said = match squeezed.as_str() {
         "sh" | "ssh" => "shush",
         "hm" | "m" => "hmm",
         "mhm" | "m-hm" | "mh-m" | "mhmh" | "uhm-hm" => "um-hum",

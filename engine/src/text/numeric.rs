@@ -122,7 +122,7 @@ pub(super) fn single(core: &str, dialect: Dialect) -> Option<String> {
     if let Some(n) = Num::parse(core) {
         return Some(n.words(dialect));
     }
-    if let Some(words) = rooms(core, dialect) {
+    if let Some(words) = rooms(core, dialect).or_else(|| repeats(core, dialect)) {
         return Some(words);
     }
     // A partial match falls through to the next pattern (and finally to `mixed`), so no digit
@@ -336,6 +336,12 @@ pub(super) fn model_number(digits: &str, dialect: Dialect) -> String {
             )
         }
         4 => numbers::year(n, dialect),
+        // "14900K", "13980HX": a chip's generation, then its model ("fourteen nine hundred").
+        5 if digits.as_bytes()[2] != b'0' => format!(
+            "{} {}",
+            numbers::cardinal(n / 1000, dialect),
+            model_number(&digits[2..], dialect)
+        ),
         _ => numbers::integer(digits, dialect),
     }
 }
@@ -582,6 +588,17 @@ fn rooms(core: &str, dialect: Dialect) -> Option<String> {
     )?;
     let baths = count("bath", baths, &["BA", "ba", "Ba", "bth", "bath"])?;
     Some(format!("{beds}, {baths}"))
+}
+
+/// "4x400m", "8×200 yd": sets of a distance, "four by four hundred meters" (the unit was
+/// spelled and the x said as a letter).
+fn repeats(core: &str, dialect: Dialect) -> Option<String> {
+    let (sets, each) = core.split_once(['x', '×'])?;
+    if !all_digits(sets) || sets.len() > 2 || !each.starts_with(|c: char| c.is_ascii_digit()) {
+        return None;
+    }
+    let each = glued_unit(each, dialect)?;
+    Some(format!("{} by {each}", numbers::integer(sets, dialect)))
 }
 
 /// "two 747s", "the 1040s": three or four digits with an "s" are planes or forms, not seconds
