@@ -26,6 +26,11 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if plainly_a_word(core) {
         return None;
     }
+    // Two capitals are an initialism ("HM Treasury", "SH 71"), and "ssh" is the protocol.
+    let initials = core.len() <= 2 && core.chars().all(|c| c.is_uppercase());
+    if initials || core.eq_ignore_ascii_case("ssh") {
+        return None;
+    }
     let lower = core.to_lowercase();
     let said = sound(&lower).or_else(|| stretched(&lower))?;
     if said == lower {
@@ -49,8 +54,11 @@ fn plainly_a_word(word: &str) -> bool {
 /// A sound made of letters espeak spells, by its squeezed form ("shhh" is "sh").
 fn sound(word: &str) -> Option<String> {
     let squeezed = squeeze(word, 1);
-    // Unstretched, these are symbols and abbreviations: "8x200 m", "3 BR", "gr" for grains.
-    if matches!(squeezed.as_str(), "m" | "br" | "gr" | "pf") && squeezed == word {
+    // Unstretched, these are symbols and abbreviations: "8x200 m", "3 BR", "gr" for grains;
+    // a growl or a shiver stretches its r ("Brrr"), not its b ("BBR" is an algorithm).
+    let unstretched = matches!(squeezed.as_str(), "m" | "pf") && squeezed == word
+        || matches!(squeezed.as_str(), "br" | "gr") && !word.ends_with("rr");
+    if unstretched {
         return None;
     }
     let said = match squeezed.as_str() {

@@ -325,7 +325,7 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             return Some(Hit::new(2, said));
         }
         if word == "bps" || word == "bp" {
-            // Basis points beside rates and yields ("cut by 25 bps"), else bits per second.
+            // Basis points beside rates and yields ("cut by 25 bps").
             let money = ctx.toks.iter().any(|t| {
                 let w = t.core.to_lowercase();
                 t.core.ends_with('%')
@@ -333,11 +333,15 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
                     || w.starts_with("rate")
                     || w.starts_with("yield")
             });
-            let unit = match (money, n.is_one()) {
-                (true, true) => "basis point",
-                (true, false) => "basis points",
-                (false, true) => "bit per second",
-                (false, false) => "bits per second",
+            // Outside money "bp" is a length of DNA ("a 500 bp fragment"), "bps" a bit rate.
+            let one = n.is_one() || attributive(ctx, i, 2);
+            let unit = match (money, word == "bp", one) {
+                (true, _, true) => "basis point",
+                (true, _, false) => "basis points",
+                (false, true, true) => "base pair",
+                (false, true, false) => "base pairs",
+                (false, false, true) => "bit per second",
+                (false, false, false) => "bits per second",
             };
             return Some(Hit::new(2, format!("{approx}{} {unit}", n.words(d))));
         }
