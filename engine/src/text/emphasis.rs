@@ -6,7 +6,7 @@
 //! them are initialisms ("CIA", "UK"), so a listener heard "S-O tired" and "N-O-T okay". Only
 //! words that are rarely initialisms are read as words. A few that often are ("OR", "IN", "IS",
 //! "WHO", "ME") count only after a word that is not a determiner ("this OR that", but "in the
-//! OR"), and "AM" only after "I"; "US", "IT", "PM" and "ID" are left to be spelled, as they
+//! OR") or, but for "ME", a preposition ("a report from WHO"), and "AM" only after "I"; "US", "IT", "PM" and "ID" are left to be spelled, as they
 //! mostly mean the country, the trade, the time and the card.
 
 use super::abbreviations::SHOUTED_WORDS;
@@ -31,6 +31,13 @@ const DETERMINERS: &[&str] = &[
     "the", "a", "an", "our", "your", "his", "her", "their", "my", "its", "of", "per",
 ];
 
+/// Prepositions, after which "WHO", "OR", "IN" and "IS" are names ("a report from WHO", "we
+/// met in OR 3"); "ME" after one is stressed ("give it to ME").
+const PREPOSITIONS: &[&str] = &[
+    "from", "to", "by", "with", "at", "for", "in", "on", "via", "about", "against", "into",
+    "inside", "outside", "within", "under", "without",
+];
+
 /// Token `i` read as the stressed word it is, in lower case (so a second reading keeps it).
 pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let core = ctx.toks[i].core;
@@ -42,7 +49,19 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     }
     // Among other capitals ("AND OR NOT", "ON AIR") a word may be part of a name or a label.
     let ordinary = |w: &str| w.starts_with(|c: char| c.is_lowercase());
-    let prev = i.checked_sub(1).map(|k| ctx.toks[k].core);
+    // The sentence's first word has a capital only because it is first ("This OR that").
+    let prev = i.checked_sub(1).map(|k| ctx.toks[k].core).map(|p| {
+        let opening = i == 1
+            && ctx.toks[0].trail.is_empty()
+            && p.len() > 1
+            && p.chars().skip(1).all(char::is_lowercase);
+        if opening {
+            p.to_lowercase()
+        } else {
+            p.to_owned()
+        }
+    });
+    let prev = prev.as_deref();
     let next = ctx.toks.get(i + 1).map(|t| t.core);
     // A word alone ("NO!", "WHY?") is a cry, not a name.
     let among_words =
@@ -57,8 +76,12 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         // "I AM", not nine in the morning (a time is read before this rule).
         prev == Some("I")
     } else if IN_CONTEXT.contains(&core) {
-        let after_word = prev.is_some_and(|p| ordinary(p) && !DETERMINERS.contains(&p) || p == "I");
-        let before_name = next.is_some_and(|n| n.starts_with(char::is_uppercase));
+        let noun_before =
+            |p: &str| DETERMINERS.contains(&p) || core != "ME" && PREPOSITIONS.contains(&p);
+        let after_word = prev.is_some_and(|p| ordinary(p) && !noun_before(p) || p == "I");
+        // "OR 3", "WHO Europe": a name or a number after it makes it a name too.
+        let before_name =
+            next.is_some_and(|n| n.starts_with(|c: char| c.is_uppercase() || c.is_ascii_digit()));
         after_word && !before_name
     } else {
         false

@@ -516,7 +516,9 @@ fn bare_military_time(ctx: &Ctx<'_>, i: usize) -> Option<String> {
         })
     };
     // "from 0800 to 1700": the second end of a span of clock times.
-    let span_end = ctx.prev_core(i).is_some_and(|p| matches!(p, "to" | "until"))
+    let span_end = ctx
+        .prev_core(i)
+        .is_some_and(|p| matches!(p, "to" | "until"))
         && i >= 2
         && military_clock(ctx.toks[i - 2].core, ctx.dialect).is_some()
         && when(i - 2);
