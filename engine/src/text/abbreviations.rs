@@ -10,6 +10,7 @@
 //! shouted. Acronyms inside hyphenated words are spelled too ("US-based" is "U-S-based").
 
 use super::rules::{Ctx, Hit};
+use super::Dialect;
 
 /// Titles before a capitalised name, with or without a full stop.
 const TITLES: &[(&str, &str)] = &[
@@ -281,19 +282,31 @@ const EXTENSIONS: &[(&str, &str)] = &[
 
 /// "Node.js" is "Node dot J-S", "README.md" "README dot M-D": a name, a dot and a known
 /// extension (not a domain: those are read as addresses).
-fn file_name(core: &str) -> Option<String> {
+/// A name with digits reads them as numbers ("report_2024.pdf", "config_v2.yaml").
+pub(super) fn file_name(core: &str, dialect: Dialect) -> Option<String> {
     let (base, ext) = core.rsplit_once('.')?;
     let said = lookup(EXTENSIONS, ext)?;
     let name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-');
     if base.is_empty() || !base.chars().all(name_char) || !base.starts_with(char::is_alphabetic) {
         return None;
     }
-    let base = if base.contains(['_', '-']) {
-        base.replace(['_', '-'], " ")
-    } else {
-        letters(base)
+    let word = |piece: &str| {
+        if piece.contains(|c: char| c.is_ascii_digit()) {
+            super::numeric::single(piece, dialect)
+                .or_else(|| super::numeric::mixed(piece, dialect))
+                .unwrap_or_else(|| piece.to_owned())
+        } else if base.contains(['_', '-']) {
+            piece.to_owned()
+        } else {
+            letters(piece)
+        }
     };
-    Some(format!("{base} dot {said}"))
+    let base: Vec<String> = base
+        .split(['_', '-'])
+        .filter(|p| !p.is_empty())
+        .map(word)
+        .collect();
+    Some(format!("{} dot {said}", base.join(" ")))
 }
 
 /// "FBI" as "F-B-I".
@@ -360,7 +373,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     }
     // "Node.js", "README.md", "notes.txt": a file or library name is said with "dot" and
     // its extension as people say it (espeak made the dot a full stop's pause: "node. J S").
-    if let Some(said) = file_name(core) {
+    if let Some(said) = file_name(core, ctx.dialect) {
         return Some(Hit::new(1, said));
     }
     // "USD 5", "INR 300", "Rs. 500": a currency written before its amount.

@@ -64,8 +64,10 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let prev = prev.as_deref();
     let next = ctx.toks.get(i + 1).map(|t| t.core);
     // A word alone ("NO!", "WHY?") is a cry, not a name.
-    let among_words =
-        ctx.toks.len() == 1 || prev.is_some_and(ordinary) || next.is_some_and(ordinary);
+    let among_words = ctx.toks.len() == 1
+        || ctx.toks[i].in_name
+        || prev.is_some_and(ordinary)
+        || next.is_some_and(ordinary);
     if !among_words {
         return None;
     }

@@ -155,7 +155,8 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let d = ctx.dialect;
     let core = ctx.toks[i].core;
     let has_number = core.contains(|c: char| c.is_ascii_digit() || VULGAR.iter().any(|v| v.0 == c));
-    if !has_number || core.starts_with(['#', '@']) {
+    // "report_2024.pdf" is a file's name, read by `abbreviations`.
+    if !has_number || core.starts_with(['#', '@']) || abbreviations::file_name(core, d).is_some() {
         return None;
     }
     if let Some(hit) = ranges::phone_rule(ctx, i) {

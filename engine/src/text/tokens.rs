@@ -21,6 +21,9 @@ pub(super) struct Token<'a> {
     pub trail: &'a str,
     /// Whitespace came before this token in the source (or it is the first).
     pub space_before: bool,
+    /// One word of a name joined by underscores ("OPENAI_API_KEY"): a word among words,
+    /// whatever its neighbours' case.
+    pub in_name: bool,
 }
 
 impl Token<'_> {
@@ -39,7 +42,12 @@ pub(super) fn tokenize(sentence: &str) -> Vec<Token<'_>> {
         while !rest.is_empty() {
             let cut = rest.find(['—', '…']).unwrap_or(rest.len());
             if cut > 0 {
-                out.push(split_word(&rest[..cut], space_before));
+                let piece = &rest[..cut];
+                for (k, part) in identifier_parts(piece).enumerate() {
+                    let mut token = split_word(part, space_before || k > 0);
+                    token.in_name = part.len() < piece.len();
+                    out.push(token);
+                }
                 space_before = false;
             }
             rest = &rest[cut..];
@@ -55,6 +63,7 @@ pub(super) fn tokenize(sentence: &str) -> Vec<Token<'_>> {
                     core: &rest[..len],
                     trail: &rest[len..len + trail_len],
                     space_before,
+                    in_name: false,
                 });
                 space_before = false;
                 rest = &rest[len + trail_len..];
@@ -62,6 +71,30 @@ pub(super) fn tokenize(sentence: &str) -> Vec<Token<'_>> {
         }
     }
     out
+}
+
+/// "top_p", "OPENAI_API_KEY": a name joined by underscores is its words ("top p", "OPENAI
+/// API KEY", each read by the rules as a word of its own); the underscore was silent, which
+/// ran them together ("topp"). Addresses, handles and paths keep theirs ("@jane_doe",
+/// "jane_doe@example.com"), as do markdown's `_emphasis_` marks at a word's ends.
+fn identifier_parts(word: &str) -> impl Iterator<Item = &str> {
+    let bytes = word.as_bytes();
+    let joined = (1..bytes.len().saturating_sub(1)).any(|k| {
+        bytes[k] == b'_'
+            && bytes[k - 1].is_ascii_alphanumeric()
+            && bytes[k + 1].is_ascii_alphanumeric()
+    });
+    // A full stop before a letter is a domain's or a file's ("jane_doe.com", "my_app.py").
+    let inner = word.trim_end_matches(TRAIL);
+    let dotted = inner
+        .as_bytes()
+        .windows(2)
+        .any(|w| w[0] == b'.' && w[1].is_ascii_alphabetic());
+    let address = dotted || inner.contains(['@', '/', '#', ':', '\\']);
+    // Cleaned text has no NUL (control characters became spaces): splitting at it keeps the
+    // word whole without a second iterator type.
+    let at = if joined && !address { '_' } else { '\0' };
+    word.split(at).filter(|p| !p.is_empty())
 }
 
 fn split_word(word: &str, space_before: bool) -> Token<'_> {
@@ -82,6 +115,7 @@ fn split_word(word: &str, space_before: bool) -> Token<'_> {
         core,
         trail: &body[core.len()..],
         space_before,
+        in_name: false,
     }
 }
 
@@ -102,6 +136,18 @@ mod tests {
         assert_eq!(t[3].core, "'90s");
         assert_eq!(t[4].core, "U.S");
         assert_eq!(t[4].trail, ".");
+    }
+
+    #[test]
+    fn underscores_join_words_of_a_name_but_not_of_an_address() {
+        assert_eq!(
+            cores("set top_p and OPENAI_API_KEY"),
+            ["set", "top", "p", "and", "OPENAI", "API", "KEY"]
+        );
+        assert_eq!(
+            cores("@jane_doe jane_doe@x.com __init__ _so_"),
+            ["@jane_doe", "jane_doe@x.com", "init", "so"]
+        );
     }
 
     #[test]
