@@ -436,10 +436,13 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     }
     // "250K subscribers", "10k steps": a K before a counted noun is thousands ("5K" alone is a
     // race, "4K" and "8K" resolutions).
-    if let Some(n) = core
-        .strip_suffix(['k', 'K'])
-        .filter(|n| all_digits(n) && !n.starts_with('0') && !matches!(*n, "4" | "8"))
-    {
+    // "15T tokens" likewise trillions ("3T" alone is a magnet's tesla).
+    let (scaled, scale) = match core.strip_suffix('T') {
+        Some(n) => (Some(n), "trillion"),
+        None => (core.strip_suffix(['k', 'K']), "thousand"),
+    };
+    let resolution = |n: &str| scale == "thousand" && matches!(n, "4" | "8");
+    if let Some(n) = scaled.filter(|n| all_digits(n) && !n.starts_with('0') && !resolution(n)) {
         // A rate counts too ("5k req/s", "10k tokens/s"), and so do the plurals without an s.
         let counted = next.map(|w| w.split_once('/').map_or(w, |(count, _)| count));
         let counted = counted.is_some_and(|w| {
@@ -451,7 +454,7 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
                     && w.chars().all(|c| c.is_ascii_lowercase())
         });
         if counted {
-            return Some(Hit::new(1, format!("{} thousand", numbers::integer(n, d))));
+            return Some(Hit::new(1, format!("{} {scale}", numbers::integer(n, d))));
         }
     }
     // "401(k)", "403(b)", "501(c)(3)", "Rule 12(b)(6)": a section and its subsections, each
