@@ -28,6 +28,7 @@ mod notes;
 mod numbers;
 mod numeric;
 mod phrases;
+mod points;
 mod ranges;
 mod roman;
 mod rules;

@@ -5,7 +5,7 @@
 use super::numbers::{self, all_digits};
 use super::numeric::{self, glued_unit, single, Num, VULGAR};
 use super::rules::{Ctx, Hit};
-use super::{abbreviations, dates, money, ranges, units, Dialect};
+use super::{abbreviations, dates, money, points, ranges, units, Dialect};
 
 /// Words that make a following four-digit number a year even outside 1800..=2099.
 const YEAR_CONTEXT: &[&str] = &[
@@ -126,7 +126,7 @@ fn priced_noun(ctx: &Ctx<'_>, i: usize, span: usize) -> bool {
 /// "a $5 bill", "a 6ft wall": an amount before a noun takes the singular ("a five dollar bill").
 /// After "a" the amount can only describe what follows, a name or an acronym too ("a $12M
 /// Series A", "a 512GB SSD"); not the pronoun ("a 5 km I ran").
-fn attributive(ctx: &Ctx<'_>, i: usize, span: usize) -> bool {
+pub(super) fn attributive(ctx: &Ctx<'_>, i: usize, span: usize) -> bool {
     let last = i + span - 1;
     let article = ctx
         .prev_core(i)
@@ -260,6 +260,9 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             return Some(hit);
         }
     }
+    if let Some(hit) = points::rule(ctx, i, &approx, bare) {
+        return Some(hit);
+    }
     // "3e8 m/s": a number in scientific notation measures too.
     if let (Some(said), Some(word)) = (numeric::e_notation(bare, d), next) {
         if let Some(unit) = units::phrase(word, true, true, d) {
@@ -324,27 +327,6 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             });
         if let Some(said) = military_time(bare, word, d).filter(|_| when) {
             return Some(Hit::new(2, said));
-        }
-        if word == "bps" || word == "bp" {
-            // Basis points beside rates and yields ("cut by 25 bps").
-            let money = ctx.toks.iter().any(|t| {
-                let w = t.core.to_lowercase();
-                t.core.ends_with('%')
-                    || FINANCE_WORDS.contains(&w.as_str())
-                    || w.starts_with("rate")
-                    || w.starts_with("yield")
-            });
-            // Outside money "bp" is a length of DNA ("a 500 bp fragment"), "bps" a bit rate.
-            let one = n.is_one() || attributive(ctx, i, 2);
-            let unit = match (money, word == "bp", one) {
-                (true, _, true) => "basis point",
-                (true, _, false) => "basis points",
-                (false, true, true) => "base pair",
-                (false, true, false) => "base pairs",
-                (false, false, true) => "bit per second",
-                (false, false, false) => "bits per second",
-            };
-            return Some(Hit::new(2, format!("{approx}{} {unit}", n.words(d))));
         }
         if let Some(unit) = units::phrase(word, true, !n.is_one(), d) {
             let words = format!("{approx}{} {unit}", n.words(d));
@@ -567,25 +549,6 @@ fn military_clock(digits: &str, d: Dialect) -> Option<String> {
     };
     Some(format!("{hour} {minutes}"))
 }
-
-/// Words that make "bps" after a number basis points (with any word starting "rate" or
-/// "yield", and a percentage).
-const FINANCE_WORDS: [&str; 14] = [
-    "fed",
-    "bond",
-    "bonds",
-    "spread",
-    "spreads",
-    "hike",
-    "hikes",
-    "cut",
-    "cuts",
-    "treasury",
-    "treasuries",
-    "percent",
-    "basis",
-    "coupon",
-];
 
 /// "text STOP to 55555": a short code is texted digit by digit, not "fifty-five thousand".
 fn short_code(ctx: &Ctx<'_>, i: usize) -> Option<String> {
