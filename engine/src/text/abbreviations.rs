@@ -70,6 +70,9 @@ const GENERAL: &[(&str, &str)] = &[
     ("i.e", "that is"),
     ("vs", "versus"),
     ("approx", "approximately"),
+    ("Approx", "approximately"),
+    ("est", "estimated"),
+    ("co", "company"),
     ("dept", "department"),
     ("govt", "government"),
     ("misc", "miscellaneous"),
@@ -128,6 +131,10 @@ const BEFORE_NUMBER: &[(&str, &str)] = &[
     ("ca", "circa"),
     ("c", "circa"),
     ("approx", "approximately"),
+    ("Approx", "approximately"),
+    // "An est. 500 came"; "Est. 1998" on a sign is when it was established.
+    ("est", "estimated"),
+    ("Est", "established"),
     ("Ep", "episode"),
     ("ep", "episode"),
     ("Eps", "episodes"),
@@ -170,7 +177,7 @@ pub(super) fn never_ends_sentence(word: &str, next: char) -> bool {
     // while "e.g.", "vs." and "feat." always lead on to more.
     let is_noun = matches!(
         word,
-        "wk" | "wks" | "qtr" | "mgmt" | "yr" | "yrs" | "dept" | "govt" | "misc"
+        "wk" | "wks" | "qtr" | "mgmt" | "yr" | "yrs" | "dept" | "govt" | "misc" | "est" | "co"
     );
     let is_general = lookup(GENERAL, word).is_some() && word != "etc" && word != "al" && !is_noun
         || matches!(word, "v" | "P.S" | "N.B");
