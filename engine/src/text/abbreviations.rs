@@ -404,6 +404,14 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         let sign = if *sign == b'+' { "plus" } else { "minus" };
         return Some(Hit::new(1, format!("{} {sign}", char::from(*grade))));
     }
+    // "the 18th c.": a century after an ordinal ("c. 1850" before a number is circa).
+    let after_ordinal = ctx.prev_core(i).is_some_and(|p| {
+        p.starts_with(|c: char| c.is_ascii_digit())
+            && ["st", "nd", "rd", "th"].iter().any(|s| p.ends_with(s))
+    });
+    if core == "c" && period && after_ordinal {
+        return expand("century", true);
+    }
     match core {
         "St" if next_capital && !prev_name => return expand("Saint", false),
         "St" if period || prev_name => return expand("Street", false),

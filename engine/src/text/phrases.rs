@@ -1320,7 +1320,9 @@ fn year_reading(ctx: &Ctx<'_>, i: usize, n: &Num<'_>) -> Option<String> {
         YEAR_CONTEXT.contains(&p)
             || WEAK_YEAR_CONTEXT.contains(&p) && no_noun_after
             || dates::month(ctx.toks[i - 1].core).is_some()
-    }) || next.is_some_and(|w| ERAS.contains(&w));
+    }) || next.is_some_and(|w| ERAS.contains(&w))
+        // "The Battle of Hastings (1066)": a number alone in brackets after a name is its date.
+        || ctx.toks[i].lead == "(" && ctx.toks[i].trail.starts_with(')');
     // Context reaches into the next century ("by 2100" is "twenty-one hundred").
     let plausible = context && (1000..=2199).contains(&value) || (1800..=2099).contains(&value);
     plausible.then(|| numbers::year(value, ctx.dialect))
