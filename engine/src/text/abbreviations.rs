@@ -809,7 +809,9 @@ pub(super) fn is_shouted(cores: &[&str]) -> bool {
         .filter(|c| {
             c.chars().filter(|ch| ch.is_alphabetic()).count() >= 5
                 || c.contains(['\'', '’'])
-                || SHOUTED_WORDS.contains(&c.trim_end_matches(|ch: char| !ch.is_alphabetic()))
+                || super::emphasis::is_common_word(
+                    c.trim_end_matches(|ch: char| !ch.is_alphabetic()),
+                )
         })
         .count();
     // "NO WAY.", "OH MY GOD!": a short shout, every word of it in capitals and common.

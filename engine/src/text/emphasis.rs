@@ -22,6 +22,11 @@ const MORE_WORDS: &[&str] = &[
     "TOP", "USE", "WET", "WON", "YAY", "YEP",
 ];
 
+/// Whether `word` in capitals is one of the common short words a shout is made of.
+pub(super) fn is_common_word(word: &str) -> bool {
+    SHOUTED_WORDS.contains(&word) || MORE_WORDS.contains(&word)
+}
+
 /// Words that are initialisms as often: words only after a word that is not a determiner and
 /// before one that is not a name.
 const IN_CONTEXT: &[&str] = &["IN", "IS", "ME", "OR", "WHO"];
