@@ -128,7 +128,33 @@ pub(super) fn math(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let core = ctx.toks[i].core;
     power(core, ctx.dialect)
         .or_else(|| root(core, ctx.dialect))
+        .or_else(|| comparison(core, ctx.dialect))
         .map(|w| Hit::new(1, w))
+}
+
+/// "p<0.001", "n≥30", "age>65": a name compared with a number, written without spaces (the
+/// sign was dropped as markup, which read "p<0.001" as "p minus zero zero zero one").
+fn comparison(core: &str, d: Dialect) -> Option<String> {
+    const SIGNS: [(&str, &str); 8] = [
+        ("<=", "less than or equal to"),
+        (">=", "greater than or equal to"),
+        ("≤", "less than or equal to"),
+        ("≥", "greater than or equal to"),
+        ("≠", "is not equal to"),
+        ("<", "less than"),
+        (">", "greater than"),
+        ("≈", "approximately"),
+    ];
+    let (at, sign, said) = SIGNS
+        .iter()
+        .find_map(|(sign, said)| core.find(sign).map(|at| (at, *sign, *said)))?;
+    let (name, number) = (&core[..at], &core[at + sign.len()..]);
+    let named = (1..=6).contains(&name.len()) && name.chars().all(|c| c.is_ascii_alphabetic());
+    if !named || !number.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    let number = numeric::single(number, d)?;
+    Some(format!("{} {said} {number}", spoken_word(name, d)))
 }
 
 /// The superscript digits, ⁰ to ⁹.
