@@ -418,10 +418,15 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     }
     // "250K subscribers", "10k steps": a K before a counted noun is thousands ("5K" alone is a
     // race, "4K" and "8K" resolutions).
-    // "15T tokens" likewise trillions ("3T" alone is a magnet's tesla).
-    let (scaled, scale) = match core.strip_suffix('T') {
+    // "15T tokens" likewise trillions ("3T" alone is a magnet's tesla); "10K+ listeners" is
+    // at least that many.
+    let (counted_core, plus) = match core.strip_suffix('+') {
+        Some(rest) => (rest, " plus"),
+        None => (core, ""),
+    };
+    let (scaled, scale) = match counted_core.strip_suffix('T') {
         Some(n) => (Some(n), "trillion"),
-        None => (core.strip_suffix(['k', 'K']), "thousand"),
+        None => (counted_core.strip_suffix(['k', 'K']), "thousand"),
     };
     let resolution = |n: &str| scale == "thousand" && matches!(n, "4" | "8");
     if let Some(n) = scaled.filter(|n| all_digits(n) && !n.starts_with('0') && !resolution(n)) {
@@ -436,7 +441,7 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
                     && w.chars().all(|c| c.is_ascii_lowercase())
         });
         if counted {
-            return Some(Hit::new(1, format!("{} {scale}", numbers::integer(n, d))));
+            return Some(Hit::new(1, format!("{} {scale}{plus}", numbers::integer(n, d))));
         }
     }
     // "401(k)", "403(b)", "501(c)(3)", "Rule 12(b)(6)": a section and its subsections, each
