@@ -441,7 +441,10 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
                     && w.chars().all(|c| c.is_ascii_lowercase())
         });
         if counted {
-            return Some(Hit::new(1, format!("{} {scale}{plus}", numbers::integer(n, d))));
+            return Some(Hit::new(
+                1,
+                format!("{} {scale}{plus}", numbers::integer(n, d)),
+            ));
         }
     }
     // "401(k)", "403(b)", "501(c)(3)", "Rule 12(b)(6)": a section and its subsections, each
