@@ -289,7 +289,7 @@ const EXTENSIONS: &[(&str, &str)] = &[
 
 /// "Node.js" is "Node dot J-S", "README.md" "README dot M-D": a name, a dot and a known
 /// extension (not a domain: those are read as addresses).
-/// A name with digits reads them as numbers ("report_2024.pdf", "config_v2.yaml").
+/// A name with digits reads them as numbers (`report_2024.pdf`, `config_v2.yaml`).
 pub(super) fn file_name(core: &str, dialect: Dialect) -> Option<String> {
     let (base, ext) = core.rsplit_once('.')?;
     let said = lookup(EXTENSIONS, ext)?;

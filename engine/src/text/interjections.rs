@@ -27,7 +27,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return None;
     }
     // Two capitals are an initialism ("HM Treasury", "SH 71"), and "ssh" is the protocol.
-    let initials = core.len() <= 2 && core.chars().all(|c| c.is_uppercase());
+    let initials = core.len() <= 2 && core.chars().all(char::is_uppercase);
     if initials || core.eq_ignore_ascii_case("ssh") {
         return None;
     }

@@ -21,7 +21,7 @@ pub(super) struct Token<'a> {
     pub trail: &'a str,
     /// Whitespace came before this token in the source (or it is the first).
     pub space_before: bool,
-    /// One word of a name joined by underscores ("OPENAI_API_KEY"): a word among words,
+    /// One word of a name joined by underscores (`OPENAI_API_KEY`): a word among words,
     /// whatever its neighbours' case.
     pub in_name: bool,
 }
@@ -73,10 +73,10 @@ pub(super) fn tokenize(sentence: &str) -> Vec<Token<'_>> {
     out
 }
 
-/// "top_p", "OPENAI_API_KEY": a name joined by underscores is its words ("top p", "OPENAI
+/// `top_p`, `OPENAI_API_KEY`: a name joined by underscores is its words ("top p", "OPENAI
 /// API KEY", each read by the rules as a word of its own); the underscore was silent, which
-/// ran them together ("topp"). Addresses, handles and paths keep theirs ("@jane_doe",
-/// "jane_doe@example.com"), as do markdown's `_emphasis_` marks at a word's ends.
+/// ran them together ("topp"). Addresses, handles and paths keep theirs (`@jane_doe`,
+/// `jane_doe@example.com`), as do markdown's `_emphasis_` marks at a word's ends.
 fn identifier_parts(word: &str) -> impl Iterator<Item = &str> {
     let bytes = word.as_bytes();
     let joined = (1..bytes.len().saturating_sub(1)).any(|k| {
