@@ -102,6 +102,16 @@ const SHORTHAND: &[(&str, &str)] = &[
     ("btw", "by the way"),
     ("tbh", "to be honest"),
     ("imho", "in my humble opinion"),
+    ("imo", "in my opinion"),
+    ("ngl", "not gonna lie"),
+    ("afaik", "as far as I know"),
+    ("iirc", "if I remember correctly"),
+    ("nvm", "never mind"),
+    ("tbf", "to be fair"),
+    ("ofc", "of course"),
+    ("ikr", "I know, right"),
+    ("omw", "on my way"),
+    ("rn", "right now"),
     ("idk", "I don't know"),
     ("ppl", "people"),
     ("pls", "please"),
@@ -453,10 +463,14 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     }
     // Chat shorthand an author leaves in a script: said as meant, with or without a stop
     // ("BTW" and "TBH" in capitals too: no name or body is spelled so).
-    let shouted_shorthand = matches!(core, "BTW" | "TBH" | "IDK" | "IMHO");
-    if let Some(words) =
-        lookup(SHORTHAND, &lower).filter(|_| title_case || core == "PhD" || shouted_shorthand)
-    {
+    let shouted_shorthand = matches!(
+        core,
+        "BTW" | "TBH" | "IDK" | "IMHO" | "IMO" | "NGL" | "AFAIK" | "IIRC" | "TBF"
+    );
+    // "Imo State", "Ofc Smith": a capital with a name after it is a name.
+    let before_name = capitalised(core) && next_capital && next != Some("I");
+    let shorthand = title_case && !before_name || core == "PhD" || shouted_shorthand;
+    if let Some(words) = lookup(SHORTHAND, &lower).filter(|_| shorthand) {
         return expand(words, false);
     }
     match core {
