@@ -336,10 +336,16 @@ pub(super) fn clock(core: &str, dialect: Dialect) -> Option<String> {
         .find(|c: char| c.is_ascii_alphabetic())
         .unwrap_or(core.len());
     let (time, suffix) = core.split_at(split);
+    // "6:42a", "7:58p": a schedule's one-letter meridiem, only after hours and minutes.
+    let letter = |s: &str| match s {
+        "a" | "A" if time.contains(':') => Some("A-M"),
+        "p" | "P" if time.contains(':') => Some("P-M"),
+        _ => None,
+    };
     let mer = if suffix.is_empty() {
         None
     } else {
-        Some(meridiem(suffix)?)
+        Some(meridiem(suffix).or_else(|| letter(suffix))?)
     };
     let parts: Vec<&str> = time.split(':').collect();
     if !parts.iter().all(|p| all_digits(p)) || parts[0].len() > 2 {

@@ -390,6 +390,23 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         } else {
             words
         };
+        // "2-4\" of rain", "6-8 in. of snow": inches, marked or abbreviated (no quotation is
+        // open, and a word follows).
+        let quoted = ctx.toks[..=i].iter().any(|t| t.lead.contains(['"', '“']));
+        let word_after = ctx
+            .toks
+            .get(i + 1)
+            .is_some_and(|t| t.core.starts_with(char::is_lowercase));
+        if ctx.toks[i].trail == "\"" && !quoted && word_after {
+            let mut hit = Hit::new(1, format!("{words} {}", units::words_of("in", true, d)?));
+            hit.eat_mark = Some('"');
+            return Some(hit);
+        }
+        if next == Some("in") && ctx.toks[i + 1].trail.starts_with('.') && ctx.toks.len() > i + 2 {
+            let mut hit = Hit::new(2, format!("{words} {}", units::words_of("in", true, d)?));
+            hit.eat_period = true;
+            return Some(hit);
+        }
         // A unit after a range applies to both ends: "5-10 km" (and "3–4 hrs. of" keeps no
         // stop: the symbol's, not the sentence's).
         if let Some(unit) = next.and_then(|w| units::lookup(w, true)) {
@@ -415,6 +432,9 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     }
     if let Some(hit) = lower_case_millions(ctx, i) {
         return Some(hit);
+    }
+    if let Some(words) = magnitude(ctx, i) {
+        return Some(Hit::new(1, words));
     }
     // "250K subscribers", "10k steps": a K before a counted noun is thousands ("5K" alone is a
     // race, "4K" and "8K" resolutions).
@@ -1334,6 +1354,30 @@ fn year_reading(ctx: &Ctx<'_>, i: usize, n: &Num<'_>) -> Option<String> {
     // Context reaches into the next century ("by 2100" is "twenty-one hundred").
     let plausible = context && (1000..=2199).contains(&value) || (1800..=2099).contains(&value);
     plausible.then(|| numbers::year(value, ctx.dialect))
+}
+
+/// "a 6.2M quake", "an M7.1 earthquake": an earthquake's magnitude, not millions (or "M-seven-
+/// one").
+fn magnitude(ctx: &Ctx<'_>, i: usize) -> Option<String> {
+    let core = ctx.toks[i].core;
+    // "M7.1" is said as written ("an M seven point one"), "6.2M" with the word.
+    let (number, name) = match core.strip_suffix('M') {
+        Some(number) => (number, "magnitude"),
+        None => (core.strip_prefix('M')?, "M"),
+    };
+    let (whole, tenths) = number.split_once('.')?;
+    let shaken = ctx.next_core(i).is_some_and(|w| {
+        matches!(
+            w.to_lowercase().as_str(),
+            "quake" | "earthquake" | "tremor" | "aftershock" | "temblor" | "quakes" | "earthquakes"
+        )
+    });
+    let plausible =
+        whole.len() == 1 && tenths.len() == 1 && all_digits(whole) && all_digits(tenths);
+    if !(shaken && plausible) {
+        return None;
+    }
+    Some(format!("{name} {}", Num::parse(number)?.words(ctx.dialect)))
 }
 
 /// "S4E12" (and "s04e12") is "season four, episode twelve", as every show's listing means it.

@@ -161,6 +161,7 @@ const UNITS: &[Unit] = &[
         "millimeters of mercury",
         true,
     ),
+    unit("inHg", "inch of mercury", "inches of mercury", true),
     unit(
         "rpm",
         "revolution per minute",
@@ -235,6 +236,11 @@ pub(super) fn phrase(symbol: &str, spaced: bool, plural: bool, dialect: Dialect)
         words(top, plural, dialect),
         words(bottom, false, dialect)
     ))
+}
+
+/// The words of the unit written `symbol`, glued or spaced alike.
+pub(super) fn words_of(symbol: &str, plural: bool, dialect: Dialect) -> Option<String> {
+    lookup(symbol, false).map(|u| words(u, plural, dialect))
 }
 
 /// Every unit's (plural, singular) words in the dialect's spelling.
