@@ -12,7 +12,7 @@
 //! as a letter b ("Bb", "Eb", "Ab") is a note only with more chord after it or beside a word of
 //! music ("in Eb", "Ab major"), since "Ab" and "Db" are also words.
 
-use super::numbers;
+use super::numbers::{self, all_digits};
 use super::rules::{Ctx, Hit};
 
 /// Words after a note that make it one: "Bb major", "Eb tuning".
@@ -60,7 +60,13 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     };
     let claimed = match chord.accidental {
         Some(Accidental::Sign) => true,
-        Some(Accidental::LetterB) => chord.has_more || lettered_flat_in_context(),
+        // "Db2" is a database: a lettered flat with only a number takes a chord's number.
+        Some(Accidental::LetterB) => {
+            let chord_number = |n: &str| matches!(n, "6" | "7" | "9" | "11" | "13");
+            let rest = &core[2..];
+            let more = chord.has_quality || chord_number(rest) || !all_digits(rest);
+            chord.has_more && more || lettered_flat_in_context()
+        }
         None => chord.has_quality,
     };
     claimed.then(|| Hit::new(1, chord.said))
@@ -100,14 +106,11 @@ impl Chord {
             ("min", "minor"),
             ("dim", "diminished"),
             ("aug", "augmented"),
-            ("M", "major"),
+            // Not a capital "M" for major: "AM5" is a CPU socket, "DM2" diabetes.
             ("m", "minor"),
             ("ø", "half diminished"),
         ] {
-            // A capital "M" only with a number ("CM7"): "DM" is a direct message, "AM" a time.
-            let numbered =
-                |after: &str| written != "M" || after.starts_with(|c: char| c.is_ascii_digit());
-            if let Some(after) = rest.strip_prefix(written).filter(|a| numbered(a)) {
+            if let Some(after) = rest.strip_prefix(written) {
                 words.push(word.to_owned());
                 rest = after;
                 has_quality = true;
@@ -215,6 +218,7 @@ mod tests {
         // Vitamins, paper and summits: a bare letter with a number.
         for core in [
             "B12", "D3", "A4", "G7", "Am", "Bad", "Cab", "Dmx", "Eb3x", "Gsus", "DM", "AM", "A+",
+            "AM5", "DM2",
         ] {
             let chord = Chord::parse(core);
             let claimed = chord.as_ref().is_some_and(|c| {
