@@ -170,6 +170,12 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         return (ONLY_BOOKS.contains(&book) || chapter_follows).then(|| Hit::new(2, said));
     }
     let said = book(core)?;
+    // "Kings", "Samuel", "Timothy" and "Peter" are cited with their part ("2 Kings 5:1"):
+    // without one they are a team or a name ("the Kings won 4:2").
+    let needs_part = matches!(said, "Kings" | "Samuel" | "Timothy" | "Peter");
+    if needs_part && !matches!(core, "Sam" | "Kgs" | "Tim" | "Pet") {
+        return None;
+    }
     if let Some(words) = reference_after(ctx, i, ctx.dialect) {
         return Some(Hit::new(2, format!("{said} {words}")));
     }
