@@ -301,12 +301,7 @@ const EXTENSIONS: &[(&str, &str)] = &[
 /// extension (not a domain: those are read as addresses).
 /// A name with digits reads them as numbers (`report_2024.pdf`, `config_v2.yaml`).
 pub(super) fn file_name(core: &str, dialect: Dialect) -> Option<String> {
-    let (base, ext) = core.rsplit_once('.')?;
-    let said = lookup(EXTENSIONS, ext)?;
-    let name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-');
-    if base.is_empty() || !base.chars().all(name_char) || !base.starts_with(char::is_alphabetic) {
-        return None;
-    }
+    let (base, said) = file_parts(core)?;
     let word = |piece: &str| {
         if piece.contains(|c: char| c.is_ascii_digit()) {
             super::numeric::single(piece, dialect)
@@ -324,6 +319,21 @@ pub(super) fn file_name(core: &str, dialect: Dialect) -> Option<String> {
         .map(word)
         .collect();
     Some(format!("{} dot {said}", base.join(" ")))
+}
+
+/// Whether `core` is a file's name, told without reading it.
+pub(super) fn is_file_name(core: &str) -> bool {
+    file_parts(core).is_some()
+}
+
+/// A file name's base and its extension as said.
+fn file_parts(core: &str) -> Option<(&str, &'static str)> {
+    let (base, ext) = core.rsplit_once('.')?;
+    let said = lookup(EXTENSIONS, ext)?;
+    let name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-');
+    let name =
+        !base.is_empty() && base.chars().all(name_char) && base.starts_with(char::is_alphabetic);
+    name.then_some((base, said))
 }
 
 /// "FBI" as "F-B-I".

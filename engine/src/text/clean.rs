@@ -47,8 +47,7 @@ impl Cleaned {
 
 /// True for characters a listener cannot hear: emoji, pictographs and their modifiers, arrows.
 pub(super) fn is_silent_symbol(c: char) -> bool {
-    // The sharp, flat and natural signs are said ("A♭ major" is not A major).
-    if matches!(c, '♭' | '♮' | '♯') {
+    if super::MUSIC_SIGNS.contains(&c) {
         return false;
     }
     matches!(u32::from(c),
@@ -70,6 +69,9 @@ pub(super) fn is_silent_symbol(c: char) -> bool {
 /// of state), "↑ 20%" and "costs ↓5%" go "up" and "down" by an amount. Elsewhere (a bullet, a
 /// diagram) arrows stay silent.
 fn arrow_word(src: &str, at: usize, c: char) -> Option<&'static str> {
+    if !matches!(c, '→' | '⇒' | '⟶' | '⟹' | '↑' | '↓') {
+        return None;
+    }
     let before = src[..at].trim_end().chars().next_back();
     let after = src[at + c.len_utf8()..].trim_start().chars().next();
     let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || "%)\"'”".contains(c));
@@ -227,6 +229,12 @@ pub(super) fn clean(src: &str) -> Cleaned {
     let mut chars = src.char_indices().peekable();
     while let Some((at, c)) = chars.next() {
         let end = at + c.len_utf8();
+        if let Some(word) = arrow_word(src, at, c) {
+            for k in format!(" {word} ").chars() {
+                out.push(k, at..end);
+            }
+            continue;
+        }
         match c {
             '-' if src[end..].starts_with('-') => {
                 // "--" and "---" are typewriter dashes.
@@ -294,11 +302,6 @@ pub(super) fn clean(src: &str) -> Cleaned {
                     .is_some_and(|&(_, n)| n.is_alphanumeric() || mac_key(n).is_some());
                 if joined {
                     out.push('-', at..end);
-                }
-            }
-            c if arrow_word(src, at, c).is_some() => {
-                for k in format!(" {} ", arrow_word(src, at, c).unwrap_or_default()).chars() {
-                    out.push(k, at..end);
                 }
             }
             c if is_invisible(c) => {}

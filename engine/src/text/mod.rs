@@ -236,11 +236,14 @@ pub fn starts_with_interruption(line: &str) -> bool {
         .is_some_and(|rest| rest.starts_with(char::is_alphabetic))
 }
 
+/// Music's flat, natural and sharp signs: they sit among the pictographs but are said
+/// ("A♭ major" is not A major; `notes` reads them).
+pub(crate) const MUSIC_SIGNS: [char; 3] = ['♭', '♮', '♯'];
+
 /// Emoji and pictographs, with the joiners and selectors that build them: never read aloud
 /// (espeak would name them), so segments and the word map both drop them.
 pub(crate) fn is_pictograph(c: char) -> bool {
-    // Music's sharp, flat and natural signs sit among them but are said (`notes`).
-    if matches!(c, '♭' | '♮' | '♯') {
+    if MUSIC_SIGNS.contains(&c) {
         return false;
     }
     matches!(u32::from(c),

@@ -156,7 +156,7 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let core = ctx.toks[i].core;
     let has_number = core.contains(|c: char| c.is_ascii_digit() || VULGAR.iter().any(|v| v.0 == c));
     // "report_2024.pdf" is a file's name, read by `abbreviations`.
-    if !has_number || core.starts_with(['#', '@']) || abbreviations::file_name(core, d).is_some() {
+    if !has_number || core.starts_with(['#', '@']) || abbreviations::is_file_name(core) {
         return None;
     }
     if let Some(hit) = ranges::phone_rule(ctx, i) {
@@ -398,12 +398,18 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             .get(i + 1)
             .is_some_and(|t| t.core.starts_with(char::is_lowercase));
         if ctx.toks[i].trail == "\"" && !quoted && word_after {
-            let mut hit = Hit::new(1, format!("{words} {}", units::words_of("in", true, d)?));
+            let mut hit = Hit::new(
+                1,
+                format!("{words} {}", units::phrase("in", false, true, d)?),
+            );
             hit.eat_mark = Some('"');
             return Some(hit);
         }
         if next == Some("in") && ctx.toks[i + 1].trail.starts_with('.') && ctx.toks.len() > i + 2 {
-            let mut hit = Hit::new(2, format!("{words} {}", units::words_of("in", true, d)?));
+            let mut hit = Hit::new(
+                2,
+                format!("{words} {}", units::phrase("in", false, true, d)?),
+            );
             hit.eat_period = true;
             return Some(hit);
         }
@@ -508,10 +514,14 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
 /// "0300 hrs", "1430 hours": the military clock, "oh three hundred hours", "fourteen thirty
 /// hours" (it was read digit by digit, or as a count of hours).
 fn military_time(digits: &str, word: &str, d: Dialect) -> Option<String> {
-    if !matches!(word.to_lowercase().as_str(), "hrs" | "hours" | "hr") {
+    if !is_hours_word(word) {
         return None;
     }
     Some(format!("{} hours", military_clock(digits, d)?))
+}
+
+fn is_hours_word(word: &str) -> bool {
+    matches!(word.to_lowercase().as_str(), "hrs" | "hours" | "hr")
 }
 
 /// "departs at 0730", "from 0800 to 1700", "at 1430 sharp": a four-digit clock after a word of
@@ -536,9 +546,7 @@ fn bare_military_time(ctx: &Ctx<'_>, i: usize) -> Option<String> {
         && i >= 2
         && military_clock(ctx.toks[i - 2].core, ctx.dialect).is_some()
         && when(i - 2);
-    let hours_follow = ctx
-        .next_core(i)
-        .is_some_and(|w| military_time("0000", w, ctx.dialect).is_some());
+    let hours_follow = ctx.next_core(i).is_some_and(is_hours_word);
     if !(when(i) || span_end) || hours_follow {
         return None;
     }

@@ -161,7 +161,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         let written = ctx.next_core(i)?;
         let book = book(written).filter(|b| NUMBERED.contains(b))?;
         let said = format!("{part} {book}");
-        if let Some(words) = reference_after(ctx, i + 1, ctx.dialect) {
+        if let Some(words) = reference_after(ctx, i + 1) {
             return Some(Hit::new(3, format!("{said} {words}")));
         }
         let chapter_follows = ctx
@@ -176,7 +176,7 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if needs_part && !matches!(core, "Sam" | "Kgs" | "Tim" | "Pet") {
         return None;
     }
-    if let Some(words) = reference_after(ctx, i, ctx.dialect) {
+    if let Some(words) = reference_after(ctx, i) {
         return Some(Hit::new(2, format!("{said} {words}")));
     }
     // "Ps 23", "Ps. 139": a psalm is cited by its number alone.
@@ -209,9 +209,9 @@ fn book(core: &str) -> Option<&'static str> {
 
 /// The chapter and verses in the token after the book at `i` (an abbreviation's full stop may
 /// come between), in words; not a clock time with its "am" or "pm" after it.
-fn reference_after(ctx: &Ctx<'_>, i: usize, dialect: Dialect) -> Option<String> {
+fn reference_after(ctx: &Ctx<'_>, i: usize) -> Option<String> {
     let core = ctx.next_core_after_period(i)?;
-    let words = reference(core, dialect)?;
+    let words = reference(core, ctx.dialect)?;
     let clock = ctx.next_core(i + 1).is_some_and(|w| {
         matches!(
             w.to_ascii_lowercase().as_str(),

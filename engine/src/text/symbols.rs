@@ -135,20 +135,18 @@ pub(super) fn math(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
 /// "p<0.001", "n≥30", "age>65": a name compared with a number, written without spaces (the
 /// sign was dropped as markup, which read "p<0.001" as "p minus zero zero zero one").
 fn comparison(core: &str, d: Dialect) -> Option<String> {
-    const SIGNS: [(&str, &str); 8] = [
-        ("<=", "less than or equal to"),
-        (">=", "greater than or equal to"),
-        ("≤", "less than or equal to"),
-        ("≥", "greater than or equal to"),
-        ("≠", "is not equal to"),
-        ("<", "less than"),
-        (">", "greater than"),
-        ("≈", "approximately"),
-    ];
-    let (at, sign, said) = SIGNS
-        .iter()
-        .find_map(|(sign, said)| core.find(sign).map(|at| (at, *sign, *said)))?;
-    let (name, number) = (&core[..at], &core[at + sign.len()..]);
+    let at = core.find(['<', '>', '≤', '≥', '≠', '≈'])?;
+    // "<=" and ">=" are said as "≤" and "≥" are; every sign's words are the lone sign's.
+    let (sign, len) = match &core[at..] {
+        s if s.starts_with("<=") => ("≤", 2),
+        s if s.starts_with(">=") => ("≥", 2),
+        s => {
+            let c = s.chars().next()?;
+            (&s[..c.len_utf8()], c.len_utf8())
+        }
+    };
+    let said = WORDS.iter().find(|(s, _)| *s == sign)?.1;
+    let (name, number) = (&core[..at], &core[at + len..]);
     let named = (1..=6).contains(&name.len()) && name.chars().all(|c| c.is_ascii_alphabetic());
     if !named || !number.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
         return None;

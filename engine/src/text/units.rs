@@ -238,11 +238,6 @@ pub(super) fn phrase(symbol: &str, spaced: bool, plural: bool, dialect: Dialect)
     ))
 }
 
-/// The words of the unit written `symbol`, glued or spaced alike.
-pub(super) fn words_of(symbol: &str, plural: bool, dialect: Dialect) -> Option<String> {
-    lookup(symbol, false).map(|u| words(u, plural, dialect))
-}
-
 /// Every unit's (plural, singular) words in the dialect's spelling.
 pub(super) fn names(dialect: Dialect) -> Vec<(String, String)> {
     UNITS
