@@ -15,7 +15,7 @@ use crate::exit::BadInput;
 #[derive(Debug, Clone, clap::Args)]
 pub struct ScriptArgs {
     /// Read the script as this format instead of detecting it
-    /// (name, vibevoice, dia, podcastfy, markdown, play, json).
+    /// (name, vibevoice, dia, podcastfy, markdown, play, json, prose).
     #[arg(long = "script-format", value_name = "FORMAT")]
     pub script_format: Option<String>,
     /// Speak stage directions instead of dropping them.

@@ -48,7 +48,7 @@ pub enum ScriptErrorKind {
     Empty,
     #[error("the script contains only whitespace; write one line per turn, such as `Alice: Welcome to the show.`")]
     WhitespaceOnly,
-    #[error("cannot tell which script format this is; start each turn with a speaker label such as `Alice: Welcome to the show.`, or pass --format with one of: {formats}")]
+    #[error("cannot tell which script format this is: this line and others open like speaker labels, but not ones Banter can trust; start each turn with a capitalised name such as `Alice: Welcome to the show.`, list the speakers in a cast block, or pass --format with one of: {formats} (`prose` has one narrator read every line as written)")]
     UnknownFormat { formats: String },
     #[error("no speaker says anything in this script; start each turn with a speaker label such as `Alice: Welcome to the show.`")]
     NoSpeech,

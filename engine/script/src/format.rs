@@ -3,7 +3,8 @@
 //! Each format is what some other tool or tradition already writes, so a writer can bring a
 //! script from there unchanged: plain `Name: text` chat logs, `VibeVoice`'s `Speaker 1:`, Dia's
 //! `[S1]`, podcastfy's `<Person1>` transcripts, Markdown documents, stage plays and screenplays,
-//! and JSON from programs. FORMATS.md has an example of each and the rules they are read by.
+//! JSON from programs, and plain prose that one speaker reads. FORMATS.md has an example of
+//! each and the rules they are read by.
 
 use std::fmt;
 use std::str::FromStr;
@@ -28,10 +29,12 @@ pub enum ScriptFormat {
     Play,
     /// An array of `{"speaker", "text"}` or an episode object with cast and settings.
     Json,
+    /// Paragraphs with no speaker labels at all (a solo episode, an essay), read by one speaker.
+    Prose,
 }
 
 impl ScriptFormat {
-    pub const ALL: [Self; 7] = [
+    pub const ALL: [Self; 8] = [
         Self::Name,
         Self::VibeVoice,
         Self::Dia,
@@ -39,6 +42,7 @@ impl ScriptFormat {
         Self::Markdown,
         Self::Play,
         Self::Json,
+        Self::Prose,
     ];
 
     /// The name `--format` takes and `banter script check` prints.
@@ -52,6 +56,7 @@ impl ScriptFormat {
             Self::Markdown => "markdown",
             Self::Play => "play",
             Self::Json => "json",
+            Self::Prose => "prose",
         }
     }
 
@@ -96,6 +101,7 @@ impl FromStr for ScriptFormat {
             "markdown" | "md" => Self::Markdown,
             "play" | "screenplay" | "stageplay" => Self::Play,
             "json" => Self::Json,
+            "prose" | "plain" | "narration" | "narrator" | "monologue" | "solo" => Self::Prose,
             _ => return Err(UnknownFormatName { name: s.to_owned() }),
         })
     }

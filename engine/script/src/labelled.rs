@@ -182,7 +182,7 @@ fn position(line: SourceLine<'_>, at: usize) -> Position {
 }
 
 /// `---`, `***`, `___` (with optional spaces): a Markdown horizontal rule.
-fn is_rule(trimmed: &str) -> bool {
+pub(crate) fn is_rule(trimmed: &str) -> bool {
     let marks: String = trimmed.chars().filter(|c| !c.is_whitespace()).collect();
     marks.len() >= 3
         && ["-", "*", "_"]
@@ -215,7 +215,7 @@ fn is_show_cue(inner: &str) -> bool {
 
 /// A whole line inside one pair of emphasis marks (`**…**`, `*…*`, `__…__`, `_…_`): its
 /// inside and where that starts (`at` is where `trimmed` starts in its line).
-fn unwrap_emphasis(trimmed: &str, at: usize) -> (&str, usize) {
+pub(crate) fn unwrap_emphasis(trimmed: &str, at: usize) -> (&str, usize) {
     for mark in ["**", "__", "*", "_"] {
         if let Some(inner) = trimmed
             .strip_prefix(mark)

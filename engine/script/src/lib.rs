@@ -54,6 +54,7 @@ mod play;
 mod podcastfy;
 #[cfg(test)]
 mod properties;
+mod prose;
 mod rtf;
 mod source;
 #[cfg(test)]
@@ -162,34 +163,31 @@ impl Episode {
             let at = (l.text.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
             text.get(at..).unwrap_or_default()
         });
-        let format = match options.format.or(header.format) {
+        let chosen = options.format.or(header.format);
+        let mut format = match chosen {
             Some(f) => f,
-            None if detect::looks_like_json(body_text) => ScriptFormat::Json,
-            None => detect::detect(body, &known).ok_or_else(|| {
-                ScriptError::new(
-                    file,
-                    first_body,
-                    ScriptErrorKind::UnknownFormat {
-                        formats: ScriptFormat::names(),
-                    },
-                )
-            })?,
+            None => detected_format(file, body, body_text, &known)?,
         };
-        let draft = match format {
-            ScriptFormat::Name | ScriptFormat::VibeVoice => {
-                labelled::parse(body, &known, false, &mut warnings)
-            }
-            ScriptFormat::Markdown => labelled::parse(body, &known, true, &mut warnings),
-            ScriptFormat::Dia => dia::parse(body, &mut warnings),
-            ScriptFormat::Podcastfy => podcastfy::parse(body, &mut warnings),
-            ScriptFormat::Play => play::parse(body, &known, &mut warnings),
-            ScriptFormat::Json => {
-                let base = body
-                    .first()
-                    .map_or(Position::START, |l| Position::new(l.number, 1));
-                json::parse(file, body_text, base, &mut warnings)?
-            }
+        let layout = Layout {
+            file,
+            body,
+            body_text,
+            known: &known,
+            header: &header,
+            detected: chosen.is_none(),
         };
+        let warned_before = warnings.len();
+        let mut draft = layout.parse(format, &mut warnings)?;
+        // A layout seen only in headings (`Chapter 2` above paragraphs) finds no turns: prose.
+        if layout.detected
+            && format != ScriptFormat::Json
+            && draft.turns.is_empty()
+            && prose::label_like_lines(body).is_none()
+        {
+            warnings.truncate(warned_before);
+            format = ScriptFormat::Prose;
+            draft = layout.parse(format, &mut warnings)?;
+        }
         let source = draft::Source {
             lines: &lines,
             body_start,
@@ -278,5 +276,71 @@ impl Episode {
     #[must_use]
     pub fn check_report(&self) -> serde_json::Value {
         check::report(self)
+    }
+}
+
+/// The layout of a script whose format was not named: JSON by its first character, then what
+/// [`detect::detect`] counts, then prose when nothing opens like a label.
+fn detected_format(
+    file: &str,
+    body: &[source::SourceLine<'_>],
+    body_text: &str,
+    known: &labels::KnownNames,
+) -> Result<ScriptFormat, ScriptError> {
+    if detect::looks_like_json(body_text) {
+        return Ok(ScriptFormat::Json);
+    }
+    if let Some(format) = detect::detect(body, known) {
+        return Ok(format);
+    }
+    match prose::label_like_lines(body) {
+        None => Ok(ScriptFormat::Prose),
+        Some(at) => Err(ScriptError::new(
+            file,
+            at,
+            ScriptErrorKind::UnknownFormat {
+                formats: ScriptFormat::names(),
+            },
+        )),
+    }
+}
+
+/// A script's body and what is known about it, ready for a format's parser.
+struct Layout<'s, 'a> {
+    file: &'a str,
+    body: &'s [source::SourceLine<'a>],
+    body_text: &'a str,
+    known: &'s labels::KnownNames,
+    header: &'s header::Header,
+    /// Whether the format was detected rather than named (a guessed prose reading says so).
+    detected: bool,
+}
+
+impl<'a> Layout<'_, 'a> {
+    fn parse(
+        &self,
+        format: ScriptFormat,
+        warnings: &mut Vec<Warning>,
+    ) -> Result<draft::Draft<'a>, ScriptError> {
+        let (body, known) = (self.body, self.known);
+        Ok(match format {
+            ScriptFormat::Name | ScriptFormat::VibeVoice => {
+                labelled::parse(body, known, false, warnings)
+            }
+            ScriptFormat::Markdown => labelled::parse(body, known, true, warnings),
+            ScriptFormat::Dia => dia::parse(body, warnings),
+            ScriptFormat::Podcastfy => podcastfy::parse(body, warnings),
+            ScriptFormat::Play => play::parse(body, known, warnings),
+            ScriptFormat::Prose => {
+                let reader = prose::Reader::of(self.header);
+                prose::parse(body, known, &reader, self.detected, warnings)
+            }
+            ScriptFormat::Json => {
+                let base = body
+                    .first()
+                    .map_or(Position::START, |l| Position::new(l.number, 1));
+                json::parse(self.file, self.body_text, base, warnings)?
+            }
+        })
     }
 }

@@ -101,29 +101,36 @@ fn cue_text(text: &str) -> String {
 }
 
 /// The whole caption file. Speakers are named the way each format does it: a `NAME: ` prefix in
-/// SRT, a `<v NAME>` voice span in VTT.
+/// SRT, a `<v NAME>` voice span in VTT. SRT's prefix is text on the screen, so an episode with
+/// one speaker (a solo show, prose read by a narrator) has none: a viewer does not want
+/// "Narrator:" before every sentence.
 #[must_use]
 pub fn captions(cues: &[Cue], format: CaptionFormat) -> String {
+    let named = cues.iter().any(|c| c.speaker != cues[0].speaker);
     match format {
-        CaptionFormat::Srt => sentence_srt(cues),
-        CaptionFormat::WordSrt => phrase_srt(cues),
+        CaptionFormat::Srt => sentence_srt(cues, named),
+        CaptionFormat::WordSrt => phrase_srt(cues, named),
         CaptionFormat::Vtt => vtt(cues, false),
         CaptionFormat::WordVtt => vtt(cues, true),
     }
 }
 
-/// SRT with one cue per sentence, each named `NAME: `.
-fn sentence_srt(cues: &[Cue]) -> String {
+/// SRT with one cue per sentence, each named `NAME: ` when `named`.
+fn sentence_srt(cues: &[Cue], named: bool) -> String {
     let mut out = String::new();
     for (i, cue) in cues.iter().enumerate() {
+        let who = if named {
+            format!("{}: ", cue_text(&cue.speaker))
+        } else {
+            String::new()
+        };
         // Writing to a String cannot fail.
         let _ = writeln!(
             out,
-            "{}\n{} --> {}\n{}: {}\n",
+            "{}\n{} --> {}\n{who}{}\n",
             i + 1,
             timestamp(cue.start, ','),
             timestamp(cue.end, ','),
-            cue_text(&cue.speaker),
             cue_text(&cue.text)
         );
     }
@@ -145,7 +152,8 @@ fn word_offsets(text: &str, cue: &Cue) -> Vec<Option<usize>> {
         .collect()
 }
 
-/// `WebVTT` with one cue per sentence, the speaker in a `<v NAME>` span; with `mark_words`, a
+/// `WebVTT` with one cue per sentence, the speaker in a `<v NAME>` span (metadata players do
+/// not show, so it stays for one speaker too); with `mark_words`, a
 /// `<HH:MM:SS.mmm>` before every word (the marks strictly increasing and inside the cue, as the
 /// format requires: a word starting with its cue has none).
 fn vtt(cues: &[Cue], mark_words: bool) -> String {
@@ -191,10 +199,13 @@ fn vtt(cues: &[Cue], mark_words: bool) -> String {
 /// SRT with one cue per short phrase: words run together up to [`PHRASE_WORDS`] or
 /// [`PHRASE_SECS`], and a phrase ends at punctuation. The speaker's name starts the first phrase
 /// after a change of speaker. A sentence without word times is one cue, as in plain SRT.
-fn phrase_srt(cues: &[Cue]) -> String {
+fn phrase_srt(cues: &[Cue], named: bool) -> String {
     let mut out = String::new();
     let mut n = 0;
-    let mut speaker: Option<&str> = None;
+    // With one speaker, nobody is named: as if they had always been speaking.
+    let mut speaker: Option<&str> = (!named)
+        .then(|| cues.first().map(|c| c.speaker.as_str()))
+        .flatten();
     for cue in cues {
         let text = cue_text(&cue.text);
         let offsets = word_offsets(&text, cue);
@@ -275,14 +286,20 @@ mod tests {
 
     #[test]
     fn srt_and_vtt_layout() {
-        let cues = [cue(0.02, 1.5, "Hello."), cue(3661.0, 3662.25, "A --> B\nC")];
+        let mut cues = [cue(0.02, 1.5, "Hello."), cue(3661.0, 3662.25, "A --> B\nC")];
         let srt = captions(&cues, CaptionFormat::Srt);
         assert_eq!(
             srt,
-            "1\n00:00:00,020 --> 00:00:01,500\nAnn: Hello.\n\n2\n01:01:01,000 --> 01:01:02,250\nAnn: A → B C\n\n"
+            "1\n00:00:00,020 --> 00:00:01,500\nHello.\n\n2\n01:01:01,000 --> 01:01:02,250\nA → B C\n\n",
+            "one speaker is named nowhere on screen"
         );
         let vtt = captions(&cues, CaptionFormat::Vtt);
         assert!(vtt.starts_with("WEBVTT\n\n1\n00:00:00.020 --> 00:00:01.500\n<v Ann>Hello.\n"));
+        cues[1].speaker = "Bo".into();
+        assert_eq!(
+            captions(&cues, CaptionFormat::Srt),
+            "1\n00:00:00,020 --> 00:00:01,500\nAnn: Hello.\n\n2\n01:01:01,000 --> 01:01:02,250\nBo: A → B C\n\n"
+        );
     }
 
     fn timed(text: &str, words: &[(&str, f64, f64)]) -> Cue {
@@ -337,7 +354,7 @@ mod tests {
         let srt = captions(std::slice::from_ref(&c), CaptionFormat::WordSrt);
         assert_eq!(
             srt,
-            "1\n00:00:00,100 --> 00:00:00,400\nAnn: Well,\n\n\
+            "1\n00:00:00,100 --> 00:00:00,400\nWell,\n\n\
              2\n00:00:00,600 --> 00:00:01,600\none two three four five\n\n\
              3\n00:00:01,600 --> 00:00:02,100\nsix seven.\n\n"
         );

@@ -168,7 +168,7 @@ fn empty_and_whitespace_files_say_what_to_write() {
     assert_eq!(e.kind, ScriptErrorKind::Empty);
     let e = parse("---\ntitle: x\n---\n\n").unwrap_err();
     assert_eq!(e.kind, ScriptErrorKind::NoSpeech);
-    let e = parse("Just some prose without any speaker.").unwrap_err();
+    let e = parse("alice: hi\nbob: two labels nobody vouches for").unwrap_err();
     assert!(matches!(e.kind, ScriptErrorKind::UnknownFormat { .. }));
     assert!(e.to_string().contains("--format"), "{e}");
 }
