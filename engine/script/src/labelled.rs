@@ -9,8 +9,8 @@ use super::cues::whole_line_cue;
 use super::draft::Draft;
 use super::header::is_cast_heading;
 use super::labels::{
-    is_cue_number, is_cue_timing, is_title_line, is_webvtt_block, markdown_heading, scene_heading,
-    KnownNames,
+    chat_stamp_len, is_cue_number, is_cue_timing, is_title_line, is_webvtt_block, markdown_heading,
+    scene_heading, KnownNames,
 };
 use super::line_labels::{is_table_header, line_label, start_turn, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
@@ -35,6 +35,16 @@ pub(crate) fn parse<'a>(
     let mut in_webvtt_block = false;
     // The show's own cue (`[OUTRO MUSIC]`, `[SEGMENT 2]`) since the last label, if any.
     let mut after_show_cue: Option<String> = None;
+    let mut chat_notices: Vec<Position> = Vec::new();
+    // A chat's export: its messages carry a date and time before the sender. Only there is a
+    // stamped line without a sender the chat's own notice rather than speech.
+    let chat_export = body
+        .iter()
+        .filter(|l| {
+            chat_stamp_len(l.text.trim_start()) > 0 && line_label(l.text, known, markdown).is_some()
+        })
+        .nth(1)
+        .is_some();
     for (index, &line) in body.iter().enumerate() {
         let text = line.text;
         let trimmed = text.trim();
@@ -133,6 +143,13 @@ pub(crate) fn parse<'a>(
             draft.direction(inner, position(line, bare_at));
             continue;
         }
+        if chat_export && chat_stamp_len(trimmed) > 0 {
+            // `12/03/2024, 10:34 - Bob left`: the chat's own notice, nobody's message.
+            draft.classify(line.number, LineKind::Metadata);
+            draft.end_turn();
+            chat_notices.push(position(line, at));
+            continue;
+        }
         if draft.push(TextSpan::rest_of(line, at)) {
             if let Some(cue) = after_show_cue.take() {
                 warnings.push(Warning {
@@ -162,6 +179,21 @@ pub(crate) fn parse<'a>(
         }
     }
     census.warn(warnings);
+    if let Some(first) = chat_notices.first() {
+        let lines: Vec<String> = chat_notices
+            .iter()
+            .take(12)
+            .map(|p| p.line.to_string())
+            .collect();
+        warnings.push(Warning {
+            position: *first,
+            message: format!(
+                "line(s) {}{} have a chat's date and time but no sender (the chat's own notices: encryption, who joined or left), so they are not spoken",
+                lines.join(", "),
+                if chat_notices.len() > 12 { ", …" } else { "" }
+            ),
+        });
+    }
     draft
 }
 

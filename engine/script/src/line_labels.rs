@@ -12,9 +12,9 @@ use std::fmt;
 use super::cues::{parse_cue, whole_line_cue};
 use super::draft::Draft;
 use super::labels::{
-    bold_label, bracket_candidate, dash_candidate, is_interview_letter, is_numbered_heading,
-    is_sound_cue, is_weak_label_name, line_prefix_len, plain_label, play_same_line_name,
-    tab_candidate, timestamp_len, voice_tag, KnownNames,
+    bold_label, bracket_candidate, chat_stamp_len, dash_candidate, is_chat_placeholder,
+    is_interview_letter, is_numbered_heading, is_sound_cue, is_weak_label_name, line_prefix_len,
+    plain_label, play_same_line_name, tab_candidate, timestamp_len, voice_tag, KnownNames,
 };
 use super::model::{LineKind, Position, Warning};
 use super::source::{column_of, SourceLine, TextSpan};
@@ -269,9 +269,16 @@ pub(crate) fn start_turn<'a>(
                 }
                 return;
             }
+            let rest = &text[rest_at..];
+            if chat_stamp_len(text.trim_start()) > 0 && is_chat_placeholder(rest) {
+                // `[…] Bob: <Media omitted>`: what the chat could not export.
+                draft.end_turn();
+                draft.classify(line.number, LineKind::Direction);
+                census.placeholders.push(at);
+                return;
+            }
             census.record(layout, at);
             draft.start_turn(name, at);
-            let rest = &text[rest_at..];
             draft.push(TextSpan::rest_of(
                 line,
                 rest_at + (rest.len() - rest.trim_start().len()),
@@ -333,6 +340,8 @@ pub(crate) struct LayoutCensus {
     played: BTreeMap<String, Vec<(Position, String)>>,
     /// Writers' notes written as labels (`Producer note:`, `TODO:`), by label.
     notes: BTreeMap<String, Vec<Position>>,
+    /// A chat's messages it could not export (`<Media omitted>`, a deleted message).
+    placeholders: Vec<Position>,
 }
 
 impl LayoutCensus {
@@ -381,6 +390,15 @@ impl LayoutCensus {
                 message: format!(
                     "`{name}:` lines ({}) are the writers' notes, not speech, so they are not spoken",
                     line_list(at)
+                ),
+            });
+        }
+        if let Some(first) = self.placeholders.first() {
+            warnings.push(Warning {
+                position: *first,
+                message: format!(
+                    "line(s) {} hold what the chat could not export (`<Media omitted>`, a deleted message, a missed call), not speech, so they are not spoken",
+                    line_list(&self.placeholders)
                 ),
             });
         }

@@ -239,7 +239,8 @@ fn is_pause(bare: &str) -> bool {
 pub(crate) fn label_like_lines(body: &[SourceLine<'_>]) -> Option<Position> {
     let mut found = body.iter().filter_map(|line| {
         let at = line.text.len() - line.text.trim_start().len();
-        label_like(line.text.trim()).then(|| position(*line, at))
+        let trimmed = line.text.trim();
+        label_like(&trimmed[timestamp_len(trimmed)..]).then(|| position(*line, at))
     });
     let first = found.next()?;
     found.next().map(|_| first)
@@ -383,6 +384,10 @@ mod tests {
     fn labels_it_does_not_trust_stop_prose_when_two_lines_have_them() {
         let at = |text: &str| label_like_lines(&split_lines(text)).map(|p| (p.line, p.column));
         assert_eq!(at("alice: hi\nbob: yo\n"), Some((1, 1)));
+        assert_eq!(
+            at("[3/12/24, 9:05] al: hi\n[3/12/24, 9:06] bo: yo\n"),
+            Some((1, 1))
+        );
         assert_eq!(at("Intro.\n  <alice> hi there\n<bob> yo\n"), Some((2, 3)));
         assert_eq!(at("Note: this is prose.\nIt goes on.\n"), None);
         assert_eq!(

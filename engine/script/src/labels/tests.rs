@@ -115,3 +115,22 @@ fn play_names_and_scene_headings() {
         assert!(!scene_heading(h), "{h}");
     }
 }
+
+#[test]
+fn chat_stamps_are_dates_with_times_before_a_name() {
+    let len = |s: &str| timestamp_len(s);
+    assert_eq!(len("[12/03/2024, 10:32:05] Alex: hi"), 23);
+    assert_eq!(len("12/03/2024, 10:32 - Alex: hi"), 20);
+    assert_eq!(len("3/12/24, 9:05\u{202f}PM - Alex: hi"), 21);
+    assert_eq!(len("[10:32, 12/03/2024] Alex: hi"), 20);
+    assert_eq!(len("2024-03-12 10:32:05 Alex: hi"), 20);
+    // A date alone, a sentence after a date, a ratio: not a chat's stamp.
+    assert_eq!(len("12/03/2024 was the day"), 0);
+    assert_eq!(len("1/2, 3:4 - x"), 0);
+    assert_eq!(
+        without_timestamp("Alex Chen — Today at 10:32 AM"),
+        "Alex Chen"
+    );
+    assert_eq!(without_timestamp("Alex — 12/03/2024 10:32 AM"), "Alex");
+    assert_eq!(without_timestamp("Alex — the best"), "Alex — the best");
+}

@@ -9,8 +9,12 @@ pub(crate) fn clean_direction(s: &str) -> String {
     collapse_whitespace(s.trim().trim_matches(|c| c == '_' || c == '*'))
 }
 
+/// WhatsApp's mark at the end of an edited message: the chat's, not the message's.
+const EDITED_MARK: &str = "<This message was edited>";
+
 pub(super) fn clean(s: &str, style: TextStyle) -> String {
     let s: String = s
+        .replace(EDITED_MARK, "")
         .chars()
         .filter(|&c| !crate::names::is_bidi_control(c))
         .collect();

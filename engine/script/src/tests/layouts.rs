@@ -212,6 +212,61 @@ fn transcript_timestamps_are_not_part_of_names_or_speech() {
 }
 
 #[test]
+fn whatsapp_exports_keep_the_messages_and_nothing_else() {
+    let android = parse(
+        "12/03/2024, 10:30 - Messages and calls are end-to-end encrypted. Tap to learn more.\n\
+         12/03/2024, 10:32 - Alex: are you coming tonight?\n\
+         12/03/2024, 10:33 - Sam: <Media omitted>\n\
+         12/03/2024, 10:33 - Sam: yes, at 8\nand I'll bring the cake <This message was edited>\n\
+         12/03/2024, 10:34 - Sam left\n\
+         3/12/24, 10:35\u{202f}PM - Alex: This message was deleted\n\
+         3/12/24, 10:36 PM - Alex: see you <This message was edited>\n",
+    );
+    assert_eq!(
+        said(&android),
+        pairs(&[
+            ("Alex", "are you coming tonight?"),
+            ("Sam", "yes, at 8 and I'll bring the cake"),
+            ("Alex", "see you")
+        ])
+    );
+    assert_eq!(
+        kinds(&android),
+        [
+            (1, LineKind::Metadata),
+            (3, LineKind::Direction),
+            (6, LineKind::Metadata),
+            (7, LineKind::Direction)
+        ]
+    );
+    assert!(
+        warned_at(&android, 1) && warned_at(&android, 3),
+        "{:?}",
+        android.warnings
+    );
+    let iphone = parse(
+        "[12/03/2024, 10:32:05] Alex: are you coming tonight?\n\
+         [12/03/2024, 10:33:10] Sam: \u{200e}image omitted\n\
+         [12.03.24, 10:33:40] Sam: yes!\n\
+         [10:34, 12/03/2024] Alex: \u{200e}<attached: 00000012-PHOTO-2024-03-12-10-34-00.jpg>\n",
+    );
+    assert_eq!(
+        said(&iphone),
+        pairs(&[("Alex", "are you coming tonight?"), ("Sam", "yes!")])
+    );
+    // Outside a chat's stamps the same words are speech, as a drama may write them, and so is
+    // a line that starts with a date and a time.
+    let drama = parse(
+        "Alex: This message was deleted\nSam: Media omitted, it says.\n\
+         12/03/2024, 10:32 - that was when it started.\n",
+    );
+    assert_eq!(drama.lines.len(), 2);
+    assert!(drama
+        .spoken_text(&drama.lines[1])
+        .ends_with("that was when it started."));
+}
+
+#[test]
 fn chat_and_meeting_transcripts_with_clock_times() {
     let expected = pairs(&[
         ("Alex Chen", "Hey, welcome back."),
@@ -230,6 +285,12 @@ fn chat_and_meeting_transcripts_with_clock_times() {
          [Alex Chen] 10:32:15\nLet us begin.\n",
     );
     assert_eq!(said(&zoom), expected);
+    // Discord, copied: the name, a dash and the day and time, the message below.
+    let discord = parse(
+        "Alex Chen — Today at 10:32 AM\nHey, welcome back.\nSam Patel — Yesterday at 9:05 PM\n\
+         Thanks for having me!\nAlex Chen — 12/03/2024 10:34 AM\nLet us begin.\n",
+    );
+    assert_eq!(said(&discord), expected);
     // A bracketed direction without a time is still a direction, and Sam is not a time.
     let chat = parse("Alex: Hi.\n[Sam enters]\nSam: Hello, Pam.\n");
     assert_eq!(
