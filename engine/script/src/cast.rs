@@ -227,6 +227,7 @@ pub(crate) struct Assigned {
 /// Returns the chosen voice per speaker, in the same order.
 pub(crate) fn assign_voices(
     speakers: &[String],
+    described: &[Option<&str>],
     listed: &HashMap<String, &CastEntry>,
     reserved: &[&CastEntry],
     rules: CastingRules,
@@ -278,7 +279,7 @@ pub(crate) fn assign_voices(
             });
             continue;
         }
-        let guess = guess_gender(name);
+        let guess = guess_gender(name, described.get(index).copied().flatten());
         let female = guess
             .as_ref()
             .map_or_else(|| balance.wants_female(), |g| g.gender == Gender::Female);
@@ -421,7 +422,14 @@ mod tests {
 
     #[test]
     fn automatic_voices_alternate_and_are_distinct() {
-        let got = assign_voices(&names(28), &HashMap::new(), &[], CastingRules::default()).unwrap();
+        let got = assign_voices(
+            &names(28),
+            &[],
+            &HashMap::new(),
+            &[],
+            CastingRules::default(),
+        )
+        .unwrap();
         let voices: Vec<&str> = got.iter().map(|a| a.voice.as_str()).collect();
         assert_eq!(
             &voices[..4],
@@ -440,7 +448,8 @@ mod tests {
             "Sam".to_owned(),
             "Lady Bracknell".into(),
         ];
-        let got = assign_voices(&speakers, &listed, &[&alice], CastingRules::default()).unwrap();
+        let got =
+            assign_voices(&speakers, &[], &listed, &[&alice], CastingRules::default()).unwrap();
         assert_eq!(got[0].voice, "am_michael");
         assert_eq!(got[0].guess, None, "a listed voice is not a guess");
         assert_eq!(
@@ -462,7 +471,14 @@ mod tests {
         let speakers: Vec<String> = ["Tom", "Harold", "Mary", "Peter Walker", "Host", "Guest"]
             .map(String::from)
             .into();
-        let got = assign_voices(&speakers, &HashMap::new(), &[], CastingRules::default()).unwrap();
+        let got = assign_voices(
+            &speakers,
+            &[],
+            &HashMap::new(),
+            &[],
+            CastingRules::default(),
+        )
+        .unwrap();
         let voices: Vec<&str> = got.iter().map(|a| a.voice.as_str()).collect();
         assert_eq!(
             voices,
@@ -506,7 +522,7 @@ mod tests {
         ]
         .map(String::from)
         .into();
-        let got = assign_voices(&men, &HashMap::new(), &[], CastingRules::default()).unwrap();
+        let got = assign_voices(&men, &[], &HashMap::new(), &[], CastingRules::default()).unwrap();
         let last = got.last().unwrap();
         assert_eq!(last.voice, "af_heart");
         assert_eq!(last.guess, None);
@@ -514,7 +530,13 @@ mod tests {
 
     #[test]
     fn the_29th_speaker_needs_a_rule() {
-        let err = assign_voices(&names(29), &HashMap::new(), &[], CastingRules::default());
+        let err = assign_voices(
+            &names(29),
+            &[],
+            &HashMap::new(),
+            &[],
+            CastingRules::default(),
+        );
         assert_eq!(
             err,
             Err(OutOfVoices {
@@ -528,7 +550,7 @@ mod tests {
             language: None,
         };
         assert_eq!(
-            assign_voices(&names(60), &HashMap::new(), &[], reuse)
+            assign_voices(&names(60), &[], &HashMap::new(), &[], reuse)
                 .unwrap()
                 .len(),
             60
@@ -538,12 +560,12 @@ mod tests {
             any_language_voices: true,
             language: None,
         };
-        let got = assign_voices(&names(54), &HashMap::new(), &[], any).unwrap();
+        let got = assign_voices(&names(54), &[], &HashMap::new(), &[], any).unwrap();
         assert_eq!(
             got.iter().map(|g| &g.voice).collect::<HashSet<_>>().len(),
             54
         );
-        assert!(assign_voices(&names(55), &HashMap::new(), &[], any).is_err());
+        assert!(assign_voices(&names(55), &[], &HashMap::new(), &[], any).is_err());
     }
 
     #[test]

@@ -376,7 +376,14 @@ pub(crate) fn assemble(
     }
     let skipped = account(format, &lines, &kinds, source, &mut warnings);
     unspoken::bold_names_inside_turns(&lines, source, &mut warnings);
-    let cast = cast_speakers(file, &mut lines, &entries, &settings, &mut warnings)?;
+    let cast = cast_speakers(
+        file,
+        &mut lines,
+        &entries,
+        header.characters.as_ref(),
+        &settings,
+        &mut warnings,
+    )?;
     super::writing_systems::drop_unsayable(&mut lines, &cast, &mut warnings);
     warnings.sort_by_key(|w| w.position);
     Ok(Episode {

@@ -48,6 +48,8 @@ pub enum GuessBasis {
     Title,
     /// A common given name: "Tom", "Mary".
     GivenName,
+    /// A word of the script's character list describing them: "widow", "fisherman".
+    Description,
 }
 
 /// A likely gender read from a speaker's name, and the word it was read from.
@@ -66,6 +68,7 @@ impl GenderGuess {
         let basis = match self.basis {
             GuessBasis::Title => "title",
             GuessBasis::GivenName => "given name",
+            GuessBasis::Description => "character list's word",
         };
         format!(
             "a {} voice, guessed from the {basis} \"{}\"",
@@ -398,8 +401,124 @@ fn contains(table: &[&str], key: &str) -> bool {
 }
 
 /// A likely gender from `name`: a title or role word anywhere in it first ("Lady Bracknell",
-/// "Tom's mother"), else the first word that is a common given name.
-pub(crate) fn guess_gender(name: &str) -> Option<GenderGuess> {
+/// "Tom's mother"), then a role word in the character list's `description` of them ("the
+/// keeper's widow", "a young fisherman"), else the first word of the name that is a common given
+/// name.
+pub(crate) fn guess_gender(name: &str, description: Option<&str>) -> Option<GenderGuess> {
+    let guess = |female: bool, basis, word: &str| GenderGuess {
+        gender: Gender::of(female),
+        basis,
+        word: word.to_owned(),
+    };
+    titled(name)
+        .or_else(|| {
+            description?
+                .split(|c: char| !c.is_alphanumeric() && c != '\'')
+                .find_map(|w| role_word(w).map(|f| guess(f, GuessBasis::Description, w)))
+        })
+        .or_else(|| {
+            words(name)
+                .find_map(|word| likely_female(word).map(|f| guess(f, GuessBasis::GivenName, word)))
+        })
+}
+
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+}
+
+/// Whether a word of a description says a woman (`true`) or a man (`false`): the title and
+/// role words names use, and the nouns a character list describes people by.
+fn role_word(word: &str) -> Option<bool> {
+    const FEMALE: [&str; 34] = [
+        "actress",
+        "aunt",
+        "bride",
+        "daughter",
+        "fiancée",
+        "girl",
+        "girlfriend",
+        "granddaughter",
+        "grandma",
+        "grandmother",
+        "heroine",
+        "hostess",
+        "housewife",
+        "lady",
+        "landlady",
+        "lass",
+        "mom",
+        "mother",
+        "mum",
+        "niece",
+        "nun",
+        "princess",
+        "queen",
+        "sister",
+        "stepdaughter",
+        "stepmother",
+        "stepsister",
+        "waitress",
+        "widow",
+        "wife",
+        "woman",
+        "mrs",
+        "ms",
+        "duchess",
+    ];
+    const MALE: [&str; 32] = [
+        "boy",
+        "boyfriend",
+        "brother",
+        "dad",
+        "duke",
+        "father",
+        "fiancé",
+        "gentleman",
+        "granddad",
+        "grandfather",
+        "grandpa",
+        "grandson",
+        "groom",
+        "husband",
+        "king",
+        "lad",
+        "landlord",
+        "lord",
+        "man",
+        "monk",
+        "mr",
+        "nephew",
+        "priest",
+        "prince",
+        "son",
+        "stepbrother",
+        "stepfather",
+        "stepson",
+        "uncle",
+        "waiter",
+        "widower",
+        "sir",
+    ];
+    let w = word
+        .trim_end_matches("'s")
+        .trim_end_matches('\'')
+        .to_lowercase();
+    if FEMALE.contains(&w.as_str()) || (w.len() > 5 && w.ends_with("woman")) {
+        return Some(true);
+    }
+    // `fisherman`, `policeman`, but not `human`, `german` or `shaman`.
+    let manly = w.len() > 5
+        && w.ends_with("man")
+        && !matches!(
+            w.as_str(),
+            "human" | "german" | "shaman" | "caiman" | "ottoman"
+        );
+    (MALE.contains(&w.as_str()) || manly).then_some(false)
+}
+
+/// A title or role word anywhere in `name`: "Lady Bracknell", "Tom's mother".
+fn titled(name: &str) -> Option<GenderGuess> {
     const FEMALE: [&str; 20] = [
         "mrs", "miss", "ms", "lady", "queen", "princess", "duchess", "mother", "sister", "aunt",
         "woman", "girl", "madam", "madame", "wife", "daughter", "dame", "mme", "señora", "frau",
@@ -424,25 +543,21 @@ pub(crate) fn guess_gender(name: &str) -> Option<GenderGuess> {
         "herr",
         "mister",
     ];
-    let words = || {
-        name.split(|c: char| !c.is_alphanumeric())
-            .filter(|w| !w.is_empty())
-    };
-    let guess = |female: bool, basis, word: &str| GenderGuess {
-        gender: Gender::of(female),
-        basis,
-        word: word.to_owned(),
-    };
-    for word in words() {
+    words(name).find_map(|word| {
         let w = word.to_lowercase();
-        if FEMALE.contains(&w.as_str()) {
-            return Some(guess(true, GuessBasis::Title, word));
-        }
-        if MALE.contains(&w.as_str()) {
-            return Some(guess(false, GuessBasis::Title, word));
-        }
-    }
-    words().find_map(|word| likely_female(word).map(|f| guess(f, GuessBasis::GivenName, word)))
+        let female = if FEMALE.contains(&w.as_str()) {
+            true
+        } else if MALE.contains(&w.as_str()) {
+            false
+        } else {
+            return None;
+        };
+        Some(GenderGuess {
+            gender: Gender::of(female),
+            basis: GuessBasis::Title,
+            word: word.to_owned(),
+        })
+    })
 }
 
 #[cfg(test)]
@@ -460,6 +575,23 @@ mod tests {
         for name in FEMALE {
             assert!(!MALE.contains(&name), "{name} is in both tables");
         }
+    }
+
+    #[test]
+    fn a_description_decides_between_title_and_given_name() {
+        let g = |name: &str, d: Option<&str>| guess_gender(name, d).map(|g| (g.gender, g.word));
+        let female = |w: &str| Some((Gender::Female, w.to_owned()));
+        let male = |w: &str| Some((Gender::Male, w.to_owned()));
+        assert_eq!(g("Sam", Some("the keeper's widow, 60s")), female("widow"));
+        assert_eq!(g("Jo", Some("a young fisherman")), male("fisherman"));
+        assert_eq!(g("Jo", Some("a policewoman")), female("policewoman"));
+        assert_eq!(g("Tom", Some("her brother")), male("brother"));
+        // A title in the name outranks the description; the description outranks a given name.
+        assert_eq!(g("Lady Ann", Some("a fisherman")), female("Lady"));
+        assert_eq!(g("Tom", Some("a retired nun")), female("nun"));
+        // Words that end in "man" without being one.
+        assert_eq!(g("Kit", Some("a German human rights lawyer")), None);
+        assert_eq!(g("Tom", None), male("Tom"));
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub(crate) struct Header {
     pub settings: Settings,
     /// `format:` in the front matter.
     pub format: Option<ScriptFormat>,
+    /// The character list near the top of the body, if the script has one.
+    pub characters: Option<super::characters::CharacterList>,
 }
 
 /// Collects cast entries, refusing contradictions.

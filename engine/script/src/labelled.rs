@@ -10,7 +10,7 @@ use super::draft::Draft;
 use super::header::is_cast_heading;
 use super::labels::{
     chat_stamp_len, is_cue_number, is_cue_timing, is_title_line, is_webvtt_block, markdown_heading,
-    scene_heading, KnownNames,
+    scene_heading, transition, KnownNames,
 };
 use super::line_labels::{is_table_header, line_label, start_turn, LayoutCensus};
 use super::model::{LineKind, Position, Warning};
@@ -52,6 +52,8 @@ pub(crate) fn parse<'a>(
             in_webvtt_block = false;
             continue;
         }
+        let after_blank = index == 0 || body[index - 1].text.trim().is_empty();
+        let last = body[index + 1..].iter().all(|l| l.text.trim().is_empty());
         // A subtitle file's cue numbers, timings and VTT blocks are not speech.
         let next = body.get(index + 1).map(|l| l.text);
         if in_webvtt_block || is_cue_timing(trimmed) || is_cue_number(trimmed, next) {
@@ -97,6 +99,12 @@ pub(crate) fn parse<'a>(
             start_turn(&mut draft, &mut census, line, found, layout);
             warned_run = false;
             after_show_cue = None;
+            continue;
+        }
+        if (after_blank || last) && transition(trimmed) {
+            // `THE END`, `END OF EPISODE`, `FADE OUT.` set apart: the script's, not a line's.
+            draft.direction(trimmed, position(line, at));
+            draft.end_turn();
             continue;
         }
         if scene_heading(trimmed) {

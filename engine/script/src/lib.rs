@@ -24,6 +24,7 @@
 //! ```
 
 mod cast;
+mod characters;
 mod check;
 mod csv;
 mod cue_places;
@@ -158,6 +159,13 @@ impl Episode {
                 ScriptErrorKind::NoSpeech,
             ));
         }
+        // A character list is read before the layouts, which would take its entries for turns.
+        let characters = (!detect::looks_like_json(&text[..]))
+            .then(|| characters::take(body))
+            .flatten();
+        let body = characters
+            .as_ref()
+            .map_or(body, |(_, blanked)| &blanked[..]);
         let known = KnownNames::new(header.entries.iter().map(|e| e.name.as_str()), body);
         let body_text = body.first().map_or("", |l| {
             let at = (l.text.as_ptr() as usize).saturating_sub(text.as_ptr() as usize);
@@ -187,6 +195,14 @@ impl Episode {
             warnings.truncate(warned_before);
             format = ScriptFormat::Prose;
             draft = layout.parse(format, &mut warnings)?;
+        }
+        let mut header = header;
+        if let Some((list, _)) = characters {
+            for &line in &list.lines {
+                draft.classify(line, LineKind::Metadata);
+            }
+            warnings.push(list.warning());
+            header.characters = Some(list);
         }
         let source = draft::Source {
             lines: &lines,

@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 use crate::cast::{
     assign_voices, speaker_key, Cast, CastEntry, CastMember, CastingRules, VoiceSource,
 };
+use crate::characters::CharacterList;
 use crate::error::{ScriptError, ScriptErrorKind};
 use crate::language::ScriptLanguage;
 use crate::model::{Line, Position, Warning};
@@ -198,6 +199,7 @@ pub(super) fn cast_speakers(
     file: &str,
     lines: &mut [Line],
     entries: &[CastEntry],
+    characters: Option<&CharacterList>,
     settings: &crate::model::Settings,
     warnings: &mut Vec<Warning>,
 ) -> Result<Cast, ScriptError> {
@@ -262,17 +264,22 @@ pub(super) fn cast_speakers(
         language: language.map(|l| l.voice_prefix),
     };
     let reserved: Vec<&CastEntry> = entries.iter().collect();
-    let voices = assign_voices(&speakers, &listed, &reserved, rules).map_err(|out| {
-        ScriptError::new(
-            file,
-            first_line[out.index],
-            ScriptErrorKind::TooManySpeakers {
-                speaker: speakers[out.index].clone(),
-                count: out.index + 1,
-                available: out.available,
-            },
-        )
-    })?;
+    let described: Vec<Option<&str>> = speakers
+        .iter()
+        .map(|name| characters.and_then(|c| c.description(name)))
+        .collect();
+    let voices =
+        assign_voices(&speakers, &described, &listed, &reserved, rules).map_err(|out| {
+            ScriptError::new(
+                file,
+                first_line[out.index],
+                ScriptErrorKind::TooManySpeakers {
+                    speaker: speakers[out.index].clone(),
+                    count: out.index + 1,
+                    available: out.available,
+                },
+            )
+        })?;
     let mut members: Vec<CastMember> = speakers
         .into_iter()
         .zip(voices)

@@ -153,6 +153,15 @@ pub(crate) fn transition(trimmed: &str) -> bool {
     let lower = bare.to_lowercase();
     WORDS.contains(&lower.as_str())
         || lower.starts_with("end of act")
+        || [
+            "end of episode",
+            "end of show",
+            "end of part",
+            "end of chapter",
+            "end of program",
+        ]
+        .iter()
+        .any(|e| lower.starts_with(e))
         || (trimmed.trim_end().ends_with(':') && lower.ends_with(" to"))
         || show_cue(lower.trim_matches(['-', '*', '=', '~', '_', ' ']))
 }

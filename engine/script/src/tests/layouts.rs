@@ -613,3 +613,29 @@ fn a_printed_screenplays_page_breaks_are_not_speech() {
         ])
     );
 }
+
+#[test]
+fn a_character_list_is_not_spoken_and_casts_by_its_descriptions() {
+    let e = parse(
+        "THE LIGHTHOUSE\n\nCHARACTERS:\nSAM — the keeper's widow, 60s\nJO — a young fisherman\n\n\
+         SAM: You came back.\nJO: I said I would.\nSAM: It never stopped.\n\nEND OF EPISODE\n",
+    );
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("SAM", "You came back."),
+            ("JO", "I said I would."),
+            ("SAM", "It never stopped.")
+        ])
+    );
+    assert!(kinds(&e).contains(&(4, LineKind::Metadata)));
+    assert!(kinds(&e).contains(&(11, LineKind::Direction)), "{:?}", kinds(&e));
+    assert!(warned_at(&e, 3), "{:?}", e.warnings);
+    // Sam and Jo are names of either gender: the descriptions decide.
+    let sam = e.cast.get("SAM").unwrap();
+    assert!(sam.voice.starts_with("af_"), "{sam:?}");
+    assert_eq!(sam.guess.as_ref().map(|g| g.word.as_str()), Some("widow"));
+    let jo = e.cast.get("JO").unwrap();
+    assert!(jo.voice.starts_with("am_"), "{jo:?}");
+    assert_eq!(jo.guess.as_ref().map(|g| g.word.as_str()), Some("fisherman"));
+}
