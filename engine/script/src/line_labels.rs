@@ -12,9 +12,10 @@ use std::fmt;
 use super::cues::{parse_cue, whole_line_cue};
 use super::draft::Draft;
 use super::labels::{
-    bold_label, bracket_candidate, chat_stamp_len, dash_candidate, is_chat_placeholder,
-    is_interview_letter, is_numbered_heading, is_sound_cue, is_weak_label_name, line_prefix_len,
-    plain_label, play_same_line_name, tab_candidate, timestamp_len, voice_tag, KnownNames,
+    bold_label, bracket_candidate, bracketed_name, chat_stamp_len, dash_candidate,
+    is_chat_placeholder, is_interview_letter, is_numbered_heading, is_sound_cue,
+    is_weak_label_name, line_prefix_len, plain_label, play_same_line_name, tab_candidate,
+    timestamp_len, voice_tag, KnownNames,
 };
 use super::model::{LineKind, Position, Warning};
 use super::source::{column_of, SourceLine, TextSpan};
@@ -30,6 +31,8 @@ pub(crate) enum Layout {
     Period,
     /// `NAME [direction] text`
     Bracket,
+    /// `[Name] text`
+    InBrackets,
     /// `NAME — text`
     Dash,
     /// `{"speaker": "Name", "text": "..."}` on one line
@@ -51,6 +54,7 @@ impl fmt::Display for Layout {
             Self::Bold => "`**Name:** text`",
             Self::Period => "`NAME. text`",
             Self::Bracket => "`NAME [direction] text`",
+            Self::InBrackets => "`[Name] text`",
             Self::Dash => "`NAME — text`",
             Self::JsonLine => "`{\"speaker\": …, \"text\": …}`",
             Self::ListItem => "`- Name: text` list items",
@@ -98,6 +102,28 @@ fn any_line_label<'a>(
     if stamp > 0 {
         return label_at(text, lead + stamp, known);
     }
+    // `[Cold Open] BOB: Coffee is up.`: a cue in brackets before a label is the show's, and
+    // the label still starts the turn (the bracket is dropped, like any inline direction).
+    if let Some(close) = text[lead..].strip_prefix('[').and_then(|t| t.find(']')) {
+        let inner = &text[lead + 1..lead + 1 + close];
+        let after = lead + 1 + close + 1;
+        let gap = text[after..].len() - text[after..].trim_start().len();
+        // A sound or a directive acts where it stands, so it stays in the line as written.
+        let acts = parse_cue(inner).is_some()
+            || inner.split_once(':').is_some_and(|(key, _)| {
+                matches!(
+                    key.trim().to_ascii_lowercase().as_str(),
+                    "pause" | "break" | "rate" | "speed"
+                )
+            });
+        if gap > 0 && !acts {
+            if let Some(found @ (_, Layout::Colon | Layout::Bold)) =
+                label_at(text, after + gap, known)
+            {
+                return Some(found);
+            }
+        }
+    }
     let prefix = line_prefix_len(text);
     if prefix > 0 {
         if let Some((found, layout)) = label_at(text, prefix, known) {
@@ -139,6 +165,16 @@ fn label_at<'a>(text: &'a str, at: usize, known: &KnownNames) -> Option<(Found<'
     let trimmed = rest.trim_end();
     if !speech_can_follow(trimmed) {
         return None;
+    }
+    if let Some((name_at, name_end, speech_at)) = bracketed_name(trimmed) {
+        // `[Cold Open] HOST: …`: a section's name before a label, not a speaker.
+        let labelled_after = plain_label(&trimmed[speech_at..], known).is_some();
+        if known.vouches_for_bracketed(&trimmed[name_at..name_end]) && !labelled_after {
+            return Some((
+                found(&trimmed[name_at..name_end], name_at, speech_at),
+                Layout::InBrackets,
+            ));
+        }
     }
     if let Some((name, speech)) = bracket_candidate(trimmed) {
         if is_weak_label_name(name, known) && !is_interjection(name) {

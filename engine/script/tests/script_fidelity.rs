@@ -38,7 +38,7 @@ const MAX_PHANTOMS: usize = 0;
 const MAX_PARSE_ERRORS: usize = 0;
 
 /// The issue asks for at least 30 scripts; the corpus has more, and must not quietly shrink.
-const MIN_SCRIPTS: usize = 45;
+const MIN_SCRIPTS: usize = 53;
 
 /// How many problems of each kind the report lists per script.
 const SHOW: usize = 8;

@@ -5,8 +5,8 @@
 use std::collections::{HashMap, HashSet};
 
 use super::{
-    bracket_candidate, dash_candidate, period_candidates, play_name, tab_candidate, timestamp_len,
-    title_period_candidate, without_timestamp,
+    bracket_candidate, bracketed_name, dash_candidate, period_candidates, play_name, tab_candidate,
+    timestamp_len, title_period_candidate, without_timestamp,
 };
 use crate::cast::speaker_key;
 use crate::source::SourceLine;
@@ -39,6 +39,9 @@ pub(crate) struct KnownNames {
     counts: HashMap<String, usize>,
     /// How many paragraphs start with each title-case name and a full stop (`Lane.  Yes.`).
     title_counts: HashMap<String, usize>,
+    /// The script writes its speakers as `[Name] text`: three lines or more do, and one name
+    /// does more than once, so a name heard once that way is a speaker too.
+    bracket_layout: bool,
 }
 
 impl KnownNames {
@@ -47,6 +50,7 @@ impl KnownNames {
         let mut lower: HashMap<&str, usize> = HashMap::new();
         let mut counts: HashMap<String, usize> = HashMap::new();
         let mut title_counts: HashMap<String, usize> = HashMap::new();
+        let mut bracketed: HashMap<String, usize> = HashMap::new();
         for (index, line) in lines.iter().enumerate().take(5000) {
             let text = strip_line_prefix(line.text);
             let paragraph_start = index == 0 || lines[index - 1].text.trim().is_empty();
@@ -70,6 +74,11 @@ impl KnownNames {
             let trimmed = text.trim();
             offered.extend(period_candidates(trimmed).map(|(n, _)| speaker_key(n)));
             offered.extend(bracket_candidate(trimmed).map(|(n, _)| speaker_key(n)));
+            if let Some((a, b, _)) = bracketed_name(trimmed) {
+                let key = speaker_key(&trimmed[a..b]);
+                *bracketed.entry(key.clone()).or_default() += 1;
+                offered.push(key);
+            }
             offered.extend(dash_candidate(trimmed).map(|(n, _)| speaker_key(n)));
             offered.extend(tab_candidate(trimmed).map(|(n, _)| speaker_key(n)));
             if let Some(n) = play_name(trimmed, true) {
@@ -87,11 +96,19 @@ impl KnownNames {
                 .filter(|&(_, n)| n >= 3)
                 .map(|(name, _)| speaker_key(name)),
         );
+        let bracket_layout =
+            bracketed.values().sum::<usize>() >= 3 && bracketed.values().any(|&n| n >= 2);
         Self {
             keys,
             counts,
             title_counts,
+            bracket_layout,
         }
+    }
+
+    /// Whether `[name] text` starts a turn: the name is known, or the script is written so.
+    pub fn vouches_for_bracketed(&self, name: &str) -> bool {
+        self.bracket_layout || self.contains(name)
     }
 
     /// Whether paragraphs start with `name.` in title case often enough (three times, or the

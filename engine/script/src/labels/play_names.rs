@@ -2,7 +2,7 @@
 //! before the speech on the same line and ended by a full stop, a bracket or a dash; telling
 //! an abbreviation's full stop (`MR. WORTHING`) from a sentence's.
 
-use super::{is_label_shape, without_timestamp, KnownNames, PARTICLES};
+use super::{is_label_shape, timestamp_len, without_timestamp, KnownNames, PARTICLES};
 
 /// A name on its own line in a play: `ALGERNON.`, `LADY BRACKNELL`, `JOHN (V.O.)`, Fountain's
 /// `MARCUS ^` and `@McCLANE`, or, with
@@ -172,6 +172,92 @@ pub(crate) fn bracket_candidate(trimmed: &str) -> Option<(&str, usize)> {
         && trimmed[..open].ends_with(char::is_whitespace)
         && !speech_starts_lower_case(&trimmed[open..]))
     .then_some((name, open))
+}
+
+/// `[Alice] Welcome back.`, `[Dr. Lee] Thanks.`: a name in square brackets before the speech.
+/// Returns where the name starts and ends and where the speech starts. A bracket is far more
+/// often a direction (`[laughs]`, `[Music]`, `[INTRO MUSIC]`), so the caller also needs the
+/// name on other lines; here the inside must be a capitalised name of at most four words, and
+/// none of them a word of the sounds and cues transcripts bracket.
+pub(crate) fn bracketed_name(trimmed: &str) -> Option<(usize, usize, usize)> {
+    const NOT_NAMES: [&str; 48] = [
+        "ad",
+        "angry",
+        "applause",
+        "aside",
+        "audio",
+        "background",
+        "beat",
+        "break",
+        "cheering",
+        "commercial",
+        "cont'd",
+        "continued",
+        "coughs",
+        "crosstalk",
+        "excited",
+        "fade",
+        "foreign",
+        "inaudible",
+        "indistinct",
+        "interrupts",
+        "intro",
+        "jingle",
+        "laughs",
+        "laughter",
+        "loud",
+        "music",
+        "nervous",
+        "noise",
+        "o.s",
+        "off",
+        "outro",
+        "overlap",
+        "pause",
+        "quiet",
+        "sad",
+        "sarcastic",
+        "segment",
+        "sfx",
+        "sighs",
+        "silence",
+        "sound",
+        "static",
+        "theme",
+        "to",
+        "v.o",
+        "vo",
+        "voiceover",
+        "sings",
+    ];
+    // How a line is said (`[Whispering]`, `[Softly]`), not who says it.
+    let delivery = |w: &str| w.len() > 4 && (w.ends_with("ing") || w.ends_with("ly"));
+    let inner_end = trimmed.strip_prefix('[')?.find(']')? + 1;
+    let inner = &trimmed[1..inner_end];
+    let name = inner.trim();
+    let speech_at = inner_end + 1;
+    let speech = trimmed.get(speech_at..)?;
+    let words: Vec<&str> = name.split_whitespace().collect();
+    let plain = (1..=4).contains(&words.len())
+        && name.chars().count() <= 40
+        && name.starts_with(char::is_uppercase)
+        && !name.contains(['[', '(', ':', ',', '!', '?'])
+        && words.iter().all(|w| {
+            let lower = w.to_lowercase();
+            !NOT_NAMES.contains(&lower.trim_end_matches('.')) && !delivery(&lower)
+        })
+        // Dia's `[S1]` is its own layout.
+        && !(name.starts_with('S') && name[1..].chars().all(|c| c.is_ascii_digit()));
+    // Zoom's `[Alex Chen] 10:32:05` is a speaker line with a time, the speech below it.
+    let said = speech.trim();
+    let spoken = speech.starts_with(char::is_whitespace)
+        && !said.is_empty()
+        && timestamp_len(said) < said.len();
+    (plain && spoken).then(|| {
+        let name_at = 1 + (inner.len() - inner.trim_start().len());
+        let speech_at = speech_at + (speech.len() - speech.trim_start().len());
+        (name_at, name_at + name.len(), speech_at)
+    })
 }
 
 /// `(20s, intern) hurries in with a printout.`: what follows the bracket that opens `s` starts

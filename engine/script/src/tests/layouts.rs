@@ -629,7 +629,11 @@ fn a_character_list_is_not_spoken_and_casts_by_its_descriptions() {
         ])
     );
     assert!(kinds(&e).contains(&(4, LineKind::Metadata)));
-    assert!(kinds(&e).contains(&(11, LineKind::Direction)), "{:?}", kinds(&e));
+    assert!(
+        kinds(&e).contains(&(11, LineKind::Direction)),
+        "{:?}",
+        kinds(&e)
+    );
     assert!(warned_at(&e, 3), "{:?}", e.warnings);
     // Sam and Jo are names of either gender: the descriptions decide.
     let sam = e.cast.get("SAM").unwrap();
@@ -637,5 +641,31 @@ fn a_character_list_is_not_spoken_and_casts_by_its_descriptions() {
     assert_eq!(sam.guess.as_ref().map(|g| g.word.as_str()), Some("widow"));
     let jo = e.cast.get("JO").unwrap();
     assert!(jo.voice.starts_with("am_"), "{jo:?}");
-    assert_eq!(jo.guess.as_ref().map(|g| g.word.as_str()), Some("fisherman"));
+    assert_eq!(
+        jo.guess.as_ref().map(|g| g.word.as_str()),
+        Some("fisherman")
+    );
+}
+
+#[test]
+fn names_in_square_brackets_are_speakers_and_bracketed_cues_are_not() {
+    let e = parse(
+        "[Music]\n[Alice] Welcome back to the show.\n[Bob] Thanks for having me. [laughs]\n\
+         [Alice] Let us begin.\n[Applause]\n",
+    );
+    assert_eq!(
+        said(&e),
+        pairs(&[
+            ("Alice", "Welcome back to the show."),
+            ("Bob", "Thanks for having me."),
+            ("Alice", "Let us begin.")
+        ])
+    );
+    // How a line is said and a show's section before a label stay what they were.
+    let e = parse(
+        "ALICE: Hi.\n[Whispering] I know.\n[Whispering] Shh.\n[Softly] Go.\n\
+         [Cold Open] BOB: Coffee is up.\nBOB: Again.\n",
+    );
+    let speakers: Vec<String> = said(&e).into_iter().map(|(who, _)| who).collect();
+    assert_eq!(speakers, ["ALICE", "BOB", "BOB"], "{:?}", said(&e));
 }
