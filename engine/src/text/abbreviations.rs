@@ -117,6 +117,13 @@ const SHORTHAND: &[(&str, &str)] = &[
     ("pls", "please"),
     ("plz", "please"),
     ("thx", "thanks"),
+    ("brb", "be right back"),
+    ("jk", "just kidding"),
+    ("tmrw", "tomorrow"),
+    ("ttyl", "talk to you later"),
+    ("lmk", "let me know"),
+    ("hbu", "how about you"),
+    ("wbu", "what about you"),
     ("b/c", "because"),
     ("phd", "P-H-D"),
 ];
@@ -480,8 +487,24 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     // "Imo State", "Ofc Smith": a capital with a name after it is a name.
     let before_name = capitalised(core) && next_capital && next != Some("I");
     let shorthand = title_case && !before_name || core == "PhD" || shouted_shorthand;
+    // Shorthand is written without a stop, so one after it ends the sentence ("jk. lmk").
+    let unstopped = |words: &str| Some(Hit::new(1, words.to_owned()));
     if let Some(words) = lookup(SHORTHAND, &lower).filter(|_| shorthand) {
-        return expand(words, false);
+        return unstopped(words);
+    }
+    // A chat's "u" and "ur" in small letters ("u coming?"); "U" is a letter, "Ur" a city, and
+    // so is "u" after a number ("12 u", atomic mass) or a word that names a letter.
+    let letter = ctx.prev_core(i).is_some_and(|p| {
+        p.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+            || matches!(
+                p.to_lowercase().as_str(),
+                "letter" | "lowercase" | "uppercase" | "vowel" | "small" | "capital" | "an"
+            )
+    });
+    match core {
+        "u" if !letter => return unstopped("you"),
+        "ur" if !letter => return unstopped("your"),
+        _ => {}
     }
     match core {
         "v" if period && next_capital && ctx.prev_core_after_period(i).is_some_and(capitalised) => {
