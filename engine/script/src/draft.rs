@@ -385,6 +385,7 @@ pub(crate) fn assemble(
         &mut warnings,
     )?;
     super::writing_systems::drop_unsayable(&mut lines, &cast, &mut warnings);
+    super::writing_systems::warn_wordless(&lines, &mut warnings);
     warnings.sort_by_key(|w| w.position);
     Ok(Episode {
         source: file.to_owned(),

@@ -37,6 +37,40 @@ fn foreign_script(c: char) -> Option<&'static str> {
     })
 }
 
+/// Warns, once for the file, of lines that say nothing but symbols or emoji (`Sam: 👍`, a
+/// chat's reaction): no voice reads them, so they are silent, and the writer should know.
+pub(crate) fn warn_wordless(lines: &[Line], warnings: &mut Vec<Warning>) {
+    let mut silent = Vec::new();
+    for line in lines {
+        let mut written = String::new();
+        for piece in &line.pieces {
+            match piece {
+                Piece::Text { text } => written.push_str(text),
+                Piece::Phonemes { .. } | Piece::Respelled { .. } => written.push('a'),
+                _ => {}
+            }
+        }
+        let written = written.trim();
+        if !written.is_empty() && !written.chars().any(char::is_alphanumeric) {
+            silent.push((line.position, written.to_owned()));
+        }
+    }
+    let Some((first, _)) = silent.first() else {
+        return;
+    };
+    let lines: Vec<String> = silent.iter().take(12).map(|(p, _)| p.line.to_string()).collect();
+    let shown: Vec<String> = silent.iter().take(3).map(|(_, t)| format!("`{t}`")).collect();
+    warnings.push(Warning {
+        position: *first,
+        message: format!(
+            "line(s) {}{} say only symbols or emoji ({}), which no voice reads, so they are silent; write the words (`thumbs up`) to hear them",
+            lines.join(", "),
+            if silent.len() > 12 { ", …" } else { "" },
+            shown.join(", ")
+        ),
+    });
+}
+
 /// The first letter of the voice's language (`af_bella:0.7+…` → `a`).
 pub(crate) fn language_of(voice: &str) -> Option<char> {
     let first = voice.split(['+', ':', ' ', '@']).next()?;

@@ -669,3 +669,17 @@ fn names_in_square_brackets_are_speakers_and_bracketed_cues_are_not() {
     let speakers: Vec<String> = said(&e).into_iter().map(|(who, _)| who).collect();
     assert_eq!(speakers, ["ALICE", "BOB", "BOB"], "{:?}", said(&e));
 }
+
+#[test]
+fn lines_of_only_emoji_are_said_to_be_silent() {
+    let e = parse("Alex: are you coming?\nSam: 👍\nAlex: 😂😂😂 [laughs]\nSam: ok 👍\n");
+    assert_eq!(e.lines.len(), 4);
+    let notice: Vec<&str> = e
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("emoji"))
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(notice.len(), 1, "{:?}", e.warnings);
+    assert!(notice[0].starts_with("line(s) 2, 3 say only"), "{}", notice[0]);
+}
