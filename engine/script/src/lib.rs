@@ -186,10 +186,12 @@ impl Episode {
         };
         let warned_before = warnings.len();
         let mut draft = layout.parse(format, &mut warnings)?;
-        // A layout seen only in headings (`Chapter 2` above paragraphs) finds no turns: prose.
+        // A layout seen only in headings (`Chapter 2` above paragraphs) finds no turns, and one
+        // seen in a sentence or two of an essay (`Here is the thing: …`) leaves more of the
+        // text unspoken than it gives anyone to say: prose.
         if layout.detected
             && format != ScriptFormat::Json
-            && draft.turns.is_empty()
+            && (draft.turns.is_empty() || prose::labels_are_incidental(format, &draft))
             && prose::label_like_lines(body).is_none()
         {
             warnings.truncate(warned_before);

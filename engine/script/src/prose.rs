@@ -16,6 +16,7 @@
 
 use super::cues::whole_line_cue;
 use super::draft::{Draft, NARRATOR};
+use super::format::ScriptFormat;
 use super::header::Header;
 use super::labelled::{is_rule, unwrap_emphasis, whole_line_direction};
 use super::labels::{
@@ -65,7 +66,7 @@ impl Reader {
             format!(", or cast `{name}` (`{name}: bf_emma` in a cast block) to choose the voice")
         };
         format!(
-            "no line of this script has a speaker label, so it is read as prose, every paragraph by `{name}`; start each turn with a name and a colon (`Alice: …`) for a dialogue{voice}"
+            "this script has no speaker labels (or too few for a dialogue), so it is read as prose, every paragraph by `{name}`; start each turn with a name and a colon (`Alice: …`) for a dialogue{voice}"
         )
     }
 }
@@ -232,6 +233,36 @@ fn is_pause(bare: &str) -> bool {
         })
 }
 
+/// Whether a `Name: text` layout's few turns are an essay's colons (`Here is the key idea: …`,
+/// `Grandma: a woman who never stopped`): at most three turns, no speaker twice, none in
+/// capitals (a script's names often are), and at least as many lines of text left unspoken as
+/// turns. A dialogue's speakers come back; a dialogue with a paragraph of preamble has more
+/// turns than preamble.
+pub(crate) fn labels_are_incidental(format: ScriptFormat, draft: &Draft<'_>) -> bool {
+    if !matches!(format, ScriptFormat::Name | ScriptFormat::Markdown)
+        || draft
+            .turns
+            .iter()
+            .any(|t| !t.speaker.chars().any(char::is_lowercase))
+    {
+        return false;
+    }
+    let mut speakers: Vec<String> = draft
+        .turns
+        .iter()
+        .map(|t| super::cast::speaker_key(&t.speaker))
+        .collect();
+    let turns = speakers.len();
+    speakers.sort();
+    speakers.dedup();
+    let unspoken = draft
+        .kinds
+        .values()
+        .filter(|k| **k == LineKind::Narration)
+        .count();
+    (1..=3).contains(&turns) && speakers.len() == turns && unspoken >= turns
+}
+
 /// Lines that open like a speaker label of a kind detection does not trust on its own
 /// (`alice: hi` used once or twice, a chat log's `<alice> hi`): where the first of them is,
 /// when there are at least two. Such a file is not read as prose, since its labels would be
@@ -351,6 +382,23 @@ mod tests {
         let ep = parse("0:00\nso today\n0:02\nwe sleep. Yes.\n[00:00:05]\nAnd dream.\n");
         let said: Vec<String> = ep.lines.iter().map(|l| ep.spoken_text(l)).collect();
         assert_eq!(said, ["so today we sleep. Yes.", "And dream."]);
+    }
+
+    #[test]
+    fn an_essays_colons_do_not_make_it_a_dialogue() {
+        for text in [
+            "Sleep matters.\n\nHere is the key idea: sleep clears the brain.\n\nThanks.\n",
+            "Today, my grandmother.\n\nGrandma: a woman who never stopped.\n\nShe raised six.\n",
+        ] {
+            let ep = parse(text);
+            assert_eq!(ep.format, ScriptFormat::Prose, "{text}");
+            assert_eq!(ep.lines.len(), 3, "{text}");
+        }
+        // A preamble before a dialogue, and a play's action between its speeches, stay so.
+        let ep = parse("Recorded live.\n\nAlice: Hi.\nBob: Hello.\n");
+        assert_eq!(ep.format, ScriptFormat::Name);
+        let ep = parse("Ann enters.\nShe sits.\n\nANN: Tea?\nBEN: Please.\n");
+        assert_eq!(ep.format, ScriptFormat::Name);
     }
 
     #[test]

@@ -58,8 +58,16 @@ pub(crate) fn warn_wordless(lines: &[Line], warnings: &mut Vec<Warning>) {
     let Some((first, _)) = silent.first() else {
         return;
     };
-    let lines: Vec<String> = silent.iter().take(12).map(|(p, _)| p.line.to_string()).collect();
-    let shown: Vec<String> = silent.iter().take(3).map(|(_, t)| format!("`{t}`")).collect();
+    let lines: Vec<String> = silent
+        .iter()
+        .take(12)
+        .map(|(p, _)| p.line.to_string())
+        .collect();
+    let shown: Vec<String> = silent
+        .iter()
+        .take(3)
+        .map(|(_, t)| format!("`{t}`"))
+        .collect();
     warnings.push(Warning {
         position: *first,
         message: format!(

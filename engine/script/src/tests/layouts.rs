@@ -681,5 +681,9 @@ fn lines_of_only_emoji_are_said_to_be_silent() {
         .map(|w| w.message.as_str())
         .collect();
     assert_eq!(notice.len(), 1, "{:?}", e.warnings);
-    assert!(notice[0].starts_with("line(s) 2, 3 say only"), "{}", notice[0]);
+    assert!(
+        notice[0].starts_with("line(s) 2, 3 say only"),
+        "{}",
+        notice[0]
+    );
 }
