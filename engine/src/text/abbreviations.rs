@@ -504,6 +504,12 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     match core {
         "u" if !letter => return unstopped("you"),
         "ur" if !letter => return unstopped("your"),
+        // Small letters only: "Ty" is a name, "NP" a complexity class.
+        "ty" => return unstopped("thank you"),
+        "np" => return unstopped("no problem"),
+        "wyd" => return unstopped("what are you doing"),
+        "omg" => return unstopped("O-M-G"),
+        "lmao" => return unstopped("L-M-A-O"),
         _ => {}
     }
     match core {

@@ -342,15 +342,16 @@ pub(super) fn phone_rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     let mut j = i;
     while groups.len() < 6 {
         match ctx.next_core(j) {
-            Some(c) if all_digits(c) && (1..=4).contains(&c.len()) => groups.push(c),
+            // A British mobile's second group has six digits ("+44 7700 900123").
+            Some(c) if all_digits(c) && (1..=6).contains(&c.len()) => groups.push(c),
             _ => break,
         }
         j += 1;
     }
     // A one-digit area code ("+61 2 5550 1234") is a group, but a number needs six digits
-    // after the country code.
+    // after the country code, and has no more than twelve.
     let national: usize = groups[1..].iter().map(|g| g.len()).sum();
-    if groups.len() < 3 || national < 6 {
+    if groups.len() < 3 || !(6..=12).contains(&national) {
         return None;
     }
     Some(Hit::new(

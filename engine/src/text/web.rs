@@ -10,10 +10,10 @@ use super::{abbreviations, numbers, Dialect};
 
 /// Top-level domains that make "word.tld" an address.
 const TLDS: &[&str] = &[
-    "ai", "app", "au", "biz", "blog", "ca", "ch", "cn", "co", "com", "de", "dev", "edu", "es",
-    "eu", "fm", "fr", "gg", "gov", "in", "info", "io", "it", "jp", "ly", "me", "mil", "net", "nl",
-    "no", "org", "ru", "se", "tech", "tv", "uk", "us", "xyz", "social", "online", "site", "news",
-    "live", "club", "studio", "art", "cloud", "email",
+    "ai", "app", "au", "be", "biz", "blog", "ca", "ch", "cn", "co", "com", "de", "dev", "edu",
+    "es", "eu", "fm", "fr", "gg", "gov", "in", "info", "io", "it", "jp", "ly", "me", "mil", "net",
+    "nl", "no", "org", "ru", "se", "tech", "tv", "uk", "us", "xyz", "social", "online", "site",
+    "news", "live", "club", "studio", "art", "cloud", "email",
 ];
 
 const SCHEMES: &[&str] = &["https://", "http://", "ftp://"];
@@ -72,8 +72,45 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
     if !(scheme || host.starts_with("www.") || is_domain(host)) || host.is_empty() || platform {
         return None;
     }
-    let rest = rest.trim_end_matches('/');
-    Some(Hit::new(1, say(rest, d)))
+    Some(Hit::new(1, say(spoken_part(rest), d)))
+}
+
+/// The part of an address a presenter reads: a short query (`?ref=pod`) is read, but not a
+/// tracking query (`?utm_source=…&utm_medium=…`) or an opaque identifier (a video's
+/// `?v=dQw4w9WgXcQ`, a hash in the path): the listener cannot type those from hearing them, and
+/// spelled out they run for ten seconds. The address is cut before the first such part.
+fn spoken_part(rest: &str) -> &str {
+    let (path, query) = match rest.find(['?', '#']) {
+        Some(at) => (&rest[..at], &rest[at..]),
+        None => (rest, ""),
+    };
+    let mut end = 0;
+    for segment in path.split_inclusive('/') {
+        if segment.split(['-', '_', '.', '/']).any(is_opaque) {
+            return rest[..end].trim_end_matches('/');
+        }
+        end += segment.len();
+    }
+    let readable = query.len() <= 16
+        && !query.contains('&')
+        && !query[usize::from(!query.is_empty())..]
+            .split(['=', '-', '_'])
+            .any(is_opaque);
+    let keep = if readable { rest } else { path };
+    keep.trim_end_matches('/')
+}
+
+/// `dQw4w9WgXcQ`, `3f9a2c7e1b`: an identifier nobody reads aloud (letters and digits mixed
+/// past the length of a word, in mixed case or with several digits).
+fn is_opaque(token: &str) -> bool {
+    let digits = token.chars().filter(char::is_ascii_digit).count();
+    let upper = token.chars().any(|c| c.is_ascii_uppercase());
+    let lower = token.chars().any(|c| c.is_ascii_lowercase());
+    token.len() >= 8
+        && token.chars().all(|c| c.is_ascii_alphanumeric())
+        && digits >= 1
+        && (upper || lower)
+        && ((upper && lower) || digits >= 3)
 }
 
 /// An address read piece by piece with its separators.
