@@ -65,7 +65,7 @@ pub(crate) fn parse<'a>(
             draft.classify(line.number, LineKind::Metadata);
             continue;
         }
-        let mut at = text.len() - text.trim_start().len();
+        let at = text.len() - text.trim_start().len();
         if markdown {
             if in_comment || trimmed.starts_with("<!--") {
                 in_comment = !trimmed.ends_with("-->");
@@ -123,12 +123,7 @@ pub(crate) fn parse<'a>(
             draft.classify(line.number, LineKind::Metadata);
             continue;
         }
-        // Quote markers (`> `, and captions' `>>` for a new voice) are layout in every format:
-        // a lone `>` continuing a quoted turn was read as "greater than".
-        while text[at..].starts_with('>') {
-            at += 1;
-            at += text[at..].len() - text[at..].trim_start().len();
-        }
+        let at = after_quote_markers(text, at);
         if text[at..].trim().is_empty() {
             draft.classify(line.number, LineKind::Comment);
             continue;
@@ -217,7 +212,18 @@ fn unvouched_dash_label(trimmed: &str) -> Option<&str> {
         .then_some(name)
 }
 
-fn position(line: SourceLine<'_>, at: usize) -> Position {
+/// Where the text of `text` starts after any quote markers from byte `at` on. Quote markers
+/// (`> `, and captions' `>>` for a new voice) are layout in every format: a lone `>` continuing
+/// a quoted turn was read as "greater than".
+pub(crate) fn after_quote_markers(text: &str, mut at: usize) -> usize {
+    while text[at..].starts_with('>') {
+        at += 1;
+        at += text[at..].len() - text[at..].trim_start().len();
+    }
+    at
+}
+
+pub(crate) fn position(line: SourceLine<'_>, at: usize) -> Position {
     Position::new(line.number, column_of(line.text, at))
 }
 
@@ -286,12 +292,8 @@ pub(crate) fn whole_line_direction(trimmed: &str) -> Option<&str> {
             if depth == 0 {
                 let inner = &trimmed[1..i];
                 let is_last = i + c.len_utf8() == trimmed.len();
-                let directive = inner.split_once(':').is_some_and(|(k, _)| {
-                    matches!(
-                        k.trim().to_ascii_lowercase().as_str(),
-                        "pause" | "break" | "rate" | "speed"
-                    )
-                }) || super::cues::parse_cue(inner).is_some();
+                let directive = super::pieces::directive_key(inner).is_some()
+                    || super::cues::parse_cue(inner).is_some();
                 let is_dia = super::labels::dia_tag(trimmed, 0).is_some();
                 return (is_last && !directive && !is_dia).then_some(inner);
             }

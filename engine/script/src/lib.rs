@@ -142,7 +142,8 @@ impl Episode {
         }
         let lines = split_lines(&text);
         // JSON cannot start with a text header; anything else may (even JSON after front matter).
-        let (header, body_start) = if detect::looks_like_json(&text) {
+        let json = detect::looks_like_json(&text);
+        let (header, body_start) = if json {
             (Header::default(), 0)
         } else {
             parse_header(file, &lines, &mut warnings)?
@@ -160,9 +161,7 @@ impl Episode {
             ));
         }
         // A character list is read before the layouts, which would take its entries for turns.
-        let characters = (!detect::looks_like_json(&text[..]))
-            .then(|| characters::take(body))
-            .flatten();
+        let characters = (!json).then(|| characters::take(body)).flatten();
         let body = characters
             .as_ref()
             .map_or(body, |(_, blanked)| &blanked[..]);

@@ -18,6 +18,7 @@ use super::labels::{
     timestamp_len, voice_tag, KnownNames,
 };
 use super::model::{LineKind, Position, Warning};
+use super::pieces::directive_key;
 use super::source::{column_of, SourceLine, TextSpan};
 
 /// How a turn's speaker was written.
@@ -109,13 +110,7 @@ fn any_line_label<'a>(
         let after = lead + 1 + close + 1;
         let gap = text[after..].len() - text[after..].trim_start().len();
         // A sound or a directive acts where it stands, so it stays in the line as written.
-        let acts = parse_cue(inner).is_some()
-            || inner.split_once(':').is_some_and(|(key, _)| {
-                matches!(
-                    key.trim().to_ascii_lowercase().as_str(),
-                    "pause" | "break" | "rate" | "speed"
-                )
-            });
+        let acts = parse_cue(inner).is_some() || directive_key(inner).is_some();
         if gap > 0 && !acts {
             if let Some(found @ (_, Layout::Colon | Layout::Bold)) =
                 label_at(text, after + gap, known)

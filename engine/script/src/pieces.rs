@@ -262,14 +262,25 @@ fn match_brackets(chars: &[char]) -> Vec<usize> {
     close
 }
 
+/// The directive a bracket's inside names, whatever its value: `pause` (alias `break`) or
+/// `rate` (alias `speed`); `None` if it names none. Layouts ask this to leave a directive where
+/// it stands rather than take it for a stage direction or a label.
+pub(crate) fn directive_key(inner: &str) -> Option<&'static str> {
+    let (key, _) = inner.split_once(':')?;
+    match key.trim().to_ascii_lowercase().as_str() {
+        "pause" | "break" => Some("pause"),
+        "rate" | "speed" => Some("rate"),
+        _ => None,
+    }
+}
+
 /// `pause:…` and `rate:…` (alias `speed:…`); `None` if `inner` is not a directive at all.
 fn directive(inner: &str) -> Option<Result<Piece, String>> {
-    let (key, value) = inner.split_once(':')?;
-    let key = key.trim().to_ascii_lowercase();
-    let value = value.trim();
-    match key.as_str() {
-        "pause" | "break" => Some(parse_pause(value).map(|secs| Piece::Pause { secs })),
-        "rate" | "speed" => Some(
+    let key = directive_key(inner)?;
+    let value = inner.split_once(':')?.1.trim();
+    match key {
+        "pause" => Some(parse_pause(value).map(|secs| Piece::Pause { secs })),
+        _ => Some(
             parse_rate(value)
                 .map(|rate| Piece::Rate { rate })
                 .ok_or_else(|| {
@@ -280,7 +291,6 @@ fn directive(inner: &str) -> Option<Result<Piece, String>> {
                     )
                 }),
         ),
-        _ => None,
     }
 }
 

@@ -18,14 +18,17 @@ use super::cues::whole_line_cue;
 use super::draft::{Draft, NARRATOR};
 use super::format::ScriptFormat;
 use super::header::Header;
-use super::labelled::{is_rule, unwrap_emphasis, whole_line_direction};
+use super::labelled::{
+    after_quote_markers, is_rule, position, unwrap_emphasis, whole_line_direction,
+};
 use super::labels::{
     is_cue_number, is_cue_timing, is_title_line, is_webvtt_block, markdown_heading, scene_heading,
     timestamp_len, KnownNames,
 };
 use super::model::{LineKind, Position, Warning};
+use super::pieces::directive_key;
 use super::pieces::TextStyle;
-use super::source::{column_of, SourceLine, TextSpan};
+use super::source::{SourceLine, TextSpan};
 
 /// Who reads a prose script: the cast's `Narrator` if it has one, else its only member, else
 /// [`NARRATOR`] (cast automatically).
@@ -116,7 +119,7 @@ pub(crate) fn parse<'a>(
             draft.classify(line.number, LineKind::Metadata);
             continue;
         }
-        let mut at = text.len() - text.trim_start().len();
+        let at = text.len() - text.trim_start().len();
         if in_comment || trimmed.starts_with("<!--") {
             in_comment = !trimmed.ends_with("-->");
             draft.classify(line.number, LineKind::Comment);
@@ -141,10 +144,7 @@ pub(crate) fn parse<'a>(
             draft.classify(line.number, LineKind::Metadata);
             continue;
         }
-        while text[at..].starts_with('>') {
-            at += 1;
-            at += text[at..].len() - text[at..].trim_start().len();
-        }
+        let at = after_quote_markers(text, at);
         if text[at..].trim().is_empty() {
             draft.classify(line.number, LineKind::Comment);
             continue;
@@ -219,18 +219,11 @@ impl Paragraphs {
     }
 }
 
-fn position(line: SourceLine<'_>, at: usize) -> Position {
-    Position::new(line.number, column_of(line.text, at))
-}
-
 /// `[pause:2s]` or `[break:500ms]` alone: a directive, not a paragraph of its own.
 fn is_pause(bare: &str) -> bool {
     bare.strip_prefix('[')
         .and_then(|t| t.strip_suffix(']'))
-        .and_then(|inner| inner.split_once(':'))
-        .is_some_and(|(key, _)| {
-            matches!(key.trim().to_ascii_lowercase().as_str(), "pause" | "break")
-        })
+        .is_some_and(|inner| directive_key(inner) == Some("pause"))
 }
 
 /// Whether a `Name: text` layout's few turns are an essay's colons (`Here is the key idea: …`,
