@@ -386,6 +386,7 @@ pub(crate) fn assemble(
     )?;
     super::writing_systems::drop_unsayable(&mut lines, &cast, &mut warnings);
     super::writing_systems::warn_wordless(&lines, &mut warnings);
+    super::language::warn_foreign_lines(&lines, &cast, &mut warnings);
     warnings.sort_by_key(|w| w.position);
     Ok(Episode {
         source: file.to_owned(),

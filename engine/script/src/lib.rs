@@ -43,7 +43,7 @@ mod html;
 mod json;
 mod labelled;
 mod labels;
-mod language;
+pub mod language;
 mod lexicon;
 mod line_labels;
 mod model;

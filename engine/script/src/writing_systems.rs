@@ -6,14 +6,14 @@
 //! else in it is kept as written, with the same warning, rather than dropped.
 
 use super::cast::Cast;
-use super::model::{Line, Piece, Warning};
+use super::model::{Line, Piece, Position, Warning};
 
 /// Kokoro's languages written in the Latin alphabet, by the first letter of a stock voice's name
 /// (`af_heart` → `a`): American and British English, Spanish, French, Italian, Portuguese.
 const LATIN_LANGUAGES: [char; 6] = ['a', 'b', 'e', 'f', 'i', 'p'];
 
 /// The writing system of a letter a Latin-alphabet voice cannot read, if it is one.
-fn foreign_script(c: char) -> Option<&'static str> {
+pub(crate) fn foreign_script(c: char) -> Option<&'static str> {
     if !c.is_alphabetic() {
         return None;
     }
@@ -88,6 +88,7 @@ pub(crate) fn language_of(voice: &str) -> Option<char> {
 
 /// Removes words a line's voice cannot read from its text pieces, warning once per line.
 pub(crate) fn drop_unsayable(lines: &mut [Line], cast: &Cast, warnings: &mut Vec<Warning>) {
+    let mut unreadable: Vec<(Position, &str)> = Vec::new();
     for line in lines {
         let Some(language) = cast.get(&line.speaker).and_then(|m| language_of(&m.voice)) else {
             continue;
@@ -140,18 +141,44 @@ pub(crate) fn drop_unsayable(lines: &mut [Line], cast: &Cast, warnings: &mut Vec
         });
         let voice = cast.get(&line.speaker).map_or("", |m| m.voice.as_str());
         let words = dropped.join(" ");
-        let message = if speaks_anything {
+        if speaks_anything {
             line.pieces = kept;
-            format!("`{words}` is {script} text the voice `{voice}` cannot read; the rest of the line is spoken without it")
+            warnings.push(Warning {
+                position: line.position,
+                message: format!("`{words}` is {script} text the voice `{voice}` cannot read; the rest of the line is spoken without it"),
+            });
         } else {
-            format!("this line is {script} text the voice `{voice}` cannot read; cast a voice that speaks it, or it will not sound right")
-        };
+            unreadable.push((line.position, script));
+            if unreadable.len() <= SHOWN_ONE_BY_ONE {
+                warnings.push(Warning {
+                    position: line.position,
+                    message: format!("this line is {script} text the voice `{voice}` cannot read; cast a voice that speaks it, or it will not sound right"),
+                });
+            }
+        }
+    }
+    // A whole script in another alphabet: the first lines are told one by one, the rest at once.
+    if let Some((first, script)) = unreadable.get(SHOWN_ONE_BY_ONE) {
+        let rest = &unreadable[SHOWN_ONE_BY_ONE..];
+        let lines: Vec<String> = rest
+            .iter()
+            .take(12)
+            .map(|(p, _)| p.line.to_string())
+            .collect();
         warnings.push(Warning {
-            position: line.position,
-            message,
+            position: *first,
+            message: format!(
+                "{} more line(s) ({}{}) are, like this one, {script} text or other writing their voices cannot read; cast voices that speak it, or they will not sound right",
+                rest.len(),
+                lines.join(", "),
+                if rest.len() > 12 { ", …" } else { "" },
+            ),
         });
     }
 }
+
+/// Lines wholly in an alphabet the voice cannot read that get a warning each; past these, one.
+const SHOWN_ONE_BY_ONE: usize = 3;
 
 #[cfg(test)]
 mod tests {
@@ -181,5 +208,30 @@ mod tests {
             "{:?}",
             e.warnings
         );
+    }
+
+    #[test]
+    fn a_script_wholly_in_another_alphabet_is_told_three_lines_then_once() {
+        let text = "Ana: Доброе утро!\nBob: Как дела?\n".repeat(4);
+        let e = Episode::parse("t.txt", &text, &ParseOptions::default()).unwrap();
+        let told: Vec<(usize, bool)> = e
+            .warnings
+            .iter()
+            .filter(|w| w.message.contains("Cyrillic"))
+            .map(|w| {
+                (
+                    w.position.line,
+                    w.message.starts_with("5 more line(s) (4, 5, 6, 7, 8)"),
+                )
+            })
+            .collect();
+        assert_eq!(
+            told,
+            [(1, false), (2, false), (3, false), (4, true)],
+            "{:?}",
+            e.warnings
+        );
+        // Nothing is dropped: the lines are kept as written.
+        assert_eq!(e.spoken_text(&e.lines[7]), "Как дела?");
     }
 }

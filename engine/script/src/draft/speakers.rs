@@ -10,7 +10,7 @@ use crate::cast::{
 };
 use crate::characters::CharacterList;
 use crate::error::{ScriptError, ScriptErrorKind};
-use crate::language::ScriptLanguage;
+use crate::language::{ScriptLanguage, Written};
 use crate::model::{Line, Position, Warning};
 use crate::names::{display_name, how_they_differ};
 
@@ -193,6 +193,37 @@ fn warn_language(
     }
 }
 
+/// Says that a script is written in a language no Kokoro voice speaks, at the first line of the
+/// first speaker a Kokoro voice reads (a speaker cast with a Piper voice may well speak it).
+fn warn_unspoken(
+    name: &str,
+    members: &[CastMember],
+    first_line: &[Position],
+    warnings: &mut Vec<Warning>,
+) {
+    let kokoro: Vec<(usize, &CastMember)> = members
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| crate::language::of_voice(&m.voice).is_some())
+        .collect();
+    let Some(&(first, _)) = kokoro.first() else {
+        return;
+    };
+    let names = kokoro
+        .iter()
+        .map(|(_, m)| format!("`{}` ({})", m.name, m.voice))
+        .collect::<Vec<_>>()
+        .join(", ");
+    warnings.push(Warning {
+        position: first_line[first],
+        message: format!(
+            "the script looks written in {name}, which none of Kokoro's voices speaks: {names} \
+             will read its words with their own language's sounds; add a Piper voice that \
+             speaks {name} (`banter voices add NAME VOICE.onnx`) and name it in the cast header"
+        ),
+    });
+}
+
 /// Matches speakers to cast entries, casts the rest, and renames each line's speaker to the
 /// cast's spelling of the name.
 pub(super) fn cast_speakers(
@@ -261,7 +292,10 @@ pub(super) fn cast_speakers(
     let rules = CastingRules {
         reuse_voices: settings.reuse_voices,
         any_language_voices: settings.any_language_voices,
-        language: language.map(|l| l.voice_prefix),
+        language: match language {
+            Some(Written::Kokoro(l)) => Some(l.voice_prefix),
+            _ => None,
+        },
     };
     let reserved: Vec<&CastEntry> = entries.iter().collect();
     let described: Vec<Option<&str>> = speakers
@@ -291,8 +325,12 @@ pub(super) fn cast_speakers(
             guess: a.guess,
         })
         .collect();
-    if let Some(language) = language {
-        warn_language(language, &members, &first_line, warnings);
+    match language {
+        Some(Written::Kokoro(language)) => {
+            warn_language(language, &members, &first_line, warnings);
+        }
+        Some(Written::Unspoken(name)) => warn_unspoken(name, &members, &first_line, warnings),
+        None => {}
     }
     for entry in entries {
         if !display.contains_key(&speaker_key(&entry.name)) {

@@ -331,6 +331,57 @@ fn a_script_in_another_kokoro_language_is_cast_with_its_voices() {
 }
 
 #[test]
+fn a_line_in_another_language_than_its_voice_is_told() {
+    let lesson = "Host: Welcome back to Spanish in five minutes. Today we ask for directions.\nMaria: ¿Dónde está la biblioteca? La biblioteca está cerca del parque.\nHost: Where is the library? Once more, slowly, and then you try it.\nMaria: Gracias, amigo.\n";
+    let e = parse(lesson).unwrap();
+    let told: Vec<(usize, &str)> = e
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("looks written in"))
+        .map(|w| (w.position.line, w.message.as_str()))
+        .collect();
+    // The Spanish sentence is told; the English lines and a two-word thanks are not.
+    assert_eq!(told.len(), 1, "{:?}", e.warnings);
+    assert_eq!(told[0].0, 2);
+    assert!(
+        told[0]
+            .1
+            .contains("in Spanish, which `af_bella` (Maria's voice) reads with English sounds"),
+        "{}",
+        told[0].1
+    );
+}
+
+#[test]
+fn a_script_in_a_language_kokoro_lacks_is_named_not_taken_for_french() {
+    let german = "ANNA: Guten Morgen! Wie geht es dir heute?\nBERND: Mir geht es gut, danke. Ich habe gestern ein neues Buch gelesen.\nANNA: Wirklich? Worum geht es in dem Buch?\n";
+    let e = parse(german).unwrap();
+    // Not the French voice (whatlang's nearest of Kokoro's eight), and said where.
+    assert!(
+        e.cast.members.iter().all(|m| m.voice.starts_with('a')),
+        "{:?}",
+        e.cast
+    );
+    let warning = e
+        .warnings
+        .iter()
+        .find(|w| w.message.contains("looks written in German"))
+        .unwrap_or_else(|| panic!("{:?}", e.warnings));
+    assert_eq!(warning.position.line, 1);
+    assert!(warning
+        .message
+        .contains("`ANNA` (af_heart), `BERND` (am_michael)"));
+    // Speakers given Piper voices (any name that is not a Kokoro voice) are not warned about.
+    let cast = "---\ncast:\n  ANNA: anna\n  BERND: bernd\n---\n";
+    let e = parse(&format!("{cast}{german}")).unwrap();
+    assert!(
+        !e.warnings.iter().any(|w| w.message.contains("written in")),
+        "{:?}",
+        e.warnings
+    );
+}
+
+#[test]
 fn unknown_voices_are_found_by_the_hook() {
     let e = parse("# cast\nAlice: af_heart\nBob: af_bella:0.5+xx_nobody:0.5\n\nAlice: Hi.\nBob: Yo.\nCarl: Hey.").unwrap();
     let stock: HashSet<&str> = ENGLISH_FEMALE
