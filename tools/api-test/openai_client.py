@@ -132,6 +132,24 @@ def main():
             fail(f"aac error does not name the format: {e}")
         print("ok aac refused with a clear 400", flush=True)
 
+    # OpenAI's voices speak what they are sent: Spanish to alloy is spoken by a Spanish stock
+    # voice, and the answer names it; a voice chosen by name is kept, and told.
+    spanish = "Hola a todos, bienvenidos al programa. Hoy hablamos de ciencia."
+    answer = client.audio.speech.with_raw_response.create(
+        model="tts-1", voice="alloy", input=spanish, response_format="pcm"
+    )
+    check_audio("Spanish to alloy", answer.content)
+    said = answer.headers.get("x-banter-voice", "")
+    if not said.startswith("ef_") or "Spanish" not in said:
+        fail(f"x-banter-voice for Spanish to alloy: {said!r}")
+    answer = client.audio.speech.with_raw_response.create(
+        model="tts-1", voice="af_heart", input=spanish, response_format="pcm"
+    )
+    told = answer.headers.get("x-banter-language", "")
+    if "x-banter-voice" in answer.headers or not told.startswith("Spanish read by af_heart"):
+        fail(f"Spanish to af_heart: voice {answer.headers.get('x-banter-voice')!r}, told {told!r}")
+    print(f"ok Spanish input: alloy spoken by {said}; af_heart kept and told", flush=True)
+
     opus = client.audio.speech.create(model="tts-1", voice="alloy", input=TEXT, response_format="opus")
     data = opus.content
     # Ogg Opus (RFC 7845): the first page holds OpusHead, mono; audio pages follow the tags.

@@ -78,6 +78,13 @@ pub fn run(args: &SayArgs) -> anyhow::Result<()> {
         },
         None => SpeechRequest::new(&args.voice, args.speed)?,
     };
+    // A stock voice handed text in another language reads it with its own sounds: said here.
+    if saved.is_none() {
+        let heard = crate::server::input_language::heard(&text, &args.voice, false);
+        if let Some(crate::server::input_language::Heard::Mismatch(note)) = heard {
+            eprintln!("warning: {note}");
+        }
+    }
     // Before the model loads: a folder, a missing or read-only folder is refused now, not
     // after the synthesis; a device or a FIFO is written to, never renamed over.
     let output = super::output::check(&args.output, &[])?;

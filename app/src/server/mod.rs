@@ -16,6 +16,7 @@ mod elevenlabs_voices;
 pub mod embedded;
 pub mod errors;
 pub(crate) mod format;
+pub(crate) mod input_language;
 pub mod listener;
 mod metrics;
 mod routes;

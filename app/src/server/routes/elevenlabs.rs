@@ -47,6 +47,7 @@ use super::timed::{collect, json_answer, Collected};
 use crate::server::backend::{BackendError, FollowEvent, FollowJob, SpeechJob};
 use crate::server::elevenlabs_voices;
 use crate::server::errors::ApiError;
+use crate::server::input_language::{self, Heard};
 use crate::server::listener::BusyGuard;
 use crate::server::timestamped::TimestampedBody;
 use crate::server::ws::{query_pairs, ElevenLabsEncoder, ElevenLabsFormat};
@@ -79,6 +80,8 @@ struct Parsed {
     clamped_from: Option<f32>,
     /// `x-banter-voice`, when an ElevenLabs voice id was answered with a stock voice.
     voice_note: Option<String>,
+    /// `x-banter-language`, when the voice does not speak the text's language.
+    language_note: Option<String>,
 }
 
 fn parse(
@@ -111,8 +114,24 @@ fn parse(
         )
     })?;
     // `language_code`: the voice must speak it; a premade stand-in is swapped for one that does.
+    // Without it, as ElevenLabs' multilingual models do, the text's own language is heard.
+    let mut language_note = None;
     let (voice, voice_note) = match body.language_code.as_deref().filter(|c| !c.is_empty()) {
-        None => (voice, voice_note),
+        None => match input_language::heard(&body.text, &voice, stand_in.is_some()) {
+            None => (voice, voice_note),
+            Some(Heard::Swap { stock, language }) => {
+                let name = stand_in.map_or("", |(_, name)| name);
+                let note = elevenlabs_voices::note(stock, name);
+                (
+                    stock.to_owned(),
+                    Some(format!("{note}: the text is {language}")),
+                )
+            }
+            Some(Heard::Mismatch(note)) => {
+                language_note = Some(note);
+                (voice, voice_note)
+            }
+        },
         Some(code) => match elevenlabs_voices::swap_for_language(code, &voice, stand_in)? {
             None => (voice, voice_note),
             Some((stock, note)) => (stock.to_owned(), Some(note)),
@@ -139,6 +158,7 @@ fn parse(
         input_chars,
         clamped_from,
         voice_note,
+        language_note,
     })
 }
 
@@ -172,18 +192,29 @@ pub async fn speech(
     let mut response = stream.respond(&state, busy, started).await?;
     note_guesses(
         &mut response,
-        parsed.voice_note.as_deref(),
+        (
+            parsed.voice_note.as_deref(),
+            parsed.language_note.as_deref(),
+        ),
         parsed.clamped_from,
     );
     Ok(response)
 }
 
 /// The answer's notes on what Banter chose for the client: the stock voice spoken for an
-/// ElevenLabs voice id (`x-banter-voice`) and a clamped speed (`x-banter-speed`).
-fn note_guesses(response: &mut Response, voice: Option<&str>, clamped_from: Option<f32>) {
+/// ElevenLabs voice id (`x-banter-voice`), a voice that does not speak the text's language
+/// (`x-banter-language`) and a clamped speed (`x-banter-speed`).
+fn note_guesses(
+    response: &mut Response,
+    (voice, language): (Option<&str>, Option<&str>),
+    clamped_from: Option<f32>,
+) {
     let headers = response.headers_mut();
     if let Some(note) = voice.and_then(|v| HeaderValue::from_str(v).ok()) {
         headers.insert("x-banter-voice", note);
+    }
+    if let Some(note) = language.and_then(|v| HeaderValue::from_str(v).ok()) {
+        headers.insert("x-banter-language", note);
     }
     if let Some(note) = clamped_from.and_then(speed_note) {
         headers.insert("x-banter-speed", note);
@@ -213,7 +244,14 @@ pub async fn with_timestamps(
         "normalized_alignment": alignment,
     });
     let mut response = json_answer(&state, &answer, audio.len(), parsed.clamped_from);
-    note_guesses(&mut response, parsed.voice_note.as_deref(), None);
+    note_guesses(
+        &mut response,
+        (
+            parsed.voice_note.as_deref(),
+            parsed.language_note.as_deref(),
+        ),
+        None,
+    );
     Ok(response)
 }
 
@@ -271,7 +309,10 @@ pub async fn stream_with_timestamps(
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     note_guesses(
         &mut response,
-        parsed.voice_note.as_deref(),
+        (
+            parsed.voice_note.as_deref(),
+            parsed.language_note.as_deref(),
+        ),
         parsed.clamped_from,
     );
     Ok(response)

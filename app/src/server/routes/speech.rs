@@ -31,6 +31,7 @@ use crate::server::backend::{AudioEvent, BackendError, SpeechJob};
 use crate::server::body::AudioBody;
 use crate::server::errors::ApiError;
 use crate::server::format::{encoder_for, AudioFormat, ChunkEncoder};
+use crate::server::input_language::{self, Heard};
 use crate::server::listener::{BusyGuard, Connection};
 use crate::server::{AppState, JobSlot};
 
@@ -90,6 +91,8 @@ pub struct SpeechParams {
     pub input_chars: usize,
     /// `instructions` were given, and Kokoro cannot follow them.
     pub ignored_instructions: bool,
+    /// What the input's language changed or could not (`x-banter-voice`, `x-banter-language`).
+    pub language_notes: Vec<(&'static str, String)>,
 }
 
 impl SpeechParams {
@@ -108,9 +111,13 @@ impl SpeechParams {
             ));
         }
         let input_chars = checked_input("input", &body.input, max_input_chars)?;
-        let voice = match body.voice {
-            VoiceField::Name(name) | VoiceField::Object { id: name } => resolve_voice(&name)?,
-        };
+        let (VoiceField::Name(name) | VoiceField::Object { id: name }) = body.voice;
+        let voice = resolve_voice(&name)?;
+        let alias = OPENAI_VOICES
+            .iter()
+            .find(|(alias, _)| alias.eq_ignore_ascii_case(name.trim()))
+            .map(|(alias, _)| *alias);
+        let (voice, language_notes) = language_of_input(&body.input, voice, alias);
         let format = match body.response_format.as_deref() {
             None => AudioFormat::default_for_server(),
             Some(name) => AudioFormat::parse(name)?,
@@ -156,7 +163,37 @@ impl SpeechParams {
             clamped_from,
             input_chars,
             ignored_instructions,
+            language_notes,
         })
+    }
+}
+
+/// The voice to speak `input` with and the notes that say why: an OpenAI name (`alias`) is
+/// answered in the input's language when that is another of Kokoro's (OpenAI's voices speak
+/// any), and any voice that does not speak the input's language is kept and named.
+fn language_of_input(
+    input: &str,
+    voice: String,
+    alias: Option<&str>,
+) -> (String, Vec<(&'static str, String)>) {
+    match input_language::heard(input, &voice, alias.is_some()) {
+        None => (voice, Vec::new()),
+        Some(Heard::Swap { stock, language }) => {
+            let alias = alias.unwrap_or_default();
+            let note = format!("{stock} (for OpenAI's {alias}: the input is {language})");
+            (stock.to_owned(), vec![("x-banter-voice", note)])
+        }
+        Some(Heard::Mismatch(note)) => (voice, vec![("x-banter-language", note)]),
+    }
+}
+
+/// Sets each `(header, value)` note on the answer (values are ASCII by construction; one that
+/// is not is left out rather than failing the answer).
+pub(crate) fn add_notes(response: &mut Response, notes: &[(&'static str, String)]) {
+    for (name, value) in notes {
+        if let Ok(value) = HeaderValue::from_str(value) {
+            response.headers_mut().insert(*name, value);
+        }
     }
 }
 
@@ -238,6 +275,7 @@ pub async fn speech(State(state): State<AppState>, request: Request) -> Result<R
         content_type,
     };
     let mut response = stream.respond(&state, busy, started).await?;
+    add_notes(&mut response, &params.language_notes);
     if let Some(note) = params.clamped_from.and_then(speed_note) {
         response.headers_mut().insert("x-banter-speed", note);
     }

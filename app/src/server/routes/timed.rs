@@ -24,7 +24,9 @@ use axum::http::{header, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use super::speech::{backend_error, job_slot, read_body, speed_note, start_job, SpeechParams};
+use super::speech::{
+    add_notes, backend_error, job_slot, read_body, speed_note, start_job, SpeechParams,
+};
 use crate::server::backend::{AudioEvent, BackendError, SpeechJob};
 use crate::server::errors::ApiError;
 use crate::server::format::{AudioFormat, ChunkEncoder};
@@ -59,12 +61,9 @@ pub async fn timed(State(state): State<AppState>, request: Request) -> Result<Re
         "duration": samples as f64 / f64::from(rate),
         "words": words,
     });
-    Ok(json_answer(
-        &state,
-        &answer,
-        audio.len(),
-        params.clamped_from,
-    ))
+    let mut response = json_answer(&state, &answer, audio.len(), params.clamped_from);
+    add_notes(&mut response, &params.language_notes);
+    Ok(response)
 }
 
 /// A whole speech answer as JSON (`audio_bytes` of audio in it, counted as sent), not cached,
