@@ -23,6 +23,7 @@ import sys
 import urllib.request
 from pathlib import Path
 
+from elevenlabs import DialogueInput
 from elevenlabs.client import ElevenLabs
 from elevenlabs.core.api_error import ApiError
 
@@ -187,6 +188,22 @@ def main():
     if not said.startswith("af_heart") or "Rachel" not in said:
         fail(f"x-banter-voice for Rachel's id: {said!r}")
     print(f"ok an ElevenLabs premade id is spoken by a stock voice: {said}", flush=True)
+
+    # Text to dialogue: one turn per input, each in its voice, one timeline; v3's audio tags
+    # are directions, not speech.
+    inputs = [
+        DialogueInput(text="Welcome back to the show. Today: tide pools.", voice_id="21m00Tcm4TlvDq8ikWAM"),
+        DialogueInput(text="[laughs] Thanks for having me.", voice_id="am_michael"),
+    ]
+    dialogue = b"".join(
+        client.text_to_dialogue.convert(inputs=inputs, output_format="pcm_24000", model_id="eleven_v3")
+    )
+    check_pcm("text_to_dialogue.convert", dialogue, 24_000)
+    streamed = b"".join(client.text_to_dialogue.stream(inputs=inputs, output_format="pcm_24000"))
+    if streamed != dialogue:
+        fail(f"text_to_dialogue.stream ({len(streamed)} bytes) differs from convert ({len(dialogue)})")
+    (out / "dialogue.pcm").write_bytes(dialogue)
+    print(f"ok text to dialogue: {len(dialogue) / 48_000:.2f} s, stream equals convert", flush=True)
 
     for name, call in [
         ("a wrong key", lambda: ElevenLabs(api_key="wrong", base_url=url).voices.get_all()),

@@ -1,5 +1,7 @@
 //! The body of a `POST /v1/dialogue` response: the driver's [`DialogueEvent`]s as named
-//! server-sent events (`sentence`, `audio`, `line`, `done`, `error`; see `routes::dialogue`).
+//! server-sent events (`sentence`, `audio`, `line`, `done`, `error`; see `routes::dialogue`);
+//! or, for ElevenLabs' text to dialogue, the audio alone ([`DialogueBody::audio_only`]), whose
+//! failure mid-way can only cut the body short.
 //! The JSON of each event is written out here field by field rather than derived from the
 //! engine's types, so the API's shape changes only when this file does: a sentence carries its
 //! cue's `words`; a line does not repeat them (its words are its sentences' words).
@@ -38,6 +40,8 @@ pub struct DialogueBody {
     format: AudioFormat,
     samples: usize,
     finished: bool,
+    /// Events around the audio (`false`: the encoded audio is the body).
+    sse: bool,
     _active: GaugeGuard,
     _held: (JobSlot, Option<BusyGuard>),
 }
@@ -61,9 +65,48 @@ impl DialogueBody {
             format,
             samples: 0,
             finished: false,
+            sse: true,
             _active: active,
             _held: held,
         }
+    }
+
+    /// The same dialogue whose body is the encoded audio alone.
+    pub fn audio_only(
+        state: AppState,
+        events: mpsc::Receiver<DialogueEvent>,
+        first: DialogueEvent,
+        encoder: Box<dyn ChunkEncoder>,
+        held: (JobSlot, Option<BusyGuard>),
+    ) -> Self {
+        let mut body = Self::new(state, events, first, encoder, AudioFormat::Pcm, held);
+        body.sse = false;
+        body
+    }
+
+    /// The bytes for `e` without events around them.
+    fn raw_bytes_for(&mut self, e: DialogueEvent) -> Result<Vec<u8>, StreamError> {
+        let encoded = match e {
+            DialogueEvent::Sentence { .. } | DialogueEvent::Line(_) => return Ok(Vec::new()),
+            DialogueEvent::Audio { samples, .. } => {
+                self.samples += samples.len();
+                self.encoder.encode(&samples)
+            }
+            DialogueEvent::Done { .. } => {
+                self.finished = true;
+                self.encoder.finish()
+            }
+            DialogueEvent::Failed(e) => {
+                self.finished = true;
+                tracing::error!("dialogue failed mid-stream: {e}");
+                return Err(StreamError::new("speech synthesis failed mid-stream"));
+            }
+        };
+        encoded.map_err(|e| {
+            self.finished = true;
+            tracing::error!("dialogue failed mid-stream: encoding: {e}");
+            StreamError::new("encoding failed mid-stream")
+        })
     }
 
     fn audio(bytes: &[u8], start: f64) -> Vec<u8> {
@@ -154,7 +197,14 @@ impl futures_core::Stream for DialogueBody {
                     }
                 },
             };
-            let bytes = this.bytes_for(event);
+            let bytes = if this.sse {
+                this.bytes_for(event)
+            } else {
+                match this.raw_bytes_for(event) {
+                    Ok(bytes) => bytes,
+                    Err(e) => return Poll::Ready(Some(Err(e))),
+                }
+            };
             if !bytes.is_empty() {
                 this.state
                     .metrics

@@ -163,7 +163,7 @@ fn recast(episode: &mut Episode, speaker: &str, voice: &str) -> Result<(), ApiEr
 }
 
 /// Plans every line (normalisation and phonemes: CPU work, off the async threads).
-async fn plan(episode: Episode) -> Result<(Vec<LinePlan>, Option<f32>), ApiError> {
+pub(super) async fn plan(episode: Episode) -> Result<(Vec<LinePlan>, Option<f32>), ApiError> {
     let gap = episode.settings.gap_secs;
     let planned = tokio::task::spawn_blocking(move || plan_episode(&episode))
         .await

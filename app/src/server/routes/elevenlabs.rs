@@ -98,45 +98,12 @@ fn parse(
         .map_or(DEFAULT_FORMAT, String::as_str);
     let format = ElevenLabsFormat::parse(format_name)
         .map_err(|m| ApiError::invalid("output_format", "invalid_output_format", m))?;
-    // An ElevenLabs premade voice's id is answered with a stock voice like it, and says so.
-    let stand_in = elevenlabs_voices::stand_in(voice);
-    let voice_note = stand_in.map(|(stock, name)| elevenlabs_voices::note(stock, name));
-    let voice = resolve_voice(stand_in.map_or(voice, |(stock, _)| stock)).map_err(|e| {
-        ApiError::invalid(
-            "voice_id",
-            "invalid_voice",
-            format!(
-                "{}; Banter speaks its own voices (GET /v1/voices lists them): a stock name such \
-                 as af_heart, a blend, an OpenAI name, a library voice or one of ElevenLabs' \
-                 premade voice ids, not other ElevenLabs ids",
-                e.message
-            ),
-        )
-    })?;
-    // `language_code`: the voice must speak it; a premade stand-in is swapped for one that does.
-    // Without it, as ElevenLabs' multilingual models do, the text's own language is heard.
-    let mut language_note = None;
-    let (voice, voice_note) = match body.language_code.as_deref().filter(|c| !c.is_empty()) {
-        None => match input_language::heard(&body.text, &voice, stand_in.is_some()) {
-            None => (voice, voice_note),
-            Some(Heard::Swap { stock, language }) => {
-                let name = stand_in.map_or("", |(_, name)| name);
-                let note = elevenlabs_voices::note(stock, name);
-                (
-                    stock.to_owned(),
-                    Some(format!("{note}: the text is {language}")),
-                )
-            }
-            Some(Heard::Mismatch(note)) => {
-                language_note = Some(note);
-                (voice, voice_note)
-            }
-        },
-        Some(code) => match elevenlabs_voices::swap_for_language(code, &voice, stand_in)? {
-            None => (voice, voice_note),
-            Some((stock, note)) => (stock.to_owned(), Some(note)),
-        },
-    };
+    let (voice, stand_in) = resolve_voice_id(voice, "voice_id")?;
+    let Chosen {
+        voice,
+        voice_note,
+        language_note,
+    } = choose_for_language(&body.text, body.language_code.as_deref(), voice, stand_in)?;
     let requested = body.voice_settings.unwrap_or_default().speed.unwrap_or(1.0);
     if !requested.is_finite() || requested <= 0.0 {
         return Err(ApiError::invalid(
@@ -160,6 +127,79 @@ fn parse(
         voice_note,
         language_note,
     })
+}
+
+/// The stock voice spoken for an ElevenLabs premade id, and the premade voice's name.
+pub(crate) type StandIn = (&'static str, &'static str);
+
+/// A voice id as ElevenLabs' routes take it, in the engine's spelling, with the premade voice
+/// it stands in for (an ElevenLabs premade id is answered with a stock voice like it). `field`
+/// names the request's field in the error.
+pub(crate) fn resolve_voice_id(
+    voice: &str,
+    field: &'static str,
+) -> Result<(String, Option<StandIn>), ApiError> {
+    let stand_in = elevenlabs_voices::stand_in(voice);
+    let resolved = resolve_voice(stand_in.map_or(voice, |(stock, _)| stock)).map_err(|e| {
+        ApiError::invalid(
+            field,
+            "invalid_voice",
+            format!(
+                "{}; Banter speaks its own voices (GET /v1/voices lists them): a stock name such \
+                 as af_heart, a blend, an OpenAI name, a library voice or one of ElevenLabs' \
+                 premade voice ids, not other ElevenLabs ids",
+                e.message
+            ),
+        )
+    })?;
+    Ok((resolved, stand_in))
+}
+
+/// The voice that speaks a text, and the notes that say what was chosen for the client.
+pub(crate) struct Chosen {
+    pub voice: String,
+    /// `x-banter-voice`: the stock voice spoken for a premade id.
+    pub voice_note: Option<String>,
+    /// `x-banter-language`: the voice does not speak the text's language.
+    pub language_note: Option<String>,
+}
+
+/// What `language_code` asks of `voice` (a premade stand-in swapped for a stock voice that
+/// speaks it; a voice the client chose that does not is a 400), or without one, as
+/// ElevenLabs' multilingual models do, what the text's own language asks.
+pub(crate) fn choose_for_language(
+    text: &str,
+    language_code: Option<&str>,
+    voice: String,
+    stand_in: Option<(&'static str, &'static str)>,
+) -> Result<Chosen, ApiError> {
+    let voice_note = stand_in.map(|(stock, name)| elevenlabs_voices::note(stock, name));
+    let mut chosen = Chosen {
+        voice,
+        voice_note,
+        language_note: None,
+    };
+    match language_code.filter(|c| !c.is_empty()) {
+        None => match input_language::heard(text, &chosen.voice, stand_in.is_some()) {
+            None => {}
+            Some(Heard::Swap { stock, language }) => {
+                let name = stand_in.map_or("", |(_, name)| name);
+                let note = elevenlabs_voices::note(stock, name);
+                stock.clone_into(&mut chosen.voice);
+                chosen.voice_note = Some(format!("{note}: the text is {language}"));
+            }
+            Some(Heard::Mismatch(note)) => chosen.language_note = Some(note),
+        },
+        Some(code) => {
+            if let Some((stock, note)) =
+                elevenlabs_voices::swap_for_language(code, &chosen.voice, stand_in)?
+            {
+                stock.clone_into(&mut chosen.voice);
+                chosen.voice_note = Some(note);
+            }
+        }
+    }
+    Ok(chosen)
 }
 
 /// The request to `voice`, read and checked, and the connection's busy mark.

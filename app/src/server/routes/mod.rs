@@ -1,11 +1,12 @@
 //! The routes and the small ones' handlers: `/health`, `/metrics`, `/v1/models`, `/v1/voices`
 //! (`OpenAI`-style `data` and, for ElevenLabs' clients, `voices` with `voice_id`s). Speech, timed
-//! speech, dialogue and ElevenLabs' HTTP speech, the ones that do work, live in [`speech`],
-//! [`timed`], [`dialogue`] and [`elevenlabs`].
+//! speech, dialogue and ElevenLabs' HTTP speech and dialogue, the ones that do work, live in
+//! [`speech`], [`timed`], [`dialogue`], [`elevenlabs`] and [`elevenlabs_dialogue`].
 
 pub mod dialogue;
 pub mod elevenlabs;
 pub mod elevenlabs_catalogue;
+pub mod elevenlabs_dialogue;
 pub mod speech;
 pub mod timed;
 
@@ -62,6 +63,14 @@ pub fn router(state: AppState) -> Router {
         .route(
             "/v1/text-to-speech/{voice_id}/stream/with-timestamps",
             post(elevenlabs::stream_with_timestamps),
+        )
+        .route(
+            "/v1/text-to-dialogue",
+            post(elevenlabs_dialogue::text_to_dialogue),
+        )
+        .route(
+            "/v1/text-to-dialogue/stream",
+            post(elevenlabs_dialogue::text_to_dialogue),
         )
         .route(
             "/v1/text-to-speech/{voice_id}/stream-input",

@@ -1,0 +1,305 @@
+//! ElevenLabs' text to dialogue: `POST /v1/text-to-dialogue` and `/v1/text-to-dialogue/stream`
+//! (the same answer: the audio streams as it is made either way).
+//!
+//! Why: this is ElevenLabs' route for what Banter is for, several voices in one conversation,
+//! and its SDKs (`text_to_dialogue.convert`, `.stream`) send it `inputs`, one `{text,
+//! voice_id}` per turn. Each is a turn of a JSON script rendered through the same dialogue
+//! driver as `POST /v1/dialogue`: one timeline, the script's pauses between turns, one
+//! loudness, and the scheduler's streaming for the first audio.
+//!
+//! Decisions, each visible to clients:
+//! - `voice_id`: as on the speech routes (a Banter voice, or an ElevenLabs premade id answered
+//!   by a stock voice like it, named in `x-banter-voice`, several joined by `; `).
+//! - `language_code` applies to every input as on the speech routes; without it each input's
+//!   language is heard (`x-banter-voice`, `x-banter-language`).
+//! - The text is read as a script turn: v3's audio tags (`[laughs]`, `[whispers]`) are
+//!   directions, not spoken; a turn with nothing to say is a 400 naming `inputs[N]`. The
+//!   inputs together take at most `--max-input-chars` characters.
+//! - `model_id`, `settings`, `seed` and the rest are accepted and ignored, as unknown fields
+//!   are. Query: `output_format` as on the speech routes (default `mp3_44100_128`).
+
+use std::collections::HashMap;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderValue};
+use axum::response::Response;
+use engine::script::{Episode, ParseOptions, ScriptError, ScriptFormat};
+
+use super::dialogue::plan;
+use super::elevenlabs::{choose_for_language, resolve_voice_id, Chosen};
+use super::speech::{add_notes, backend_error, checked_input, job_slot, read_body};
+use crate::server::backend::{BackendError, DialogueEvent, DialogueJob};
+use crate::server::errors::ApiError;
+use crate::server::sse_dialogue::DialogueBody;
+use crate::server::ws::{query_pairs, ElevenLabsEncoder, ElevenLabsFormat};
+use crate::server::AppState;
+
+/// ElevenLabs' default `output_format`.
+const DEFAULT_FORMAT: &str = "mp3_44100_128";
+
+#[derive(Debug, serde::Deserialize)]
+struct DialogueRequest {
+    inputs: Vec<DialogueInput>,
+    #[serde(default)]
+    language_code: Option<String>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct DialogueInput {
+    text: String,
+    voice_id: String,
+}
+
+/// A validated request: the episode its inputs make, the format, and the notes for the answer.
+struct Parsed {
+    episode: Episode,
+    format: ElevenLabsFormat,
+    notes: Vec<(&'static str, String)>,
+}
+
+fn parse(
+    query: &HashMap<String, String>,
+    body: &[u8],
+    max_input_chars: usize,
+    is_voice: &dyn Fn(&str) -> bool,
+) -> Result<Parsed, ApiError> {
+    let request: DialogueRequest = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request("invalid_json", format!("request body: {e}")))?;
+    if request.inputs.is_empty() {
+        return Err(ApiError::invalid(
+            "inputs",
+            "empty_input",
+            "inputs is empty: give one {\"text\", \"voice_id\"} per turn",
+        ));
+    }
+    let all: String = request.inputs.iter().map(|i| i.text.as_str()).collect();
+    checked_input("inputs", &all, max_input_chars)?;
+    let format_name = query
+        .get("output_format")
+        .map_or(DEFAULT_FORMAT, String::as_str);
+    let format = ElevenLabsFormat::parse(format_name)
+        .map_err(|m| ApiError::invalid("output_format", "invalid_output_format", m))?;
+    // One speaker per (voice id, voice spoken): the same id keeps one voice unless the
+    // language of an input asked for another.
+    let mut speakers: Vec<(String, String, String)> = Vec::new();
+    let (mut voice_notes, mut language_notes) = (Vec::new(), Vec::new());
+    let mut turns = Vec::with_capacity(request.inputs.len());
+    for (index, input) in request.inputs.iter().enumerate() {
+        let at = |e: ApiError| ApiError {
+            message: format!("inputs[{index}]: {}", e.message),
+            ..e
+        };
+        if input.text.trim().is_empty() {
+            return Err(ApiError::invalid(
+                "inputs",
+                "empty_input",
+                format!("inputs[{index}].text is empty"),
+            ));
+        }
+        let (voice, stand_in) = resolve_voice_id(&input.voice_id, "inputs").map_err(at)?;
+        let Chosen {
+            voice,
+            voice_note,
+            language_note,
+        } = choose_for_language(
+            &input.text,
+            request.language_code.as_deref(),
+            voice,
+            stand_in,
+        )
+        .map_err(at)?;
+        for (notes, note) in [
+            (&mut voice_notes, voice_note),
+            (&mut language_notes, language_note),
+        ] {
+            if let Some(note) = note.filter(|n| !notes.contains(n)) {
+                notes.push(note);
+            }
+        }
+        let label = stand_in.map_or(input.voice_id.as_str(), |(_, name)| name);
+        let known = speakers
+            .iter()
+            .find(|(id, v, _)| *id == input.voice_id && *v == voice);
+        let speaker = if let Some((_, _, name)) = known {
+            name.clone()
+        } else {
+            let taken = speakers.iter().any(|(_, _, name)| name == label);
+            let name = if taken {
+                format!("{label} ({voice})")
+            } else {
+                label.to_owned()
+            };
+            speakers.push((input.voice_id.clone(), voice.clone(), name.clone()));
+            name
+        };
+        turns.push(serde_json::json!({"speaker": speaker, "text": input.text, "voice": voice}));
+    }
+    // One turn a line, after the opening `[`: a mistake's line number names its input.
+    let script = format!(
+        "[\n{}\n]\n",
+        turns
+            .iter()
+            .map(serde_json::Value::to_string)
+            .collect::<Vec<_>>()
+            .join(",\n")
+    );
+    let options = ParseOptions {
+        format: Some(ScriptFormat::Json),
+        ..ParseOptions::default()
+    };
+    let episode = Episode::parse_bytes("inputs", script.as_bytes(), &options)
+        .map_err(|e| input_error(&e, turns.len()))?;
+    episode
+        .validate_voices(is_voice)
+        .map_err(|e| input_error(&e, turns.len()))?;
+    let mut notes = Vec::new();
+    if !voice_notes.is_empty() {
+        notes.push(("x-banter-voice", voice_notes.join("; ")));
+    }
+    if !language_notes.is_empty() {
+        notes.push(("x-banter-language", language_notes.join("; ")));
+    }
+    Ok(Parsed {
+        episode,
+        format,
+        notes,
+    })
+}
+
+/// A script mistake in the JSON the inputs made, as a 400 naming the input at fault.
+fn input_error(e: &ScriptError, inputs: usize) -> ApiError {
+    let what = e.kind.to_string();
+    let message = match e.line.checked_sub(2).filter(|&i| i < inputs) {
+        Some(index) => format!("inputs[{index}]: {what}"),
+        None => format!("inputs: {what}"),
+    };
+    ApiError::invalid("inputs", "invalid_input", message)
+}
+
+/// `POST /v1/text-to-dialogue` and `…/stream`.
+pub async fn text_to_dialogue(
+    State(state): State<AppState>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let query = query_pairs(request.uri());
+    let (body, busy) = read_body(&state, request).await?;
+    let voices = state.backend.voices();
+    let is_voice = |name: &str| voices.iter().any(|v| v.name == name);
+    let parsed = parse(&query, &body, state.limits.max_input_chars, &is_voice)?;
+    let encoder = ElevenLabsEncoder::new(parsed.format)
+        .map_err(|m| ApiError::invalid("output_format", "invalid_output_format", m))?;
+    let (lines, episode_gap) = plan(parsed.episode).await?;
+    let slot = job_slot(&state)?;
+    let waiting = state.metrics.queue_depth.enter();
+    let mut events = state
+        .backend
+        .start_dialogue(DialogueJob { lines, episode_gap })
+        .map_err(backend_error)?;
+    let first = events.recv().await;
+    drop(waiting);
+    let first = match first {
+        Some(DialogueEvent::Failed(e)) => return Err(backend_error(e)),
+        None => return Err(backend_error(BackendError::Stopped)),
+        Some(event) => event,
+    };
+    let stream = DialogueBody::audio_only(
+        state.clone(),
+        events,
+        first,
+        Box::new(encoder),
+        (slot, busy),
+    );
+    let mut response = Response::new(Body::from_stream(stream));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static(parsed.format.content_type()),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    add_notes(&mut response, &parsed.notes);
+    Ok(response)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse_json(json: &serde_json::Value) -> Result<Parsed, ApiError> {
+        let known = |n: &str| n.starts_with("af_") || n.starts_with("am_");
+        parse(&HashMap::new(), json.to_string().as_bytes(), 4096, &known)
+    }
+
+    #[test]
+    fn inputs_are_turns_one_speaker_per_voice() {
+        let p = parse_json(&serde_json::json!({
+            "inputs": [
+                {"text": "Welcome back to the show.", "voice_id": "21m00Tcm4TlvDq8ikWAM"},
+                {"text": "[laughs] Glad to be here.", "voice_id": "am_michael"},
+                {"text": "Let's begin.", "voice_id": "21m00Tcm4TlvDq8ikWAM"}
+            ],
+            "model_id": "eleven_v3",
+            "settings": {"stability": 0.5}
+        }))
+        .expect("valid");
+        let cast: Vec<(&str, &str)> = p
+            .episode
+            .cast
+            .members
+            .iter()
+            .map(|m| (m.name.as_str(), m.voice.as_str()))
+            .collect();
+        assert_eq!(cast, [("Rachel", "af_heart"), ("am_michael", "am_michael")]);
+        assert_eq!(p.episode.lines.len(), 3);
+        // v3's audio tag is a direction, not speech.
+        assert_eq!(
+            p.episode.spoken_text(&p.episode.lines[1]),
+            "Glad to be here."
+        );
+        assert_eq!(p.format, ElevenLabsFormat::parse(DEFAULT_FORMAT).unwrap());
+        assert_eq!(
+            p.notes,
+            [(
+                "x-banter-voice",
+                "af_heart (for ElevenLabs' Rachel)".to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn mistakes_name_the_input() {
+        let message = |json: serde_json::Value| parse_json(&json).err().map(|e| e.message);
+        assert_eq!(
+            message(serde_json::json!({"inputs": []})).as_deref(),
+            Some("inputs is empty: give one {\"text\", \"voice_id\"} per turn")
+        );
+        let m = message(serde_json::json!({"inputs": [
+            {"text": "Hi.", "voice_id": "af_heart"},
+            {"text": " ", "voice_id": "af_heart"}
+        ]}))
+        .expect("refused");
+        assert_eq!(m, "inputs[1].text is empty");
+        let m = message(serde_json::json!({"inputs": [
+            {"text": "Hi.", "voice_id": "af_heart"},
+            {"text": "Hello.", "voice_id": "aBcDeFgHiJkLmNoPqRsT"}
+        ]}))
+        .expect("refused");
+        assert!(m.starts_with("inputs[1]: "), "{m}");
+        let m = message(serde_json::json!({"inputs": [
+            {"text": "Hi.", "voice_id": "af_heart"},
+            {"text": "Hello.", "voice_id": "zz_nobody"}
+        ]}))
+        .expect("refused");
+        assert!(
+            m.starts_with("inputs[1]: ") && m.contains("zz_nobody"),
+            "{m}"
+        );
+        let too_long = "x".repeat(3000);
+        let m = message(serde_json::json!({"inputs": [
+            {"text": too_long, "voice_id": "af_heart"},
+            {"text": too_long, "voice_id": "am_adam"}
+        ]}))
+        .expect("refused");
+        assert!(m.contains("6000 characters"), "{m}");
+    }
+}
