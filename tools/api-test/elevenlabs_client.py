@@ -203,6 +203,20 @@ def main():
     if streamed != dialogue:
         fail(f"text_to_dialogue.stream ({len(streamed)} bytes) differs from convert ({len(dialogue)})")
     (out / "dialogue.pcm").write_bytes(dialogue)
+    # With timestamps: every character of the inputs, in order, timed; a segment per spoken
+    # input (the tag-only one has none).
+    tagged = inputs + [DialogueInput(text="[sighs]", voice_id="am_michael")]
+    timed = client.text_to_dialogue.convert_with_timestamps(inputs=tagged, output_format="pcm_24000")
+    chars = timed.alignment.characters
+    starts = timed.alignment.character_start_times_seconds
+    if "".join(chars) != "".join(i.text for i in tagged):
+        fail(f"text_to_dialogue alignment characters: {''.join(chars)!r}")
+    if any(b < a for a, b in zip(starts, starts[1:])):
+        fail("text_to_dialogue alignment times go backwards")
+    segments = [(v.dialogue_input_index, v.voice_id) for v in timed.voice_segments]
+    if segments != [(0, "21m00Tcm4TlvDq8ikWAM"), (1, "am_michael")]:
+        fail(f"text_to_dialogue voice segments: {segments}")
+    print(f"ok text to dialogue with timestamps: {len(chars)} characters, segments {segments}", flush=True)
     print(f"ok text to dialogue: {len(dialogue) / 48_000:.2f} s, stream equals convert", flush=True)
 
     for name, call in [

@@ -1,5 +1,6 @@
 //! ElevenLabs' text to dialogue: `POST /v1/text-to-dialogue` and `/v1/text-to-dialogue/stream`
-//! (the same answer: the audio streams as it is made either way).
+//! (the same answer: the audio streams as it is made either way), and `…/with-timestamps` (one
+//! JSON: the audio, every character of the inputs timed, and a voice segment per spoken input).
 //!
 //! Why: this is ElevenLabs' route for what Banter is for, several voices in one conversation,
 //! and its SDKs (`text_to_dialogue.convert`, `.stream`) send it `inputs`, one `{text,
@@ -17,6 +18,9 @@
 //!   inputs together take at most `--max-input-chars` characters.
 //! - `model_id`, `settings`, `seed` and the rest are accepted and ignored, as unknown fields
 //!   are. Query: `output_format` as on the speech routes (default `mp3_44100_128`).
+//! - Timestamps: the characters are the inputs' texts concatenated as sent (tags included),
+//!   each word found in its input in order, as written, and timed from the model's durations
+//!   (`engine::follow::char_times`); `…/stream/with-timestamps` is not served.
 
 use std::collections::HashMap;
 
@@ -26,14 +30,20 @@ use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use engine::script::{Episode, ParseOptions, ScriptError, ScriptFormat};
 
+use engine::render::LineMark;
+use engine::SAMPLE_RATE;
+use tokio::sync::mpsc;
+
 use super::dialogue::plan;
 use super::elevenlabs::{choose_for_language, resolve_voice_id, Chosen};
 use super::speech::{add_notes, backend_error, checked_input, job_slot, read_body};
+use super::timed::json_answer;
 use crate::server::backend::{BackendError, DialogueEvent, DialogueJob};
 use crate::server::errors::ApiError;
+use crate::server::listener::BusyGuard;
 use crate::server::sse_dialogue::DialogueBody;
 use crate::server::ws::{query_pairs, ElevenLabsEncoder, ElevenLabsFormat};
-use crate::server::AppState;
+use crate::server::{sse, AppState, JobSlot};
 
 /// ElevenLabs' default `output_format`.
 const DEFAULT_FORMAT: &str = "mp3_44100_128";
@@ -56,6 +66,8 @@ struct Parsed {
     episode: Episode,
     format: ElevenLabsFormat,
     notes: Vec<(&'static str, String)>,
+    /// Each input's text and voice id as the client sent them (for the timestamps' answer).
+    inputs: Vec<(String, String)>,
 }
 
 fn parse(
@@ -160,10 +172,16 @@ fn parse(
     if !language_notes.is_empty() {
         notes.push(("x-banter-language", language_notes.join("; ")));
     }
+    let inputs = request
+        .inputs
+        .into_iter()
+        .map(|i| (i.text, i.voice_id))
+        .collect();
     Ok(Parsed {
         episode,
         format,
         notes,
+        inputs,
     })
 }
 
@@ -177,20 +195,33 @@ fn input_error(e: &ScriptError, inputs: usize) -> ApiError {
     ApiError::invalid("inputs", "invalid_input", message)
 }
 
-/// `POST /v1/text-to-dialogue` and `…/stream`.
-pub async fn text_to_dialogue(
-    State(state): State<AppState>,
-    request: Request,
-) -> Result<Response, ApiError> {
+/// A dialogue request read, planned and started: its parse, the driver's events with the first
+/// one already received, and what it holds while it runs.
+struct Started {
+    format: ElevenLabsFormat,
+    notes: Vec<(&'static str, String)>,
+    inputs: Vec<(String, String)>,
+    encoder: ElevenLabsEncoder,
+    events: mpsc::Receiver<DialogueEvent>,
+    first: DialogueEvent,
+    held: (JobSlot, Option<BusyGuard>),
+}
+
+async fn start(state: &AppState, request: Request) -> Result<Started, ApiError> {
     let query = query_pairs(request.uri());
-    let (body, busy) = read_body(&state, request).await?;
+    let (body, busy) = read_body(state, request).await?;
     let voices = state.backend.voices();
     let is_voice = |name: &str| voices.iter().any(|v| v.name == name);
-    let parsed = parse(&query, &body, state.limits.max_input_chars, &is_voice)?;
-    let encoder = ElevenLabsEncoder::new(parsed.format)
+    let Parsed {
+        episode,
+        format,
+        notes,
+        inputs,
+    } = parse(&query, &body, state.limits.max_input_chars, &is_voice)?;
+    let encoder = ElevenLabsEncoder::new(format)
         .map_err(|m| ApiError::invalid("output_format", "invalid_output_format", m))?;
-    let (lines, episode_gap) = plan(parsed.episode).await?;
-    let slot = job_slot(&state)?;
+    let (lines, episode_gap) = plan(episode).await?;
+    let slot = job_slot(state)?;
     let waiting = state.metrics.queue_depth.enter();
     let mut events = state
         .backend
@@ -203,22 +234,160 @@ pub async fn text_to_dialogue(
         None => return Err(backend_error(BackendError::Stopped)),
         Some(event) => event,
     };
-    let stream = DialogueBody::audio_only(
-        state.clone(),
+    Ok(Started {
+        format,
+        notes,
+        inputs,
+        encoder,
         events,
         first,
-        Box::new(encoder),
-        (slot, busy),
+        held: (slot, busy),
+    })
+}
+
+/// `POST /v1/text-to-dialogue` and `…/stream`.
+pub async fn text_to_dialogue(
+    State(state): State<AppState>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let started = start(&state, request).await?;
+    let content_type = started.format.content_type();
+    let stream = DialogueBody::audio_only(
+        state.clone(),
+        started.events,
+        started.first,
+        Box::new(started.encoder),
+        started.held,
     );
     let mut response = Response::new(Body::from_stream(stream));
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(parsed.format.content_type()),
-    );
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    add_notes(&mut response, &parsed.notes);
+    add_notes(&mut response, &started.notes);
     Ok(response)
+}
+
+/// `POST /v1/text-to-dialogue/with-timestamps`: one JSON, `audio_base64`, the characters of the
+/// inputs' texts (concatenated, as sent) with their times, and `voice_segments`, one per
+/// spoken input.
+pub async fn with_timestamps(
+    State(state): State<AppState>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let Started {
+        notes,
+        inputs,
+        mut encoder,
+        mut events,
+        first,
+        held: _held,
+        ..
+    } = start(&state, request).await?;
+    let mut audio = Vec::new();
+    let mut samples = 0usize;
+    let mut marks = Vec::new();
+    let mut next = Some(first);
+    loop {
+        let event = match next.take() {
+            Some(event) => event,
+            None => events
+                .recv()
+                .await
+                .ok_or_else(|| backend_error(BackendError::Stopped))?,
+        };
+        let encoded = match event {
+            DialogueEvent::Sentence { .. } => continue,
+            DialogueEvent::Line(mark) => {
+                marks.push(mark);
+                continue;
+            }
+            DialogueEvent::Audio { samples: s, .. } => {
+                samples += s.len();
+                encoder.encode(&s)
+            }
+            DialogueEvent::Done { .. } => {
+                let tail = encoder.finish().map_err(encoding_error)?;
+                audio.extend(tail);
+                break;
+            }
+            DialogueEvent::Failed(e) => return Err(backend_error(e)),
+        };
+        audio.extend(encoded.map_err(encoding_error)?);
+    }
+    let (alignment, voice_segments) = timestamps(&inputs, &marks, samples);
+    let answer = serde_json::json!({
+        "audio_base64": sse::base64(&audio),
+        "alignment": alignment,
+        "normalized_alignment": alignment,
+        "voice_segments": voice_segments,
+    });
+    let mut response = json_answer(&state, &answer, audio.len(), None);
+    add_notes(&mut response, &notes);
+    Ok(response)
+}
+
+fn encoding_error(e: impl std::fmt::Display) -> ApiError {
+    tracing::error!("text to dialogue: encoding: {e}");
+    ApiError::internal("encoding the audio failed; the server log has details")
+}
+
+/// The characters of the inputs' texts, concatenated, timed from each line's words (found in
+/// their input's text in order, as written), and a voice segment per spoken input. An input
+/// with nothing spoken (only an audio tag) has no segment; its characters share the time
+/// around them.
+fn timestamps(
+    inputs: &[(String, String)],
+    marks: &[LineMark],
+    samples: usize,
+) -> (serde_json::Value, Vec<serde_json::Value>) {
+    let text: String = inputs.iter().map(|(t, _)| t.as_str()).collect();
+    let mut offsets = Vec::with_capacity(inputs.len());
+    let mut at = 0usize;
+    for (t, _) in inputs {
+        offsets.push(at);
+        at += t.chars().count();
+    }
+    let at_sample = |secs: f64| (secs.max(0.0) * f64::from(SAMPLE_RATE)).round() as u64;
+    let mut spans = Vec::new();
+    let mut segments = Vec::new();
+    for mark in marks {
+        // One turn a line after the opening `[`: the mark's line names its input.
+        let Some(index) = mark
+            .source_line
+            .checked_sub(2)
+            .filter(|&i| i < inputs.len())
+        else {
+            continue;
+        };
+        let (input, voice_id) = &inputs[index];
+        let mut cursor = 0usize; // bytes into `input`
+        for word in &mark.words {
+            let Some(found) = input[cursor..].find(word.word.as_str()) else {
+                continue;
+            };
+            let byte = cursor + found;
+            let first = offsets[index] + input[..byte].chars().count();
+            let range = first..first + word.word.chars().count();
+            spans.push((range, at_sample(word.start), at_sample(word.end)));
+            cursor = byte + word.word.len();
+        }
+        segments.push(serde_json::json!({
+            "voice_id": voice_id,
+            "start_time_seconds": mark.start,
+            "end_time_seconds": mark.end,
+            "character_start_index": offsets[index],
+            "character_end_index": offsets[index] + input.chars().count(),
+            "dialogue_input_index": index,
+        }));
+    }
+    let times = engine::follow::char_times(&text, &spans, 0, samples as u64);
+    let secs = |s: u64| (s as f64 / f64::from(SAMPLE_RATE) * 1000.0).round() / 1000.0;
+    let alignment = serde_json::json!({
+        "characters": times.iter().map(|t| t.ch.to_string()).collect::<Vec<_>>(),
+        "character_start_times_seconds": times.iter().map(|t| secs(t.start)).collect::<Vec<_>>(),
+        "character_end_times_seconds": times.iter().map(|t| secs(t.end)).collect::<Vec<_>>(),
+    });
+    (alignment, segments)
 }
 
 #[cfg(test)]
@@ -301,5 +470,71 @@ mod tests {
         ]}))
         .expect("refused");
         assert!(m.contains("6000 characters"), "{m}");
+    }
+
+    #[test]
+    fn timestamps_place_each_word_in_its_input_and_skip_unspoken_inputs() {
+        let inputs = vec![
+            ("Hi, Ann.".to_owned(), "af_heart".to_owned()),
+            ("[laughs]".to_owned(), "am_adam".to_owned()),
+            ("Hello \"you\".".to_owned(), "am_adam".to_owned()),
+        ];
+        let word = |w: &str, start: f64, end: f64| engine::words::TimedWord {
+            word: w.to_owned(),
+            start,
+            end,
+            source_line: 0,
+            source_column: 0,
+        };
+        let mark = |source_line: usize, start: f64, end: f64, words| LineMark {
+            line: 0,
+            speaker: String::new(),
+            voice: String::new(),
+            start,
+            end,
+            source_line,
+            words,
+        };
+        let marks = [
+            mark(
+                2,
+                0.0,
+                1.0,
+                vec![word("Hi", 0.1, 0.4), word("Ann", 0.5, 0.9)],
+            ),
+            mark(
+                4,
+                1.5,
+                2.5,
+                vec![word("Hello", 1.6, 2.0), word("you", 2.1, 2.4)],
+            ),
+        ];
+        let (alignment, segments) = timestamps(&inputs, &marks, 60_000);
+        let chars: String = alignment["characters"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(chars, "Hi, Ann.[laughs]Hello \"you\".");
+        let starts = alignment["character_start_times_seconds"]
+            .as_array()
+            .unwrap();
+        // `H` of Hi at 0.1 s, `A` of Ann (index 4) at 0.5 s, `y` of you (index 23) at 2.1 s.
+        assert_eq!(starts[0].as_f64(), Some(0.1));
+        assert_eq!(starts[4].as_f64(), Some(0.5));
+        assert_eq!(starts[23].as_f64(), Some(2.1));
+        let indexed: Vec<(u64, u64, u64)> = segments
+            .iter()
+            .map(|s| {
+                let n = |k: &str| s[k].as_u64().unwrap();
+                (
+                    n("dialogue_input_index"),
+                    n("character_start_index"),
+                    n("character_end_index"),
+                )
+            })
+            .collect();
+        assert_eq!(indexed, [(0, 0, 8), (2, 16, 28)]);
     }
 }

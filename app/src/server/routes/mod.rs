@@ -73,6 +73,10 @@ pub fn router(state: AppState) -> Router {
             post(elevenlabs_dialogue::text_to_dialogue),
         )
         .route(
+            "/v1/text-to-dialogue/with-timestamps",
+            post(elevenlabs_dialogue::with_timestamps),
+        )
+        .route(
             "/v1/text-to-speech/{voice_id}/stream-input",
             get(super::ws::stream_input),
         )
