@@ -13,6 +13,7 @@ use super::source::TextSpan;
 
 mod clean;
 mod directions;
+mod ssml;
 pub(crate) use directions::is_delivery_note;
 
 pub(crate) use clean::clean_direction;
@@ -177,6 +178,13 @@ pub(crate) fn parse_turn(
                 }
             }
         }
+        if c == '<' {
+            if let Some((tag, end)) = ssml::tag_at(chars, i) {
+                ssml_piece(tag, &mut out, &mut text, style, pos_of(i), warnings);
+                i = end;
+                continue;
+            }
+        }
         if c != '[' {
             text.push(c);
             i += 1;
@@ -230,6 +238,44 @@ pub(crate) fn parse_turn(
     }
     flush(&mut out, &mut text, style);
     Ok(tidy(out))
+}
+
+/// What an SSML tag in a turn adds: a pause, a pronunciation, an alias's words, or nothing
+/// (with one notice per tag Banter does not follow).
+fn ssml_piece(
+    tag: ssml::Tag,
+    out: &mut Vec<Piece>,
+    text: &mut String,
+    style: TextStyle,
+    at: Position,
+    warnings: &mut Vec<Warning>,
+) {
+    match tag {
+        ssml::Tag::Break(secs) => {
+            flush(out, text, style);
+            out.push(Piece::Pause { secs });
+        }
+        ssml::Tag::Phoneme { ipa, text: words } => {
+            flush(out, text, style);
+            out.push(Piece::Phonemes {
+                text: collapse_whitespace(&clean(&words, style)),
+                ipa: ipa.trim().to_owned(),
+            });
+        }
+        ssml::Tag::Sub(alias) => text.push_str(&alias),
+        ssml::Tag::Markup(None) => {}
+        ssml::Tag::Markup(Some(name)) => {
+            let message = format!(
+                "the SSML tag `<{name}>` is not followed: its words are read as written, and the tag is not spoken"
+            );
+            if !warnings.iter().any(|w| w.message == message) {
+                warnings.push(Warning {
+                    position: at,
+                    message,
+                });
+            }
+        }
+    }
 }
 
 /// Whether the turn so far holds only directions: a direction here opens the turn.

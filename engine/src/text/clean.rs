@@ -105,10 +105,25 @@ fn is_invisible(c: char) -> bool {
 }
 
 /// HTML elements whose tags are markup around words, never words: inline ones vanish, block
-/// ones (the second list) leave a space.
+/// ones (the second list) leave a space. SSML's tags around words (a request written for
+/// another engine) are inline too; its `<break>` is a pause (see [`clean`]).
 const INLINE_TAGS: [&str; 24] = [
     "a", "abbr", "b", "big", "cite", "code", "del", "em", "font", "i", "ins", "kbd", "mark", "q",
     "s", "samp", "small", "span", "strike", "strong", "sub", "sup", "tt", "u",
+];
+/// SSML's tags, inline like the first list.
+const SSML_TAGS: [&str; 11] = [
+    "speak",
+    "emphasis",
+    "prosody",
+    "say-as",
+    "voice",
+    "lang",
+    "phoneme",
+    "audio",
+    "amazon:effect",
+    "amazon:domain",
+    "break",
 ];
 const BLOCK_TAGS: [&str; 21] = [
     "article",
@@ -141,11 +156,12 @@ fn html_tag(s: &str) -> Option<(usize, bool)> {
     let body = s.strip_prefix('<')?;
     let name_at = usize::from(body.starts_with('/'));
     let name_len = body[name_at..]
-        .find(|c: char| !c.is_ascii_alphanumeric())
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | ':')))
         .unwrap_or(body.len() - name_at);
     let name = body[name_at..name_at + name_len].to_ascii_lowercase();
     let block = BLOCK_TAGS.contains(&name.as_str());
-    if !block && !INLINE_TAGS.contains(&name.as_str()) {
+    let ssml_only = SSML_TAGS.contains(&name.as_str());
+    if !block && !ssml_only && !INLINE_TAGS.contains(&name.as_str()) {
         return None;
     }
     let rest = &body[name_at + name_len..];
@@ -165,7 +181,15 @@ fn html_tag(s: &str) -> Option<(usize, bool)> {
     let attribute_like = attributes.starts_with(char::is_whitespace)
         && attributes.contains('=')
         && !attributes.contains(['<', '\n']);
-    (plain || attribute_like).then_some((1 + name_at + name_len + close + 1, block))
+    // A bare `<voice>` or `<lang>` opening nothing is a placeholder in a usage line
+    // (`banter say <voice> <text>`), spoken as written; SSML's own tags close or carry
+    // attributes.
+    let bare_ssml = ssml_only
+        && plain
+        && name_at == 0
+        && !rest[..close].ends_with('/')
+        && !s.to_ascii_lowercase().contains(&format!("</{name}>"));
+    (!bare_ssml && (plain || attribute_like)).then_some((1 + name_at + name_len + close + 1, block))
 }
 
 /// `<sup>…</sup>` at `at` holding a footnote's mark or a power: its whole length and what to
@@ -280,7 +304,22 @@ pub(super) fn clean(src: &str) -> Cleaned {
                 let (len, said) = if let Some(sup) = sup_marker(src, at) {
                     sup
                 } else if let Some((len, block)) = html_tag(&src[at..]) {
-                    (len, if block { " ".to_owned() } else { String::new() })
+                    let tag = &src[at..at + len];
+                    let pause = tag.len() > 6 && tag[..6].eq_ignore_ascii_case("<break");
+                    let said_before = out.text.trim_end().ends_with(|c: char| c.is_alphanumeric());
+                    // SSML's `<break/>` between words: a dash, which Kokoro pauses on (a
+                    // script's breaks are real pauses: the script crate reads them first).
+                    if pause && said_before {
+                        out.push_dash(at..at + len);
+                    }
+                    (
+                        len,
+                        if block || pause {
+                            " ".to_owned()
+                        } else {
+                            String::new()
+                        },
+                    )
                 } else {
                     out.push(c, at..end);
                     continue;
@@ -332,7 +371,20 @@ mod tests {
             clean("Click <a href=\"https://x.com/a>b\">here</a>.").text,
             "Click here."
         );
-        for kept in ["x <b and c> d", "a < b", "<3 you", "<bogus>", "<b"] {
+        // SSML pasted from a request written for another engine: tags unspoken, a break
+        // between words a pause.
+        assert_eq!(
+            clean("<speak>Hello <break time=\"1s\"/> there. <break/> <say-as interpret-as=\"characters\">NASA</say-as></speak>").text,
+            "Hello —  there.   NASA"
+        );
+        for kept in [
+            "x <b and c> d",
+            "a < b",
+            "<3 you",
+            "<bogus>",
+            "<b",
+            "<break-even>",
+        ] {
             assert_eq!(clean(kept).text, kept);
         }
     }

@@ -331,6 +331,34 @@ fn a_script_in_another_kokoro_language_is_cast_with_its_voices() {
 }
 
 #[test]
+fn ssml_in_a_turn_is_pauses_and_pronunciations_never_speech() {
+    let e = parse("A: Hello there. <break time=\"1.5s\" /> Welcome to <emphasis>the</emphasis> show.\nB: Say <phoneme alphabet=\"ipa\" ph=\"təˈmɑːtoʊ\">tomato</phoneme>, the <sub alias=\"World Wide Web\">WWW</sub>.\nA: Type banter say <voice> here.\n").unwrap();
+    assert_eq!(
+        e.lines[0].pieces,
+        [
+            Piece::text("Hello there. "),
+            Piece::Pause { secs: 1.5 },
+            Piece::text(" Welcome to the show."),
+        ]
+    );
+    assert!(e.lines[1].pieces.contains(&Piece::Phonemes {
+        text: "tomato".into(),
+        ipa: "təˈmɑːtoʊ".into()
+    }));
+    assert!(e.spoken_text(&e.lines[1]).contains("the World Wide Web."));
+    // A placeholder in angle brackets is text, not a tag.
+    assert_eq!(e.spoken_text(&e.lines[2]), "Type banter say <voice> here.");
+    let notes: Vec<&str> = e
+        .warnings
+        .iter()
+        .filter(|w| w.message.contains("SSML"))
+        .map(|w| w.message.as_str())
+        .collect();
+    assert_eq!(notes.len(), 1, "{:?}", e.warnings);
+    assert!(notes[0].contains("`<emphasis>` is not followed"));
+}
+
+#[test]
 fn a_line_in_another_language_than_its_voice_is_told() {
     let lesson = "Host: Welcome back to Spanish in five minutes. Today we ask for directions.\nMaria: ¿Dónde está la biblioteca? La biblioteca está cerca del parque.\nHost: Where is the library? Once more, slowly, and then you try it.\nMaria: Gracias, amigo.\n";
     let e = parse(lesson).unwrap();
