@@ -1,5 +1,6 @@
 //! The body of a `POST /v1/dialogue` response: the driver's [`DialogueEvent`]s as named
-//! server-sent events (`sentence`, `audio`, `line`, `done`, `error`; see `routes::dialogue`);
+//! server-sent events (`warning`, `sentence`, `audio`, `line`, `done`, `error`; see
+//! `routes::dialogue`);
 //! or, for ElevenLabs' text to dialogue, the audio alone ([`DialogueBody::audio_only`]), whose
 //! failure mid-way can only cut the body short.
 //! The JSON of each event is written out here field by field rather than derived from the
@@ -34,6 +35,8 @@ pub fn event(name: &str, data: &serde_json::Value) -> Vec<u8> {
 
 pub struct DialogueBody {
     state: AppState,
+    /// Bytes sent before the first event: the script's `warning` events.
+    preface: Option<Vec<u8>>,
     events: mpsc::Receiver<DialogueEvent>,
     pending: Option<DialogueEvent>,
     encoder: Box<dyn ChunkEncoder>,
@@ -59,6 +62,7 @@ impl DialogueBody {
         let active = state.metrics.active_streams.enter();
         Self {
             state,
+            preface: None,
             events,
             pending: Some(first),
             encoder,
@@ -69,6 +73,15 @@ impl DialogueBody {
             _active: active,
             _held: held,
         }
+    }
+
+    /// Sends `warnings` (`{at, line, column, message}` each, the script's own) as `warning`
+    /// events before anything else: what Banter guessed or left out is never silent.
+    #[must_use]
+    pub fn with_warnings(mut self, warnings: &[serde_json::Value]) -> Self {
+        let bytes: Vec<u8> = warnings.iter().flat_map(|w| event("warning", w)).collect();
+        self.preface = (!bytes.is_empty()).then_some(bytes);
+        self
     }
 
     /// The same dialogue whose body is the encoded audio alone.
@@ -180,6 +193,13 @@ impl futures_core::Stream for DialogueBody {
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
+        if let Some(bytes) = this.preface.take() {
+            this.state
+                .metrics
+                .bytes_sent
+                .fetch_add(bytes.len() as u64, Ordering::Relaxed);
+            return Poll::Ready(Some(Ok(Bytes::from(bytes))));
+        }
         loop {
             if this.finished {
                 return Poll::Ready(None);

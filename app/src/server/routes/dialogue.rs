@@ -10,7 +10,9 @@
 //!   concatenated `audio` payloads are one file of that format;
 //! - `keep_stage_directions`, `name` (the file name used in error messages, `script`).
 //!
-//! Events, in timeline order: `event: sentence` `{line, source_line, speaker, voice, text, start,
+//! Events: first an `event: warning` `{at, line, column, message}` for each thing the script
+//! check says (a guess, a line left unspoken, a tag not followed; `x-banter-warnings` counts
+//! them), then, in timeline order: `event: sentence` `{line, source_line, speaker, voice, text, start,
 //! end, words}` (seconds on the output timeline, trimmed speech as in `banter render` captions;
 //! `words`: `[{word, start, end, source_line, source_column}]`, each word of the sentence as
 //! written, timed on the same timeline inside `start..end`, placed in the script file), then
@@ -162,6 +164,23 @@ fn recast(episode: &mut Episode, speaker: &str, voice: &str) -> Result<(), ApiEr
     Ok(())
 }
 
+/// The script's warnings as the API sends them: where (`at`, `NAME:LINE:COLUMN`, and `line`
+/// and `column`) and what.
+pub(super) fn warnings_json(episode: &Episode) -> Vec<serde_json::Value> {
+    episode
+        .warnings
+        .iter()
+        .map(|w| {
+            serde_json::json!({
+                "at": episode.locate(w.position),
+                "line": w.position.line,
+                "column": w.position.column,
+                "message": w.message,
+            })
+        })
+        .collect()
+}
+
 /// Plans every line (normalisation and phonemes: CPU work, off the async threads).
 pub(super) async fn plan(episode: Episode) -> Result<(Vec<LinePlan>, Option<f32>), ApiError> {
     let gap = episode.settings.gap_secs;
@@ -197,6 +216,7 @@ pub async fn dialogue(
     let voices = state.backend.voices();
     let is_voice = |name: &str| voices.iter().any(|v| v.name == name);
     let params = DialogueParams::parse(&body, &is_voice)?;
+    let warnings = warnings_json(&params.episode);
     let (lines, episode_gap) = plan(params.episode).await?;
     let slot = job_slot(&state)?;
     let waiting = state.metrics.queue_depth.enter();
@@ -219,13 +239,15 @@ pub async fn dialogue(
         encoder,
         params.format,
         (slot, busy),
-    );
+    )
+    .with_warnings(&warnings);
     let mut response = Response::new(Body::from_stream(stream));
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/event-stream"),
     );
+    headers.insert("x-banter-warnings", HeaderValue::from(warnings.len()));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     Ok(response)
 }
@@ -265,6 +287,22 @@ mod tests {
             .expect("turns in script");
         assert_eq!(p.episode.format, ScriptFormat::Json);
         assert_eq!(p.format, AudioFormat::MP3);
+    }
+
+    #[test]
+    fn the_scripts_warnings_are_sent_with_where() {
+        let p = parse(&serde_json::json!({
+            "script": "Ann: Hello.\nBen: It is <emphasis>big</emphasis>.",
+            "name": "ep.txt",
+        }))
+        .expect("valid");
+        let warnings = warnings_json(&p.episode);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert_eq!(warnings[0]["at"], "ep.txt:2:12");
+        assert_eq!(warnings[0]["line"], 2);
+        assert!(warnings[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`<emphasis>` is not followed")));
     }
 
     #[test]

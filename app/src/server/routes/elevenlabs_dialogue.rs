@@ -15,7 +15,9 @@
 //!   language is heard (`x-banter-voice`, `x-banter-language`).
 //! - The text is read as a script turn: v3's audio tags (`[laughs]`, `[whispers]`) are
 //!   directions, not spoken; a turn with nothing to say is a 400 naming `inputs[N]`. The
-//!   inputs together take at most `--max-input-chars` characters.
+//!   inputs together take at most `--max-input-chars` characters. What the script check says
+//!   (an SSML tag not followed, a line in another language than its voice) comes back as
+//!   `x-banter-warning` headers, one each, naming the input.
 //! - `model_id`, `settings`, `seed` and the rest are accepted and ignored, as unknown fields
 //!   are. Query: `output_format` as on the speech routes (default `mp3_44100_128`).
 //! - Timestamps: the characters are the inputs' texts concatenated as sent (tags included),
@@ -166,6 +168,16 @@ fn parse(
         .validate_voices(is_voice)
         .map_err(|e| input_error(&e, turns.len()))?;
     let mut notes = Vec::new();
+    // The script check's warnings, each naming its input: a header each (at most a few).
+    for w in episode.warnings.iter().take(MAX_WARNING_HEADERS) {
+        let at = w
+            .position
+            .line
+            .checked_sub(2)
+            .filter(|&i| i < turns.len())
+            .map_or_else(|| "inputs".to_owned(), |i| format!("inputs[{i}]"));
+        notes.push(("x-banter-warning", ascii(&format!("{at}: {}", w.message))));
+    }
     if !voice_notes.is_empty() {
         notes.push(("x-banter-voice", voice_notes.join("; ")));
     }
@@ -183,6 +195,25 @@ fn parse(
         notes,
         inputs,
     })
+}
+
+/// At most this many `x-banter-warning` headers on one answer.
+const MAX_WARNING_HEADERS: usize = 8;
+
+/// `message` as a header value can carry it: typographic punctuation as its ASCII kin, any
+/// other character beyond ASCII as `?`.
+fn ascii(message: &str) -> String {
+    message
+        .chars()
+        .map(|c| match c {
+            '\u{2018}' | '\u{2019}' => '\'',
+            '\u{201C}' | '\u{201D}' => '"',
+            '\u{2013}' | '\u{2014}' => '-',
+            '\u{2026}' => '.',
+            c if c == ' ' || c.is_ascii_graphic() => c,
+            _ => '?',
+        })
+        .collect()
 }
 
 /// A script mistake in the JSON the inputs made, as a 400 naming the input at fault.
@@ -433,6 +464,25 @@ mod tests {
                 "af_heart (for ElevenLabs' Rachel)".to_owned()
             )]
         );
+        // What the script check says comes back naming the input, in ASCII.
+        let p = parse_json(&serde_json::json!({"inputs": [
+            {"text": "Hi.", "voice_id": "af_heart"},
+            {"text": "It’s <emphasis>big</emphasis>.", "voice_id": "am_adam"}
+        ]}))
+        .expect("valid");
+        let warnings: Vec<&str> = p
+            .notes
+            .iter()
+            .filter(|(name, _)| *name == "x-banter-warning")
+            .map(|(_, v)| v.as_str())
+            .collect();
+        assert_eq!(warnings.len(), 1, "{:?}", p.notes);
+        assert!(
+            warnings[0].starts_with("inputs[1]: the SSML tag `<emphasis>`"),
+            "{}",
+            warnings[0]
+        );
+        assert!(warnings[0].is_ascii());
     }
 
     #[test]

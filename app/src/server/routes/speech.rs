@@ -187,12 +187,12 @@ fn language_of_input(
     }
 }
 
-/// Sets each `(header, value)` note on the answer (values are ASCII by construction; one that
-/// is not is left out rather than failing the answer).
+/// Adds each `(header, value)` note to the answer, a name given twice appearing twice (values
+/// are ASCII by construction; one that is not is left out rather than failing the answer).
 pub(crate) fn add_notes(response: &mut Response, notes: &[(&'static str, String)]) {
     for (name, value) in notes {
         if let Ok(value) = HeaderValue::from_str(value) {
-            response.headers_mut().insert(*name, value);
+            response.headers_mut().append(*name, value);
         }
     }
 }
