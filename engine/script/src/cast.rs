@@ -212,6 +212,14 @@ pub(crate) struct OutOfVoices {
     pub available: usize,
 }
 
+/// The language a speaker is cast in: the script's, or their own where their lines tell it
+/// (the first letter of its stock voices; `None`: English).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Speaks {
+    AsScript,
+    Own(Option<char>),
+}
+
 /// One speaker's voice as [`assign_voices`] chose it.
 #[derive(Debug, PartialEq)]
 pub(crate) struct Assigned {
@@ -222,12 +230,14 @@ pub(crate) struct Assigned {
 }
 
 /// Gives each of `speakers` (in order of appearance) a voice: the listed one, else a free one of
-/// the gender the name suggests, else of the gender the cast has fewer of.
+/// the gender the name suggests, else of the gender the cast has fewer of. A speaker's entry in
+/// `languages`, where their own lines tell it, overrides the script's language in `rules`.
 ///
 /// Returns the chosen voice per speaker, in the same order.
 pub(crate) fn assign_voices(
     speakers: &[String],
     described: &[Option<&str>],
+    languages: &[Speaks],
     listed: &HashMap<String, &CastEntry>,
     reserved: &[&CastEntry],
     rules: CastingRules,
@@ -238,32 +248,20 @@ pub(crate) fn assign_voices(
             *used.entry(name).or_default() += 1;
         }
     }
-    let of_language = |voices: &[&'static str]| -> Vec<&'static str> {
-        let prefix = rules.language.unwrap_or('a');
-        voices
-            .iter()
-            .copied()
-            .filter(|v| v.starts_with(prefix))
-            .collect()
+    let language_pools = |language: Option<char>| {
+        let of_language = |voices: &[&'static str]| -> Vec<&'static str> {
+            let prefix = language.unwrap_or('a');
+            voices
+                .iter()
+                .copied()
+                .filter(|v| v.starts_with(prefix))
+                .collect()
+        };
+        (
+            of_language(&OTHER_LANGUAGE_FEMALE),
+            of_language(&OTHER_LANGUAGE_MALE),
+        )
     };
-    let (language_female, language_male) = (
-        of_language(&OTHER_LANGUAGE_FEMALE),
-        of_language(&OTHER_LANGUAGE_MALE),
-    );
-    let in_language =
-        rules.language.is_some() && !(language_female.is_empty() && language_male.is_empty());
-    let mut pools = if in_language {
-        vec![(&language_female[..], &language_male[..])]
-    } else {
-        vec![(&ENGLISH_FEMALE[..], &ENGLISH_MALE[..])]
-    };
-    if rules.any_language_voices && !in_language {
-        pools.push((&OTHER_LANGUAGE_FEMALE[..], &OTHER_LANGUAGE_MALE[..]));
-    }
-    let available: HashSet<&str> = pools
-        .iter()
-        .flat_map(|(f, m)| f.iter().chain(m.iter()).copied())
-        .collect();
     let mut out = Vec::with_capacity(speakers.len());
     let mut balance = Balance::default();
     for (index, name) in speakers.iter().enumerate() {
@@ -279,6 +277,26 @@ pub(crate) fn assign_voices(
             });
             continue;
         }
+        // The speaker's own language where their lines tell it, else the script's.
+        let language = match languages.get(index) {
+            Some(Speaks::Own(language)) => *language,
+            _ => rules.language,
+        };
+        let (language_female, language_male) = language_pools(language);
+        let in_language =
+            language.is_some() && !(language_female.is_empty() && language_male.is_empty());
+        let mut pools = if in_language {
+            vec![(&language_female[..], &language_male[..])]
+        } else {
+            vec![(&ENGLISH_FEMALE[..], &ENGLISH_MALE[..])]
+        };
+        if rules.any_language_voices && !in_language {
+            pools.push((&OTHER_LANGUAGE_FEMALE[..], &OTHER_LANGUAGE_MALE[..]));
+        }
+        let available: HashSet<&str> = pools
+            .iter()
+            .flat_map(|(f, m)| f.iter().chain(m.iter()).copied())
+            .collect();
         let guess = guess_gender(name, described.get(index).copied().flatten());
         let female = guess
             .as_ref()
@@ -338,17 +356,17 @@ impl Balance {
 
 /// The first free voice of the wanted gender (then of the other), pool by pool; with
 /// `reuse`, the least used one instead.
-fn pick<'a>(
-    pools: &[(&'a [&'a str], &'a [&'a str])],
+fn pick(
+    pools: &[(&[&'static str], &[&'static str])],
     used: &HashMap<&str, usize>,
     female: bool,
     reuse: bool,
-) -> Option<&'a str> {
+) -> Option<&'static str> {
     let count = |v: &str| used.get(v).copied().unwrap_or(0);
     if reuse {
         let (f, m) = pools.first()?;
         let (want, other) = if female { (f, m) } else { (m, f) };
-        let least = |list: &[&'a str]| list.iter().copied().min_by_key(|v| count(v));
+        let least = |list: &[&'static str]| list.iter().copied().min_by_key(|v| count(v));
         return least(want).or_else(|| least(other));
     }
     for (f, m) in pools {
@@ -425,6 +443,7 @@ mod tests {
         let got = assign_voices(
             &names(28),
             &[],
+            &[],
             &HashMap::new(),
             &[],
             CastingRules::default(),
@@ -448,8 +467,15 @@ mod tests {
             "Sam".to_owned(),
             "Lady Bracknell".into(),
         ];
-        let got =
-            assign_voices(&speakers, &[], &listed, &[&alice], CastingRules::default()).unwrap();
+        let got = assign_voices(
+            &speakers,
+            &[],
+            &[],
+            &listed,
+            &[&alice],
+            CastingRules::default(),
+        )
+        .unwrap();
         assert_eq!(got[0].voice, "am_michael");
         assert_eq!(got[0].guess, None, "a listed voice is not a guess");
         assert_eq!(
@@ -473,6 +499,7 @@ mod tests {
             .into();
         let got = assign_voices(
             &speakers,
+            &[],
             &[],
             &HashMap::new(),
             &[],
@@ -522,7 +549,15 @@ mod tests {
         ]
         .map(String::from)
         .into();
-        let got = assign_voices(&men, &[], &HashMap::new(), &[], CastingRules::default()).unwrap();
+        let got = assign_voices(
+            &men,
+            &[],
+            &[],
+            &HashMap::new(),
+            &[],
+            CastingRules::default(),
+        )
+        .unwrap();
         let last = got.last().unwrap();
         assert_eq!(last.voice, "af_heart");
         assert_eq!(last.guess, None);
@@ -532,6 +567,7 @@ mod tests {
     fn the_29th_speaker_needs_a_rule() {
         let err = assign_voices(
             &names(29),
+            &[],
             &[],
             &HashMap::new(),
             &[],
@@ -550,7 +586,7 @@ mod tests {
             language: None,
         };
         assert_eq!(
-            assign_voices(&names(60), &[], &HashMap::new(), &[], reuse)
+            assign_voices(&names(60), &[], &[], &HashMap::new(), &[], reuse)
                 .unwrap()
                 .len(),
             60
@@ -560,12 +596,12 @@ mod tests {
             any_language_voices: true,
             language: None,
         };
-        let got = assign_voices(&names(54), &[], &HashMap::new(), &[], any).unwrap();
+        let got = assign_voices(&names(54), &[], &[], &HashMap::new(), &[], any).unwrap();
         assert_eq!(
             got.iter().map(|g| &g.voice).collect::<HashSet<_>>().len(),
             54
         );
-        assert!(assign_voices(&names(55), &[], &HashMap::new(), &[], any).is_err());
+        assert!(assign_voices(&names(55), &[], &[], &HashMap::new(), &[], any).is_err());
     }
 
     #[test]

@@ -11,6 +11,8 @@
 //! (German, Dutch, Polish...) is named as such: guessing among Kokoro's eight alone once cast a
 //! German script with the French voice, and nothing said it was German.
 
+use std::collections::HashMap;
+
 use whatlang::{Detector, Lang};
 
 use super::cast::Cast;
@@ -95,6 +97,31 @@ pub fn of_text_of_words(text: &str, min_words: usize) -> Option<Written> {
     of_kokoro_text(text).map(Written::Kokoro)
 }
 
+/// What one speaker's lines tell of the language they speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Told {
+    English,
+    Other(Written),
+    /// Too few words, or no clear answer: the script's language is theirs.
+    Unsure,
+}
+
+/// [`Told`] of `text` (one speaker's lines).
+pub(crate) fn tell(text: &str) -> Told {
+    if let Some(written) = of_text(text) {
+        return Told::Other(written);
+    }
+    let english = text.split_whitespace().count() >= MIN_WORDS
+        && Detector::new()
+            .detect(text)
+            .is_some_and(|info| info.is_reliable() && info.lang() == Lang::Eng);
+    if english {
+        Told::English
+    } else {
+        Told::Unsure
+    }
+}
+
 /// [`of_text_of_words`] for one request's sentence or two, where whatlang, reliable about
 /// English, is often unsure between neighbours ("Hola a todos, bienvenidos al programa" is
 /// Spanish, or Galician, or Portuguese). Such a text is taken as the Kokoro language that both
@@ -151,15 +178,37 @@ fn of_kokoro_text(text: &str) -> Option<ScriptLanguage> {
         .map(|&(_, voice_prefix, name)| ScriptLanguage { voice_prefix, name })
 }
 
-/// Warns of lines written in a language their voice does not speak where the script as a whole
-/// is not (a language lesson's Spanish phrase in an English episode: "¿Dónde está la
+/// Warns of lines written in a language their voice does not speak where their speaker on the
+/// whole does not (a language lesson's Spanish phrase in an English episode: "¿Dónde está la
 /// biblioteca?" read with English sounds). The first few lines are told one by one, the rest
 /// at once. Lines in another alphabet are `writing_systems`' to tell.
 pub(crate) fn warn_foreign_lines(lines: &[Line], cast: &Cast, warnings: &mut Vec<Warning>) {
-    let script = detect(lines).map(|w| match w {
+    let name_of = |w: Written| match w {
         Written::Kokoro(l) => l.name,
         Written::Unspoken(name) => name,
-    });
+    };
+    let script = detect(lines).map(name_of);
+    // What each speaker speaks on the whole: a line in that language is the cast's business
+    // (said where the speaker was cast), not a stray line.
+    let mut spoken: HashMap<&str, Option<&'static str>> = HashMap::new();
+    for line in lines {
+        if !spoken.contains_key(line.speaker.as_str()) {
+            let mut sample = String::new();
+            for l in lines.iter().filter(|l| l.speaker == line.speaker) {
+                if sample.len() >= 4_000 {
+                    break;
+                }
+                sample.push_str(&l.spoken_text(false));
+                sample.push('\n');
+            }
+            let own = match tell(&sample) {
+                Told::Other(w) => Some(name_of(w)),
+                Told::English => Some("English"),
+                Told::Unsure => script,
+            };
+            spoken.insert(&line.speaker, own);
+        }
+    }
     let mut foreign: Vec<(Position, &'static str)> = Vec::new();
     for line in lines {
         let Some(member) = cast.get(&line.speaker) else {
@@ -177,7 +226,7 @@ pub(crate) fn warn_foreign_lines(lines: &[Line], cast: &Cast, warnings: &mut Vec
             Some(Written::Unspoken(name)) => name,
             None => continue,
         };
-        if heard == own || Some(heard) == script {
+        if heard == own || spoken.get(line.speaker.as_str()).copied().flatten() == Some(heard) {
             continue;
         }
         if foreign.len() < SHOWN_ONE_BY_ONE {

@@ -6,11 +6,11 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::cast::{
-    assign_voices, speaker_key, Cast, CastEntry, CastMember, CastingRules, VoiceSource,
+    assign_voices, speaker_key, Cast, CastEntry, CastMember, CastingRules, Speaks, VoiceSource,
 };
 use crate::characters::CharacterList;
 use crate::error::{ScriptError, ScriptErrorKind};
-use crate::language::{ScriptLanguage, Written};
+use crate::language::{ScriptLanguage, Told, Written};
 use crate::model::{Line, Position, Warning};
 use crate::names::{display_name, how_they_differ};
 
@@ -224,6 +224,41 @@ fn warn_unspoken(
     });
 }
 
+/// Each speaker's own language where their lines tell one that differs from the script's
+/// (`detected`): the stock voices' first letter (`None` for English) and the language's name.
+/// A language no Kokoro voice speaks reads as English (it has no voices of its own).
+fn speakers_languages(
+    speakers: &[String],
+    lines: &[Line],
+    detected: Option<Written>,
+) -> Vec<Option<(Option<char>, &'static str)>> {
+    /// Enough of a speaker's lines to tell their language.
+    const SAMPLE_BYTES: usize = 4_000;
+    let script = match detected {
+        Some(Written::Kokoro(l)) => Some(l.voice_prefix),
+        _ => None,
+    };
+    speakers
+        .iter()
+        .map(|name| {
+            let mut sample = String::new();
+            for line in lines.iter().filter(|l| l.speaker == *name) {
+                if sample.len() >= SAMPLE_BYTES {
+                    break;
+                }
+                sample.push_str(&line.spoken_text(false));
+                sample.push('\n');
+            }
+            let own = match crate::language::tell(&sample) {
+                Told::Other(Written::Kokoro(l)) => (Some(l.voice_prefix), l.name),
+                Told::English | Told::Other(Written::Unspoken(_)) => (None, "English"),
+                Told::Unsure => return None,
+            };
+            (own.0 != script).then_some(own)
+        })
+        .collect()
+}
+
 /// Matches speakers to cast entries, casts the rest, and renames each line's speaker to the
 /// cast's spelling of the name.
 pub(super) fn cast_speakers(
@@ -289,6 +324,7 @@ pub(super) fn cast_speakers(
     warn_extended_names(&speakers, &turns, &first_line, warnings);
     warn_misspelled_names(&speakers, &turns, &first_line, &listed, warnings);
     let language = crate::language::detect(lines);
+    let own_languages = speakers_languages(&speakers, lines, language);
     let rules = CastingRules {
         reuse_voices: settings.reuse_voices,
         any_language_voices: settings.any_language_voices,
@@ -302,8 +338,12 @@ pub(super) fn cast_speakers(
         .iter()
         .map(|name| characters.and_then(|c| c.description(name)))
         .collect();
-    let voices =
-        assign_voices(&speakers, &described, &listed, &reserved, rules).map_err(|out| {
+    let overrides: Vec<Speaks> = own_languages
+        .iter()
+        .map(|o| o.map_or(Speaks::AsScript, |(prefix, _)| Speaks::Own(prefix)))
+        .collect();
+    let voices = assign_voices(&speakers, &described, &overrides, &listed, &reserved, rules)
+        .map_err(|out| {
             ScriptError::new(
                 file,
                 first_line[out.index],
@@ -325,6 +365,24 @@ pub(super) fn cast_speakers(
             guess: a.guess,
         })
         .collect();
+    for ((member, own), first) in members.iter().zip(&own_languages).zip(&first_line) {
+        if let (Some((_, name)), VoiceSource::Automatic) = (own, member.source) {
+            warnings.push(Warning {
+                position: *first,
+                message: format!(
+                    "`{}` speaks {name} in their lines, unlike the rest of the script, so is \
+                     given {} voice (`{}`); name one in a cast header to choose another",
+                    member.name,
+                    if name.starts_with(['A', 'E', 'I', 'O', 'U']) {
+                        format!("an {name}")
+                    } else {
+                        format!("a {name}")
+                    },
+                    member.voice
+                ),
+            });
+        }
+    }
     match language {
         Some(Written::Kokoro(language)) => {
             warn_language(language, &members, &first_line, warnings);

@@ -359,22 +359,33 @@ fn ssml_in_a_turn_is_pauses_and_pronunciations_never_speech() {
 }
 
 #[test]
-fn a_line_in_another_language_than_its_voice_is_told() {
-    let lesson = "Host: Welcome back to Spanish in five minutes. Today we ask for directions.\nMaria: ¿Dónde está la biblioteca? La biblioteca está cerca del parque.\nHost: Where is the library? Once more, slowly, and then you try it.\nMaria: Gracias, amigo.\n";
+fn a_speaker_who_speaks_another_language_gets_its_voice_and_a_stray_line_is_told() {
+    let lesson = "Host: Welcome back to Spanish in five minutes. Today we ask for directions.\nMaria: ¿Dónde está la biblioteca? La biblioteca está cerca del parque.\nHost: Where is the library? Once more, slowly, and then you try it.\nHost: Ahora tú: ¿dónde está la biblioteca, por favor?\nMaria: Muy bien. Gracias, amigo.\n";
     let e = parse(lesson).unwrap();
+    // Maria speaks Spanish throughout: a Spanish voice; the host, who speaks English, an
+    // English one, and said so.
+    assert_eq!(e.cast.get("Maria").unwrap().voice, "ef_dora");
+    assert!(e.cast.get("Host").unwrap().voice.starts_with('a'));
+    assert!(
+        e.warnings
+            .iter()
+            .any(|w| w.message.contains("`Host` speaks English in their lines")),
+        "{:?}",
+        e.warnings
+    );
+    // The host's one Spanish line is told; the English lines are not.
     let told: Vec<(usize, &str)> = e
         .warnings
         .iter()
         .filter(|w| w.message.contains("looks written in"))
         .map(|w| (w.position.line, w.message.as_str()))
         .collect();
-    // The Spanish sentence is told; the English lines and a two-word thanks are not.
     assert_eq!(told.len(), 1, "{:?}", e.warnings);
-    assert_eq!(told[0].0, 2);
+    assert_eq!(told[0].0, 4);
     assert!(
         told[0]
             .1
-            .contains("in Spanish, which `af_bella` (Maria's voice) reads with English sounds"),
+            .contains("in Spanish, which `af_heart` (Host's voice) reads with English sounds"),
         "{}",
         told[0].1
     );
