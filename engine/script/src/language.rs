@@ -106,8 +106,28 @@ pub(crate) enum Told {
     Unsure,
 }
 
+/// What each speaker's lines tell of their language, by speaker name: one pass over the lines,
+/// at most [`SPEAKER_SAMPLE_BYTES`] of each speaker's words looked at.
+pub(crate) fn by_speaker(lines: &[Line]) -> HashMap<&str, Told> {
+    let mut samples: HashMap<&str, String> = HashMap::new();
+    for line in lines {
+        let sample = samples.entry(line.speaker.as_str()).or_default();
+        if sample.len() < SPEAKER_SAMPLE_BYTES {
+            sample.push_str(&line.spoken_text(false));
+            sample.push('\n');
+        }
+    }
+    samples
+        .into_iter()
+        .map(|(name, sample)| (name, tell(&sample)))
+        .collect()
+}
+
+/// Enough of one speaker's lines to tell their language.
+const SPEAKER_SAMPLE_BYTES: usize = 4_000;
+
 /// [`Told`] of `text` (one speaker's lines).
-pub(crate) fn tell(text: &str) -> Told {
+fn tell(text: &str) -> Told {
     if let Some(written) = of_text(text) {
         return Told::Other(written);
     }
@@ -190,25 +210,17 @@ pub(crate) fn warn_foreign_lines(lines: &[Line], cast: &Cast, warnings: &mut Vec
     let script = detect(lines).map(name_of);
     // What each speaker speaks on the whole: a line in that language is the cast's business
     // (said where the speaker was cast), not a stray line.
-    let mut spoken: HashMap<&str, Option<&'static str>> = HashMap::new();
-    for line in lines {
-        if !spoken.contains_key(line.speaker.as_str()) {
-            let mut sample = String::new();
-            for l in lines.iter().filter(|l| l.speaker == line.speaker) {
-                if sample.len() >= 4_000 {
-                    break;
-                }
-                sample.push_str(&l.spoken_text(false));
-                sample.push('\n');
-            }
-            let own = match tell(&sample) {
+    let spoken: HashMap<&str, Option<&'static str>> = by_speaker(lines)
+        .into_iter()
+        .map(|(name, told)| {
+            let own = match told {
                 Told::Other(w) => Some(name_of(w)),
                 Told::English => Some("English"),
                 Told::Unsure => script,
             };
-            spoken.insert(&line.speaker, own);
-        }
-    }
+            (name, own)
+        })
+        .collect();
     let mut foreign: Vec<(Position, &'static str)> = Vec::new();
     for line in lines {
         let Some(member) = cast.get(&line.speaker) else {

@@ -54,7 +54,7 @@ use crate::server::ws::{query_pairs, ElevenLabsEncoder, ElevenLabsFormat};
 use crate::server::{sse, AppState};
 
 /// ElevenLabs' default `output_format`.
-const DEFAULT_FORMAT: &str = "mp3_44100_128";
+pub(crate) const DEFAULT_FORMAT: &str = "mp3_44100_128";
 
 #[derive(Debug, serde::Deserialize)]
 struct Body {
@@ -383,7 +383,12 @@ fn alignment(text: &str, words: &[TimedWord], samples: usize) -> serde_json::Val
             Some((at..at + len, at_sample(w.start), at_sample(w.end)))
         })
         .collect();
-    let times = engine::follow::char_times(text, &spans, 0, samples as u64);
+    alignment_json(&engine::follow::char_times(text, &spans, 0, samples as u64))
+}
+
+/// ElevenLabs' `alignment` object for timed characters: `characters` one each, their start and
+/// end in seconds (to the millisecond) from the file's first sample.
+pub(crate) fn alignment_json(times: &[engine::follow::CharTime]) -> serde_json::Value {
     let secs = |s: u64| (s as f64 / f64::from(SAMPLE_RATE) * 1000.0).round() / 1000.0;
     serde_json::json!({
         "characters": times.iter().map(|t| t.ch.to_string()).collect::<Vec<_>>(),

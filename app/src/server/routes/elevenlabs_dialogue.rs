@@ -37,7 +37,9 @@ use engine::SAMPLE_RATE;
 use tokio::sync::mpsc;
 
 use super::dialogue::plan;
-use super::elevenlabs::{choose_for_language, resolve_voice_id, Chosen};
+use super::elevenlabs::{
+    alignment_json, choose_for_language, resolve_voice_id, Chosen, DEFAULT_FORMAT,
+};
 use super::speech::{add_notes, backend_error, checked_input, job_slot, read_body};
 use super::timed::json_answer;
 use crate::server::backend::{BackendError, DialogueEvent, DialogueJob};
@@ -46,9 +48,6 @@ use crate::server::listener::BusyGuard;
 use crate::server::sse_dialogue::DialogueBody;
 use crate::server::ws::{query_pairs, ElevenLabsEncoder, ElevenLabsFormat};
 use crate::server::{sse, AppState, JobSlot};
-
-/// ElevenLabs' default `output_format`.
-const DEFAULT_FORMAT: &str = "mp3_44100_128";
 
 #[derive(Debug, serde::Deserialize)]
 struct DialogueRequest {
@@ -412,13 +411,7 @@ fn timestamps(
         }));
     }
     let times = engine::follow::char_times(&text, &spans, 0, samples as u64);
-    let secs = |s: u64| (s as f64 / f64::from(SAMPLE_RATE) * 1000.0).round() / 1000.0;
-    let alignment = serde_json::json!({
-        "characters": times.iter().map(|t| t.ch.to_string()).collect::<Vec<_>>(),
-        "character_start_times_seconds": times.iter().map(|t| secs(t.start)).collect::<Vec<_>>(),
-        "character_end_times_seconds": times.iter().map(|t| secs(t.end)).collect::<Vec<_>>(),
-    });
-    (alignment, segments)
+    (alignment_json(&times), segments)
 }
 
 #[cfg(test)]

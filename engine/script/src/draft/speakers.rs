@@ -232,24 +232,15 @@ fn speakers_languages(
     lines: &[Line],
     detected: Option<Written>,
 ) -> Vec<Option<(Option<char>, &'static str)>> {
-    /// Enough of a speaker's lines to tell their language.
-    const SAMPLE_BYTES: usize = 4_000;
     let script = match detected {
         Some(Written::Kokoro(l)) => Some(l.voice_prefix),
         _ => None,
     };
+    let told = crate::language::by_speaker(lines);
     speakers
         .iter()
         .map(|name| {
-            let mut sample = String::new();
-            for line in lines.iter().filter(|l| l.speaker == *name) {
-                if sample.len() >= SAMPLE_BYTES {
-                    break;
-                }
-                sample.push_str(&line.spoken_text(false));
-                sample.push('\n');
-            }
-            let own = match crate::language::tell(&sample) {
+            let own = match told.get(name.as_str())? {
                 Told::Other(Written::Kokoro(l)) => (Some(l.voice_prefix), l.name),
                 Told::English | Told::Other(Written::Unspoken(_)) => (None, "English"),
                 Told::Unsure => return None,
