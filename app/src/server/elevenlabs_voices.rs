@@ -9,11 +9,11 @@
 //! The ids, names, genders and accents are ElevenLabs' public premade list as `GET /v1/voices`
 //! returned it in 2026 (21 voices), plus Rachel, the older default that much code still names.
 
-use engine::assets::manifest::KOKORO_V1;
 use engine::phonemes::Language;
 use engine::voice::VoiceSpec;
 
 use crate::server::errors::ApiError;
+use crate::server::input_language::stock_voice_like;
 
 /// (ElevenLabs voice id, its name, the stock voice spoken for it).
 const PREMADE: [(&str, &str, &str); 22] = [
@@ -101,24 +101,12 @@ pub fn for_language(
         return Ok(None);
     }
     let wanted = languages[0];
-    let of_language = || {
-        KOKORO_V1
-            .voices
-            .names
-            .iter()
-            .copied()
-            .filter(move |name| Language::from_voice_name(name) == Some(wanted))
-    };
-    if let Some((stock, _)) = stand_in {
-        let gender = stock.chars().nth(1);
-        let swap = of_language()
-            .find(|name| name.chars().nth(1) == gender)
-            .or_else(|| of_language().next());
-        if swap.is_some() {
-            return Ok(swap);
-        }
+    let like = stand_in.map_or("", |(stock, _)| stock);
+    let (swap, examples) =
+        stock_voice_like(|name| Language::from_voice_name(name) == Some(wanted), like);
+    if stand_in.is_some() && swap.is_some() {
+        return Ok(swap);
     }
-    let examples: Vec<&str> = of_language().take(2).collect();
     Err(format!(
         "voice `{resolved}` speaks {}, and language_code asks for `{code}`; choose a voice of \
          that language ({}) or leave language_code out",

@@ -46,33 +46,19 @@ pub fn heard(text: &str, resolved: &str, stand_in: bool) -> Option<Heard> {
     match language::of_short_text(sample, MIN_WORDS)? {
         Written::Kokoro(l) if l.name == own => None,
         Written::Kokoro(l) => {
-            let gender = resolved.chars().nth(1);
-            let of_language = || {
-                KOKORO_V1
-                    .voices
-                    .names
-                    .iter()
-                    .copied()
-                    .filter(move |n| n.starts_with(l.voice_prefix))
-            };
-            let swap = of_language()
-                .find(|n| n.chars().nth(1) == gender)
-                .or_else(|| of_language().next());
+            let (swap, examples) = stock_voice_like(|n| n.starts_with(l.voice_prefix), resolved);
             match swap {
                 Some(stock) if stand_in => Some(Heard::Swap {
                     stock,
                     language: l.name,
                 }),
-                _ => {
-                    let examples: Vec<&str> = of_language().take(2).collect();
-                    Some(Heard::Mismatch(format!(
-                        "{} read by {resolved}, a voice that speaks {own}, with its sounds; a {} \
+                _ => Some(Heard::Mismatch(format!(
+                    "{} read by {resolved}, a voice that speaks {own}, with its sounds; a {} \
                          voice ({}) speaks it",
-                        l.name,
-                        l.name,
-                        examples.join(", ")
-                    )))
-                }
+                    l.name,
+                    l.name,
+                    examples.join(", ")
+                ))),
             }
         }
         Written::Unspoken(name) => Some(Heard::Mismatch(format!(
@@ -80,6 +66,28 @@ pub fn heard(text: &str, resolved: &str, stand_in: bool) -> Option<Heard> {
                  Piper voice in the library may"
         ))),
     }
+}
+
+/// Among the stock voices `of_language` admits: the one of `like`'s gender (a stock name's
+/// second letter), else the first; and the first two, to name as examples.
+pub(crate) fn stock_voice_like(
+    of_language: impl Fn(&str) -> bool,
+    like: &str,
+) -> (Option<&'static str>, Vec<&'static str>) {
+    let voices: Vec<&'static str> = KOKORO_V1
+        .voices
+        .names
+        .iter()
+        .copied()
+        .filter(|n| of_language(n))
+        .collect();
+    let gender = like.chars().nth(1);
+    let swap = voices
+        .iter()
+        .copied()
+        .find(|n| n.chars().nth(1) == gender)
+        .or_else(|| voices.first().copied());
+    (swap, voices.into_iter().take(2).collect())
 }
 
 #[cfg(test)]

@@ -376,7 +376,7 @@ pub(crate) fn assemble(
     }
     let skipped = account(format, &lines, &kinds, source, &mut warnings);
     unspoken::bold_names_inside_turns(&lines, source, &mut warnings);
-    let cast = cast_speakers(
+    let (cast, languages) = cast_speakers(
         file,
         &mut lines,
         &entries,
@@ -386,7 +386,7 @@ pub(crate) fn assemble(
     )?;
     super::writing_systems::drop_unsayable(&mut lines, &cast, &mut warnings);
     super::writing_systems::warn_wordless(&lines, &mut warnings);
-    super::language::warn_foreign_lines(&lines, &cast, &mut warnings);
+    super::language::warn_foreign_lines(&lines, &cast, &languages, &mut warnings);
     warnings.sort_by_key(|w| w.position);
     Ok(Episode {
         source: file.to_owned(),

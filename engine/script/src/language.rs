@@ -17,7 +17,7 @@ use whatlang::{Detector, Lang};
 
 use super::cast::Cast;
 use super::model::{Line, Position, Warning};
-use super::writing_systems::foreign_script;
+use super::writing_systems::{foreign_script, line_list, SHOWN_ONE_BY_ONE};
 
 /// The first letter of the stock voices of a language (`e` for `ef_dora`), and its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,21 +106,34 @@ pub(crate) enum Told {
     Unsure,
 }
 
-/// What each speaker's lines tell of their language, by speaker name: one pass over the lines,
-/// at most [`SPEAKER_SAMPLE_BYTES`] of each speaker's words looked at.
-pub(crate) fn by_speaker(lines: &[Line]) -> HashMap<&str, Told> {
-    let mut samples: HashMap<&str, String> = HashMap::new();
-    for line in lines {
-        let sample = samples.entry(line.speaker.as_str()).or_default();
-        if sample.len() < SPEAKER_SAMPLE_BYTES {
-            sample.push_str(&line.spoken_text(false));
-            sample.push('\n');
+/// What a script's lines tell of its languages: the script's as a whole ([`detect`]) and each
+/// speaker's, by name. Read once, where the cast is made; the stray-line check reads it again.
+pub(crate) struct Languages {
+    pub script: Option<Written>,
+    pub by_speaker: HashMap<String, Told>,
+}
+
+impl Languages {
+    /// One pass over the lines, at most [`SPEAKER_SAMPLE_BYTES`] of each speaker's words looked
+    /// at.
+    pub(crate) fn of(lines: &[Line]) -> Self {
+        let mut samples: HashMap<&str, String> = HashMap::new();
+        for line in lines {
+            let sample = samples.entry(line.speaker.as_str()).or_default();
+            if sample.len() < SPEAKER_SAMPLE_BYTES {
+                sample.push_str(&line.spoken_text(false));
+                sample.push('\n');
+            }
+        }
+        let by_speaker = samples
+            .into_iter()
+            .map(|(name, sample)| (name.to_owned(), tell(&sample)))
+            .collect();
+        Self {
+            script: detect(lines),
+            by_speaker,
         }
     }
-    samples
-        .into_iter()
-        .map(|(name, sample)| (name, tell(&sample)))
-        .collect()
 }
 
 /// Enough of one speaker's lines to tell their language.
@@ -202,23 +215,29 @@ fn of_kokoro_text(text: &str) -> Option<ScriptLanguage> {
 /// whole does not (a language lesson's Spanish phrase in an English episode: "¿Dónde está la
 /// biblioteca?" read with English sounds). The first few lines are told one by one, the rest
 /// at once. Lines in another alphabet are `writing_systems`' to tell.
-pub(crate) fn warn_foreign_lines(lines: &[Line], cast: &Cast, warnings: &mut Vec<Warning>) {
+pub(crate) fn warn_foreign_lines(
+    lines: &[Line],
+    cast: &Cast,
+    languages: &Languages,
+    warnings: &mut Vec<Warning>,
+) {
     let name_of = |w: Written| match w {
         Written::Kokoro(l) => l.name,
         Written::Unspoken(name) => name,
     };
-    let script = detect(lines).map(name_of);
+    let script = languages.script.map(name_of);
     // What each speaker speaks on the whole: a line in that language is the cast's business
     // (said where the speaker was cast), not a stray line.
-    let spoken: HashMap<&str, Option<&'static str>> = by_speaker(lines)
-        .into_iter()
-        .map(|(name, told)| {
+    let spoken: HashMap<&str, Option<&'static str>> = languages
+        .by_speaker
+        .iter()
+        .map(|(name, &told)| {
             let own = match told {
                 Told::Other(w) => Some(name_of(w)),
                 Told::English => Some("English"),
                 Told::Unsure => script,
             };
-            (name, own)
+            (name.as_str(), own)
         })
         .collect();
     let mut foreign: Vec<(Position, &'static str)> = Vec::new();
@@ -255,19 +274,13 @@ pub(crate) fn warn_foreign_lines(lines: &[Line], cast: &Cast, warnings: &mut Vec
     }
     if let Some((first, heard)) = foreign.get(SHOWN_ONE_BY_ONE) {
         let rest = &foreign[SHOWN_ONE_BY_ONE..];
-        let numbers: Vec<String> = rest
-            .iter()
-            .take(12)
-            .map(|(p, _)| p.line.to_string())
-            .collect();
         warnings.push(Warning {
             position: *first,
             message: format!(
-                "{} more line(s) ({}{}) look written, like this one in {heard}, in a language \
+                "{} more line(s) ({}) look written, like this one in {heard}, in a language \
                  their voices do not speak",
                 rest.len(),
-                numbers.join(", "),
-                if rest.len() > 12 { ", …" } else { "" }
+                line_list(rest.iter().map(|(p, _)| *p)),
             ),
         });
     }
@@ -275,8 +288,6 @@ pub(crate) fn warn_foreign_lines(lines: &[Line], cast: &Cast, warnings: &mut Vec
 
 /// A line shorter than this is not guessed at (a greeting in passing, "Gracias, amigo").
 const LINE_MIN_WORDS: usize = 5;
-/// Lines told one by one; past these, one warning lists the rest.
-const SHOWN_ONE_BY_ONE: usize = 3;
 
 /// The name of the language a stock voice (or a blend's first voice) speaks, by its first letter.
 #[must_use]

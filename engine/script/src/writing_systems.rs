@@ -58,11 +58,7 @@ pub(crate) fn warn_wordless(lines: &[Line], warnings: &mut Vec<Warning>) {
     let Some((first, _)) = silent.first() else {
         return;
     };
-    let lines: Vec<String> = silent
-        .iter()
-        .take(12)
-        .map(|(p, _)| p.line.to_string())
-        .collect();
+
     let shown: Vec<String> = silent
         .iter()
         .take(3)
@@ -71,9 +67,8 @@ pub(crate) fn warn_wordless(lines: &[Line], warnings: &mut Vec<Warning>) {
     warnings.push(Warning {
         position: *first,
         message: format!(
-            "line(s) {}{} say only symbols or emoji ({}), which no voice reads, so they are silent; write the words (`thumbs up`) to hear them",
-            lines.join(", "),
-            if silent.len() > 12 { ", …" } else { "" },
+            "line(s) {} say only symbols or emoji ({}), which no voice reads, so they are silent; write the words (`thumbs up`) to hear them",
+            line_list(silent.iter().map(|(p, _)| *p)),
             shown.join(", ")
         ),
     });
@@ -160,25 +155,31 @@ pub(crate) fn drop_unsayable(lines: &mut [Line], cast: &Cast, warnings: &mut Vec
     // A whole script in another alphabet: the first lines are told one by one, the rest at once.
     if let Some((first, script)) = unreadable.get(SHOWN_ONE_BY_ONE) {
         let rest = &unreadable[SHOWN_ONE_BY_ONE..];
-        let lines: Vec<String> = rest
-            .iter()
-            .take(12)
-            .map(|(p, _)| p.line.to_string())
-            .collect();
         warnings.push(Warning {
             position: *first,
             message: format!(
-                "{} more line(s) ({}{}) are, like this one, {script} text or other writing their voices cannot read; cast voices that speak it, or they will not sound right",
+                "{} more line(s) ({}) are, like this one, {script} text or other writing their voices cannot read; cast voices that speak it, or they will not sound right",
                 rest.len(),
-                lines.join(", "),
-                if rest.len() > 12 { ", …" } else { "" },
+                line_list(rest.iter().map(|(p, _)| *p)),
             ),
         });
     }
 }
 
-/// Lines wholly in an alphabet the voice cannot read that get a warning each; past these, one.
-const SHOWN_ONE_BY_ONE: usize = 3;
+/// Lines that get a warning each (wholly in an alphabet the voice cannot read, or in another
+/// language); past these, one warning lists the rest.
+pub(crate) const SHOWN_ONE_BY_ONE: usize = 3;
+
+/// The line numbers of `positions` for a warning that lists them: the first twelve, then `…`.
+pub(crate) fn line_list(positions: impl ExactSizeIterator<Item = Position>) -> String {
+    const SHOWN: usize = 12;
+    let more = positions.len() > SHOWN;
+    let mut list: Vec<String> = positions.take(SHOWN).map(|p| p.line.to_string()).collect();
+    if more {
+        list.push("…".to_owned());
+    }
+    list.join(", ")
+}
 
 #[cfg(test)]
 mod tests {

@@ -34,13 +34,14 @@ use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use engine::render::{plan_episode, LinePlan, RenderError};
 use engine::script::{Episode, ParseOptions, ScriptFormat, VoiceSource};
+use tokio::sync::mpsc;
 
 use super::speech::{backend_error, job_slot, read_body, resolve_voice};
 use crate::server::backend::{BackendError, DialogueEvent, DialogueJob};
 use crate::server::errors::ApiError;
 use crate::server::format::{encoder_for, AudioFormat};
 use crate::server::sse_dialogue::DialogueBody;
-use crate::server::AppState;
+use crate::server::{AppState, JobSlot};
 
 #[derive(Debug, Default, serde::Deserialize)]
 struct DialogueRequest {
@@ -208,6 +209,28 @@ pub(super) async fn plan(episode: Episode) -> Result<(Vec<LinePlan>, Option<f32>
     Ok((lines, gap))
 }
 
+/// Plans `episode`, queues it with the driver and waits for its first event (a failure before
+/// any audio is a proper JSON error): the events, that first one, and the job's queue slot.
+pub(super) async fn start(
+    state: &AppState,
+    episode: Episode,
+) -> Result<(mpsc::Receiver<DialogueEvent>, DialogueEvent, JobSlot), ApiError> {
+    let (lines, episode_gap) = plan(episode).await?;
+    let slot = job_slot(state)?;
+    let waiting = state.metrics.queue_depth.enter();
+    let mut events = state
+        .backend
+        .start_dialogue(DialogueJob { lines, episode_gap })
+        .map_err(backend_error)?;
+    let first = events.recv().await;
+    drop(waiting);
+    match first {
+        Some(DialogueEvent::Failed(e)) => Err(backend_error(e)),
+        None => Err(backend_error(BackendError::Stopped)),
+        Some(event) => Ok((events, event, slot)),
+    }
+}
+
 pub async fn dialogue(
     State(state): State<AppState>,
     request: Request,
@@ -217,20 +240,7 @@ pub async fn dialogue(
     let is_voice = |name: &str| voices.iter().any(|v| v.name == name);
     let params = DialogueParams::parse(&body, &is_voice)?;
     let warnings = warnings_json(&params.episode);
-    let (lines, episode_gap) = plan(params.episode).await?;
-    let slot = job_slot(&state)?;
-    let waiting = state.metrics.queue_depth.enter();
-    let mut events = state
-        .backend
-        .start_dialogue(DialogueJob { lines, episode_gap })
-        .map_err(backend_error)?;
-    let first = events.recv().await;
-    drop(waiting);
-    let first = match first {
-        Some(DialogueEvent::Failed(e)) => return Err(backend_error(e)),
-        None => return Err(backend_error(BackendError::Stopped)),
-        Some(event) => event,
-    };
+    let (events, first, slot) = start(&state, params.episode).await?;
     let encoder = encoder_for(params.format)?;
     let stream = DialogueBody::new(
         state.clone(),

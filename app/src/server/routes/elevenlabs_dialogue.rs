@@ -36,13 +36,13 @@ use engine::render::LineMark;
 use engine::SAMPLE_RATE;
 use tokio::sync::mpsc;
 
-use super::dialogue::plan;
+use super::dialogue::start as start_dialogue;
 use super::elevenlabs::{
     alignment_json, choose_for_language, resolve_voice_id, Chosen, DEFAULT_FORMAT,
 };
-use super::speech::{add_notes, backend_error, checked_input, job_slot, read_body};
+use super::speech::{add_notes, backend_error, checked_input, read_body};
 use super::timed::json_answer;
-use crate::server::backend::{BackendError, DialogueEvent, DialogueJob};
+use crate::server::backend::{BackendError, DialogueEvent};
 use crate::server::errors::ApiError;
 use crate::server::listener::BusyGuard;
 use crate::server::sse_dialogue::DialogueBody;
@@ -250,20 +250,7 @@ async fn start(state: &AppState, request: Request) -> Result<Started, ApiError> 
     } = parse(&query, &body, state.limits.max_input_chars, &is_voice)?;
     let encoder = ElevenLabsEncoder::new(format)
         .map_err(|m| ApiError::invalid("output_format", "invalid_output_format", m))?;
-    let (lines, episode_gap) = plan(episode).await?;
-    let slot = job_slot(state)?;
-    let waiting = state.metrics.queue_depth.enter();
-    let mut events = state
-        .backend
-        .start_dialogue(DialogueJob { lines, episode_gap })
-        .map_err(backend_error)?;
-    let first = events.recv().await;
-    drop(waiting);
-    let first = match first {
-        Some(DialogueEvent::Failed(e)) => return Err(backend_error(e)),
-        None => return Err(backend_error(BackendError::Stopped)),
-        Some(event) => event,
-    };
+    let (events, first, slot) = start_dialogue(state, episode).await?;
     Ok(Started {
         format,
         notes,

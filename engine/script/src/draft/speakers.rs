@@ -10,7 +10,7 @@ use crate::cast::{
 };
 use crate::characters::CharacterList;
 use crate::error::{ScriptError, ScriptErrorKind};
-use crate::language::{ScriptLanguage, Told, Written};
+use crate::language::{Languages, ScriptLanguage, Told, Written};
 use crate::model::{Line, Position, Warning};
 use crate::names::{display_name, how_they_differ};
 
@@ -225,22 +225,20 @@ fn warn_unspoken(
 }
 
 /// Each speaker's own language where their lines tell one that differs from the script's
-/// (`detected`): the stock voices' first letter (`None` for English) and the language's name.
+/// (`languages.script`): the stock voices' first letter (`None` for English) and the language's name.
 /// A language no Kokoro voice speaks reads as English (it has no voices of its own).
 fn speakers_languages(
     speakers: &[String],
-    lines: &[Line],
-    detected: Option<Written>,
+    languages: &Languages,
 ) -> Vec<Option<(Option<char>, &'static str)>> {
-    let script = match detected {
+    let script = match languages.script {
         Some(Written::Kokoro(l)) => Some(l.voice_prefix),
         _ => None,
     };
-    let told = crate::language::by_speaker(lines);
     speakers
         .iter()
         .map(|name| {
-            let own = match told.get(name.as_str())? {
+            let own = match languages.by_speaker.get(name.as_str())? {
                 Told::Other(Written::Kokoro(l)) => (Some(l.voice_prefix), l.name),
                 Told::English | Told::Other(Written::Unspoken(_)) => (None, "English"),
                 Told::Unsure => return None,
@@ -251,7 +249,7 @@ fn speakers_languages(
 }
 
 /// Matches speakers to cast entries, casts the rest, and renames each line's speaker to the
-/// cast's spelling of the name.
+/// cast's spelling of the name. Returns the cast and the languages its lines were read in.
 pub(super) fn cast_speakers(
     file: &str,
     lines: &mut [Line],
@@ -259,7 +257,7 @@ pub(super) fn cast_speakers(
     characters: Option<&CharacterList>,
     settings: &crate::model::Settings,
     warnings: &mut Vec<Warning>,
-) -> Result<Cast, ScriptError> {
+) -> Result<(Cast, Languages), ScriptError> {
     let listed: HashMap<String, &CastEntry> =
         entries.iter().map(|e| (speaker_key(&e.name), e)).collect();
     let mut display: HashMap<String, usize> = HashMap::new();
@@ -314,8 +312,9 @@ pub(super) fn cast_speakers(
     }
     warn_extended_names(&speakers, &turns, &first_line, warnings);
     warn_misspelled_names(&speakers, &turns, &first_line, &listed, warnings);
-    let language = crate::language::detect(lines);
-    let own_languages = speakers_languages(&speakers, lines, language);
+    let languages = Languages::of(lines);
+    let language = languages.script;
+    let own_languages = speakers_languages(&speakers, &languages);
     let rules = CastingRules {
         reuse_voices: settings.reuse_voices,
         any_language_voices: settings.any_language_voices,
@@ -415,5 +414,5 @@ pub(super) fn cast_speakers(
             }
         }
     }
-    Ok(Cast { members })
+    Ok((Cast { members }, languages))
 }
