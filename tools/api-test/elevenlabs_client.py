@@ -5,7 +5,8 @@ script would make them with only the base URL and key changed.
 Usage: elevenlabs_client.py URL TOKEN OUTDIR   (URL as `banter serve` prints it, without /v1)
 
 Runs `text_to_speech.convert` (default mp3_44100_128), `text_to_speech.stream` (pcm_16000 and
-ulaw_8000), `text_to_speech.convert_with_timestamps`, `text_to_speech.stream_with_timestamps`
+ulaw_8000), `text_to_speech.convert_with_timestamps`, `text_to_speech.stream_with_timestamps`,
+`text_to_dialogue` (convert, stream, convert_with_timestamps, stream_with_timestamps),
 `voices.get_all`, and what integrations call at set-up (`user.get`, `user.subscription.get`,
 `models.list`, `voices.get`, `voices.settings`, `voices.search`); checks the audio is of a plausible length and not silent, the alignment
 covers the text character by character in order (streamed: no character ahead of the audio
@@ -217,6 +218,28 @@ def main():
     if segments != [(0, "21m00Tcm4TlvDq8ikWAM"), (1, "am_michael")]:
         fail(f"text_to_dialogue voice segments: {segments}")
     print(f"ok text to dialogue with timestamps: {len(chars)} characters, segments {segments}", flush=True)
+    # Streamed with timestamps: the same audio and characters, in pieces as it is made, no
+    # character ahead of the audio received with it, each segment once.
+    pieces, received, s_chars, s_starts, s_segments = 0, 0, [], [], []
+    for piece in client.text_to_dialogue.stream_with_timestamps(inputs=tagged, output_format="pcm_24000"):
+        pieces += 1
+        received += len(base64.b64decode(piece.audio_base_64)) // 2
+        s_segments += [(v.dialogue_input_index, v.voice_id) for v in piece.voice_segments]
+        if piece.alignment is None:
+            continue
+        if any(t * 24_000 > received + 24 for t in piece.alignment.character_start_times_seconds):
+            fail(f"text_to_dialogue.stream_with_timestamps: {piece.alignment.characters!r} ahead of "
+                 f"the {received} samples sent")
+        s_chars += piece.alignment.characters
+        s_starts += piece.alignment.character_start_times_seconds
+    if s_chars != chars:
+        fail(f"text_to_dialogue.stream_with_timestamps characters: {''.join(s_chars)!r}")
+    if max(abs(a - b) for a, b in zip(s_starts, starts)) > 0.05:
+        fail("text_to_dialogue.stream_with_timestamps times differ from convert_with_timestamps")
+    if s_segments != segments or pieces < 3:
+        fail(f"text_to_dialogue.stream_with_timestamps: {pieces} pieces, segments {s_segments}")
+    print(f"ok text to dialogue streamed with timestamps: {pieces} pieces, {received / 24_000:.2f} s",
+          flush=True)
     print(f"ok text to dialogue: {len(dialogue) / 48_000:.2f} s, stream equals convert", flush=True)
 
     for name, call in [

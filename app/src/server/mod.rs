@@ -26,6 +26,7 @@ pub mod security;
 mod sse;
 mod sse_dialogue;
 mod timestamped;
+mod timestamped_dialogue;
 pub mod token;
 pub mod ws;
 

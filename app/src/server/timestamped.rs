@@ -36,17 +36,22 @@ use super::{sse, AppState, JobSlot};
 
 /// Characters waiting for their audio, and how much audio has gone.
 #[derive(Debug, Default)]
-struct Chars {
+pub(crate) struct Chars {
     held: VecDeque<CharTime>,
     /// Samples given to the encoder so far.
-    samples: u64,
+    pub(crate) samples: u64,
 }
 
 impl Chars {
     /// Takes a chunk's `samples` and (on a segment's first chunk) its characters; returns the
     /// characters to send with it: those starting in the audio so far, or all held at a
     /// segment's end.
-    fn chunk(&mut self, samples: usize, chars: Vec<CharTime>, segment_end: bool) -> Vec<CharTime> {
+    pub(crate) fn chunk(
+        &mut self,
+        samples: usize,
+        chars: Vec<CharTime>,
+        segment_end: bool,
+    ) -> Vec<CharTime> {
         self.samples += samples as u64;
         self.held.extend(chars);
         let take = if segment_end {
@@ -60,14 +65,19 @@ impl Chars {
         self.held.drain(..take).collect()
     }
 
+    /// Holds `chars` (timed ahead of their audio) until the audio reaches them.
+    pub(crate) fn hold(&mut self, chars: Vec<CharTime>) {
+        self.held.extend(chars);
+    }
+
     /// Whatever is still held, at the end of the stream.
-    fn finish(&mut self) -> Vec<CharTime> {
+    pub(crate) fn finish(&mut self) -> Vec<CharTime> {
         self.held.drain(..).collect()
     }
 }
 
-/// One line: the audio, and the characters' alignment (`null` when none start in it).
-fn line(audio: &[u8], chars: &[CharTime]) -> Vec<u8> {
+/// One line's JSON: the audio, and the characters' alignment (`null` when none start in it).
+pub(crate) fn line_json(audio: &[u8], chars: &[CharTime]) -> serde_json::Value {
     let secs = |s: u64| (s as f64 / f64::from(SAMPLE_RATE) * 1000.0).round() / 1000.0;
     let alignment = (!chars.is_empty()).then(|| {
         serde_json::json!({
@@ -76,36 +86,107 @@ fn line(audio: &[u8], chars: &[CharTime]) -> Vec<u8> {
             "character_end_times_seconds": chars.iter().map(|c| secs(c.end)).collect::<Vec<_>>(),
         })
     });
-    let value = serde_json::json!({
+    serde_json::json!({
         "audio_base64": sse::base64(audio),
         // Banter's reading of numbers is not exposed character by character.
         "normalized_alignment": alignment,
         "alignment": alignment,
-    });
+    })
+}
+
+/// `value` as one line of the body.
+pub(crate) fn to_line(value: &serde_json::Value) -> Vec<u8> {
     let mut out = value.to_string().into_bytes();
     out.push(b'\n');
     out
 }
 
-pub struct TimestampedBody {
-    state: AppState,
-    events: mpsc::Receiver<FollowEvent>,
-    pending: Option<FollowEvent>,
+/// One line: the audio, and the characters' alignment (`null` when none start in it).
+fn line(audio: &[u8], chars: &[CharTime]) -> Vec<u8> {
+    to_line(&line_json(audio, chars))
+}
+
+/// What an event became: a line to send (possibly empty: nothing to say), and whether it was
+/// the last.
+pub(crate) struct Step {
+    pub bytes: Vec<u8>,
+    pub last: bool,
+}
+
+/// Turns a route's events into the body's lines: the follow stream's for speech
+/// ([`FollowLines`]), the dialogue driver's for text to dialogue
+/// (`server::timestamped_dialogue`).
+pub(crate) trait Lines: Send + Unpin + 'static {
+    type Event: Send + Unpin + 'static;
+    /// The line for `event`; an error (the job failed, or encoding did) cuts the body off.
+    fn step(&mut self, event: Self::Event) -> Result<Step, String>;
+    /// Samples sent so far (for the log when the client leaves).
+    fn samples(&self) -> u64;
+}
+
+/// The follow stream's chunks as lines.
+pub(crate) struct FollowLines {
     encoder: ElevenLabsEncoder,
     chars: Chars,
+}
+
+impl FollowLines {
+    pub fn new(encoder: ElevenLabsEncoder) -> Self {
+        Self {
+            encoder,
+            chars: Chars::default(),
+        }
+    }
+}
+
+impl Lines for FollowLines {
+    type Event = FollowEvent;
+
+    fn step(&mut self, event: FollowEvent) -> Result<Step, String> {
+        let (audio, chars, last) = match event {
+            FollowEvent::Chunk {
+                samples,
+                chars,
+                segment_end,
+            } => {
+                let chars = self.chars.chunk(samples.len(), chars, segment_end);
+                (self.encoder.encode(&samples), chars, false)
+            }
+            FollowEvent::Done => (self.encoder.finish(), self.chars.finish(), true),
+            FollowEvent::Failed(e) => return Err(e.to_string()),
+        };
+        let audio = audio.map_err(|e| format!("encoding: {e}"))?;
+        let bytes = if audio.is_empty() && chars.is_empty() {
+            Vec::new()
+        } else {
+            line(&audio, &chars)
+        };
+        Ok(Step { bytes, last })
+    }
+
+    fn samples(&self) -> u64 {
+        self.chars.samples
+    }
+}
+
+pub(crate) struct TimestampedBody<L: Lines> {
+    state: AppState,
+    events: mpsc::Receiver<L::Event>,
+    pending: Option<L::Event>,
+    lines: L,
     /// `None` while streaming; whether it completed once it stopped.
     completed: Option<bool>,
     _active: GaugeGuard,
     _held: (JobSlot, Option<BusyGuard>),
 }
 
-impl TimestampedBody {
+impl<L: Lines> TimestampedBody<L> {
     /// `first` is the event the handler already received (it waits for it before answering).
     pub fn new(
         state: AppState,
-        events: mpsc::Receiver<FollowEvent>,
-        first: FollowEvent,
-        encoder: ElevenLabsEncoder,
+        events: mpsc::Receiver<L::Event>,
+        first: L::Event,
+        lines: L,
         held: (JobSlot, Option<BusyGuard>),
     ) -> Self {
         let active = state.metrics.active_streams.enter();
@@ -113,8 +194,7 @@ impl TimestampedBody {
             state,
             events,
             pending: Some(first),
-            encoder,
-            chars: Chars::default(),
+            lines,
             completed: None,
             _active: active,
             _held: held,
@@ -122,27 +202,16 @@ impl TimestampedBody {
     }
 
     /// The line for one event (empty when it has neither audio nor characters).
-    fn bytes_for(&mut self, event: FollowEvent) -> Result<Vec<u8>, StreamError> {
-        let (audio, chars) = match event {
-            FollowEvent::Chunk {
-                samples,
-                chars,
-                segment_end,
-            } => {
-                let chars = self.chars.chunk(samples.len(), chars, segment_end);
-                (self.encoder.encode(&samples), chars)
+    fn bytes_for(&mut self, event: L::Event) -> Result<Vec<u8>, StreamError> {
+        match self.lines.step(event) {
+            Ok(Step { bytes, last }) => {
+                if last {
+                    self.completed = Some(true);
+                }
+                Ok(bytes)
             }
-            FollowEvent::Done => {
-                self.completed = Some(true);
-                (self.encoder.finish(), self.chars.finish())
-            }
-            FollowEvent::Failed(e) => return Err(self.fail(&e.to_string())),
-        };
-        let audio = audio.map_err(|e| self.fail(&format!("encoding: {e}")))?;
-        if audio.is_empty() && chars.is_empty() {
-            return Ok(Vec::new());
+            Err(why) => Err(self.fail(&why)),
         }
-        Ok(line(&audio, &chars))
     }
 
     /// A failure mid-stream cuts the body off, so the client sees it incomplete.
@@ -153,7 +222,7 @@ impl TimestampedBody {
     }
 }
 
-impl futures_core::Stream for TimestampedBody {
+impl<L: Lines> futures_core::Stream for TimestampedBody<L> {
     type Item = Result<Bytes, StreamError>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
@@ -188,7 +257,7 @@ impl futures_core::Stream for TimestampedBody {
     }
 }
 
-impl Drop for TimestampedBody {
+impl<L: Lines> Drop for TimestampedBody<L> {
     fn drop(&mut self) {
         if self.completed.is_none() {
             self.state
@@ -196,7 +265,7 @@ impl Drop for TimestampedBody {
                 .cancelled_streams
                 .fetch_add(1, Ordering::Relaxed);
             tracing::debug!(
-                samples = self.chars.samples,
+                samples = self.lines.samples(),
                 "client left mid-stream; job cancelled"
             );
         }

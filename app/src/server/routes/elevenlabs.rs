@@ -49,7 +49,7 @@ use crate::server::elevenlabs_voices;
 use crate::server::errors::ApiError;
 use crate::server::input_language::{self, Heard};
 use crate::server::listener::BusyGuard;
-use crate::server::timestamped::TimestampedBody;
+use crate::server::timestamped::{FollowLines, TimestampedBody};
 use crate::server::ws::{query_pairs, ElevenLabsEncoder, ElevenLabsFormat};
 use crate::server::{sse, AppState};
 
@@ -339,7 +339,13 @@ pub async fn stream_with_timestamps(
         Some(event) => event,
     };
     state.metrics.record_ttfa(started.elapsed());
-    let body = TimestampedBody::new(state.clone(), events, first, encoder, (slot, busy));
+    let body = TimestampedBody::new(
+        state.clone(),
+        events,
+        first,
+        FollowLines::new(encoder),
+        (slot, busy),
+    );
     let mut response = Response::new(HttpBody::from_stream(body));
     let headers = response.headers_mut();
     headers.insert(

@@ -1,6 +1,7 @@
 //! ElevenLabs' text to dialogue: `POST /v1/text-to-dialogue` and `/v1/text-to-dialogue/stream`
-//! (the same answer: the audio streams as it is made either way), and `…/with-timestamps` (one
-//! JSON: the audio, every character of the inputs timed, and a voice segment per spoken input).
+//! (the same answer: the audio streams as it is made either way), `…/with-timestamps` (one
+//! JSON: the audio, every character of the inputs timed, and a voice segment per spoken input)
+//! and `…/stream/with-timestamps` (the two at once, as JSON lines).
 //!
 //! Why: this is ElevenLabs' route for what Banter is for, several voices in one conversation,
 //! and its SDKs (`text_to_dialogue.convert`, `.stream`) send it `inputs`, one `{text,
@@ -22,7 +23,9 @@
 //!   are. Query: `output_format` as on the speech routes (default `mp3_44100_128`).
 //! - Timestamps: the characters are the inputs' texts concatenated as sent (tags included),
 //!   each word found in its input in order, as written, and timed from the model's durations
-//!   (`engine::follow::char_times`); `…/stream/with-timestamps` is not served.
+//!   (`server::timestamped_dialogue`); `…/stream/with-timestamps` sends them as the audio is
+//!   made, a JSON line per piece with the characters that start in it, and each input's voice
+//!   segment once its audio has gone.
 
 use std::collections::HashMap;
 
@@ -32,20 +35,18 @@ use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use engine::script::{Episode, ParseOptions, ScriptError, ScriptFormat};
 
-use engine::render::LineMark;
-use engine::SAMPLE_RATE;
 use tokio::sync::mpsc;
 
 use super::dialogue::start as start_dialogue;
-use super::elevenlabs::{
-    alignment_json, choose_for_language, resolve_voice_id, Chosen, DEFAULT_FORMAT,
-};
+use super::elevenlabs::{choose_for_language, resolve_voice_id, Chosen, DEFAULT_FORMAT};
 use super::speech::{add_notes, backend_error, checked_input, read_body};
 use super::timed::json_answer;
 use crate::server::backend::{BackendError, DialogueEvent};
 use crate::server::errors::ApiError;
 use crate::server::listener::BusyGuard;
 use crate::server::sse_dialogue::DialogueBody;
+use crate::server::timestamped::TimestampedBody;
+use crate::server::timestamped_dialogue::{timestamps, DialogueLines};
 use crate::server::ws::{query_pairs, ElevenLabsEncoder, ElevenLabsFormat};
 use crate::server::{sse, AppState, JobSlot};
 
@@ -331,7 +332,7 @@ pub async fn with_timestamps(
         };
         audio.extend(encoded.map_err(encoding_error)?);
     }
-    let (alignment, voice_segments) = timestamps(&inputs, &marks, samples);
+    let (alignment, voice_segments) = timestamps(inputs, &marks, samples);
     let answer = serde_json::json!({
         "audio_base64": sse::base64(&audio),
         "alignment": alignment,
@@ -343,62 +344,36 @@ pub async fn with_timestamps(
     Ok(response)
 }
 
+/// `POST /v1/text-to-dialogue/stream/with-timestamps`: a JSON line per piece of audio as it is
+/// made, with the characters that start in it and the voice segments of the inputs whose audio
+/// ended (`server::timestamped_dialogue`).
+pub async fn stream_with_timestamps(
+    State(state): State<AppState>,
+    request: Request,
+) -> Result<Response, ApiError> {
+    let started = start(&state, request).await?;
+    let lines = DialogueLines::new(started.encoder, started.inputs);
+    let body = TimestampedBody::new(
+        state.clone(),
+        started.events,
+        started.first,
+        lines,
+        started.held,
+    );
+    let mut response = Response::new(Body::from_stream(body));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-ndjson"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    add_notes(&mut response, &started.notes);
+    Ok(response)
+}
+
 fn encoding_error(e: impl std::fmt::Display) -> ApiError {
     tracing::error!("text to dialogue: encoding: {e}");
     ApiError::internal("encoding the audio failed; the server log has details")
-}
-
-/// The characters of the inputs' texts, concatenated, timed from each line's words (found in
-/// their input's text in order, as written), and a voice segment per spoken input. An input
-/// with nothing spoken (only an audio tag) has no segment; its characters share the time
-/// around them.
-fn timestamps(
-    inputs: &[(String, String)],
-    marks: &[LineMark],
-    samples: usize,
-) -> (serde_json::Value, Vec<serde_json::Value>) {
-    let text: String = inputs.iter().map(|(t, _)| t.as_str()).collect();
-    let mut offsets = Vec::with_capacity(inputs.len());
-    let mut at = 0usize;
-    for (t, _) in inputs {
-        offsets.push(at);
-        at += t.chars().count();
-    }
-    let at_sample = |secs: f64| (secs.max(0.0) * f64::from(SAMPLE_RATE)).round() as u64;
-    let mut spans = Vec::new();
-    let mut segments = Vec::new();
-    for mark in marks {
-        // One turn a line after the opening `[`: the mark's line names its input.
-        let Some(index) = mark
-            .source_line
-            .checked_sub(2)
-            .filter(|&i| i < inputs.len())
-        else {
-            continue;
-        };
-        let (input, voice_id) = &inputs[index];
-        let mut cursor = 0usize; // bytes into `input`
-        for word in &mark.words {
-            let Some(found) = input[cursor..].find(word.word.as_str()) else {
-                continue;
-            };
-            let byte = cursor + found;
-            let first = offsets[index] + input[..byte].chars().count();
-            let range = first..first + word.word.chars().count();
-            spans.push((range, at_sample(word.start), at_sample(word.end)));
-            cursor = byte + word.word.len();
-        }
-        segments.push(serde_json::json!({
-            "voice_id": voice_id,
-            "start_time_seconds": mark.start,
-            "end_time_seconds": mark.end,
-            "character_start_index": offsets[index],
-            "character_end_index": offsets[index] + input.chars().count(),
-            "dialogue_input_index": index,
-        }));
-    }
-    let times = engine::follow::char_times(&text, &spans, 0, samples as u64);
-    (alignment_json(&times), segments)
 }
 
 #[cfg(test)]
@@ -500,71 +475,5 @@ mod tests {
         ]}))
         .expect("refused");
         assert!(m.contains("6000 characters"), "{m}");
-    }
-
-    #[test]
-    fn timestamps_place_each_word_in_its_input_and_skip_unspoken_inputs() {
-        let inputs = vec![
-            ("Hi, Ann.".to_owned(), "af_heart".to_owned()),
-            ("[laughs]".to_owned(), "am_adam".to_owned()),
-            ("Hello \"you\".".to_owned(), "am_adam".to_owned()),
-        ];
-        let word = |w: &str, start: f64, end: f64| engine::words::TimedWord {
-            word: w.to_owned(),
-            start,
-            end,
-            source_line: 0,
-            source_column: 0,
-        };
-        let mark = |source_line: usize, start: f64, end: f64, words| LineMark {
-            line: 0,
-            speaker: String::new(),
-            voice: String::new(),
-            start,
-            end,
-            source_line,
-            words,
-        };
-        let marks = [
-            mark(
-                2,
-                0.0,
-                1.0,
-                vec![word("Hi", 0.1, 0.4), word("Ann", 0.5, 0.9)],
-            ),
-            mark(
-                4,
-                1.5,
-                2.5,
-                vec![word("Hello", 1.6, 2.0), word("you", 2.1, 2.4)],
-            ),
-        ];
-        let (alignment, segments) = timestamps(&inputs, &marks, 60_000);
-        let chars: String = alignment["characters"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|c| c.as_str().unwrap())
-            .collect();
-        assert_eq!(chars, "Hi, Ann.[laughs]Hello \"you\".");
-        let starts = alignment["character_start_times_seconds"]
-            .as_array()
-            .unwrap();
-        // `H` of Hi at 0.1 s, `A` of Ann (index 4) at 0.5 s, `y` of you (index 23) at 2.1 s.
-        assert_eq!(starts[0].as_f64(), Some(0.1));
-        assert_eq!(starts[4].as_f64(), Some(0.5));
-        assert_eq!(starts[23].as_f64(), Some(2.1));
-        let indexed: Vec<(u64, u64, u64)> = segments
-            .iter()
-            .map(|s| {
-                let n = |k: &str| s[k].as_u64().unwrap();
-                (
-                    n("dialogue_input_index"),
-                    n("character_start_index"),
-                    n("character_end_index"),
-                )
-            })
-            .collect();
-        assert_eq!(indexed, [(0, 0, 8), (2, 16, 28)]);
     }
 }

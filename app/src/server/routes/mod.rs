@@ -77,6 +77,10 @@ pub fn router(state: AppState) -> Router {
             post(elevenlabs_dialogue::with_timestamps),
         )
         .route(
+            "/v1/text-to-dialogue/stream/with-timestamps",
+            post(elevenlabs_dialogue::stream_with_timestamps),
+        )
+        .route(
             "/v1/text-to-speech/{voice_id}/stream-input",
             get(super::ws::stream_input),
         )
