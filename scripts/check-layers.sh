@@ -30,6 +30,8 @@ check onnx-proto "" engine kokoro vits candle-core
 check kernels "" engine kokoro vits script rusqlite espeak-rs-sys
 # The script parsers sit below the engine too: no model, database, audio or phoneme crate.
 check script "" engine kokoro candle-core candle-nn rusqlite espeak-rs-sys symphonia tokio egui axum
+# The normaliser is pure string work: it depends on no crate at all.
+check text "" engine script kokoro candle-core rusqlite espeak-rs-sys tokio serde
 # The front ends reach the model only through engine::Engine, which runs it on its one model
 # thread: neither names kokoro, candle or SQLite (a crate cannot name what it does not depend
 # on, so these edges are the whole rule), and the ui knows nothing of HTTP.

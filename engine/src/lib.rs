@@ -49,7 +49,6 @@ pub mod speaker;
 pub mod speech;
 /// The model as the model thread holds it: crate-private, so only the scheduler runs Kokoro.
 mod synth;
-pub mod text;
 pub mod voice;
 pub mod voicematch;
 pub mod words;
@@ -66,3 +65,5 @@ pub use scheduler::{Mode, SchedulerError, StreamEvent, StreamFeed, StreamHandle,
 /// The script parsers (the `script` crate, which depends on nothing of the engine's).
 pub use script;
 pub use speech::{Precision, Segment, SpeechRequest, SynthError, SAMPLE_RATE, SPEED_RANGE};
+/// The English text normaliser (the `text` crate: pure string work, fuzzed on its own).
+pub use text;

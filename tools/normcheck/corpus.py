@@ -8,7 +8,7 @@ and cents, fiscal years, times, dates, ordinals, ranges, units and temperatures,
 web addresses (URLs, e-mail, handles), acronyms and model names, Roman numerals in names, years
 and decades. Each sentence is a frame a host would say with one or two slots filled from the
 value lists below. The random generator is seeded, so the corpus is the same on every machine;
-`oracle.py` reads it and writes `engine/src/text/oracle.tsv`.
+`oracle.py` reads it and writes `engine/text/src/oracle.tsv`.
 
 The domains are made up (example.com, banterpod.fm and friends): no real site is named.
 """

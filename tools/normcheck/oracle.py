@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Runs NeMo's English text normaliser over the corpus and writes `engine/src/text/oracle.tsv`.
+"""Runs NeMo's English text normaliser over the corpus and writes `engine/text/src/oracle.tsv`.
 
     python3 -m venv tools/normcheck/.venv
     tools/normcheck/.venv/bin/pip install nemo_text_processing==1.2.0   # pulls pynini 2.1.6
     tools/normcheck/.venv/bin/python tools/normcheck/oracle.py
 
-NeMo is the independent reading that `engine/src/text/oracle.rs` compares Banter with. It is
+NeMo is the independent reading that `engine/text/src/oracle.rs` compares Banter with. It is
 slow to install (about 1 GB) and needs pynini, so CI never runs it: its answers are committed in
 the TSV and this script only regenerates them when the corpus (`corpus.py`) changes. The
 grammars are compiled once into `tools/normcheck/.cache` (ignored by git).

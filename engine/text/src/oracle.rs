@@ -246,6 +246,6 @@ fn rewrite(differing: &[&Row<'_>], listed: &HashMap<&str, (&str, &str)>) {
             .map_or("", |(_, reason)| reason);
         let _ = writeln!(out, "{}\t{}\t{}\t{reason}", r.input, r.banter, r.oracle);
     }
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/text/disagreements.tsv");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/src/disagreements.tsv");
     std::fs::write(path, out).expect("writing disagreements.tsv");
 }

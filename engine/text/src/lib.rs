@@ -189,7 +189,7 @@ pub fn split_sentences(text: &str) -> Vec<Range<usize>> {
 /// Whether a full stop right after `word` (as written, the stop not included) may close an
 /// abbreviation or an initial rather than the sentence (`Dr`, `e.g`, `U.S`, `J`, `No`, `Jan`):
 /// then only the next word tells ([`full_stop_ends_sentence`]). Text that arrives a word at a
-/// time ([`crate::follow`]) waits for it only in these cases.
+/// time (the engine's `follow`) waits for it only in these cases.
 #[must_use]
 pub fn full_stop_is_ambiguous(word: &str) -> bool {
     let w = word.trim_start_matches(sentences::OPENERS);
@@ -242,7 +242,8 @@ pub(crate) const MUSIC_SIGNS: [char; 3] = ['♭', '♮', '♯'];
 
 /// Emoji and pictographs, with the joiners and selectors that build them: never read aloud
 /// (espeak would name them), so segments and the word map both drop them.
-pub(crate) fn is_pictograph(c: char) -> bool {
+#[must_use]
+pub fn is_pictograph(c: char) -> bool {
     if MUSIC_SIGNS.contains(&c) {
         return false;
     }
