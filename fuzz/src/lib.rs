@@ -1,4 +1,4 @@
-//! Shared checks for the script fuzz targets.
+//! Shared checks for the fuzz targets: the script parsers here, the normaliser in [`text`].
 //!
 //! The parsers are the `script` crate (`engine/script`), which depends only on serde,
 //! serde_json, thiserror and unicode-normalization, so a fuzz build does not compile candle,
@@ -7,6 +7,8 @@
 //! and a check report that serialises.
 
 pub use script;
+
+pub mod text;
 
 use script::{Episode, ParseOptions, Position, ScriptError, ScriptFormat, VoiceSource};
 

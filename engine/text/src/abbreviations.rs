@@ -396,8 +396,12 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
             None => Hit::new(1, state.to_owned()),
         });
     }
-    // ".NET", "ASP.NET": Microsoft's platform is said "dot net".
-    if let Some(base) = core.strip_suffix(".NET") {
+    // ".NET", "ASP.NET": Microsoft's platform is said "dot net" (after a name of letters; what
+    // else ends in ".NET" is read by the rules for what it is).
+    if let Some(base) = core
+        .strip_suffix(".NET")
+        .filter(|base| base.chars().all(|c| c.is_ascii_alphabetic()))
+    {
         let words = if base.is_empty() {
             "dot net".to_owned()
         } else {
