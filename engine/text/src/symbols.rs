@@ -87,6 +87,11 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         if let Some(n) = numeric::single(tag, d).filter(|_| number) {
             return Some(Hit::new(1, format!("number {n}")));
         }
+        // "Order #A-1234", "ticket #B12": a code after its number sign, not a hashtag (those are
+        // words, "#COVID19", or a letter and a digit, "#G7").
+        if let Some(code) = is_code(tag).then(|| numeric::mixed(tag, d)).flatten() {
+            return Some(Hit::new(1, format!("number {code}")));
+        }
         let said = tag_words(tag, d);
         return Some(Hit::new(1, after_own_word(ctx, i, "hashtag", said)));
     }
@@ -107,6 +112,19 @@ fn community(core: &str) -> Option<String> {
     let named = name.len() >= 2 && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     (matches!(prefix, "r" | "u") && named)
         .then(|| format!("{prefix} slash {}", name.replace('_', " underscore ")))
+}
+
+/// Capitals, digits and hyphens with a digit, joined by a hyphen or with one letter at most
+/// before two digits or more: `A-1234`, `12-345`, `B12`; not `COVID19` or `G7`.
+fn is_code(tag: &str) -> bool {
+    let letters = tag.chars().filter(char::is_ascii_uppercase).count();
+    let digits = tag.chars().filter(char::is_ascii_digit).count();
+    tag.chars()
+        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '-')
+        && digits > 0
+        && !tag.starts_with('-')
+        && !tag.ends_with('-')
+        && (tag.contains('-') || letters <= 1 && digits >= 2)
 }
 
 /// A hashtag or handle said with its sign's word ("hashtag", "at"), unless the author already
