@@ -92,13 +92,15 @@ impl Espeak {
 
     /// phonemizer's `EspeakWrapper.text_to_phonemes(text)` without tie: the IPA of every clause
     /// espeak finds in `text`, phonemes separated by `_`, words by spaces, clauses joined by a
-    /// space. Like the C side of ctypes, the text ends at its first NUL.
+    /// space. Like the C side of ctypes, the text ends at its first NUL. A word too long for
+    /// espeak's buffers is cut first (`guard::cut_long_words`).
     #[expect(
         clippy::unused_self,
         reason = "`&mut self` is the proof of exclusive access to espeak's global state"
     )]
     pub(super) fn text_to_phonemes(&mut self, text: &str) -> String {
-        let text = text.split('\0').next().unwrap_or_default();
+        let text = super::guard::cut_long_words(text.split('\0').next().unwrap_or_default());
+        let text = text.as_ref();
         let Ok(c_text) = CString::new(text) else {
             return String::new(); // unreachable: NULs were cut off above
         };
@@ -152,7 +154,8 @@ impl Espeak {
     ///
     /// Needs a voice ([`Espeak::set_voice`]); without one it returns no clauses.
     pub(super) fn clauses_with_terminators(&mut self, text: &str) -> Vec<(String, u32)> {
-        let text = text.split('\0').next().unwrap_or_default();
+        let text = super::guard::cut_long_words(text.split('\0').next().unwrap_or_default());
+        let text = text.as_ref();
         let mut clauses = Vec::new();
         if self.voice.is_none() {
             return clauses;

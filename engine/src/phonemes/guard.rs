@@ -5,7 +5,9 @@
 //! instance a symbol and a hyphen glued to a script the voice cannot read. kokoro-onnx crashes on
 //! the same inputs; upstream espeak-ng fixed this class of bug after 1.52, and espeak-rs-sys
 //! 0.2.0 ships 1.52. A crash would take the whole application down, so Banter rewrites the few
-//! words that have the crashing shape before espeak sees them (see [`avoid_known_crashes`]).
+//! words that have the crashing shape before espeak sees them (see [`avoid_known_crashes`]),
+//! and cuts every word too long for its stack buffers (see [`cut_long_words`]; found by
+//! `fuzz/speech`).
 //!
 //! The rule comes from fuzzing the nine Kokoro voices through both kokoro-onnx and Banter:
 //! about a million seeded random mixes of scripts, symbols, hyphens, unassigned and private-use
@@ -79,6 +81,53 @@ pub(super) fn avoid_known_crashes(text: &str, language: Language) -> Cow<'_, str
         .map(|(w, r)| r.as_deref().unwrap_or(w))
         .collect();
     Cow::Owned(joined.join(" "))
+}
+
+/// The longest run of characters espeak is given as one word (see [`cut_long_words`]). The
+/// longest English dictionary word has 45 letters; the crash needs well over a hundred.
+pub(super) const MAX_WORD_CHARS: usize = 48;
+
+/// `text` with a space in every run of more than [`MAX_WORD_CHARS`] characters that are neither
+/// whitespace nor Chinese or Japanese script, every [`MAX_WORD_CHARS`] characters.
+///
+/// espeak-ng 1.52 overflows a 200-byte stack buffer when one word stacks many suffixes it may
+/// peel one after another (`TranslateWord3` prepends each suffix's phonemes with an unbounded
+/// `strcat`; upstream fixed it in 2026, after 1.52): 90 `s'` or 150 `ness` in one word kill the
+/// process with SIGSEGV, in any voice, Kokoro's or Piper's. No word of a language reaches that
+/// length; a run of Chinese or Japanese script, written without spaces, is cut by espeak's own
+/// dictionary into words and left whole. This is applied to every text espeak reads.
+pub(super) fn cut_long_words(text: &str) -> Cow<'_, str> {
+    let joins = |c: char| !c.is_whitespace() && !is_cjk(c);
+    let mut run = 0usize;
+    let mut longest = 0usize;
+    for c in text.chars() {
+        run = if joins(c) { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    if longest <= MAX_WORD_CHARS {
+        return Cow::Borrowed(text);
+    }
+    tracing::debug!("a word of {longest} characters cut for espeak");
+    let mut out = String::with_capacity(text.len() + text.len() / MAX_WORD_CHARS + 1);
+    let mut run = 0usize;
+    for c in text.chars() {
+        if joins(c) {
+            if run == MAX_WORD_CHARS {
+                out.push(' ');
+                run = 0;
+            }
+            run += 1;
+        } else {
+            run = 0;
+        }
+        out.push(c);
+    }
+    Cow::Owned(out)
+}
+
+/// Han, kana and CJK punctuation: written without spaces between words.
+fn is_cjk(c: char) -> bool {
+    is_native_letter(c, Language::Ja) || is_native_letter(c, Language::Cmn)
 }
 
 /// A character espeak's voice for `language` does not read with its own translator and that
@@ -157,6 +206,26 @@ mod tests {
         assert_eq!(
             avoid_known_crashes("x \u{e000}-は", Language::Hi),
             "x \u{e000}   は"
+        );
+    }
+
+    #[test]
+    fn long_words_are_cut_and_words_and_cjk_are_not() {
+        for text in [
+            "antidisestablishmentarianism pneumonoultramicroscopicsilicovolcanoconiosis",
+            "我们今天讨论人工智能的发展以及它对社会的影响和未来可能带来的各种变化与挑战这是一个非常重要的话题",
+            "",
+        ] {
+            assert!(matches!(cut_long_words(text), Cow::Borrowed(t) if t == text), "{text}");
+        }
+        let stacked = "s'".repeat(220);
+        let cut = cut_long_words(&stacked);
+        assert!(cut.split(' ').all(|w| w.chars().count() <= MAX_WORD_CHARS));
+        assert_eq!(cut.replace(' ', ""), stacked, "only spaces are added");
+        let long = "x".repeat(MAX_WORD_CHARS + 1);
+        assert_eq!(
+            cut_long_words(&format!("a {long} b")),
+            format!("a {} x b", &long[1..])
         );
     }
 

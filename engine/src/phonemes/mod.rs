@@ -374,6 +374,20 @@ mod tests {
         assert_eq!(postprocess_line("   "), "");
     }
 
+    /// espeak-ng 1.52 smashes its stack on one word stacking many suffixes (`guard`): each of
+    /// these killed the process with SIGSEGV before the long-word cut, in every voice.
+    #[test]
+    fn words_stacking_suffixes_do_not_crash_espeak() -> Result<(), PhonemeError> {
+        let p = Phonemizer::global()?;
+        let stacked = ["s'".repeat(220), format!("walk{}", "ness".repeat(150))];
+        for lang in Language::ALL {
+            for text in &stacked {
+                assert!(!p.phonemize(text, lang)?.is_empty(), "{lang}");
+            }
+        }
+        Ok(())
+    }
+
     #[test]
     fn phonemizes_english() -> Result<(), PhonemeError> {
         let p = Phonemizer::global()?;

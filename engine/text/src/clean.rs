@@ -306,7 +306,9 @@ pub(super) fn clean(src: &str) -> Cleaned {
                 } else if let Some((len, block)) = html_tag(&src[at..]) {
                     let tag = &src[at..at + len];
                     let pause = tag.len() > 6
-                        && tag.get(..6).is_some_and(|t| t.eq_ignore_ascii_case("<break"));
+                        && tag
+                            .get(..6)
+                            .is_some_and(|t| t.eq_ignore_ascii_case("<break"));
                     let said_before = out.text.trim_end().ends_with(|c: char| c.is_alphanumeric());
                     // SSML's `<break/>` between words: a dash, which Kokoro pauses on (a
                     // script's breaks are real pauses: the script crate reads them first).
