@@ -343,6 +343,31 @@ fn file_parts(core: &str) -> Option<(&str, &'static str)> {
     name.then_some((base, said))
 }
 
+/// The Latin letter an accented one is named by when spelled (`É` is "E"); others as they are.
+fn unaccented(c: char) -> char {
+    const GROUPS: [(&str, char); 14] = [
+        ("ÀÁÂÃÄÅĀĂĄàáâãäåāăą", 'a'),
+        ("ÇĆĈĊČçćĉċč", 'c'),
+        ("ĎĐďđ", 'd'),
+        ("ÈÉÊËĒĔĖĘĚèéêëēĕėęě", 'e'),
+        ("ĜĞĠĢĝğġģ", 'g'),
+        ("ÌÍÎÏĨĪĬĮİìíîïĩīĭį", 'i'),
+        ("ĹĻĽĿŁĺļľŀł", 'l'),
+        ("ÑŃŅŇñńņň", 'n'),
+        ("ÒÓÔÕÖØŌŎŐòóôõöøōŏő", 'o'),
+        ("ŔŖŘŕŗř", 'r'),
+        ("ŚŜŞŠśŝşš", 's'),
+        ("ÙÚÛÜŨŪŬŮŰŲùúûüũūŭůűų", 'u'),
+        ("ÝŸýÿ", 'y'),
+        ("ŹŻŽźżž", 'z'),
+    ];
+    match GROUPS.iter().find(|(accented, _)| accented.contains(c)) {
+        Some(&(_, base)) if c.is_uppercase() => base.to_ascii_uppercase(),
+        Some(&(_, base)) => base,
+        None => c,
+    }
+}
+
 /// "FBI" as "F-B-I".
 pub(super) fn spell(word: &str) -> String {
     let letters: Vec<String> = word.chars().map(|c| c.to_string()).collect();
@@ -547,7 +572,13 @@ pub(super) fn rule(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
         if matches!(core, "a.m" | "p.m") {
             return expand(&core.replace('.', "-").to_uppercase(), true);
         }
-        let letters: String = core.chars().filter(char::is_ascii_alphabetic).collect();
+        // Every letter, accented ones by their letter's name: "J.É." was read "J", its É
+        // dropped (and espeak names a spelled "É" "E acute").
+        let letters: String = core
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .map(unaccented)
+            .collect();
         return expand(&spell(&letters.to_uppercase()), true);
     }
     // Initials: "J. R. R. Tolkien". A lone "A" keeps its stop, or espeak reads the article.
