@@ -21,6 +21,7 @@ mod abbreviations;
 mod clean;
 mod dates;
 mod emphasis;
+mod european;
 mod heteronyms;
 mod interjections;
 mod money;
@@ -114,7 +115,8 @@ impl Normalized {
 /// Rewrites `text` into words for reading aloud in `dialect`; see the module docs.
 #[must_use]
 pub fn normalize(text: &str, dialect: Dialect) -> Normalized {
-    let cleaned = clean::clean(text);
+    let mut cleaned = clean::clean(text);
+    european::to_english_separators(&mut cleaned.text);
     let mut out = Normalized {
         text: String::with_capacity(text.len() + text.len() / 4),
         sentences: Vec::new(),

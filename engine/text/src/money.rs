@@ -138,6 +138,15 @@ pub(super) fn code(word: &str) -> Option<&'static Currency> {
     })
 }
 
+/// The currency a one-character sign written on its own names (`€` in "2,50 €").
+pub(super) fn sign(word: &str) -> Option<&'static Currency> {
+    CURRENCIES.iter().find(|c| {
+        c.symbols
+            .iter()
+            .any(|s| s.chars().count() == 1 && *s == word)
+    })
+}
+
 /// A scale word or suffix ("bn", "million").
 pub(super) fn scale(word: &str) -> Option<&'static str> {
     SCALES.iter().find(|(w, _)| *w == word).map(|(_, s)| *s)

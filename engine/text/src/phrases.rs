@@ -277,6 +277,12 @@ fn phrase(ctx: &Ctx<'_>, i: usize) -> Option<Hit> {
                 return Some(Hit::new(2, format!("{approx}{words}")));
             }
         }
+        // "100 €", "2.50 €": the sign after the amount, as much of Europe writes it.
+        if let Some(currency) = money::sign(word) {
+            if let Some(words) = money::amount(currency, bare, None, d) {
+                return Some(Hit::new(2, format!("{approx}{words}")));
+            }
+        }
         // "1.5 million km", "20 billion kWh": a scaled amount measures in the unit after it.
         if matches!(word, "thousand" | "million" | "billion" | "trillion") {
             if let Some(unit) = ctx
