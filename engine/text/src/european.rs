@@ -9,9 +9,6 @@
 //! decimals next to a currency sign (`€2,50`, `2,50 €`). `1.500` alone, and `3,5` without a
 //! currency, are left for the English reading (a decimal, a list).
 
-/// Currency signs a decimal comma may be written next to.
-const SIGNS: [char; 6] = ['€', '$', '£', '¥', '₹', '₽'];
-
 /// `text` with the European-formatted numbers in it rewritten in place to English separators.
 pub(super) fn to_english_separators(text: &mut String) {
     let bytes = text.as_bytes();
@@ -42,21 +39,17 @@ pub(super) fn to_english_separators(text: &mut String) {
         }
         i = end;
     }
-    if swaps.is_empty() {
-        return;
-    }
-    // SAFETY-free byte edit: `.` and `,` are ASCII, so the string stays valid UTF-8.
-    let mut out = std::mem::take(text).into_bytes();
     for (from, to) in swaps {
-        for b in &mut out[from..to] {
-            *b = match *b {
-                b'.' => b',',
-                b',' => b'.',
+        let swapped: String = text[from..to]
+            .chars()
+            .map(|c| match c {
+                '.' => ',',
+                ',' => '.',
                 other => other,
-            };
-        }
+            })
+            .collect();
+        text.replace_range(from..to, &swapped);
     }
-    *text = String::from_utf8(out).unwrap_or_default();
 }
 
 /// Whether `number` (digits, dots and commas, starting and ending with a digit) is written the
@@ -86,14 +79,15 @@ fn is_european(number: &str, currency: impl Fn() -> bool) -> bool {
     }
 }
 
-/// Whether a currency sign sits right before `start` or after `end` (a space between allowed).
+/// Whether a currency sign the money rules know sits right before `start` or after `end` (a
+/// space between allowed).
 fn currency_beside(text: &str, start: usize, end: usize) -> bool {
     let before = text[..start].trim_end_matches(' ').chars().next_back();
     let after = text[end..].trim_start_matches(' ').chars().next();
     [before, after]
         .into_iter()
         .flatten()
-        .any(|c| SIGNS.contains(&c))
+        .any(|c| super::money::sign(c.encode_utf8(&mut [0; 4])).is_some())
 }
 
 #[cfg(test)]
