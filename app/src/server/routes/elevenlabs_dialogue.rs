@@ -277,12 +277,11 @@ pub async fn text_to_dialogue(
         Box::new(started.encoder),
         started.held,
     );
-    let mut response = Response::new(Body::from_stream(stream));
-    let headers = response.headers_mut();
-    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    add_notes(&mut response, &started.notes);
-    Ok(response)
+    Ok(streamed(
+        Body::from_stream(stream),
+        content_type,
+        &started.notes,
+    ))
 }
 
 /// `POST /v1/text-to-dialogue/with-timestamps`: one JSON, `audio_base64`, the characters of the
@@ -360,15 +359,21 @@ pub async fn stream_with_timestamps(
         lines,
         started.held,
     );
-    let mut response = Response::new(Body::from_stream(body));
+    Ok(streamed(
+        Body::from_stream(body),
+        "application/x-ndjson",
+        &started.notes,
+    ))
+}
+
+/// A body streamed as it is made: its type, never cached, and the request's notes.
+fn streamed(body: Body, content_type: &'static str, notes: &[(&'static str, String)]) -> Response {
+    let mut response = Response::new(body);
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/x-ndjson"),
-    );
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    add_notes(&mut response, &started.notes);
-    Ok(response)
+    add_notes(&mut response, notes);
+    response
 }
 
 fn encoding_error(e: impl std::fmt::Display) -> ApiError {
